@@ -1,0 +1,9 @@
+"""graph_core: a faithful Python re-implementation of CloudWeGo Eino's graph engine and ReAct agents.
+
+Headless by design: it imports only the standard library and pydantic (never `inspector`, textual,
+networkx or graphviz), so agents can run anywhere and observers attach through callbacks.
+"""
+
+from graph_core.topology import END, START, Topology, TriggerMode
+
+__all__ = ["END", "START", "Topology", "TriggerMode"]

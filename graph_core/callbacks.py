@@ -1,0 +1,122 @@
+"""What the runner tells observers: node and graph lifecycles, and superstep boundaries with budgets.
+
+This is the inspector's only source of facts about a run. A callback is any object with any subset of
+the methods of `CallbackHandler`; the runner looks methods up once per run and calls only those that
+exist, so an observer pays nothing for timings it does not care about.
+
+Order per node task (Eino's): state pre-handler -> `on_start` -> component -> `on_end`/`on_error` ->
+state post-handler. `on_start` runs over handlers in reverse registration order, `on_end`/`on_error` in
+registration order. Graph `on_start` fires after the per-run state exists, before any node; graph
+`on_end`/`on_error` fire last. Passthrough nodes fire no node callbacks.
+
+Step events are a graph_core addition (Eino has none): `on_step_start` before the step's tasks are
+submitted (with the budget before the step) and `on_step_end` after every task of the step completed and
+the next tasks were computed (with branch decisions, the live state object, and the budget after). The
+runner calls step callbacks between tasks, so reading `state` there needs no lock; an observer that keeps
+it must copy it, because the next step mutates the same object.
+
+Callbacks are passed per call (`invoke(..., callbacks=[...])`) and apply to nested graphs recursively;
+`RunInfo.path` and `StepInfo.path` tell the nesting apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BranchDecision", "Budget", "CallbackHandler", "RunInfo", "StepInfo"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """Who is starting or ending.
+
+    For a node: `node_key` is its key, `name` its display name (may be ""), `kind` its component string
+    (`Lambda`, `ChatModel`, `ToolsNode`, `Graph`, `Passthrough`, `Tool` for a tool inside a ToolsNode),
+    `path` the node keys from the outermost graph down to this node, `step` the superstep it runs in.
+    For a graph: `node_key` is None, `name` the graph name, `kind` `Graph`, `path` the keys of the nodes
+    that embed it (empty at top level), `step` None.
+    For a tool call: `node_key` is the ToolsNode's key, `name` the called tool name, `kind` `Tool`,
+    `tool_call_id` the call ID.
+    """
+
+    node_key: str | None
+    name: str
+    kind: str
+    path: tuple[str, ...] = ()
+    step: int | None = None
+    graph_name: str = ""
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """The superstep budget of one graph run. `steps_max`/`steps_remaining` are None in DAG mode."""
+
+    steps_used: int
+    steps_max: int | None
+    steps_remaining: int | None
+
+    @classmethod
+    def of(cls, steps_used: int, steps_max: int | None) -> Budget:
+        remaining = None if steps_max is None else max(steps_max - steps_used, 0)
+        return cls(steps_used=steps_used, steps_max=steps_max, steps_remaining=remaining)
+
+
+@dataclass(frozen=True, slots=True)
+class BranchDecision:
+    """A branch on `source` was evaluated: `chosen` are the selected targets, `skipped` the rest of its ends."""
+
+    source: str
+    branch_index: int
+    chosen: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StepInfo:
+    """A superstep boundary of the graph at `path` (empty for the top-level graph).
+
+    `index` is 0-based and restarts at 0 in a resumed run. `nodes` are the keys of the tasks of this step
+    in a fixed order (insertion order of the nodes). At `on_step_start`, `budget` is the budget before the
+    step; at `on_step_end` it is the budget after it, `branches` lists the branch decisions taken while
+    computing the next tasks, `next_nodes` the tasks of the next step (empty when the run ends), `ended`
+    whether the END node was reached, and `state` the graph's live per-run state (None without state).
+    """
+
+    index: int
+    nodes: tuple[str, ...]
+    budget: Budget
+    path: tuple[str, ...] = ()
+    graph_name: str = ""
+    state: Any = None
+    branches: tuple[BranchDecision, ...] = ()
+    next_nodes: tuple[str, ...] = ()
+    ended: bool = False
+    errors: tuple[str, ...] = field(default=())
+
+
+class CallbackHandler:
+    """A no-op base to subclass for convenience; any object with some of these methods works too."""
+
+    def on_start(self, info: RunInfo, input: Any) -> None:
+        """A node, tool or graph is about to run with `input` (invoke mode)."""
+
+    def on_end(self, info: RunInfo, output: Any) -> None:
+        """It finished with `output` (invoke mode)."""
+
+    def on_error(self, info: RunInfo, error: BaseException) -> None:
+        """It failed."""
+
+    def on_start_with_stream_input(self, info: RunInfo, input: Iterator[Any]) -> None:
+        """Stream mode: a private copy of the input stream; the handler must consume or close it."""
+
+    def on_end_with_stream_output(self, info: RunInfo, output: Iterator[Any]) -> None:
+        """Stream mode: a private copy of the output stream; the handler must consume or close it."""
+
+    def on_step_start(self, step: StepInfo) -> None:
+        """A superstep is about to run."""
+
+    def on_step_end(self, step: StepInfo) -> None:
+        """A superstep finished and the next tasks are known."""

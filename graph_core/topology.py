@@ -1,0 +1,160 @@
+"""The neutral, read-only record of a compiled graph's shape.
+
+Exporters, the terminal drawing, recordings and snapshot tests read a `Topology` instead of the builder,
+so they never depend on engine internals and a topology can travel inside a run file as plain JSON.
+Back edges are classified once, here, by a depth-first walk from START.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "END",
+    "START",
+    "EdgeKind",
+    "Topology",
+    "TopologyEdge",
+    "TopologyNode",
+    "TriggerMode",
+    "build_topology",
+]
+
+START = "start"
+END = "end"
+
+EdgeKind = Literal["edge", "branch"]
+
+
+class TriggerMode(StrEnum):
+    """When a node becomes ready: Eino's `AnyPredecessor` (Pregel) or `AllPredecessor` (DAG)."""
+
+    ANY_PREDECESSOR = "AnyPredecessor"
+    ALL_PREDECESSOR = "AllPredecessor"
+
+
+class TopologyNode(BaseModel):
+    """A node as exporters see it. `kind` is Eino's component string, or `start`/`end`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    name: str = ""
+    kind: str
+    input_key: str | None = None
+    output_key: str | None = None
+    has_pre_handler: bool = False
+    has_post_handler: bool = False
+    graph: Topology | None = None
+
+
+class TopologyEdge(BaseModel):
+    """A control-and-data edge, or one possible target of a branch.
+
+    `branch_index` tells several branches on one source apart (registration order); `branch_kind` is
+    `single`, `multi`, `stream` or `stream_multi` for branch edges.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    target: str
+    kind: EdgeKind = "edge"
+    back_edge: bool = False
+    branch_index: int | None = None
+    branch_kind: str | None = None
+
+
+class Topology(BaseModel):
+    """A compiled graph's nodes (START first, END last) and edges, with back edges marked."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    trigger_mode: TriggerMode = TriggerMode.ANY_PREDECESSOR
+    max_run_steps: int | None = None
+    has_state: bool = False
+    nodes: tuple[TopologyNode, ...]
+    edges: tuple[TopologyEdge, ...]
+
+    def node(self, key: str) -> TopologyNode:
+        for node in self.nodes:
+            if node.key == key:
+                return node
+        raise KeyError(key)
+
+    @property
+    def back_edges(self) -> tuple[TopologyEdge, ...]:
+        return tuple(e for e in self.edges if e.back_edge)
+
+
+def _classify_back_edges(keys: Sequence[str], edges: Sequence[TopologyEdge]) -> set[int]:
+    """Indexes of edges that reach a node still on the walk's stack (iterative, so deep graphs work)."""
+    outgoing: dict[str, list[int]] = {k: [] for k in keys}
+    for i, edge in enumerate(edges):
+        outgoing.setdefault(edge.source, []).append(i)
+    state: dict[str, int] = {}  # 1 = on stack, 2 = finished
+    back: set[int] = set()
+    roots = [START, *(k for k in keys if k != START)]
+    for root in roots:
+        if root in state:
+            continue
+        state[root] = 1
+        stack: list[tuple[str, int]] = [(root, 0)]
+        while stack:
+            node, pos = stack[-1]
+            out = outgoing.get(node, [])
+            if pos == len(out):
+                state[node] = 2
+                stack.pop()
+                continue
+            stack[-1] = (node, pos + 1)
+            edge_index = out[pos]
+            target = edges[edge_index].target
+            seen = state.get(target)
+            if seen == 1:
+                back.add(edge_index)
+            elif seen is None:
+                state[target] = 1
+                stack.append((target, 0))
+    return back
+
+
+def build_topology(
+    *,
+    name: str,
+    nodes: Iterable[TopologyNode],
+    edges: Iterable[TopologyEdge],
+    trigger_mode: TriggerMode = TriggerMode.ANY_PREDECESSOR,
+    max_run_steps: int | None = None,
+    has_state: bool = False,
+) -> Topology:
+    """Assemble a topology, adding START/END if missing and (re)classifying back edges.
+
+    Edges are walked in the order given, so callers pass them in insertion order (edges of a node, then
+    its branches' targets) to get the classification a reader of the builder code would expect.
+    """
+    user_nodes = [n for n in nodes if n.key not in (START, END)]
+    all_nodes = (
+        TopologyNode(key=START, kind="start"),
+        *user_nodes,
+        TopologyNode(key=END, kind="end"),
+    )
+    edge_list = list(edges)
+    back = _classify_back_edges([n.key for n in all_nodes], edge_list)
+    classified = tuple(
+        e.model_copy(update={"back_edge": i in back}) if e.back_edge != (i in back) else e
+        for i, e in enumerate(edge_list)
+    )
+    return Topology(
+        name=name,
+        trigger_mode=trigger_mode,
+        max_run_steps=max_run_steps,
+        has_state=has_state,
+        nodes=all_nodes,
+        edges=classified,
+    )

@@ -1,0 +1,49 @@
+"""The `inspector` command. Each subcommand lives in its own module with `register(subparsers)`.
+
+Only this module turns errors into messages and exit codes: a user error (bad TARGET, bad run file, a
+graph that fails to build) becomes one paragraph on stderr and status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Sequence
+
+from inspector.cli import demo, diff, lint, record, replay, show, topology
+from inspector.errors import InspectorError
+
+__all__ = ["main"]
+
+_COMMANDS = (topology, lint, record, show, replay, demo, diff)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="inspector",
+        description="See what a graph_core graph is, and what it did.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in _COMMANDS:
+        command.register(subparsers)
+    return parser
+
+
+def _paragraph(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return textwrap.fill(f"inspector: error: {text}", width=100)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        from graph_core.errors import GraphError
+
+        return int(args.handler(args) or 0)
+    except (InspectorError, GraphError, OSError) as error:
+        print(_paragraph(error), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

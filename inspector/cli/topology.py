@@ -1,0 +1,17 @@
+"""`inspector topology`: (in progress)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from inspector.errors import InspectorError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("topology", help="(in progress)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise InspectorError("`inspector topology` is not available yet in this build.")

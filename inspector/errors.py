@@ -1,0 +1,39 @@
+"""Errors the inspector raises on purpose; the CLI turns each into one paragraph and exit status 2.
+
+```
+InspectorError
+├── TargetError (ValueError)      a TARGET could not be loaded or is not a graph or agent
+├── RunFileError (ValueError)     a run file is unreadable; `path` and `line_no` say where
+└── RenderError (RuntimeError)    Graphviz rendering failed (for example the `dot` binary is missing)
+```
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["InspectorError", "RenderError", "RunFileError", "TargetError"]
+
+
+class InspectorError(Exception):
+    """Base class of every error the inspector raises on purpose."""
+
+
+class TargetError(InspectorError, ValueError):
+    """A TARGET (`module:attr` or `file.py:attr`) could not be resolved to a graph or agent."""
+
+
+class RunFileError(InspectorError, ValueError):
+    """A run file could not be read. `line_no` is 1-based, or None when the problem is not one line."""
+
+    def __init__(self, message: str, *, path: str | Path | None = None, line_no: int | None = None) -> None:
+        self.path = None if path is None else Path(path)
+        self.line_no = line_no
+        where = ""
+        if path is not None:
+            where = f"{path}:{line_no}: " if line_no is not None else f"{path}: "
+        super().__init__(f"{where}{message}")
+
+
+class RenderError(InspectorError, RuntimeError):
+    """Rendering through Graphviz failed; the message says how to fix it."""

@@ -1,0 +1,124 @@
+"""Resolve a command-line TARGET (`package.module:attr` or `path/to/file.py:attr`) to something runnable.
+
+A TARGET names a `CompiledGraph`, a `Graph` (compiled here), an agent (anything with `.compiled`), or a
+zero-argument callable returning one of those. Duck typing keeps this module free of engine imports
+beyond what the target itself pulls in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspector.errors import TargetError
+
+__all__ = ["LoadedTarget", "load_target"]
+
+
+@dataclass(frozen=True)
+class LoadedTarget:
+    """What a TARGET resolved to. `runnable` is the agent when there is one, else the compiled graph."""
+
+    spec: str
+    compiled: Any
+    runnable: Any
+    is_agent: bool
+
+    def topology(self) -> Any:
+        return self.compiled.topology()
+
+
+def _import_module(module_part: str, spec: str) -> Any:
+    looks_like_file = module_part.endswith(".py") or "/" in module_part or "\\" in module_part
+    if looks_like_file:
+        path = Path(module_part)
+        if not path.is_file():
+            raise TargetError(
+                f"TARGET `{spec}`: file `{module_part}` does not exist. Give `path/to/file.py:attribute` "
+                "with a path relative to the current directory, or `package.module:attribute`."
+            )
+        name = f"_inspector_target_{abs(hash(path.resolve()))}"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise TargetError(f"TARGET `{spec}`: `{module_part}` cannot be loaded as a Python file.")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        parent = str(path.resolve().parent)
+        if parent not in sys.path:
+            sys.path.insert(0, parent)
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as exc:
+            raise TargetError(
+                f"TARGET `{spec}`: running `{module_part}` failed with {type(exc).__name__}: {exc}"
+            ) from exc
+        return module
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        return importlib.import_module(module_part)
+    except ModuleNotFoundError as exc:
+        raise TargetError(
+            f"TARGET `{spec}`: module `{module_part}` was not found ({exc}). Check the spelling, install the "
+            "package, or run from the directory that contains it."
+        ) from exc
+    except Exception as exc:
+        raise TargetError(
+            f"TARGET `{spec}`: importing `{module_part}` failed with {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _resolve(obj: Any, spec: str, *, called: bool = False) -> LoadedTarget:
+    if hasattr(obj, "compiled") and (hasattr(obj, "invoke") or hasattr(obj, "run")):
+        return LoadedTarget(spec=spec, compiled=obj.compiled, runnable=obj, is_agent=True)
+    if callable(getattr(obj, "topology", None)) and hasattr(obj, "invoke"):
+        return LoadedTarget(spec=spec, compiled=obj, runnable=obj, is_agent=False)
+    if callable(getattr(obj, "compile", None)) and hasattr(obj, "add_edge"):
+        try:
+            compiled = obj.compile()
+        except Exception as exc:
+            raise TargetError(f"TARGET `{spec}`: the graph does not compile: {exc}") from exc
+        return LoadedTarget(spec=spec, compiled=compiled, runnable=compiled, is_agent=False)
+    if callable(obj) and not called and not isinstance(obj, type):
+        try:
+            made = obj()
+        except TypeError as exc:
+            raise TargetError(
+                f"TARGET `{spec}` is a callable that cannot be called without arguments ({exc}); name a "
+                "graph, an agent, or a zero-argument factory."
+            ) from exc
+        except Exception as exc:
+            raise TargetError(
+                f"TARGET `{spec}`: calling the factory failed with {type(exc).__name__}: {exc}"
+            ) from exc
+        return _resolve(made, spec, called=True)
+    raise TargetError(
+        f"TARGET `{spec}` is a {type(obj).__name__}, not a CompiledGraph, Graph, agent or a zero-argument "
+        "callable returning one."
+    )
+
+
+def load_target(spec: str) -> LoadedTarget:
+    """Import and resolve `spec`; every failure is a `TargetError` with a one-paragraph message."""
+    module_part, sep, attr = spec.rpartition(":")
+    if not sep or not module_part or not attr:
+        raise TargetError(
+            f"TARGET `{spec}` must look like `package.module:attribute` or `path/to/file.py:attribute` "
+            "(a colon separates the module from the attribute)."
+        )
+    module = _import_module(module_part, spec)
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            available = sorted(n for n in dir(module) if not n.startswith("_"))
+            raise TargetError(
+                f"TARGET `{spec}`: `{module_part}` has no attribute `{attr}`. Available names: "
+                f"{', '.join(available[:20]) or '(none)'}."
+            ) from None
+    return _resolve(obj, spec)

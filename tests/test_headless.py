@@ -1,0 +1,20 @@
+"""graph_core must stay headless: importing it (and its agents) loads no UI, export or inspector code."""
+
+import json
+import subprocess
+import sys
+
+FORBIDDEN = ("textual", "networkx", "graphviz", "inspector", "rich")
+
+
+def test_import_graph_core_loads_no_inspector_dependencies() -> None:
+    code = (
+        "import sys, json, importlib\n"
+        "import graph_core\n"
+        "for name in ('graph_core.schema', 'graph_core.topology', 'graph_core.callbacks',"
+        " 'graph_core.errors', 'graph_core.agents'):\n"
+        "    importlib.import_module(name)\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == []
