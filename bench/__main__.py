@@ -10,12 +10,13 @@ from pathlib import Path
 
 def main(argv: list[str]) -> int:
     here = Path(__file__).parent
-    available = sorted(m.name.removeprefix("bench_") for m in pkgutil.iter_modules([str(here))
-                       if m.name.startswith("bench_"))
+    modules = pkgutil.iter_modules([str(here)])
+    available = sorted(m.name.removeprefix("bench_") for m in modules if m.name.startswith("bench_"))
     names = argv or available
     unknown = [n for n in names if n not in available]
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(unknown)}; available: {', '.join(available)}", file=sys.stderr)
+        listing = ", ".join(available)
+        print(f"unknown benchmark(s): {', '.join(unknown)}; available: {listing}", file=sys.stderr)
         return 2
     for name in names:
         print(f"== bench {name} ==")

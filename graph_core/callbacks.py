@@ -66,7 +66,7 @@ class Budget:
 
 @dataclass(frozen=True, slots=True)
 class BranchDecision:
-    """A branch on `source` was evaluated: `chosen` are the selected targets, `skipped` the rest of its ends."""
+    """A branch on `source` was evaluated: `chosen` targets were selected, `skipped` ends were not."""
 
     source: str
     branch_index: int

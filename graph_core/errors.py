@@ -59,7 +59,8 @@ class NodeRunError(GraphRunError):
     def __init__(self, error: BaseException, node_path: Sequence[str]) -> None:
         self.node_path = list(node_path)
         self.error = error
-        GraphError.__init__(self, f"[NodeRunError] {error}\n------------------------\nnode path: [{', '.join(self.node_path)}]")
+        path = ", ".join(self.node_path)
+        GraphError.__init__(self, f"[NodeRunError] {error}\n------------------------\nnode path: [{path}]")
         self.reason = str(error)
 
     def __reduce__(self) -> tuple[Any, ...]:

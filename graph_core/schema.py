@@ -93,8 +93,9 @@ class Message(BaseModel):
         return cls("assistant", text, tool_calls=list(tool_calls), **data)
 
     @classmethod
-    def tool(cls, content: str, *, tool_call_id: str | None = None, tool_name: str | None = None,
-             **data: Any) -> Message:
+    def tool(
+        cls, content: str, *, tool_call_id: str | None = None, tool_name: str | None = None, **data: Any
+    ) -> Message:
         return cls("tool", content, tool_call_id=tool_call_id, tool_name=tool_name, **data)
 
     def __repr__(self) -> str:
@@ -155,10 +156,14 @@ def concat_messages(chunks: Sequence[Message]) -> Message:
     usage: TokenUsage | None = None
     for chunk in chunks:
         if chunk.usage is not None:
-            usage = chunk.usage if usage is None else TokenUsage(
-                prompt_tokens=max(usage.prompt_tokens, chunk.usage.prompt_tokens),
-                completion_tokens=max(usage.completion_tokens, chunk.usage.completion_tokens),
-                total_tokens=max(usage.total_tokens, chunk.usage.total_tokens),
+            usage = (
+                chunk.usage
+                if usage is None
+                else TokenUsage(
+                    prompt_tokens=max(usage.prompt_tokens, chunk.usage.prompt_tokens),
+                    completion_tokens=max(usage.completion_tokens, chunk.usage.completion_tokens),
+                    total_tokens=max(usage.total_tokens, chunk.usage.total_tokens),
+                )
             )
     extra: dict[str, Any] = {}
     for chunk in chunks:
