@@ -11,6 +11,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
+from graph_core.errors import GraphError
 from inspector.cli import demo, diff, lint, record, replay, show, topology
 from inspector.errors import InspectorError
 
@@ -39,8 +40,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        from graph_core.errors import GraphError
-
         return int(args.handler(args) or 0)
     except (InspectorError, GraphError, OSError) as error:
         print(_paragraph(error), file=sys.stderr)
