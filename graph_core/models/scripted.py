@@ -1,0 +1,158 @@
+"""`ScriptedChatModel`: a deterministic chat model for tests, demos and fixtures (httpx's MockTransport).
+
+Each call takes the next script entry: a `Message` (returned whole, or streamed as one chunk), a list of
+`Message` chunks (streamed chunk by chunk, concatenated for `generate`), or an exception instance (raised).
+The entry is taken when the call is made, not when its stream is first read, so the script order is the
+call order even when streams are consumed late. Copies made by `with_tools` share the position and
+`.calls`, because an agent binds tools to its model and the test still holds the original.
+
+Returned messages are fresh copies of the script's, so running a script twice (`reset()` or `cycle=True`)
+never hands out objects a previous run put into its state.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Union
+
+from graph_core.errors import GraphError
+from graph_core.schema import Message, ToolInfo, concat_messages
+
+__all__ = ["ScriptEntry", "ScriptExhaustedError", "ScriptedChatModel"]
+
+ScriptEntry = Union[Message, Sequence[Message], BaseException]  # noqa: UP007 (a runtime alias)
+
+
+class ScriptExhaustedError(GraphError, IndexError):
+    """The model was called more times than its script has entries."""
+
+
+@dataclass
+class _Cursor:
+    """Shared between a model and its tool-bound copies."""
+
+    position: int = 0
+    calls: list[list[Message]] = field(default_factory=lambda: [])
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _validate(entry: object, index: int) -> ScriptEntry:
+    if isinstance(entry, Message | BaseException):
+        return entry
+    if isinstance(entry, Sequence) and not isinstance(entry, str | bytes):
+        chunks = list(entry)
+        if not chunks:
+            raise ValueError(f"script entry {index} is an empty chunk list; give at least one Message")
+        for chunk in chunks:
+            if not isinstance(chunk, Message):
+                raise TypeError(
+                    f"script entry {index} has a {type(chunk).__name__} chunk; chunks are Messages"
+                )
+        return chunks
+    raise TypeError(
+        f"script entry {index} is a {type(entry).__name__}; give a Message, a list of Message chunks, "
+        "or an exception instance"
+    )
+
+
+class ScriptedChatModel:
+    """A chat model that replays a script; see the module docstring.
+
+    `cycle=True` starts the script again after its last entry (for agents that run many times, such as
+    the fixtures); by default running past the end raises `ScriptExhaustedError`. `tools` is what was
+    bound by `with_tools` (empty for the original).
+    """
+
+    def __init__(
+        self,
+        script: Sequence[ScriptEntry],
+        *,
+        cycle: bool = False,
+        name: str = "ScriptedChatModel",
+    ) -> None:
+        self.script: tuple[ScriptEntry, ...] = tuple(_validate(e, i) for i, e in enumerate(script))
+        self.cycle = cycle
+        self.name = name
+        self.tools: tuple[ToolInfo, ...] = ()
+        self._cursor = _Cursor()
+
+    # -- shared bookkeeping ------------------------------------------------------------------------------
+
+    @property
+    def calls(self) -> list[list[Message]]:
+        """The message lists received, one per call, across this model and its tool-bound copies."""
+        return self._cursor.calls
+
+    @property
+    def position(self) -> int:
+        """How many entries have been taken since the last `reset()` (not wrapped when cycling)."""
+        return self._cursor.position
+
+    @property
+    def remaining(self) -> int | None:
+        """Entries left before the script runs out; None when cycling."""
+        return None if self.cycle else max(len(self.script) - self._cursor.position, 0)
+
+    def reset(self) -> None:
+        """Rewind to the first entry and forget the recorded calls."""
+        with self._cursor.lock:
+            self._cursor.position = 0
+            self._cursor.calls.clear()
+
+    def with_tools(self, tools: Sequence[ToolInfo]) -> ScriptedChatModel:
+        """A copy bound to `tools` that shares the script position and `.calls`; `self` is unchanged."""
+        bound = ScriptedChatModel.__new__(ScriptedChatModel)
+        bound.script = self.script
+        bound.cycle = self.cycle
+        bound.name = self.name
+        bound.tools = tuple(tools)
+        bound._cursor = self._cursor
+        return bound
+
+    def _take(self, messages: Sequence[Message]) -> Message | Sequence[Message]:
+        with self._cursor.lock:
+            position = self._cursor.position
+            if position >= len(self.script) and not (self.cycle and self.script):
+                raise ScriptExhaustedError(
+                    f"{self.name}: call #{position + 1} but the script has only {len(self.script)} "
+                    f"entr{'y' if len(self.script) == 1 else 'ies'}; add entries, pass cycle=True, or reset()"
+                )
+            self._cursor.position = position + 1
+            self._cursor.calls.append(list(messages))
+            entry = self.script[position % len(self.script)]
+        if isinstance(entry, BaseException):
+            raise entry
+        return entry
+
+    @staticmethod
+    def _chunks(entry: Message | Sequence[Message]) -> list[Message]:
+        if isinstance(entry, Message):
+            return [entry.model_copy(deep=True)]
+        return [chunk.model_copy(deep=True) for chunk in entry]
+
+    # -- the four surfaces ------------------------------------------------------------------------------
+
+    def generate(self, messages: list[Message]) -> Message:
+        entry = self._take(messages)
+        if isinstance(entry, Message):
+            return entry.model_copy(deep=True)
+        return concat_messages(self._chunks(entry))
+
+    def stream(self, messages: list[Message]) -> Iterator[Message]:
+        return iter(self._chunks(self._take(messages)))
+
+    async def agenerate(self, messages: list[Message]) -> Message:
+        return self.generate(messages)
+
+    def astream(self, messages: list[Message]) -> AsyncIterator[Message]:
+        return _aiter(self._chunks(self._take(messages)))
+
+    def __repr__(self) -> str:
+        return f"ScriptedChatModel({len(self.script)} entries, position={self.position}, cycle={self.cycle})"
+
+
+async def _aiter(chunks: list[Message]) -> AsyncIterator[Message]:
+    for chunk in chunks:
+        yield chunk

@@ -1,0 +1,409 @@
+"""`ToolsNode`: executes the tool calls of one assistant message (Eino's `compose.ToolsNode`).
+
+Input is one assistant message with tool calls; output is one tool message per call, in call order. All
+calls are resolved (tool lookup, arguments handler) before any tool runs, so a bad call aborts the node
+without side effects. Calls then run in parallel by default: call 0 on the caller's thread and the rest on
+worker threads (sync mode), or concurrently on the event loop with sync tools moved to threads (async
+mode); `execute_sequentially=True` runs them in order. Every call reports its own callbacks (kind `Tool`,
+name = called tool name, `tool_call_id` set) to the run the node belongs to.
+
+Stream mode yields lists of length n (one slot per call) with exactly one non-None partial tool message,
+as Eino does; concatenating chunks slot by slot rebuilds the invoke output. Chunks of different tools
+interleave in arrival order; each tool's own chunks stay in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import queue
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from graph_core.callbacks import RunInfo
+from graph_core.context import current_scope, notify_end, notify_error, notify_start
+from graph_core.schema import Message, ToolInfo
+from graph_core.tools.bridge import run_blocking, submit
+from graph_core.tools.context import tool_call_scope
+from graph_core.tools.endpoint import BaseTool, Endpoints, ToolInput, ToolMiddleware, build_endpoints
+from graph_core.tools.errors import ToolCallError, ToolNotFoundError, ToolsNodeInputError
+from graph_core.tools.function import Tool
+
+__all__ = ["ArgumentsHandler", "ToolsNode", "UnknownToolsHandler"]
+
+UnknownToolsHandler = Callable[[str, str], Any]
+"""`(name, arguments) -> str` (or an async function): the result for a call to an unknown tool."""
+ArgumentsHandler = Callable[[str, str], Any]
+"""`(name, arguments) -> str` (or an async function): rewrites the arguments before the tool runs."""
+
+
+@dataclass(slots=True)
+class _Task:
+    index: int
+    name: str
+    call_id: str
+    arguments: str
+    endpoints: Endpoints
+
+
+@dataclass(slots=True)
+class _Outcome:
+    content: str = ""
+    error: BaseException | None = None
+
+
+def _call_sync(fn: Callable[[str, str], Any], name: str, arguments: str) -> str:
+    result = fn(name, arguments)
+    if inspect.isawaitable(result):
+        awaitable = result
+        return run_blocking(lambda: _await(awaitable))
+    return result
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _handler_endpoints(handler: UnknownToolsHandler) -> Endpoints:
+    def invoke(inp: ToolInput) -> str:
+        return _call_sync(handler, inp.name, inp.arguments)
+
+    async def ainvoke(inp: ToolInput) -> str:
+        result = handler(inp.name, inp.arguments)
+        return await result if inspect.isawaitable(result) else result
+
+    async def astream(inp: ToolInput) -> AsyncIterator[str]:
+        yield await ainvoke(inp)
+
+    return Endpoints(invoke=invoke, ainvoke=ainvoke, stream=lambda inp: iter([invoke(inp)]), astream=astream)
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """Interrupt signals pass through untouched so the engine can record them (see graph_core.interrupt)."""
+    return any(cls.__name__ in ("InterruptSignal", "InterruptError") for cls in type(exc).__mro__)
+
+
+class ToolsNode:
+    """Runs the tool calls of one assistant message; see the module docstring for the semantics."""
+
+    def __init__(
+        self,
+        tools: Sequence[BaseTool | Tool | Callable[..., Any]],
+        *,
+        execute_sequentially: bool = False,
+        unknown_tools_handler: UnknownToolsHandler | None = None,
+        tool_arguments_handler: ArgumentsHandler | None = None,
+        middlewares: Sequence[ToolMiddleware] = (),
+    ) -> None:
+        self.tools: list[Any] = []
+        self._endpoints: dict[str, Endpoints] = {}
+        for idx, item in enumerate(tools):
+            # Plain functions become tools.
+            tool_obj: Any = item if hasattr(item, "info") else Tool(cast(Callable[..., Any], item))
+            info = getattr(tool_obj, "info", None)
+            if not isinstance(info, ToolInfo):
+                raise TypeError(
+                    f"(NewToolNode) failed to get tool info at idx= {idx}: `.info` is not a ToolInfo"
+                )
+            if info.name in self._endpoints:
+                raise ValueError(f"duplicate tool name `{info.name}` at idx= {idx}")
+            self.tools.append(tool_obj)
+            self._endpoints[info.name] = build_endpoints(tool_obj, middlewares)
+        self.execute_sequentially = execute_sequentially
+        self.unknown_tools_handler = unknown_tools_handler
+        self.tool_arguments_handler = tool_arguments_handler
+        self.middlewares = tuple(middlewares)
+        self._unknown = _handler_endpoints(unknown_tools_handler) if unknown_tools_handler else None
+
+    @property
+    def tool_infos(self) -> list[ToolInfo]:
+        """What to bind to the chat model (`model.with_tools(node.tool_infos)`)."""
+        return [t.info for t in self.tools]
+
+    # -- task generation: everything that can fail before a tool runs ---------------------------------
+
+    def _tasks(self, message: Message) -> list[_Task]:
+        if not isinstance(message, Message):
+            raise ToolsNodeInputError(f"ToolsNode input must be a Message, got {type(message).__name__}")
+        if message.role != "assistant":
+            raise ToolsNodeInputError(f"expected message role is Assistant, got {message.role}")
+        if not message.tool_calls:
+            raise ToolsNodeInputError("no tool call found in input message")
+        tasks: list[_Task] = []
+        for index, call in enumerate(message.tool_calls):
+            endpoints = self._endpoints.get(call.name)
+            arguments = call.arguments
+            if endpoints is None:
+                if self._unknown is None:
+                    raise ToolNotFoundError(
+                        f"tool {call.name} not found in toolsNode indexes",
+                        tool_name=call.name,
+                        tool_call_id=call.id,
+                    )
+                endpoints = self._unknown
+            elif self.tool_arguments_handler is not None:
+                try:
+                    arguments = _call_sync(self.tool_arguments_handler, call.name, arguments)
+                except Exception as exc:
+                    raise ToolCallError(
+                        f"failed to executed tool[name:{call.name} arguments:{call.arguments}] "
+                        f"arguments handler: {exc}",
+                        tool_name=call.name,
+                        tool_call_id=call.id,
+                    ) from exc
+            tasks.append(_Task(index, call.name, call.id, arguments, endpoints))
+        return tasks
+
+    @staticmethod
+    def _info(task: _Task) -> RunInfo:
+        scope = current_scope()
+        path = scope.path if scope is not None else ()
+        return RunInfo(
+            node_key=path[-1] if path else None,
+            name=task.name,
+            kind="Tool",
+            path=path,
+            step=scope.step if scope is not None else None,
+            graph_name=scope.graph_name if scope is not None else "",
+            tool_call_id=task.call_id,
+        )
+
+    @staticmethod
+    def _message(task: _Task, content: str) -> Message:
+        return Message("tool", content, tool_call_id=task.call_id, tool_name=task.name)
+
+    @staticmethod
+    def _failure(task: _Task, exc: BaseException, verb: str) -> BaseException:
+        if _is_interrupt(exc):
+            return exc
+        error = ToolCallError(
+            f"failed to {verb} tool[name:{task.name} id:{task.call_id}]: {exc}",
+            tool_name=task.name,
+            tool_call_id=task.call_id,
+        )
+        error.__cause__ = exc
+        return error
+
+    # -- invoke ----------------------------------------------------------------------------------------
+
+    def _run_invoke(self, task: _Task) -> _Outcome:
+        info = self._info(task)
+        with tool_call_scope(task.call_id):
+            notify_start(info, task.arguments)
+            try:
+                content = task.endpoints.invoke(ToolInput(task.name, task.arguments, task.call_id))
+            except Exception as exc:
+                notify_error(info, exc)
+                return _Outcome(error=exc)
+            notify_end(info, content)
+            return _Outcome(content=content)
+
+    def invoke(self, message: Message) -> list[Message]:
+        """Run every call of `message`; the tool messages come back in call order."""
+        tasks = self._tasks(message)
+        if self.execute_sequentially or len(tasks) == 1:
+            outcomes = [self._run_invoke(t) for t in tasks]
+        else:
+            futures = [submit(self._run_invoke, t) for t in tasks[1:]]
+            first = self._run_invoke(tasks[0])
+            outcomes = [first, *(f.result() for f in futures)]
+        return self._collect(tasks, outcomes, "invoke")
+
+    def _collect(self, tasks: Sequence[_Task], outcomes: Sequence[_Outcome], verb: str) -> list[Message]:
+        for task, outcome in zip(tasks, outcomes, strict=True):
+            if outcome.error is not None:
+                raise self._failure(task, outcome.error, verb)
+        return [self._message(t, o.content) for t, o in zip(tasks, outcomes, strict=True)]
+
+    async def _arun_invoke(self, task: _Task) -> _Outcome:
+        info = self._info(task)
+        with tool_call_scope(task.call_id):
+            notify_start(info, task.arguments)
+            try:
+                content = await task.endpoints.ainvoke(ToolInput(task.name, task.arguments, task.call_id))
+            except Exception as exc:
+                notify_error(info, exc)
+                return _Outcome(error=exc)
+            notify_end(info, content)
+            return _Outcome(content=content)
+
+    async def ainvoke(self, message: Message) -> list[Message]:
+        """Async `invoke`: async tools run concurrently on the loop, sync tools on threads."""
+        tasks = self._tasks(message)
+        if self.execute_sequentially or len(tasks) == 1:
+            outcomes = [await self._arun_invoke(t) for t in tasks]
+        else:
+            outcomes = list(await asyncio.gather(*(self._arun_invoke(t) for t in tasks)))
+        return self._collect(tasks, outcomes, "invoke")
+
+    # -- stream ----------------------------------------------------------------------------------------
+
+    def _open_stream(self, task: _Task) -> tuple[Iterator[str] | None, BaseException | None]:
+        info = self._info(task)
+        with tool_call_scope(task.call_id):
+            notify_start(info, task.arguments)
+            try:
+                return task.endpoints.stream(ToolInput(task.name, task.arguments, task.call_id)), None
+            except Exception as exc:
+                notify_error(info, exc)
+                return None, exc
+
+    def _drain(self, task: _Task, chunks: Iterator[str], emit: Callable[[int, str], None]) -> None:
+        """Read one tool's stream to the end, emitting chunks; callbacks see the whole content at the end."""
+        info = self._info(task)
+        parts: list[str] = []
+        with tool_call_scope(task.call_id):
+            try:
+                for chunk in chunks:
+                    parts.append(chunk)
+                    emit(task.index, chunk)
+            except Exception as exc:
+                notify_error(info, exc)
+                raise self._failure(task, exc, "stream") from exc
+            notify_end(info, "".join(parts))
+
+    def _slot(self, tasks: Sequence[_Task], index: int, chunk: str) -> list[Message | None]:
+        row: list[Message | None] = [None] * len(tasks)
+        row[index] = self._message(tasks[index], chunk)
+        return row
+
+    def stream(self, message: Message) -> Iterator[list[Message | None]]:
+        """Run every call and stream their results as n-slot chunks (see the module docstring).
+
+        Opening the tools' streams (which runs non-streaming tools to completion) happens in this call,
+        so a failing tool raises here, as Eino's `Stream` returns its error before any chunk.
+        """
+        tasks = self._tasks(message)
+        if self.execute_sequentially or len(tasks) == 1:
+            opened = [self._open_stream(t) for t in tasks]
+        else:
+            futures = [submit(self._open_stream, t) for t in tasks[1:]]
+            opened = [self._open_stream(tasks[0]), *(f.result() for f in futures)]
+        for task, (_, error) in zip(tasks, opened, strict=True):
+            if error is not None:
+                raise self._failure(task, error, "stream")
+        streams = [s for s, _ in opened if s is not None]
+        if self.execute_sequentially or len(tasks) == 1:
+            return self._stream_in_order(tasks, streams)
+        return self._stream_merged(tasks, streams)
+
+    def _stream_in_order(
+        self, tasks: Sequence[_Task], streams: Sequence[Iterator[str]]
+    ) -> Iterator[list[Message | None]]:
+        # The tool-call scope is set only around each read, so it never leaks into the consumer.
+        for task, chunks in zip(tasks, streams, strict=True):
+            info = self._info(task)
+            parts: list[str] = []
+            while True:
+                with tool_call_scope(task.call_id):
+                    try:
+                        chunk = next(chunks)
+                    except StopIteration:
+                        break
+                    except Exception as exc:
+                        notify_error(info, exc)
+                        raise self._failure(task, exc, "stream") from exc
+                parts.append(chunk)
+                yield self._slot(tasks, task.index, chunk)
+            notify_end(info, "".join(parts))
+
+    def _stream_merged(
+        self, tasks: Sequence[_Task], streams: Sequence[Iterator[str]]
+    ) -> Iterator[list[Message | None]]:
+        inbox: queue.Queue[tuple[int, str] | BaseException | None] = queue.Queue()
+        stop = threading.Event()
+
+        def emit(index: int, chunk: str) -> None:
+            if stop.is_set():
+                raise _Cancelled
+            inbox.put((index, chunk))
+
+        def pump(task: _Task, chunks: Iterator[str]) -> None:
+            try:
+                self._drain(task, chunks, emit)
+            except _Cancelled:
+                pass
+            except BaseException as exc:
+                inbox.put(exc)
+            finally:
+                inbox.put(None)
+
+        for task, chunks in zip(tasks, streams, strict=True):
+            submit(pump, task, chunks)
+        remaining = len(tasks)
+        try:
+            while remaining:
+                item = inbox.get()
+                if item is None:
+                    remaining -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield self._slot(tasks, item[0], item[1])
+        finally:
+            stop.set()
+
+    async def astream(self, message: Message) -> AsyncIterator[list[Message | None]]:
+        """Async `stream`: tool streams are read concurrently; chunks are yielded as they arrive."""
+        tasks = self._tasks(message)
+        inbox: asyncio.Queue[tuple[int, str] | BaseException | None] = asyncio.Queue()
+
+        async def pump(task: _Task) -> None:
+            info = self._info(task)
+            parts: list[str] = []
+            with tool_call_scope(task.call_id):
+                notify_start(info, task.arguments)
+                try:
+                    async for chunk in task.endpoints.astream(
+                        ToolInput(task.name, task.arguments, task.call_id)
+                    ):
+                        parts.append(chunk)
+                        await inbox.put((task.index, chunk))
+                except Exception as exc:
+                    notify_error(info, exc)
+                    await inbox.put(self._failure(task, exc, "stream"))
+                else:
+                    notify_end(info, "".join(parts))
+                finally:
+                    await inbox.put(None)
+
+        if self.execute_sequentially:
+            for task in tasks:
+                runner = asyncio.ensure_future(pump(task))
+                async for row in self._adrain_inbox(tasks, inbox, 1):
+                    yield row
+                await runner
+            return
+        runners = [asyncio.ensure_future(pump(t)) for t in tasks]
+        try:
+            async for row in self._adrain_inbox(tasks, inbox, len(tasks)):
+                yield row
+        finally:
+            for runner in runners:
+                runner.cancel()
+            await asyncio.gather(*runners, return_exceptions=True)
+
+    async def _adrain_inbox(
+        self,
+        tasks: Sequence[_Task],
+        inbox: asyncio.Queue[tuple[int, str] | BaseException | None],
+        expected: int,
+    ) -> AsyncIterator[list[Message | None]]:
+        remaining = expected
+        while remaining:
+            item = await inbox.get()
+            if item is None:
+                remaining -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield self._slot(tasks, item[0], item[1])
+
+    def __repr__(self) -> str:
+        return f"ToolsNode([{', '.join(t.info.name for t in self.tools)}])"
+
+
+class _Cancelled(Exception):
+    """The consumer of a merged stream went away; pumps stop quietly."""
