@@ -35,8 +35,7 @@ def echo(text: str) -> str:
 
 @tool
 def salary(person: str) -> Iterator[str]:
-    for part in ("1", "0", "0"):
-        yield part
+    yield from ("1", "0", "0")
 
 
 @tool
