@@ -4,7 +4,8 @@
 InspectorError
 ├── TargetError (ValueError)      a TARGET could not be loaded or is not a graph or agent
 ├── RunFileError (ValueError)     a run file is unreadable; `path` and `line_no` say where
-└── RenderError (RuntimeError)    Graphviz rendering failed (for example the `dot` binary is missing)
+├── RenderError (RuntimeError)    Graphviz rendering failed (for example the `dot` binary is missing)
+└── TopologyFormatError (ValueError)  a topology JSON document is malformed or of another version
 ```
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["InspectorError", "RenderError", "RunFileError", "TargetError"]
+__all__ = ["InspectorError", "RenderError", "RunFileError", "TargetError", "TopologyFormatError"]
 
 
 class InspectorError(Exception):
@@ -37,3 +38,7 @@ class RunFileError(InspectorError, ValueError):
 
 class RenderError(InspectorError, RuntimeError):
     """Rendering through Graphviz failed; the message says how to fix it."""
+
+
+class TopologyFormatError(InspectorError, ValueError):
+    """A topology JSON document (`inspector.export.from_json`) is malformed or of an unsupported version."""

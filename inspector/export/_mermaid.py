@@ -1,0 +1,95 @@
+"""Topology -> Mermaid flowchart text that renders on GitHub.
+
+Mermaid has many reserved words (`end`, `graph`, `subgraph`, `style`, `class`, `click`, ...) and a
+permissive lexer, so ids are generated (`n0`, `n1`, `n3_0`, ...) and every key is shown as a quoted label
+through `mermaid_text`. Branch edges are dotted, back edges thick and red (`linkStyle`), START/END are
+circles, nested graphs are `subgraph` blocks that edges attach to.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graph_core.topology import END, START, Topology, TopologyNode
+from inspector.export._coerce import as_topology
+from inspector.export._escape import mermaid_text
+
+__all__ = ["to_mermaid"]
+
+_SHAPES = {"start": ('(("', '"))'), "end": ('((("', '")))'), "ToolsNode": ('[["', '"]]')}
+_DEFAULT_SHAPE = ('["', '"]')
+_ROUNDED = ('("', '")')
+_CLASS_DEFS = {
+    "start": "fill:#2e7d32,color:#fff,stroke:#1b5e20",
+    "end": "fill:#37474f,color:#fff,stroke:#263238",
+    "ChatModel": "fill:#bbdefb,stroke:#1565c0",
+    "ToolsNode": "fill:#ffe0b2,stroke:#ef6c00",
+}
+
+
+def to_mermaid(subject: Any, /, *, direction: str = "TD") -> str:
+    """A `flowchart` block (without the surrounding ```mermaid fence)."""
+    topology = as_topology(subject)
+    lines = [f"flowchart {direction}"]
+    links: list[str] = []
+    back_links: list[int] = []
+    classes: dict[str, list[str]] = {}
+    _emit(topology, "n", "    ", lines, links, back_links, classes)
+    lines.extend(links)
+    for kind, style in _CLASS_DEFS.items():
+        if kind in classes:
+            lines.append(f"    classDef {_class_name(kind)} {style}")
+    for kind in sorted(classes):
+        if kind in _CLASS_DEFS:
+            lines.append(f"    class {','.join(classes[kind])} {_class_name(kind)}")
+    if back_links:
+        lines.append(f"    linkStyle {','.join(map(str, back_links))} stroke:#c62828,stroke-width:3px")
+    return "\n".join(lines) + "\n"
+
+
+def _class_name(kind: str) -> str:
+    return "k_" + re.sub(r"[^A-Za-z0-9_]", "_", kind)
+
+
+def _label(node: TopologyNode) -> str:
+    if node.name and node.name != node.key and node.key not in (START, END):
+        return f"{node.key}\n({node.name})"
+    return node.key
+
+
+def _emit(
+    topology: Topology,
+    prefix: str,
+    indent: str,
+    lines: list[str],
+    links: list[str],
+    back_links: list[int],
+    classes: dict[str, list[str]],
+) -> None:
+    ids: dict[str, str] = {}
+    for index, node in enumerate(topology.nodes):
+        node_id = f"{prefix}{index}"
+        ids[node.key] = node_id
+        if node.graph is not None:
+            lines.append(f'{indent}subgraph {node_id}["{mermaid_text(_label(node))}"]')
+            _emit(node.graph, f"{node_id}_", indent + "    ", lines, links, back_links, classes)
+            lines.append(f"{indent}end")
+            continue
+        if node.kind in ("start", "end"):
+            opening, closing = _SHAPES[node.kind]
+        elif node.kind == "ChatModel":
+            opening, closing = _ROUNDED
+        else:
+            opening, closing = _SHAPES.get(node.kind, _DEFAULT_SHAPE)
+        lines.append(f"{indent}{node_id}{opening}{mermaid_text(_label(node))}{closing}")
+        classes.setdefault(node.kind, []).append(node_id)
+    for edge in topology.edges:
+        if edge.source not in ids or edge.target not in ids:
+            continue
+        if edge.back_edge:
+            arrow = "-.->" if edge.kind == "branch" else "==>"
+            back_links.append(len(links))
+        else:
+            arrow = "-.->" if edge.kind == "branch" else "-->"
+        links.append(f"    {ids[edge.source]} {arrow} {ids[edge.target]}")
