@@ -1,0 +1,410 @@
+"""Eino's ADK `ChatModelAgent` (`adk/chatmodel.go`, `adk/react.go`): a ReAct graph that emits events.
+
+```
+start -> Init -> ChatModel --(any tool calls?)--> CancelCheck -> ToolNode -> AfterToolCalls
+                   ^   |                                                         |
+                   |   +--(answer)--> end                          AfterToolCallsCancelCheck
+                   +--------------(no return-directly call)-----------------+    |
+                                     ToolNodeToEndConverter -> end <--(return directly)
+```
+
+Differences from the flow agent, all Eino's: the model node ignores its input and calls the model with
+the state's messages, appending every output (the final answer included) to the state; the ChatModel
+pre-handler spends one of `max_iterations` (default 20; `RemainingIterations` lives in the state, so
+recordings show it) and fails with `ExceedMaxIterationsError` when none is left; the graph itself has
+no step limit; the stream branch on ChatModel scans the whole stream; the return-directly call is the
+**last** matching call; tool results are appended to the state by `AfterToolCalls`.
+
+`run(messages)` yields `AgentEvent`s as the run goes: one per model output and one per tool result, the
+return-directly tool's event held back until its round finishes so it is always last, and a final event
+with `.error` if the run fails. `exit=True` adds an `exit` tool that ends the run with its
+`final_result` and an `Exit` action. `CancelCheck` and `AfterToolCallsCancelCheck` are Eino's cancel
+safe points; here they pass their input through until cancellation is implemented.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar, copy_context
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from graph_core.branch import Branch
+from graph_core.errors import GraphBuildError, GraphError
+from graph_core.graph import Graph
+from graph_core.schema import Message, concat_messages
+from graph_core.state import process_state
+from graph_core.tools import Tool, ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
+from graph_core.topology import END, START
+
+if TYPE_CHECKING:
+    from graph_core.runner.compiled import CompiledGraph
+
+__all__ = [
+    "AdkState",
+    "AgentAction",
+    "AgentEvent",
+    "ChatModelAgent",
+    "ExceedMaxIterationsError",
+    "exit_tool",
+    "send_tool_gen_action",
+]
+
+INIT = "Init"
+CHAT_MODEL = "ChatModel"
+CANCEL_CHECK = "CancelCheck"
+TOOL_NODE = "ToolNode"
+AFTER_TOOL_CALLS = "AfterToolCalls"
+AFTER_TOOL_CALLS_CANCEL_CHECK = "AfterToolCallsCancelCheck"
+TO_END_CONVERTER = "ToolNodeToEndConverter"
+
+DEFAULT_MAX_ITERATIONS = 20
+
+
+class ExceedMaxIterationsError(GraphError, RuntimeError):
+    """The agent needed more model calls than `max_iterations` (Eino `ErrExceedMaxIterations`)."""
+
+    def __init__(self, max_iterations: int) -> None:
+        self.max_iterations = max_iterations
+        super().__init__(f"exceeds max iterations (max_iterations={max_iterations})")
+
+
+@dataclass(frozen=True, slots=True)
+class AgentAction:
+    """What a tool asks the agent runner to do (Eino `AgentAction`); only `exit` is acted upon here."""
+
+    exit: bool = False
+    interrupted: Any = None
+    transfer_to_agent: str | None = None
+    break_loop: bool = False
+    customized: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent:
+    """One thing that happened: a model output or tool result (`message`), a failure (`error`), an action."""
+
+    agent_name: str
+    message: Message | None = None
+    error: BaseException | None = None
+    action: AgentAction | None = None
+
+
+class AdkState(BaseModel):
+    """The per-run state (Eino's `State`, the JSON-friendly part)."""
+
+    agent_name: str = ""
+    messages: list[Message] = Field(default_factory=lambda: [])
+    remaining_iterations: int = DEFAULT_MAX_ITERATIONS
+    has_return_directly: bool = False
+    return_directly_tool_call_id: str = ""
+
+
+@dataclass(slots=True)
+class _RunSink:
+    """Where a run's events go; reached through a context variable so state stays JSON-only."""
+
+    emit: Callable[[AgentEvent], None]
+    actions: dict[str, AgentAction] = field(default_factory=lambda: {})
+    held: AgentEvent | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_SINK: ContextVar[_RunSink | None] = ContextVar("graph_core_adk_sink", default=None)
+
+
+def send_tool_gen_action(action: AgentAction) -> None:
+    """Inside a tool: attach `action` to this tool call's event (Eino `SendToolGenAction`)."""
+    sink = _SINK.get()
+    if sink is not None:
+        with sink.lock:
+            sink.actions[get_tool_call_id()] = action
+
+
+@tool(name="exit", description="Exit the agent process and return the final result.")
+def exit_tool(final_result: str) -> str:
+    """Exit the agent process and return the final result.
+
+    Args:
+        final_result: The final answer to return to the user.
+    """
+    send_tool_gen_action(AgentAction(exit=True))
+    return final_result
+
+
+class _StateModel:
+    """The ChatModel node's component: calls the bound model with the state's messages, not its input."""
+
+    def __init__(self, model: Any, agent_name: str) -> None:
+        self.model = model
+        self.agent_name = agent_name
+
+    def _record(self, output: Message) -> Message:
+        process_state(AdkState, lambda s: s.messages.append(output))
+        sink = _SINK.get()
+        if sink is not None:
+            sink.emit(AgentEvent(self.agent_name, message=output))
+        return output
+
+    @staticmethod
+    def _history() -> list[Message]:
+        return process_state(AdkState, lambda s: list(s.messages))
+
+    def generate(self, _input: Any) -> Message:
+        return self._record(self.model.generate(self._history()))
+
+    def stream(self, _input: Any) -> Iterator[Message]:
+        # Eino concatenates the model stream here; streaming reaches users through events.
+        yield self._record(concat_messages(list(self.model.stream(self._history()))))
+
+    async def agenerate(self, _input: Any) -> Message:
+        return self._record(await self.model.agenerate(self._history()))
+
+
+def _event_middleware(agent_name: str) -> ToolMiddleware:
+    """Emits one event per finished tool call; the return-directly call's event is held for later."""
+
+    def emit_result(inp: ToolInput, content: str) -> None:
+        sink = _SINK.get()
+        if sink is None:
+            return
+        event = AgentEvent(
+            agent_name,
+            message=Message.tool(content, tool_call_id=inp.call_id, tool_name=inp.name),
+            action=sink.actions.pop(inp.call_id, None),
+        )
+        direct = process_state(AdkState, lambda s: s.return_directly_tool_call_id)
+        with sink.lock:
+            if direct and inp.call_id == direct:
+                sink.held = event
+                return
+        sink.emit(event)
+
+    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
+        def endpoint(inp: ToolInput) -> str:
+            content = next_ep(inp)
+            emit_result(inp, content)
+            return content
+
+        return endpoint
+
+    def stream(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
+        def endpoint(inp: ToolInput) -> Iterator[str]:
+            parts: list[str] = []
+            for chunk in next_ep(inp):
+                parts.append(chunk)
+                yield chunk
+            emit_result(inp, "".join(parts))
+
+        return endpoint
+
+    return ToolMiddleware(invoke=invoke, stream=stream)
+
+
+def _as_messages(messages: Sequence[Message] | str) -> list[Message]:
+    if isinstance(messages, str):
+        return [Message.user(messages)]
+    return list(messages)
+
+
+class ChatModelAgent:
+    """Eino's ADK ChatModelAgent; see the module docstring. `.compiled` is its graph."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: Any,
+        tools: Sequence[Any] = (),
+        instruction: str = "",
+        description: str = "",
+        max_iterations: int = DEFAULT_MAX_ITERATIONS,
+        return_directly: Iterable[str] = (),
+        exit: bool | Tool = False,
+        execute_sequentially: bool = False,
+        unknown_tools_handler: Callable[[str, str], Any] | None = None,
+        tool_arguments_handler: Callable[[str, str], Any] | None = None,
+        tool_middlewares: Sequence[ToolMiddleware] = (),
+    ) -> None:
+        if model is None:
+            raise GraphBuildError("agent 'Model' is required")
+        self.name = name
+        self.description = description
+        self.instruction = instruction
+        self.max_iterations = max_iterations if max_iterations > 0 else DEFAULT_MAX_ITERATIONS
+        all_tools = list(tools)
+        direct = set(return_directly)
+        if exit:
+            exit_obj = exit_tool if exit is True else exit
+            all_tools.append(exit_obj)
+            direct.add(exit_obj.info.name)
+        self.return_directly = frozenset(direct)
+        self.tools_node = ToolsNode(
+            all_tools,
+            execute_sequentially=execute_sequentially,
+            unknown_tools_handler=unknown_tools_handler,
+            tool_arguments_handler=tool_arguments_handler,
+            middlewares=[_event_middleware(name), *tool_middlewares],
+        )
+        infos = self.tools_node.tool_infos
+        self.model = model.with_tools(infos) if infos else model
+        self.graph = self._build()
+        # Eino runs the graph with WithMaxRunSteps(math.MaxInt): max_iterations is the only limit.
+        self.compiled: CompiledGraph = self.graph.compile(name=name, max_run_steps=2**31 - 1)
+
+    # -- the graph --------------------------------------------------------------------------------------
+
+    def _new_state(self) -> AdkState:
+        return AdkState(
+            agent_name=self.name,
+            remaining_iterations=self.max_iterations,
+            has_return_directly=bool(self.return_directly),
+        )
+
+    def _init(self, messages: list[Message]) -> list[Message]:
+        full = [Message.system(self.instruction), *messages] if self.instruction else list(messages)
+        process_state(AdkState, lambda s: s.messages.extend(full))
+        return full
+
+    def _model_pre(self, input: Any, state: AdkState) -> Any:
+        if state.remaining_iterations <= 0:
+            raise ExceedMaxIterationsError(self.max_iterations)
+        state.remaining_iterations -= 1
+        return input
+
+    @staticmethod
+    def _after_model(chunks: Iterator[Message]) -> str:
+        return CANCEL_CHECK if any(chunk.tool_calls for chunk in chunks) else END
+
+    @staticmethod
+    def _pass(value: Any) -> Any:
+        return value
+
+    def _tools_pre(self, _input: Any, state: AdkState) -> Message:
+        last = state.messages[-1]
+        state.return_directly_tool_call_id = ""
+        for call in last.tool_calls:
+            if call.name in self.return_directly:
+                state.return_directly_tool_call_id = call.id  # no break: the last match wins
+        return last
+
+    @staticmethod
+    def _release_held(output: Any, _state: AdkState) -> Any:
+        sink = _SINK.get()
+        if sink is not None:
+            with sink.lock:
+                held, sink.held = sink.held, None
+            if held is not None:
+                sink.emit(held)
+        return output
+
+    @staticmethod
+    def _after_tool_calls(results: list[Message]) -> list[Message]:
+        process_state(AdkState, lambda s: s.messages.extend(results))
+        return results
+
+    @staticmethod
+    def _after_tools_branch(_results: Any) -> str:
+        direct = process_state(AdkState, lambda s: s.return_directly_tool_call_id)
+        return TO_END_CONVERTER if direct else CHAT_MODEL
+
+    @staticmethod
+    def _to_end(results: list[Message]) -> Message:
+        direct = process_state(AdkState, lambda s: s.return_directly_tool_call_id)
+        for message in results:
+            if message.tool_call_id == direct:
+                return message
+        raise LookupError("return directly tool call result not found")
+
+    def _build(self) -> Graph:
+        graph = Graph(state=self._new_state)
+        graph.add_lambda_node(INIT, self._init, name=INIT)
+        graph.add_chat_model_node(
+            CHAT_MODEL, _StateModel(self.model, self.name), name=CHAT_MODEL, pre=self._model_pre
+        )
+        graph.add_lambda_node(CANCEL_CHECK, self._pass, name=CANCEL_CHECK)
+        graph.add_tools_node(
+            TOOL_NODE, self.tools_node, name=TOOL_NODE, pre=self._tools_pre, post=self._release_held
+        )
+        graph.add_lambda_node(AFTER_TOOL_CALLS, self._after_tool_calls, name=AFTER_TOOL_CALLS)
+        graph.add_lambda_node(AFTER_TOOL_CALLS_CANCEL_CHECK, self._pass, name=AFTER_TOOL_CALLS_CANCEL_CHECK)
+        graph.add_edge(START, INIT)
+        graph.add_edge(INIT, CHAT_MODEL)
+        graph.add_branch(CHAT_MODEL, Branch.stream(self._after_model, [CANCEL_CHECK, END]))
+        graph.add_edge(CANCEL_CHECK, TOOL_NODE)
+        graph.add_edge(TOOL_NODE, AFTER_TOOL_CALLS)
+        graph.add_edge(AFTER_TOOL_CALLS, AFTER_TOOL_CALLS_CANCEL_CHECK)
+        if self.return_directly:
+            graph.add_lambda_node(TO_END_CONVERTER, self._to_end, name=TO_END_CONVERTER)
+            graph.add_branch(
+                AFTER_TOOL_CALLS_CANCEL_CHECK,
+                Branch(self._after_tools_branch, [CHAT_MODEL, TO_END_CONVERTER]),
+            )
+            graph.add_edge(TO_END_CONVERTER, END)
+        else:
+            graph.add_edge(AFTER_TOOL_CALLS_CANCEL_CHECK, CHAT_MODEL)
+        return graph
+
+    # -- running ----------------------------------------------------------------------------------------
+
+    def run(
+        self, messages: Sequence[Message] | str, *, streaming: bool = False, **options: Any
+    ) -> Iterator[AgentEvent]:
+        """Run the agent, yielding events as they happen; a failure is the last event's `.error`.
+
+        The graph runs on a worker thread so events reach the caller while it runs. `options` go to
+        `CompiledGraph.invoke` (or `.stream` with `streaming=True`), for example `callbacks=[...]`.
+        """
+        inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
+        sink = _RunSink(emit=inbox.put)
+        payload = _as_messages(messages)
+
+        def work() -> None:
+            _SINK.set(sink)
+            try:
+                if streaming:
+                    for _ in self.compiled.stream(payload, **options):
+                        pass
+                else:
+                    self.compiled.invoke(payload, **options)
+            except Exception as exc:
+                inbox.put(AgentEvent(self.name, error=_unwrap(exc)))
+            finally:
+                inbox.put(None)
+
+        ctx = copy_context()
+        worker = threading.Thread(target=ctx.run, args=(work,), name=f"agent-{self.name}", daemon=True)
+        worker.start()
+        while (event := inbox.get()) is not None:
+            yield event
+        worker.join()
+
+    def invoke(self, messages: Sequence[Message] | str, **options: Any) -> Message:
+        """Run to the final message (the answer, or the return-directly tool's result) without events."""
+        return self.compiled.invoke(_as_messages(messages), **options)
+
+    def stream(self, messages: Sequence[Message] | str, **options: Any) -> Iterator[Message]:
+        return self.compiled.stream(_as_messages(messages), **options)
+
+    async def ainvoke(self, messages: Sequence[Message] | str, **options: Any) -> Message:
+        return await self.compiled.ainvoke(_as_messages(messages), **options)
+
+    def topology(self) -> Any:
+        return self.compiled.topology()
+
+    def __repr__(self) -> str:
+        return f"ChatModelAgent({self.name!r}, tools={[i.name for i in self.tools_node.tool_infos]})"
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """Surface ExceedMaxIterationsError itself when the engine wrapped it in a NodeRunError."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ExceedMaxIterationsError):
+            return seen
+        seen = seen.__cause__
+    return exc
