@@ -4,6 +4,21 @@ Headless by design: it imports only the standard library and pydantic (never `in
 networkx or graphviz), so agents can run anywhere and observers attach through callbacks.
 """
 
+from graph_core.branch import Branch
+from graph_core.graph import Graph
+from graph_core.lambda_ import Lambda
+from graph_core.runner.compiled import CompiledGraph
+from graph_core.state import process_state
 from graph_core.topology import END, START, Topology, TriggerMode
 
-__all__ = ["END", "START", "Topology", "TriggerMode"]
+__all__ = [
+    "END",
+    "START",
+    "Branch",
+    "CompiledGraph",
+    "Graph",
+    "Lambda",
+    "Topology",
+    "TriggerMode",
+    "process_state",
+]

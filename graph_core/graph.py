@@ -1,0 +1,250 @@
+"""The graph builder: nodes, edges and branches, checked as Eino checks them, then compiled.
+
+Construction mistakes raise `GraphBuildError` from the offending `add_*` call and, like Eino's sticky
+build error, every later `add_*` and `compile()` raises the same error again. A compiled graph refuses
+mutation but may be compiled again (that is how nested graphs are embedded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from graph_core.branch import Branch
+from graph_core.errors import GraphBuildError
+from graph_core.lambda_ import Executable, Lambda
+from graph_core.topology import END, START, TriggerMode
+
+if TYPE_CHECKING:
+    from graph_core.runner.compiled import CompiledGraph
+
+__all__ = ["Graph", "NodeSpec"]
+
+Handler = Callable[[Any, Any], Any]
+
+
+@dataclass(slots=True)
+class NodeSpec:
+    """One node as added: what it runs and its options. `graph` is set for nested-graph nodes."""
+
+    key: str
+    kind: str
+    name: str = ""
+    executable: Executable | None = None
+    graph: Any = None  # Graph or CompiledGraph (nested)
+    pre: Handler | None = None
+    post: Handler | None = None
+    input_key: str | None = None
+    output_key: str | None = None
+    compile_options: dict[str, Any] = field(default_factory=lambda: {})
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeSpec:
+    """An added edge (`branch` is None) or one end of a branch (its index among the source's branches)."""
+
+    source: str
+    target: str
+    branch: Branch | None = None
+    branch_index: int | None = None
+
+
+class Graph:
+    """A graph under construction (Eino `NewGraph`); `state` is a zero-argument per-run state factory."""
+
+    def __init__(self, state: Callable[[], Any] | None = None) -> None:
+        self.state_factory = state
+        self.nodes: dict[str, NodeSpec] = {}
+        self.edges: list[EdgeSpec] = []  # insertion order, branch ends included
+        self.branches: dict[str, list[Branch]] = {}
+        self._edge_pairs: set[tuple[str, str]] = set()
+        self._error: GraphBuildError | None = None
+        self._compiled = False
+
+    # -- errors -------------------------------------------------------------------------------------
+
+    def _fail(self, message: str) -> GraphBuildError:
+        error = GraphBuildError(message)
+        self._error = error
+        return error
+
+    def _check_open(self) -> None:
+        if self._error is not None:
+            raise self._error
+        if self._compiled:
+            raise GraphBuildError("graph has been compiled, cannot be modified")
+
+    # -- nodes --------------------------------------------------------------------------------------
+
+    def _add(self, spec: NodeSpec) -> None:
+        self._check_open()
+        if spec.key in (START, END):
+            raise self._fail(f"node '{spec.key}' is reserved, cannot add manually")
+        if spec.key in self.nodes:
+            raise self._fail(f"node '{spec.key}' already present")
+        if (spec.pre is not None or spec.post is not None) and self.state_factory is None:
+            raise self._fail(f"node '{spec.key}' needs state but graph state is not enabled")
+        self.nodes[spec.key] = spec
+
+    def add_lambda_node(
+        self,
+        key: str,
+        fn: Callable[..., Any] | Lambda,
+        *,
+        name: str | None = None,
+        pre: Handler | None = None,
+        post: Handler | None = None,
+        input_key: str | None = None,
+        output_key: str | None = None,
+    ) -> Graph:
+        """A node running `fn`: a plain function, an `async def`, or a `Lambda` with several paradigms."""
+        executable = Executable.of_lambda(fn) if isinstance(fn, Lambda) else Executable.of_function(fn)
+        self._add(NodeSpec(key, "Lambda", name or "", executable, None, pre, post, input_key, output_key))
+        return self
+
+    def add_chat_model_node(
+        self,
+        key: str,
+        model: Any,
+        *,
+        name: str | None = None,
+        pre: Handler | None = None,
+        post: Handler | None = None,
+        input_key: str | None = None,
+        output_key: str | None = None,
+    ) -> Graph:
+        """A chat model: `generate(messages)` in invoke mode, `stream(messages)` in stream mode."""
+        executable = Executable(
+            invoke=getattr(model, "generate", None),
+            stream=getattr(model, "stream", None),
+            ainvoke=getattr(model, "agenerate", None),
+            astream=getattr(model, "astream", None),
+        )
+        if executable.invoke is None and executable.stream is None:
+            raise self._fail(f"chat model node '{key}' needs a model with generate or stream")
+        spec = NodeSpec(key, "ChatModel", name or "", executable, None, pre, post, input_key, output_key)
+        self._add(spec)
+        return self
+
+    def add_tools_node(
+        self,
+        key: str,
+        tools_node: Any,
+        *,
+        name: str | None = None,
+        pre: Handler | None = None,
+        post: Handler | None = None,
+        input_key: str | None = None,
+        output_key: str | None = None,
+    ) -> Graph:
+        """A tools node: `invoke(message) -> list[Message]`, `stream(message) -> Iterator[list]`."""
+        executable = Executable(
+            invoke=getattr(tools_node, "invoke", None),
+            stream=getattr(tools_node, "stream", None),
+            ainvoke=getattr(tools_node, "ainvoke", None),
+            astream=getattr(tools_node, "astream", None),
+        )
+        if executable.invoke is None and executable.stream is None:
+            raise self._fail(f"tools node '{key}' needs an object with invoke or stream")
+        spec = NodeSpec(key, "ToolsNode", name or "", executable, None, pre, post, input_key, output_key)
+        self._add(spec)
+        return self
+
+    def add_graph_node(
+        self,
+        key: str,
+        graph: Graph | CompiledGraph,
+        *,
+        name: str | None = None,
+        pre: Handler | None = None,
+        post: Handler | None = None,
+        input_key: str | None = None,
+        output_key: str | None = None,
+        compile_options: dict[str, Any] | None = None,
+    ) -> Graph:
+        """A nested graph, compiled with the parent (with `compile_options`); one step in the parent."""
+        from graph_core.runner.compiled import CompiledGraph
+
+        options = dict(compile_options or {})
+        if isinstance(graph, CompiledGraph):
+            options = {**graph.compile_options, **options}
+            graph = graph.graph
+        if not isinstance(graph, Graph):
+            raise self._fail(f"graph node '{key}' needs a Graph, got {type(graph).__name__}")
+        spec = NodeSpec(key, "Graph", name or "", None, graph, pre, post, input_key, output_key, options)
+        self._add(spec)
+        return self
+
+    def add_passthrough_node(self, key: str, *, name: str | None = None) -> Graph:
+        """A node that forwards its input unchanged and fires no callbacks."""
+        self._add(NodeSpec(key, "Passthrough", name or ""))
+        return self
+
+    # -- edges and branches -------------------------------------------------------------------------
+
+    def add_edge(self, source: str, target: str) -> Graph:
+        """A control and data edge: `target` is triggered by `source` and receives its output."""
+        self._check_open()
+        if source == END:
+            raise self._fail("END cannot be a start node")
+        if target == START:
+            raise self._fail("START cannot be an end node")
+        if source != START and source not in self.nodes:
+            raise self._fail(f"edge start node '{source}' needs to be added to graph first")
+        if target != END and target not in self.nodes:
+            raise self._fail(f"edge end node '{target}' needs to be added to graph first")
+        if (source, target) in self._edge_pairs:
+            raise self._fail(f"control edge[{source}]-[{target}] have been added yet")
+        self._edge_pairs.add((source, target))
+        self.edges.append(EdgeSpec(source, target))
+        return self
+
+    def add_branch(self, source: str, branch: Branch) -> Graph:
+        """Several branches on one node are evaluated in registration order; their choices are united."""
+        self._check_open()
+        if source == END:
+            raise self._fail("END cannot be a start node")
+        if source != START and source not in self.nodes:
+            raise self._fail(f"branch start node '{source}' needs to be added to graph first")
+        if not branch.ends:
+            raise self._fail(f"branch on node '{source}' has no end nodes")
+        for target in branch.ends:
+            if target == START:
+                raise self._fail("START cannot be an end node")
+            if target != END and target not in self.nodes:
+                raise self._fail(f"branch end node '{target}' needs to be added to graph first")
+        branches = self.branches.setdefault(source, [])
+        index = len(branches)
+        branches.append(branch)
+        self.edges.extend(EdgeSpec(source, t, branch, index) for t in branch.ends)
+        return self
+
+    # -- compile ------------------------------------------------------------------------------------
+
+    def compile(
+        self,
+        *,
+        name: str | None = None,
+        trigger_mode: TriggerMode = TriggerMode.ANY_PREDECESSOR,
+        max_run_steps: int | None = None,
+        interrupt_before: Iterable[str] = (),
+        interrupt_after: Iterable[str] = (),
+        checkpoint_store: Any = None,
+    ) -> CompiledGraph:
+        """Validate and freeze the graph (Eino `Compile`); see `graph_core.runner.plan` for the checks."""
+        from graph_core.runner.compiled import CompiledGraph
+
+        if self._error is not None:
+            raise self._error
+        compiled = CompiledGraph(
+            self,
+            name=name,
+            trigger_mode=TriggerMode(trigger_mode),
+            max_run_steps=max_run_steps,
+            interrupt_before=tuple(interrupt_before),
+            interrupt_after=tuple(interrupt_after),
+            checkpoint_store=checkpoint_store,
+        )
+        self._compiled = True
+        return compiled

@@ -1,0 +1,86 @@
+"""Node input channels over `RunData`: Pregel (ready on any value) and DAG (ready when no predecessor waits).
+
+Both kinds keep written values in `RunData.values`; DAG channels also track per-predecessor control
+reports and propagate skips (a node whose control predecessors were all skipped is skipped, and so are
+its successors, transitively). Fan-in values are merged with Eino's rules (`values_merge.go`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from graph_core.runner.plan import Plan
+from graph_core.runner.run import RunData
+from graph_core.stream import merge_streams, one_chunk
+
+__all__ = ["MergeError", "is_ready", "merge_values", "read", "report_ready", "report_skip"]
+
+
+class MergeError(ValueError):
+    """Several values reached one node and cannot be merged."""
+
+
+def merge_values(values: Sequence[Any], *, stream: bool) -> Any:
+    """One value passes through; streams interleave; dicts unite (a repeated key is an error)."""
+    if len(values) == 1:
+        return values[0]
+    if stream:
+        return merge_streams(list(values))
+    first = values[0]
+    if isinstance(first, dict):
+        merged: dict[Any, Any] = {}
+        for value in values:
+            if not isinstance(value, dict):
+                raise MergeError(
+                    "(values merge map) field type mismatch. "
+                    f"expected: '{type(first).__name__}', got: '{type(value).__name__}'"
+                )
+            for key, item in value.items():
+                if key in merged:
+                    raise MergeError(f"(values merge map) duplicated key ('{key}') found")
+                merged[key] = item
+        return merged
+    raise MergeError(f"(mergeValues) unsupported type: {type(first).__name__}")
+
+
+def report_ready(data: RunData, source: str, target: str) -> None:
+    data.control.setdefault(target, {})[source] = "ready"
+
+
+def report_skip(plan: Plan, data: RunData, source: str, target: str, touched: dict[str, None]) -> None:
+    """Mark `source` skipped for `target`; if every control predecessor skipped, skip `target` onwards."""
+    stack = [(source, target)]
+    while stack:
+        src, tgt = stack.pop()
+        if tgt in data.skipped:
+            continue
+        reports = data.control.setdefault(tgt, {})
+        reports[src] = "skipped"
+        touched[tgt] = None
+        preds = plan.nodes[tgt].control_predecessors
+        if len(reports) == len(preds) and all(s == "skipped" for s in reports.values()):
+            data.skipped.add(tgt)
+            data.values.pop(tgt, None)
+            stack.extend((tgt, nxt) for nxt in reversed(plan.nodes[tgt].control_successors))
+
+
+def is_ready(plan: Plan, data: RunData, key: str) -> bool:
+    if not plan.dag:
+        return key in data.values
+    if key in data.skipped:
+        return False
+    preds = plan.nodes[key].control_predecessors
+    reports = data.control.get(key)
+    return bool(preds) and reports is not None and len(reports) == len(preds)
+
+
+def read(plan: Plan, data: RunData, key: str, *, stream: bool) -> Any:
+    """Take a ready channel's input, emptying it; a DAG node fed no data gets the zero value (None)."""
+    values = data.values.pop(key, None)
+    if plan.dag:
+        data.control.pop(key, None)
+        if not values:
+            return one_chunk(None) if stream else None
+    assert values
+    return merge_values(list(values.values()), stream=stream)

@@ -1,0 +1,243 @@
+"""`CompiledGraph`: the runnable result of `Graph.compile()`, with invoke/stream entry points and topology.
+
+`invoke`/`ainvoke` run in invoke mode, `stream`/`astream` in stream mode (Eino's `Stream` = a 1-chunk
+input stream through `Transform`). Nested graphs run through `run_nested_sync`/`run_nested_async`, with
+their own budget and state frame, under the parent's callbacks and path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from graph_core.context import StateFrame
+from graph_core.errors import GraphRunError
+from graph_core.runner.driver import drive_async, drive_sync
+from graph_core.runner.loop import run_graph
+from graph_core.runner.plan import build_plan
+from graph_core.runner.run import Handlers, RunContext, RunData
+from graph_core.stream import one_chunk
+from graph_core.topology import Topology, TopologyEdge, TopologyNode, TriggerMode, build_topology
+
+if TYPE_CHECKING:
+    from graph_core.graph import Graph
+
+__all__ = ["CompiledGraph"]
+
+_END_OF_STREAM: Any = object()
+
+
+class CompiledGraph:
+    """A validated graph, ready to run any number of times (concurrently too: runs share nothing)."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        *,
+        name: str | None = None,
+        trigger_mode: TriggerMode = TriggerMode.ANY_PREDECESSOR,
+        max_run_steps: int | None = None,
+        interrupt_before: tuple[str, ...] = (),
+        interrupt_after: tuple[str, ...] = (),
+        checkpoint_store: Any = None,
+    ) -> None:
+        self.graph = graph
+        self.name = name or ""
+        self.trigger_mode = trigger_mode
+        self.interrupt_before = interrupt_before
+        self.interrupt_after = interrupt_after
+        self.checkpoint_store = checkpoint_store
+        self.compile_options: dict[str, Any] = {
+            "name": name,
+            "trigger_mode": trigger_mode,
+            "max_run_steps": max_run_steps,
+            "interrupt_before": interrupt_before,
+            "interrupt_after": interrupt_after,
+            "checkpoint_store": checkpoint_store,
+        }
+        self.plan = build_plan(graph, trigger_mode=trigger_mode, max_run_steps=max_run_steps)
+        self.max_run_steps = self.plan.max_run_steps
+
+    def __repr__(self) -> str:
+        return f"CompiledGraph(name={self.name!r}, nodes={list(self.graph.nodes)})"
+
+    # -- topology -----------------------------------------------------------------------------------
+
+    def topology(self) -> Topology:
+        """The neutral shape of this graph (nested graphs included) for exporters and recordings."""
+        nodes = [
+            TopologyNode(
+                key=node.key,
+                name=node.name,
+                kind=node.kind,
+                input_key=node.input_key,
+                output_key=node.output_key,
+                has_pre_handler=node.pre is not None,
+                has_post_handler=node.post is not None,
+                graph=node.graph.topology() if node.graph is not None else None,
+            )
+            for node in self.plan.nodes.values()
+            if node.kind not in ("start", "end")
+        ]
+        edges = [
+            TopologyEdge(
+                source=edge.source,
+                target=edge.target,
+                kind="edge" if edge.branch is None else "branch",
+                branch_index=edge.branch_index,
+                branch_kind=None if edge.branch is None else edge.branch.kind,
+            )
+            for edge in self.graph.edges
+        ]
+        return build_topology(
+            name=self.name,
+            nodes=nodes,
+            edges=edges,
+            trigger_mode=self.trigger_mode,
+            max_run_steps=self.max_run_steps,
+            has_state=self.plan.has_state,
+        )
+
+    # -- runs ---------------------------------------------------------------------------------------
+
+    def _context(
+        self,
+        *,
+        stream: bool,
+        handlers: Handlers,
+        max_steps: int | None,
+        path: tuple[str, ...] = (),
+        parent_frame: StateFrame | None = None,
+        cancel_event: threading.Event | None = None,
+        nested: bool = False,
+    ) -> tuple[RunContext, RunData]:
+        steps = self.plan.max_run_steps
+        if max_steps is not None:
+            if self.plan.dag:
+                raise GraphRunError("cannot set max run steps in dag")
+            if max_steps > 0:
+                steps = max_steps
+        if steps is not None and steps < 1:
+            raise GraphRunError("max run steps limit must be at least 1")
+        frame = parent_frame
+        data = RunData()
+        factory = self.graph.state_factory
+        if factory is not None:
+            frame = StateFrame(factory(), parent_frame)
+            data.state = frame.value
+        rc = RunContext(
+            plan=self.plan,
+            graph_name=self.name,
+            handlers=handlers,
+            stream=stream,
+            max_steps=steps,
+            path=path,
+            frame=frame,
+            cancel_event=cancel_event,
+            nested=nested,
+        )
+        return rc, data
+
+    def _check_checkpoint(self, checkpoint_id: str | None) -> None:
+        if checkpoint_id is not None and self.checkpoint_store is None:
+            raise GraphRunError("receive checkpoint id but have not set checkpoint store")
+
+    def invoke(
+        self,
+        input: Any,
+        *,
+        callbacks: Iterable[Any] = (),
+        max_steps: int | None = None,
+        checkpoint_id: str | None = None,
+        cancel_event: threading.Event | None = None,
+    ) -> Any:
+        """Run in invoke mode and return the value that reached END.
+
+        `max_steps` overrides the compiled budget for this run (Pregel only); setting `cancel_event`
+        stops the run before its next step with `GraphRunError("context has been canceled: ...")`.
+        """
+        self._check_checkpoint(checkpoint_id)
+        rc, data = self._context(
+            stream=False, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
+        )
+        return drive_sync(run_graph(rc, data, input), rc)
+
+    async def ainvoke(
+        self,
+        input: Any,
+        *,
+        callbacks: Iterable[Any] = (),
+        max_steps: int | None = None,
+        checkpoint_id: str | None = None,
+        cancel_event: threading.Event | None = None,
+    ) -> Any:
+        """`invoke` on the running event loop: async components are awaited, tasks of a step overlap."""
+        self._check_checkpoint(checkpoint_id)
+        rc, data = self._context(
+            stream=False, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
+        )
+        return await drive_async(run_graph(rc, data, input), rc)
+
+    def stream(
+        self,
+        input: Any,
+        *,
+        callbacks: Iterable[Any] = (),
+        max_steps: int | None = None,
+        checkpoint_id: str | None = None,
+        cancel_event: threading.Event | None = None,
+    ) -> Iterator[Any]:
+        """Run in stream mode; returns the END stream once END is reached (chunks may still be produced)."""
+        self._check_checkpoint(checkpoint_id)
+        rc, data = self._context(
+            stream=True, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
+        )
+        return drive_sync(run_graph(rc, data, one_chunk(input)), rc)
+
+    async def astream(
+        self,
+        input: Any,
+        *,
+        callbacks: Iterable[Any] = (),
+        max_steps: int | None = None,
+        checkpoint_id: str | None = None,
+        cancel_event: threading.Event | None = None,
+    ) -> AsyncIterator[Any]:
+        """`stream` from async code: the run and every chunk are pulled on a worker thread."""
+        chunks = await asyncio.to_thread(
+            self.stream,
+            input,
+            callbacks=callbacks,
+            max_steps=max_steps,
+            checkpoint_id=checkpoint_id,
+            cancel_event=cancel_event,
+        )
+        while True:
+            chunk = await asyncio.to_thread(next, chunks, _END_OF_STREAM)
+            if chunk is _END_OF_STREAM:
+                return
+            yield chunk
+
+    # -- nesting ------------------------------------------------------------------------------------
+
+    def _nested_context(self, input: Any, parent: RunContext, key: str) -> tuple[RunContext, RunData]:
+        return self._context(
+            stream=parent.stream,
+            handlers=parent.handlers,
+            max_steps=None,
+            path=(*parent.path, key),
+            parent_frame=parent.frame,
+            cancel_event=parent.cancel_event,
+            nested=True,
+        )
+
+    def run_nested_sync(self, input: Any, parent: RunContext, key: str) -> Any:
+        """Run as node `key` of the parent run: one parent step, own budget, parent callbacks and path."""
+        rc, data = self._nested_context(input, parent, key)
+        return drive_sync(run_graph(rc, data, input), rc)
+
+    async def run_nested_async(self, input: Any, parent: RunContext, key: str) -> Any:
+        rc, data = self._nested_context(input, parent, key)
+        return await drive_async(run_graph(rc, data, input), rc)

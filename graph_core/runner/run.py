@@ -1,0 +1,148 @@
+"""The data of one graph run: what is checkpointable (`RunData`) and what is only wiring (`RunContext`).
+
+`RunData` holds everything a run carries between steps (channel contents, the control reports of DAG
+channels, the next tasks, the step counter, the state value), as plain dicts and lists, so a checkpoint
+is a copy of it. `RunContext` holds what is rebuilt on every run: the plan, resolved callbacks, the
+run's path inside its parents, the state frame and the cancellation signal.
+
+The step logic (`loop.py`) talks to its driver with two effects: `Wait` (run these tasks, then hand back
+completed ones) and `Await` (a user callable returned an awaitable: resolve it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_core.callbacks import Budget, RunInfo, StepInfo
+from graph_core.context import RunScope, StateFrame
+from graph_core.runner.plan import NodePlan, Plan
+
+__all__ = ["Await", "Handlers", "RunContext", "RunData", "Task", "Wait"]
+
+
+@dataclass(slots=True)
+class RunData:
+    """Everything a run holds between steps; plain data so it can be checkpointed and restored.
+
+    `values[target][source]` are values written to a node's channel and not yet read; `control[target]
+    [source]` is `"ready"` or `"skipped"` (DAG only; absent means waiting); `skipped` lists DAG nodes that
+    will never run; `pending` the (key, input) pairs of the next step's tasks; `running` the inputs of
+    tasks submitted and not yet completed (eager DAG).
+    """
+
+    values: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    control: dict[str, dict[str, str]] = field(default_factory=lambda: {})
+    skipped: set[str] = field(default_factory=lambda: set())
+    pending: list[tuple[str, Any]] = field(default_factory=lambda: [])
+    running: dict[str, Any] = field(default_factory=lambda: {})
+    step: int = 0
+    started: bool = False
+    state: Any = None
+
+
+class Task:
+    """One execution of one node in one step; the driver fills `output` or `error`."""
+
+    __slots__ = ("error", "input", "node", "output", "step")
+
+    def __init__(self, node: NodePlan, input: Any, step: int) -> None:
+        self.node = node
+        self.input = input
+        self.step = step
+        self.output: Any = None
+        self.error: BaseException | None = None
+
+
+class Wait:
+    """Submit `tasks`, then return completed tasks: all running ones (`need_all`) or at least one."""
+
+    __slots__ = ("need_all", "tasks")
+
+    def __init__(self, tasks: list[Task], need_all: bool) -> None:
+        self.tasks = tasks
+        self.need_all = need_all
+
+
+class Await:
+    """Resolve `awaitable` (a condition or handler was `async def`) and send back its result."""
+
+    __slots__ = ("awaitable",)
+
+    def __init__(self, awaitable: Awaitable[Any]) -> None:
+        self.awaitable = awaitable
+
+
+class Handlers:
+    """Callback methods looked up once per run, so timings nobody observes cost nothing."""
+
+    __slots__ = (
+        "callbacks",
+        "end",
+        "end_stream",
+        "error",
+        "node",
+        "start",
+        "start_stream",
+        "step_end",
+        "step_start",
+    )
+
+    def __init__(self, callbacks: Sequence[Any]) -> None:
+        self.callbacks = tuple(callbacks)
+
+        def methods(name: str, reverse: bool = False) -> tuple[Any, ...]:
+            handlers = reversed(self.callbacks) if reverse else self.callbacks
+            return tuple(fn for h in handlers if (fn := getattr(h, name, None)) is not None)
+
+        self.start = methods("on_start", reverse=True)
+        self.end = methods("on_end")
+        self.error = methods("on_error")
+        self.start_stream = methods("on_start_with_stream_input", reverse=True)
+        self.end_stream = methods("on_end_with_stream_output")
+        self.step_start = methods("on_step_start")
+        self.step_end = methods("on_step_end")
+        self.node = bool(self.start or self.end or self.error or self.start_stream or self.end_stream)
+
+
+@dataclass(slots=True)
+class RunContext:
+    """The wiring of one run of one (possibly nested) graph."""
+
+    plan: Plan
+    graph_name: str
+    handlers: Handlers
+    stream: bool
+    max_steps: int | None
+    path: tuple[str, ...] = ()
+    frame: StateFrame | None = None
+    cancel_event: threading.Event | None = None
+    nested: bool = False
+    extras: dict[str, Any] = field(default_factory=lambda: {})
+
+    def scope(self, key: str | None = None, step: int | None = None) -> RunScope:
+        path = self.path if key is None else (*self.path, key)
+        return RunScope(self.handlers.callbacks, path, step, self.graph_name, self.frame, self.extras)
+
+    def node_info(self, node: NodePlan, step: int) -> RunInfo:
+        return RunInfo(node.key, node.name, node.kind, (*self.path, node.key), step, self.graph_name)
+
+    def graph_info(self) -> RunInfo:
+        return RunInfo(None, self.graph_name, "Graph", self.path, None, self.graph_name)
+
+    @property
+    def state_value(self) -> Any:
+        return self.frame.value if self.frame is not None and self.plan.has_state else None
+
+    def step_info(self, index: int, nodes: tuple[str, ...], used: int, **extra: Any) -> StepInfo:
+        return StepInfo(
+            index=index,
+            nodes=nodes,
+            budget=Budget.of(used, self.max_steps),
+            path=self.path,
+            graph_name=self.graph_name,
+            state=self.state_value,
+            **extra,
+        )

@@ -1,0 +1,146 @@
+"""Running one node task: input key, node callbacks, the component, output key, all inside the run scope.
+
+Order (Eino's, state handlers aside, which the loop runs): extract `input_key` -> `on_start` -> component
+-> `on_end`/`on_error` -> wrap as `{output_key: ...}`. Passthrough nodes fire no callbacks. In stream
+mode each handler gets a private copy of the stream, and the node's output stream re-enters the node's
+scope on every chunk, so lazily produced chunks still see their run scope (state, callbacks, path).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+from graph_core.context import _SCOPE, RunScope  # pyright: ignore[reportPrivateUsage]
+from graph_core.runner.run import RunContext, Task
+from graph_core.stream import NO_VALUE, convert_stream, copy_stream
+
+__all__ = ["execute_async", "execute_sync"]
+
+
+class InputKeyError(KeyError):
+    def __str__(self) -> str:
+        return f"cannot find input key: {self.args[0]}"
+
+
+def _scoped_stream(stream: Iterator[Any], scope: RunScope) -> Iterator[Any]:
+    while True:
+        token = _SCOPE.set(scope)
+        try:
+            chunk = next(stream)
+        except StopIteration:
+            return
+        finally:
+            _SCOPE.reset(token)
+        yield chunk
+
+
+def _input(task: Task, rc: RunContext) -> Any:
+    key = task.node.input_key
+    value = task.input
+    if key is None:
+        return value
+    if rc.stream:
+        return convert_stream(value, lambda chunk: chunk.get(key, NO_VALUE))
+    if not isinstance(value, dict) or key not in value:
+        raise InputKeyError(key)
+    return value[key]  # type: ignore[index]
+
+
+def _output(task: Task, rc: RunContext, value: Any) -> Any:
+    key = task.node.output_key
+    if key is None:
+        return value
+    if rc.stream:
+        return convert_stream(value, lambda chunk: {key: chunk})
+    return {key: value}
+
+
+def _notify(fns: tuple[Any, ...], info: Any, value: Any, stream: bool) -> Any:
+    if stream:
+        copies = copy_stream(value, len(fns) + 1)
+        for fn, copy in zip(fns, copies, strict=False):
+            fn(info, copy)
+        return copies[-1]
+    for fn in fns:
+        fn(info, value)
+    return value
+
+
+def _before(task: Task, rc: RunContext) -> tuple[Any, Any]:
+    value = _input(task, rc)
+    node = task.node
+    if node.is_passthrough or not rc.handlers.node:
+        return value, None
+    info = rc.node_info(node, task.step)
+    fns = rc.handlers.start_stream if rc.stream else rc.handlers.start
+    if fns:
+        value = _notify(fns, info, value, rc.stream)
+    return value, info
+
+
+def _after(task: Task, rc: RunContext, info: Any, value: Any, scope: RunScope) -> None:
+    if rc.stream:
+        value = _scoped_stream(value, scope)
+    if info is not None:
+        fns = rc.handlers.end_stream if rc.stream else rc.handlers.end
+        if fns:
+            value = _notify(fns, info, value, rc.stream)
+    task.output = _output(task, rc, value)
+
+
+def _failed(task: Task, rc: RunContext, info: Any, exc: Exception) -> None:
+    task.error = exc
+    if info is not None:
+        for fn in rc.handlers.error:
+            fn(info, exc)
+
+
+def execute_sync(task: Task, rc: RunContext) -> None:
+    """Run one task on the calling thread; the outcome lands in `task.output` or `task.error`."""
+    node = task.node
+    scope = rc.scope(node.key, task.step)
+    token = _SCOPE.set(scope)
+    info = None
+    try:
+        value, info = _before(task, rc)
+        if node.is_passthrough:
+            out = value
+        elif node.graph is not None:
+            out = node.graph.run_nested_sync(value, rc, node.key)
+        elif rc.stream:
+            out = node.executable.transform_sync(value)  # type: ignore[union-attr]
+        else:
+            out = node.executable.invoke_sync(value)  # type: ignore[union-attr]
+        _after(task, rc, info, out, scope)
+    except Exception as exc:
+        _failed(task, rc, info, exc)
+    finally:
+        _SCOPE.reset(token)
+
+
+async def execute_async(task: Task, rc: RunContext, *, offload: bool) -> None:
+    """Run one task in invoke mode on the event loop; sync components go to a thread when `offload`."""
+    node = task.node
+    scope = rc.scope(node.key, task.step)
+    token = _SCOPE.set(scope)
+    info = None
+    try:
+        value, info = _before(task, rc)
+        if node.is_passthrough:
+            out = value
+        elif node.graph is not None:
+            out = await node.graph.run_nested_async(value, rc, node.key)
+        else:
+            executable = node.executable
+            assert executable is not None
+            if executable.has_async_invoke or not offload:
+                out = await executable.invoke_async(value)
+            else:
+                out = await asyncio.to_thread(executable.invoke_sync, value)
+        _after(task, rc, info, out, scope)
+    except Exception as exc:
+        _failed(task, rc, info, exc)
+    finally:
+        _SCOPE.reset(token)

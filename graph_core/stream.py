@@ -1,0 +1,303 @@
+"""Streams as Python iterators, with Eino's four stream operations: copy, convert, merge and concat.
+
+A stream is any iterator; an error raised by the producer reaches whoever reads that position. The graph
+needs more than plain iteration: fan-out and stream callbacks need `copy_stream` (n independent readers
+of one source, Eino's `Copy(n)`), input keys need `convert_stream` with `NO_VALUE` to drop chunks, fan-in
+needs `merge_streams` (interleave in arrival order), and anywhere a stream must become a value uses
+`concat_chunks` (Appendix A's rules). Async producers are bridged with `iterate_async` so the engine's
+stream plumbing exists once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import queue
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
+from typing import Any, Final, TypeVar
+
+from graph_core.schema import Message, concat_messages
+
+__all__ = [
+    "NO_VALUE",
+    "StreamError",
+    "concat_chunks",
+    "convert_stream",
+    "copy_stream",
+    "iterate_async",
+    "merge_streams",
+    "one_chunk",
+    "run_coroutine",
+]
+
+T = TypeVar("T")
+
+
+class _NoValue:
+    """Returned by a `convert_stream` function to drop the chunk (Eino's `ErrNoValue`)."""
+
+    _instance: _NoValue | None = None
+
+    def __new__(cls) -> _NoValue:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE: Final = _NoValue()
+
+
+class StreamError(ValueError):
+    """A stream could not be turned into a value (empty, or chunks that do not concatenate)."""
+
+
+def one_chunk(value: T) -> Iterator[T]:
+    """A stream holding exactly `value`: how invoke-only code is fed in stream mode."""
+    return iter((value,))
+
+
+class _Cell:
+    __slots__ = ("error", "filled", "next", "value")
+
+    def __init__(self) -> None:
+        self.filled = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.next: _Cell | None = None
+
+
+class _CopySource:
+    """The shared side of `copy_stream`: a linked list of pulled chunks (passed chunks are freed)."""
+
+    __slots__ = ("done", "lock", "open_readers", "source")
+
+    def __init__(self, source: Iterator[Any], readers: int) -> None:
+        self.source = source
+        self.lock = threading.Lock()
+        self.done = False
+        self.open_readers = readers
+
+    def fill(self, cell: _Cell) -> None:
+        with self.lock:
+            if cell.filled:
+                return
+            if self.done:
+                cell.error = StopIteration()
+            else:
+                try:
+                    cell.value = next(self.source)
+                except StopIteration:
+                    self.done = True
+                    cell.error = StopIteration()
+                except BaseException as exc:
+                    cell.error = exc
+                    self.done = True
+            cell.next = _Cell()
+            cell.filled = True
+
+    def release(self) -> None:
+        with self.lock:
+            self.open_readers -= 1
+            last = self.open_readers == 0
+        if last:
+            close = getattr(self.source, "close", None)
+            if close is not None:
+                close()
+
+
+class _CopyReader(Iterator[Any]):
+    __slots__ = ("_cell", "_closed", "_shared")
+
+    def __init__(self, shared: _CopySource, cell: _Cell) -> None:
+        self._shared = shared
+        self._cell = cell
+        self._closed = False
+
+    def __iter__(self) -> _CopyReader:
+        return self
+
+    def __next__(self) -> Any:
+        if self._closed:
+            raise StreamError("recv after stream closed")
+        cell = self._cell
+        if not cell.filled:
+            self._shared.fill(cell)
+        if isinstance(cell.error, StopIteration):
+            self.close()
+            raise StopIteration
+        if cell.error is not None:
+            self._cell = cell.next  # type: ignore[assignment]
+            raise cell.error
+        assert cell.next is not None
+        self._cell = cell.next
+        return cell.value
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._shared.release()
+
+
+def copy_stream(source: Iterator[T], n: int) -> list[Iterator[T]]:
+    """`n` independent readers that each see every chunk; the source closes when all readers closed.
+
+    Readers may live on different threads. Do not read `source` directly afterwards.
+    """
+    if n < 2:
+        return [source] if n == 1 else []
+    shared = _CopySource(source, n)
+    head = _Cell()
+    return [_CopyReader(shared, head) for _ in range(n)]
+
+
+def convert_stream(source: Iterator[Any], fn: Callable[[Any], Any]) -> Iterator[Any]:
+    """Map each chunk through `fn`; a chunk mapped to `NO_VALUE` is dropped silently."""
+    for chunk in source:
+        value = fn(chunk)
+        if value is not NO_VALUE:
+            yield value
+
+
+_DONE: Final = object()
+
+
+def merge_streams(sources: Sequence[Iterator[Any]]) -> Iterator[Any]:
+    """Interleave several streams in arrival order; ends when every source ended (Eino `MergeStreamReaders`).
+
+    Each source is pulled on its own thread (under a copy of the caller's context) as soon as the merged
+    stream is first read; an error from any source is raised to the reader at its arrival position.
+    """
+    if len(sources) == 1:
+        yield from sources[0]
+        return
+    inbox: queue.SimpleQueue[tuple[Any, BaseException | None]] = queue.SimpleQueue()
+
+    def pump(source: Iterator[Any]) -> None:
+        try:
+            for chunk in source:
+                inbox.put((chunk, None))
+        except BaseException as exc:
+            inbox.put((None, exc))
+        inbox.put((_DONE, None))
+
+    for source in sources:
+        ctx = contextvars.copy_context()
+        threading.Thread(target=ctx.run, args=(pump, source), daemon=True).start()
+    remaining = len(sources)
+    while remaining:
+        chunk, error = inbox.get()
+        if error is not None:
+            raise error
+        if chunk is _DONE:
+            remaining -= 1
+            continue
+        yield chunk
+
+
+def _concat_message_lists(chunks: Sequence[Sequence[Message | None]]) -> list[Message | None]:
+    width = len(chunks[0])
+    if any(len(c) != width for c in chunks):
+        raise StreamError("unexpected array length in message array concat: chunks have different lengths")
+    result: list[Message | None] = []
+    for i in range(width):
+        parts = [c[i] for c in chunks if c[i] is not None]
+        result.append(concat_messages(parts) if parts else None)  # type: ignore[arg-type]
+    return result
+
+
+def concat_chunks(chunks: Sequence[Any]) -> Any:
+    """Join stream chunks into one value with Eino's rules (Appendix A).
+
+    Messages use `concat_messages`; lists of messages concatenate index by index (None entries ignored);
+    strings join; numbers and bools keep the last value; dicts concatenate key by key, recursively;
+    anything else may have at most one non-None chunk.
+    """
+    if not chunks:
+        raise StreamError("stream reader is empty, concat fail")
+    if len(chunks) == 1:
+        return chunks[0]
+    first = next((c for c in chunks if c is not None), None)
+    if isinstance(first, Message):
+        return concat_messages([c for c in chunks if c is not None])
+    if isinstance(first, str):
+        return "".join(c for c in chunks if c is not None)
+    if isinstance(first, bool | int | float):
+        return chunks[-1]
+    if isinstance(first, list) and all(
+        isinstance(m, Message | None) for c in chunks if isinstance(c, list) for m in c
+    ):
+        return _concat_message_lists([c for c in chunks if c is not None])
+    if isinstance(first, dict):
+        grouped: dict[Any, list[Any]] = {}
+        for chunk in chunks:
+            if chunk is None:
+                continue
+            for key, value in chunk.items():
+                grouped.setdefault(key, []).append(value)
+        return {key: concat_chunks(values) for key, values in grouped.items()}
+    present = [c for c in chunks if c is not None]
+    if len(present) > 1:
+        raise StreamError(f"cannot concat multiple non-zero value of type {type(first).__name__}")
+    return present[0] if present else None
+
+
+def collect(stream: Iterable[Any]) -> Any:
+    """Read a whole stream and concatenate it."""
+    return concat_chunks(list(stream))
+
+
+def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from sync code, on this thread unless an event loop already runs here.
+
+    The coroutine sees the caller's context variables either way (the run scope follows it).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: list[Any] = []
+
+    def target() -> None:
+        try:
+            box.append((asyncio.run(coro), None))
+        except BaseException as exc:
+            box.append((None, exc))
+
+    ctx = contextvars.copy_context()
+    thread = threading.Thread(target=ctx.run, args=(target,))
+    thread.start()
+    thread.join()
+    value, error = box[0]
+    if error is not None:
+        raise error
+    return value
+
+
+def iterate_async(source: AsyncIterator[T]) -> Iterator[T]:
+    """A sync iterator over an async one, pumped by a private event loop on a helper thread."""
+    inbox: queue.SimpleQueue[tuple[Any, BaseException | None]] = queue.SimpleQueue()
+
+    async def pump() -> None:
+        try:
+            async for chunk in source:
+                inbox.put((chunk, None))
+        except BaseException as exc:
+            inbox.put((None, exc))
+        inbox.put((_DONE, None))
+
+    ctx = contextvars.copy_context()
+    started = False
+    while True:
+        if not started:
+            threading.Thread(target=ctx.run, args=(asyncio.run, pump()), daemon=True).start()
+            started = True
+        chunk, error = inbox.get()
+        if error is not None:
+            raise error
+        if chunk is _DONE:
+            return
+        yield chunk
