@@ -1,0 +1,203 @@
+"""Turn whatever flows through a graph into JSON-like values, without ever failing.
+
+Faithful where possible (pydantic models and dataclasses by field, enums by value, tuples and sets as
+lists), a marked representation otherwise (`{"$repr": ..., "$type": ...}`); recording must never crash a
+run. Redaction and string truncation happen here, during the one walk over each value.
+
+Two memos keep recording cheap and files small on long ReAct runs, where the same messages reappear in
+every step's state and in every model input:
+
+- each `Message` object is encoded once and becomes `{"$ref": n}`; its definition is handed to the
+  writer (`take_definitions`) to be written as a `value` line before the first line that uses it;
+- a list of messages seen before (same list object, grown at the end) reuses the encoded prefix.
+
+Messages already recorded are assumed not to change in place unless their role, content, tool calls or
+tool call ID change (a cheap fingerprint is compared); the engine replaces rather than edits them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import math
+import operator
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel
+
+from graph_core.schema import Message
+from inspector.recording.redact import Redaction
+
+__all__ = ["Encoder", "type_name"]
+
+_MAX_DEPTH = 64
+_LIST_MEMO_MIN = 4
+
+
+def type_name(value: Any) -> str:
+    cls = type(value)
+    module = cls.__module__
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def _fingerprint(message: Message) -> tuple[Any, ...]:
+    return (message.role, message.content, message.tool_call_id, len(message.tool_calls), message.usage)
+
+
+class Encoder:
+    """Encodes values for one run file; not thread-safe (the recorder holds its lock around it)."""
+
+    def __init__(self, *, redaction: Redaction | None = None, max_str: int = 10_000, intern: bool = True):
+        self.redaction = redaction or Redaction(keys=())
+        self.max_str = max_str
+        self.intern = intern
+        self._messages: dict[int, tuple[Message, tuple[Any, ...], dict[str, int]]] = {}
+        self._lists: dict[int, tuple[list[Any], list[Any], list[Any]]] = {}
+        self._pending: list[tuple[int, Any]] = []
+        self._next_ref = 0
+        self._stack: set[int] = set()
+
+    def encode(self, value: Any) -> Any:
+        """A JSON-like version of `value`; never raises for ordinary exceptions inside `value`."""
+        try:
+            return self._enc(value, 0)
+        except Exception as exc:  # a hostile __repr__ or property: record that, not crash
+            return {"$repr": f"<unencodable: {type(exc).__name__}: {exc}>", "$type": type_name(value)}
+
+    def take_definitions(self) -> list[tuple[int, Any]]:
+        """Message definitions created since the last call, in reference order."""
+        pending, self._pending = self._pending, []
+        return pending
+
+    # --- the walk -------------------------------------------------------------------------------
+
+    def _enc(self, value: Any, depth: int) -> Any:
+        cls = type(value)
+        if cls is str:
+            return value if len(value) <= self.max_str else self._truncated(value)
+        if value is None or cls is bool or cls is int:
+            return value
+        if cls is float:
+            return value if math.isfinite(value) else {"$repr": repr(value), "$type": "float"}
+        if cls is Message:
+            return self._message(value, depth) if self.intern else self._model(value, depth, True)
+        if depth >= _MAX_DEPTH:
+            return {"$repr": "<too deep>", "$type": type_name(value)}
+        if isinstance(value, Mapping):
+            return self._guarded(value, depth, self._mapping)
+        if cls is list:
+            return self._list(value, depth)
+        if isinstance(value, (list, tuple)):
+            return self._guarded(value, depth, self._sequence)
+        if isinstance(value, BaseModel):
+            return self._guarded(value, depth, self._model)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return self._guarded(value, depth, self._dataclass)
+        return self._other(value, depth)
+
+    def _guarded(self, value: Any, depth: int, fn: Any) -> Any:
+        key = id(value)
+        if key in self._stack:
+            return {"$repr": "<cycle>", "$type": type_name(value)}
+        self._stack.add(key)
+        try:
+            return fn(value, depth)
+        finally:
+            self._stack.discard(key)
+
+    def _truncated(self, text: str) -> dict[str, Any]:
+        return {"$truncated": "str", "length": len(text), "preview": text[: self.max_str]}
+
+    def _item(self, key: str, value: Any, depth: int) -> Any:
+        redaction = self.redaction
+        if redaction.active:
+            if redaction.masks_key(key):
+                return redaction.mask
+            if redaction.fn is not None:
+                value = redaction.fn(key, value)
+        return self._enc(value, depth + 1)
+
+    def _mapping(self, value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            key = k if type(k) is str else str(k.value if isinstance(k, enum.Enum) else k)
+            out[key] = self._item(key, v, depth)
+        return out
+
+    def _sequence(self, value: Any, depth: int) -> list[Any]:
+        return [self._enc(v, depth + 1) for v in value]
+
+    def _list(self, value: list[Any], depth: int) -> list[Any]:
+        memo = self._lists.get(id(value)) if self.intern else None
+        if memo is not None:
+            obj, items, encoded = memo
+            n = len(items)
+            if obj is value and len(value) >= n and all(map(operator.is_, value, items)):
+                if len(value) == n:
+                    return encoded
+                tail = value[n:]
+                if all(type(v) is Message for v in tail):
+                    new = encoded + [self._message(v, depth + 1) for v in tail]
+                    self._lists[id(value)] = (value, value[:], new)
+                    return new
+        encoded = self._guarded(value, depth, self._sequence)
+        if self.intern and len(value) >= _LIST_MEMO_MIN and all(type(v) is Message for v in value):
+            self._lists[id(value)] = (value, value[:], encoded)
+        return encoded
+
+    def _message(self, message: Message, depth: int) -> dict[str, int]:
+        memo = self._messages.get(id(message))
+        fingerprint = _fingerprint(message)
+        if memo is not None and memo[0] is message and memo[1] == fingerprint:
+            return memo[2]
+        ref = {"$ref": self._next_ref}
+        self._next_ref += 1
+        self._pending.append((ref["$ref"], self._model(message, depth, True)))
+        self._messages[id(message)] = (message, fingerprint, ref)
+        return ref
+
+    def _model(self, value: BaseModel, depth: int, compact: bool = False) -> Any:
+        compact = compact or type(value).__module__ == "graph_core.schema"
+        try:
+            dumped = value.model_dump(mode="json", exclude_defaults=compact, warnings=False)
+        except Exception:
+            dumped = {name: getattr(value, name, None) for name in type(value).model_fields}
+        return self._mapping(dumped, depth)
+
+    def _dataclass(self, value: Any, depth: int) -> dict[str, Any]:
+        return {
+            f.name: self._item(f.name, getattr(value, f.name, None), depth) for f in dataclasses.fields(value)
+        }
+
+    def _other(self, value: Any, depth: int) -> Any:
+        if isinstance(value, enum.Enum):
+            return self._enc(value.value, depth + 1)
+        if isinstance(value, (str, int, float)):  # subclasses of builtins
+            base = str if isinstance(value, str) else int if isinstance(value, int) else float
+            return self._enc(base(value), depth)
+        if isinstance(value, (set, frozenset)):
+            items = [self._enc(v, depth + 1) for v in value]
+            try:
+                return sorted(items)
+            except TypeError:
+                return items
+        if isinstance(value, (bytes, bytearray)):
+            preview = bytes(value[:64]).hex()
+            return {"$repr": f"<{len(value)} bytes>", "$type": type_name(value), "hex": preview}
+        if isinstance(value, (dt.datetime, dt.date, dt.time)):
+            return value.isoformat()
+        if isinstance(value, (UUID, PurePath)):
+            return str(value)
+        if isinstance(value, BaseException):
+            return {"$error": type_name(value), "message": self._enc(str(value), depth + 1)}
+        try:
+            text = repr(value)
+        except Exception as exc:
+            text = f"<unencodable: {type(exc).__name__}: {exc}>"
+        if len(text) > self.max_str:
+            text = text[: self.max_str] + "..."
+        return {"$repr": text, "$type": type_name(value)}

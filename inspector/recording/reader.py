@@ -1,0 +1,571 @@
+"""`read_run`: open a run file lazily and tolerantly.
+
+Opening indexes the file instead of parsing it: top-level `step_started`/`step_finished` lines, full
+state snapshots and `value` lines are found by scanning for their line prefixes (the writer puts `kind`,
+`path` and `full` first for this reason). A step is parsed when it is first used, and its state is
+rebuilt from the nearest full snapshot before it, with small caches in front. So a 100,000-step file
+opens in well under a second and memory stays bounded (large files are memory-mapped).
+
+Tolerance: a cut-off last line (a killed process) gives status `incomplete` and the steps that were
+complete. A corrupt line elsewhere raises `RunFileError` with its 1-based line number, at open time
+when the file is small enough to check every line (`check_limit` bytes), else when the step holding it
+is read; `lenient=True` skips corrupt lines with a `RunFileWarning` instead.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import mmap
+import re
+import warnings
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, overload
+
+from pydantic import ValidationError
+
+from graph_core.schema import Message
+from graph_core.topology import Topology
+from inspector.errors import RunFileError
+from inspector.recording.format import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    BranchDecided,
+    BudgetRecord,
+    ErrorRecord,
+    Header,
+    Interrupted,
+    NodeFailed,
+    NodeFinished,
+    NodeStarted,
+    RunFinished,
+    StepFinished,
+    StepStarted,
+    event_adapter,
+)
+from inspector.recording.statediff import apply_delta
+
+__all__ = ["NodeRun", "Run", "RunFileWarning", "RunStatus", "Step", "read_run"]
+
+RunStatus = Literal["ok", "error", "interrupted", "incomplete"]
+
+_STEP_STARTED = b'\n{"kind":"step_started","path":[],'
+_STEP_FINISHED = b'\n{"kind":"step_finished","path":[],'
+_STEP_FULL = b'\n{"kind":"step_finished","path":[],"full":true,'
+_VALUE = b'\n{"kind":"value","id":'
+_BAD_START = re.compile(rb'\n(?!\{"kind":"|\Z)')
+_CHECK_LIMIT = 32 * 1024 * 1024
+
+
+class RunFileWarning(UserWarning):
+    """A corrupt line was skipped because the run file was read with `lenient=True`."""
+
+
+@dataclass
+class NodeRun:
+    """One execution of a node (or of one tool call inside a ToolsNode) within a step.
+
+    `input`/`output` are JSON-like (messages as dicts); `error` is set when it failed; times are seconds
+    since the run started. `tools` lists the tool calls of a ToolsNode execution.
+    """
+
+    node: str
+    path: tuple[str, ...]
+    name: str = ""
+    component: str = ""
+    tool_call_id: str | None = None
+    input: Any = None
+    output: Any = None
+    error: ErrorRecord | None = None
+    started: float | None = None
+    finished: float | None = None
+    duration: float | None = None
+    tools: list[NodeRun] = field(default_factory=lambda: [])
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Step:
+    """One top-level superstep: what ran, what the branches chose, the state and budget after it."""
+
+    def __init__(self, run: Run, index: int, events: list[Any], started: StepStarted, finished: StepFinished):
+        self._run = run
+        self.position = index
+        self.events = events
+        self.started = started
+        self.finished = finished
+        self.index: int = finished.index
+        self.nodes: tuple[str, ...] = tuple(finished.nodes)
+        self.next_nodes: tuple[str, ...] = tuple(finished.next_nodes)
+        self.ended: bool = finished.ended
+        self.budget: BudgetRecord = finished.budget
+        self.budget_before: BudgetRecord = started.budget
+        self.t: float = started.t
+        self.duration: float | None = finished.duration
+        self.errors: tuple[str, ...] = tuple(finished.errors)
+        self.branches: list[BranchDecided] = [
+            e for e in events if isinstance(e, BranchDecided) and not e.path
+        ]
+        self._node_runs: list[NodeRun] | None = None
+
+    def __repr__(self) -> str:
+        return f"Step(index={self.index}, nodes={list(self.nodes)})"
+
+    @property
+    def state(self) -> Any:
+        """The state after this step (JSON-like; None for graphs without state). Treat it as read-only."""
+        return self._run.state_at(self.position)
+
+    @property
+    def node_runs(self) -> list[NodeRun]:
+        """Per-node executions of this step (nested graphs' nodes included, with longer paths)."""
+        if self._node_runs is None:
+            self._node_runs = _node_runs(self.events, self._run.resolve)
+        return self._node_runs
+
+    def node_run(self, node: str) -> NodeRun | None:
+        """The top-level execution of `node` in this step, if it ran."""
+        for run in self.node_runs:
+            if run.node == node and len(run.path) <= 1:
+                return run
+        return None
+
+    @property
+    def failed_nodes(self) -> list[NodeRun]:
+        return [r for r in self.node_runs if r.error is not None]
+
+
+def _node_runs(events: list[Any], resolve: Any) -> list[NodeRun]:
+    runs: list[NodeRun] = []
+    open_runs: dict[tuple[Any, ...], NodeRun] = {}
+    for event in events:
+        if not isinstance(event, NodeStarted | NodeFinished | NodeFailed):
+            continue
+        key = (tuple(event.path), event.node, event.component, event.tool_call_id)
+        if isinstance(event, NodeStarted):
+            run = NodeRun(
+                node=event.node,
+                path=tuple(event.path),
+                name=event.name,
+                component=event.component,
+                tool_call_id=event.tool_call_id,
+                input=resolve(event.input),
+                started=event.t,
+            )
+            open_runs[key] = run
+            parent = None
+            if event.component == "Tool":
+                parent = next(
+                    (
+                        r
+                        for r in reversed(runs)
+                        if r.node == event.node and r.path == run.path and r.finished is None
+                    ),
+                    None,
+                )
+            if parent is not None and parent is not run:
+                parent.tools.append(run)
+            else:
+                runs.append(run)
+            continue
+        run = open_runs.pop(key, None)
+        if run is None:
+            run = NodeRun(node=event.node, path=tuple(event.path), name=event.name, component=event.component)
+            run.tool_call_id = event.tool_call_id
+            runs.append(run)
+        run.finished = event.t
+        run.duration = event.duration
+        if isinstance(event, NodeFinished):
+            run.output = resolve(event.output)
+        else:
+            run.error = event.error
+    return runs
+
+
+class Steps(Sequence[Step]):
+    """The complete top-level steps of a run, parsed on demand (len, index, slice, iterate)."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+
+    def __len__(self) -> int:
+        return len(self._run._spans)  # pyright: ignore[reportPrivateUsage]
+
+    @overload
+    def __getitem__(self, i: int) -> Step: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Step]: ...
+    def __getitem__(self, i: int | slice) -> Step | list[Step]:
+        if isinstance(i, slice):
+            return [self._run.step(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"step {i} out of range (the run has {n} steps)")
+        return self._run.step(i)
+
+    def __iter__(self) -> Iterator[Step]:
+        for i in range(len(self)):
+            yield self._run.step(i)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} steps>"
+
+
+class _LRU(OrderedDict[Any, Any]):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def get_lru(self, key: Any) -> Any:
+        value = super().get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+    def put(self, key: Any, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        if len(self) > self.size:
+            self.popitem(last=False)
+
+
+class Run:
+    """A recorded run. `steps` is lazy; `state_at`/`resolve` rebuild JSON-like values on demand."""
+
+    def __init__(
+        self, path: Path, data: bytes | mmap.mmap, *, lenient: bool = False, check_limit: int
+    ) -> None:
+        self.path = path
+        self._data = data
+        self.lenient = lenient
+        self.skipped_lines: list[int] = []
+        self._skipped: set[int] = set()
+        self._step_cache = _LRU(256)
+        self._state_cache = _LRU(64)
+        self._value_cache = _LRU(50_000)
+        self.header = self._read_header()
+        self.topology: Topology | None = self.header.topology
+        self.run_id = self.header.run_id
+        self.graph_name = self.header.graph_name
+        self.started_at = self.header.started_at
+        end = self._complete_end()
+        if len(data) <= check_limit:
+            self._check_all_lines(end)
+        else:
+            self._check_line_starts(end)
+        self._index(end)
+        self._read_tail(end)
+        self.steps = Steps(self)
+
+    # --- opening --------------------------------------------------------------------------------
+
+    def _line_no(self, offset: int) -> int:
+        return self._data[:offset].count(b"\n") + 1
+
+    def _error(self, message: str, offset: int | None) -> RunFileError:
+        return RunFileError(
+            message, path=self.path, line_no=None if offset is None else self._line_no(offset)
+        )
+
+    def _read_header(self) -> Header:
+        data = self._data
+        if len(data) == 0:
+            raise RunFileError(
+                "the file is empty; a run file starts with a header line", path=self.path, line_no=1
+            )
+        nl = data.find(b"\n")
+        raw = data[: nl if nl >= 0 else len(data)]
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            raise RunFileError(
+                "the first line is not JSON; this is not a graph-inspector run file "
+                "(JSON Lines with a header)",
+                path=self.path,
+                line_no=1,
+            ) from None
+        if not isinstance(obj, dict) or obj.get("kind") != "header" or obj.get("format") != FORMAT_NAME:  # pyright: ignore[reportUnknownMemberType]
+            raise RunFileError(
+                f"the first line is not a `{FORMAT_NAME}` header; "
+                "this is not a run file written by the inspector",
+                path=self.path,
+                line_no=1,
+            )
+        version = obj.get("version")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            raise RunFileError(
+                f"format version {version} is newer than this inspector reads ({FORMAT_VERSION}); upgrade it",
+                path=self.path,
+                line_no=1,
+            )
+        try:
+            return Header.model_validate(obj)
+        except ValidationError as exc:
+            raise RunFileError(
+                f"the header is malformed: {_first_error(exc)}", path=self.path, line_no=1
+            ) from None
+
+    def _complete_end(self) -> int:
+        """Offset just past the last complete line; a cut-off tail (no newline, or not JSON) is ignored."""
+        data = self._data
+        size = len(data)
+        self.cut_off = False
+        if data[size - 1 : size] != b"\n":
+            self.cut_off = True
+            return data.rfind(b"\n") + 1
+        start = data.rfind(b"\n", 0, size - 1) + 1
+        if start > 0:
+            try:
+                json.loads(data[start:size])
+            except ValueError:
+                self.cut_off = True
+                return start
+        return size
+
+    def _check_all_lines(self, end: int) -> None:
+        data = self._data
+        pos = data.find(b"\n") + 1
+        while 0 < pos < end:
+            nl = data.find(b"\n", pos)
+            line = data[pos:nl]
+            ok = line.startswith(b'{"kind":"')
+            if ok:
+                try:
+                    obj = json.loads(line)
+                    ok = isinstance(obj, dict)
+                except ValueError:
+                    ok = False
+            if not ok:
+                self._corrupt(pos, "is not a JSON event line")
+            pos = nl + 1
+
+    def _check_line_starts(self, end: int) -> None:
+        for match in _BAD_START.finditer(self._data, 0, end - 1):
+            self._corrupt(match.start() + 1, "does not start like an event line")
+
+    def _corrupt(self, offset: int, what: str) -> None:
+        line_no = self._line_no(offset)
+        if not self.lenient:
+            raise RunFileError(
+                f"line {line_no} {what}; the file is corrupt in the middle (a cut-off last line would be "
+                "fine). Read it with `read_run(path, lenient=True)` to skip bad lines.",
+                path=self.path,
+                line_no=line_no,
+            )
+        self.skipped_lines.append(line_no)
+        self._skipped.add(offset)
+        warnings.warn(f"{self.path}:{line_no}: skipped a corrupt line", RunFileWarning, stacklevel=4)
+
+    def _find_all(self, needle: bytes, end: int) -> list[int]:
+        data = self._data
+        out: list[int] = []
+        pos = data.find(needle, 0, end)
+        while pos >= 0:
+            out.append(pos + 1)
+            pos = data.find(needle, pos + 1, end)
+        return out
+
+    def _index(self, end: int) -> None:
+        starts = self._find_all(_STEP_STARTED, end)
+        finishes = self._find_all(_STEP_FINISHED, end)
+        full = set(self._find_all(_STEP_FULL, end))
+        self._values = self._find_all(_VALUE, end)
+        spans: list[tuple[int, int]] = []
+        j = 0
+        for k, s in enumerate(starts):
+            limit = starts[k + 1] if k + 1 < len(starts) else end
+            while j < len(finishes) and finishes[j] < s:
+                j += 1
+            if j < len(finishes) and finishes[j] < limit:
+                spans.append((s, finishes[j]))
+                j += 1
+        self._spans = spans
+        self._full = [i for i, (_, f) in enumerate(spans) if f in full]
+
+    def _read_tail(self, end: int) -> None:
+        self.status: RunStatus = "incomplete"
+        self.output: Any = None
+        self.error: ErrorRecord | None = None
+        self.interrupt: Interrupted | None = None
+        self.duration: float | None = None
+        data = self._data
+        if end <= 0:
+            return
+        last = data.rfind(b"\n", 0, end - 1) + 1
+        event = self._parse_at(last) if last > 0 else None
+        if isinstance(event, RunFinished):
+            self.status = event.status
+            self.output = self.resolve(event.output)
+            self.error = event.error
+            self.duration = event.duration
+            before = data.rfind(b"\n", 0, last - 1) + 1
+            previous = self._parse_at(before) if before > 0 else None
+            if isinstance(previous, Interrupted):
+                self.interrupt = previous
+        elif isinstance(event, Interrupted):
+            self.interrupt = event
+
+    # --- lazy parsing ---------------------------------------------------------------------------
+
+    def _line_end(self, offset: int) -> int:
+        nl = self._data.find(b"\n", offset)
+        return len(self._data) if nl < 0 else nl
+
+    def _parse_at(self, offset: int) -> Any:
+        raw = self._data[offset : self._line_end(offset)]
+        try:
+            return event_adapter.validate_json(raw)
+        except ValidationError as exc:
+            self._corrupt(offset, f"is not a valid event ({_first_error(exc)})")
+            return None
+
+    def step(self, i: int) -> Step:
+        cached = self._step_cache.get_lru(i)
+        if cached is not None:
+            return cached
+        start, finish = self._spans[i]
+        events: list[Any] = []
+        pos = start
+        while pos <= finish:
+            end = self._line_end(pos)
+            if self._data[pos : pos + 15] != b'{"kind":"value"' and pos not in self._skipped:
+                event = self._parse_at(pos)
+                if event is not None:
+                    events.append(event)
+            pos = end + 1
+        started, finished = events[0], events[-1]
+        if not isinstance(started, StepStarted) or not isinstance(finished, StepFinished):
+            raise self._error("a step's first or last line is not a step event", start)
+        step = Step(self, i, events[1:-1], started, finished)
+        self._step_cache.put(i, step)
+        return step
+
+    def _finished_line(self, i: int) -> StepFinished:
+        cached = self._step_cache.get_lru(i)
+        if cached is not None:
+            return cached.finished
+        event = self._parse_at(self._spans[i][1])
+        if not isinstance(event, StepFinished):
+            raise self._error("expected a step_finished line", self._spans[i][1])
+        return event
+
+    def raw_state_at(self, i: int) -> Any:
+        """The state after step `i` as stored (messages still `{"$ref": n}`)."""
+        if not 0 <= i < len(self._spans):
+            raise IndexError(f"step {i} out of range (the run has {len(self._spans)} steps)")
+        k = bisect.bisect_right(self._full, i) - 1
+        if k < 0:
+            return None
+        base = self._full[k]
+        j = i
+        while j > base and self._state_cache.get_lru(("raw", j)) is None:
+            j -= 1
+        if j == base:
+            cached = self._state_cache.get_lru(("raw", j))
+            value = cached[0] if cached is not None else self._finished_line(base).state
+        else:
+            value = self._state_cache.get_lru(("raw", j))[0]
+        for n in range(j + 1, i + 1):
+            finished = self._finished_line(n)
+            value = finished.state if finished.full else apply_delta(value, finished.delta or [])
+        self._state_cache.put(("raw", i), (value,))
+        return value
+
+    def state_at(self, i: int) -> Any:
+        """The state after step `i` (0-based position in `steps`), JSON-like, shared: do not mutate."""
+        cached = self._state_cache.get_lru(("resolved", i))
+        if cached is not None:
+            return cached[0]
+        value = self.resolve(self.raw_state_at(i))
+        self._state_cache.put(("resolved", i), (value,))
+        return value
+
+    def value(self, ref: int) -> Any:
+        """The stored value with id `ref` (a `value` line)."""
+        cached = self._value_cache.get_lru(ref)
+        if cached is not None:
+            return cached[0]
+        if not 0 <= ref < len(self._values):
+            raise self._error(f"reference to value {ref}, which the file does not define", None)
+        offset = self._values[ref]
+        try:
+            obj = json.loads(self._data[offset : self._line_end(offset)])
+            value = obj["value"]
+        except (ValueError, KeyError):
+            raise self._error("a value line is corrupt", offset) from None
+        self._value_cache.put(ref, (value,))
+        return value
+
+    def resolve(self, value: Any) -> Any:
+        """`value` with every `{"$ref": n}` replaced by the stored value."""
+        if type(value) is dict:
+            if "$ref" in value and len(value) == 1:  # pyright: ignore[reportUnknownArgumentType]
+                return self.value(value["$ref"])
+            return {k: self.resolve(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+        if type(value) is list:
+            return [self.resolve(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+        return value
+
+    def messages_at(self, i: int) -> list[Message]:
+        """Messages in the state after step `i` (its `messages` key), as `Message` objects."""
+        return to_messages(self.state_at(i))
+
+    def __repr__(self) -> str:
+        return f"Run({str(self.path)!r}, status={self.status!r}, steps={len(self.steps)})"
+
+
+def to_messages(state: Any) -> list[Message]:
+    """`Message` objects from a JSON-like state's `messages`/`Messages` list; [] if there is none."""
+    if not isinstance(state, dict):
+        return []
+    raw = state.get("messages", state.get("Messages"))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(raw, list):
+        return []
+    out: list[Message] = []
+    for item in raw:  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(item, dict) and "role" in item:
+            try:
+                out.append(Message.model_validate(item))
+            except ValidationError:
+                continue
+    return out
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return str(exc)
+    first = errors[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
+
+
+def read_run(path: str | Path, *, lenient: bool = False, check_limit: int = _CHECK_LIMIT) -> Run:
+    """Open the run file at `path`.
+
+    Raises `RunFileError` (a `ValueError`) when the file is missing, not a run file, of a newer format
+    version, or corrupt in the middle (with `.line_no`). Files up to `check_limit` bytes have every line
+    checked now; larger ones are checked as steps are read.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            size = path.stat().st_size
+            if size <= check_limit or size == 0:
+                data: bytes | mmap.mmap = handle.read()
+            else:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except FileNotFoundError:
+        raise RunFileError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise RunFileError("is a directory, not a run file", path=path) from None
+    except OSError as exc:
+        raise RunFileError(f"cannot be read: {exc.strerror or exc}", path=path) from None
+    return Run(path, data, lenient=lenient, check_limit=check_limit)

@@ -1,0 +1,168 @@
+"""State deltas between steps: how a run file stores state without growing quadratically.
+
+Two vocabularies live here, one for the file and one for people:
+
+- `delta(old, new)` / `apply_delta(value, ops)`: compact ops stored in `step_finished` lines,
+  `["set", path, value]`, `["del", path]` and `["append", path, items]`; a list that grew at its end is
+  stored as an append, so a message history costs one message per step, not the whole history.
+- `changes(old, new)`: `Change` records for the replay model and `inspector show`: `added`, `removed`,
+  `changed` and `appended` (one per appended list item, path ending with its index).
+
+Both work on JSON-like values and short-circuit on identity, which the encoder's memos make common.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = ["Change", "ChangeOp", "Path", "apply_delta", "changes", "delta"]
+
+Path = tuple[str | int, ...]
+ChangeOp = Literal["added", "removed", "changed", "appended"]
+
+
+def delta(old: Any, new: Any) -> list[list[Any]]:
+    """Ops that turn `old` into `new` (both JSON-like)."""
+    ops: list[list[Any]] = []
+    _delta(old, new, [], ops)
+    return ops
+
+
+def _delta(old: Any, new: Any, path: list[Any], ops: list[list[Any]]) -> None:
+    if old is new:
+        return
+    if type(old) is dict and type(new) is dict:
+        if _is_marker(old) or _is_marker(new):
+            if old != new:
+                ops.append(["set", list(path), new])
+            return
+        for key, value in new.items():
+            if key in old:
+                _delta(old[key], value, [*path, key], ops)
+            else:
+                ops.append(["set", [*path, key], value])
+        ops.extend(["del", [*path, key]] for key in old if key not in new)
+        return
+    if type(old) is list and type(new) is list:
+        n = len(old)
+        if len(new) >= n and new[:n] == old:
+            if len(new) > n:
+                ops.append(["append", list(path), new[n:]])
+            return
+        if len(new) == n:
+            for i, (a, b) in enumerate(zip(old, new, strict=True)):
+                _delta(a, b, [*path, i], ops)
+            return
+        ops.append(["set", list(path), new])
+        return
+    if type(old) is not type(new) or old != new:
+        ops.append(["set", list(path), new])
+
+
+def _is_marker(value: dict[str, Any]) -> bool:
+    return "$ref" in value or "$repr" in value or "$truncated" in value
+
+
+def apply_delta(value: Any, ops: list[list[Any]]) -> Any:
+    """`value` with `ops` applied; copy-on-write along each path, so `value` itself is never changed."""
+    for op in ops:
+        kind, path = op[0], op[1]
+        if not path:
+            if kind == "set":
+                value = op[2]
+            elif kind == "append":
+                value = [*value, *op[2]]
+            else:
+                value = None
+            continue
+        root = _copy(value)
+        parent = root
+        for key in path[:-1]:
+            child = _copy(parent[key])
+            parent[key] = child
+            parent = child
+        last = path[-1]
+        if kind == "set":
+            if type(parent) is list and last == len(parent):
+                parent.append(op[2])
+            else:
+                parent[last] = op[2]
+        elif kind == "del":
+            del parent[last]
+        elif kind == "append":
+            parent[last] = [*parent[last], *op[2]]
+        else:
+            raise ValueError(f"unknown state delta op `{kind}`")
+        value = root
+    return value
+
+
+def _copy(value: Any) -> Any:
+    if type(value) is dict:
+        return dict(value)
+    if type(value) is list:
+        return list(value)
+    raise ValueError(f"state delta path goes through a {type(value).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference between two states: `path` from the root (keys and list indexes)."""
+
+    path: Path
+    op: ChangeOp
+    old: Any = None
+    new: Any = None
+
+    @property
+    def path_text(self) -> str:
+        return format_path(self.path)
+
+
+def format_path(path: Path) -> str:
+    """`messages[3].content` style, for people."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(root)"
+
+
+def changes(old: Any, new: Any) -> list[Change]:
+    """What changed from `old` to `new`, as `Change` records in path order."""
+    out: list[Change] = []
+    _changes(old, new, (), out)
+    return out
+
+
+def _changes(old: Any, new: Any, path: Path, out: list[Change]) -> None:
+    if old is new:
+        return
+    if type(old) is dict and type(new) is dict:
+        for key, value in new.items():
+            if key in old:
+                _changes(old[key], value, (*path, key), out)
+            else:
+                out.append(Change((*path, key), "added", None, value))
+        out.extend(
+            Change((*path, key), "removed", value, None) for key, value in old.items() if key not in new
+        )
+        return
+    if type(old) is list and type(new) is list:
+        n = len(old)
+        common = min(n, len(new))
+        if len(new) > n and new[:n] == old:
+            out.extend(Change((*path, i), "appended", None, new[i]) for i in range(n, len(new)))
+            return
+        for i in range(common):
+            _changes(old[i], new[i], (*path, i), out)
+        out.extend(Change((*path, i), "removed", old[i], None) for i in range(common, n))
+        out.extend(Change((*path, i), "added", None, new[i]) for i in range(common, len(new)))
+        return
+    if old is None and new is not None and not path:
+        out.append(Change(path, "added", None, new))
+    elif type(old) is not type(new) or old != new:
+        out.append(Change(path, "changed", old, new))

@@ -1,0 +1,286 @@
+"""`Replay`: a pure model of stepping through a recorded run (no Textual; the TUI only draws it).
+
+Positions are 0-based indexes into `run.steps` (equal to the step index in a top-level run). The cursor
+is always a valid position of a run with at least one step; a run without steps has cursor 0 and
+`current` None. Everything else (states, diffs, visits, search, breakpoints) is computed from the run
+on demand, so a replay over a 100,000-step file costs no more to open than the file itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from graph_core.schema import Message
+from graph_core.topology import END, START
+from inspector.recording.format import BudgetRecord
+from inspector.recording.reader import Run, Step, to_messages
+from inspector.recording.statediff import Change, Path, changes
+
+__all__ = ["Change", "Replay", "StatePredicate"]
+
+StatePredicate = Callable[[Any], bool]
+_MISSING = object()
+
+
+def _parse_path(path: str | Iterable[str | int]) -> Path:
+    if isinstance(path, str):
+        return tuple(
+            int(p) if p.isdigit() else p for p in path.replace("[", ".").replace("]", "").split(".") if p
+        )
+    return tuple(path)
+
+
+def _get(value: Any, path: Path) -> Any:
+    for part in path:
+        if isinstance(value, dict):
+            if part not in value:
+                return _MISSING
+            value = value[part]  # pyright: ignore[reportUnknownVariableType]
+        elif isinstance(value, list) and isinstance(part, int) and -len(value) <= part < len(value):  # pyright: ignore[reportUnknownArgumentType]
+            value = value[part]  # pyright: ignore[reportUnknownVariableType]
+        else:
+            return _MISSING
+    return value  # pyright: ignore[reportUnknownVariableType]
+
+
+class Replay:
+    """A cursor over `run.steps` with the questions a debugger asks of a recorded run."""
+
+    def __init__(self, run: Run, *, cursor: int = 0) -> None:
+        self.run = run
+        self.cursor = 0
+        self._breakpoints: set[str] = set()
+        self._predicates: list[StatePredicate] = []
+        self.go(cursor)
+
+    def __len__(self) -> int:
+        return len(self.run.steps)
+
+    @property
+    def current(self) -> Step | None:
+        return self.run.steps[self.cursor] if len(self) else None
+
+    # --- moving ---------------------------------------------------------------------------------
+
+    def go(self, i: int) -> int:
+        """Move to position `i` (negative counts from the end), clamped to the run; returns the cursor."""
+        n = len(self)
+        if i < 0:
+            i += n
+        self.cursor = max(0, min(i, n - 1)) if n else 0
+        return self.cursor
+
+    def forward(self) -> int:
+        return self.go(self.cursor + 1)
+
+    def back(self) -> int:
+        return self.go(max(self.cursor - 1, 0))
+
+    def first(self) -> int:
+        return self.go(0)
+
+    def last(self) -> int:
+        return self.go(len(self) - 1)
+
+    # --- state ----------------------------------------------------------------------------------
+
+    def state_at(self, i: int) -> Any:
+        """State after step `i`; None for graphs without state. Shared with the run: do not mutate."""
+        return self.run.state_at(self._pos(i))
+
+    def _pos(self, i: int) -> int:
+        n = len(self)
+        j = i + n if i < 0 else i
+        if not 0 <= j < n:
+            raise IndexError(f"step {i} out of range (the run has {n} steps)")
+        return j
+
+    def diff(self, a: int, b: int) -> list[Change]:
+        """What changed in state from after step `a` to after step `b`; `a = -1` means before the run."""
+        old = None if a == -1 else self.state_at(a)
+        return changes(old, self.state_at(b))
+
+    def changes_at(self, i: int) -> list[Change]:
+        """What step `i` changed in state."""
+        return self.diff(self._pos(i) - 1, i)
+
+    def messages_at(self, i: int) -> list[Message]:
+        """Messages in the state after step `i` (the state's `messages` key), else []."""
+        return to_messages(self.state_at(i))
+
+    def budget_series(self) -> list[BudgetRecord]:
+        """The budget after every step, in order."""
+        return [step.budget for step in self.run.steps]
+
+    # --- visits and paths -----------------------------------------------------------------------
+
+    def visit_counts(self, upto: int | None = None) -> dict[str, int]:
+        """How many times each node ran in steps 0..`upto` (inclusive; default: the cursor)."""
+        last = self.cursor if upto is None else self._pos(upto)
+        counts: dict[str, int] = {}
+        for i in range(last + 1):
+            for node in self.run.steps[i].nodes:
+                counts[node] = counts.get(node, 0) + 1
+        return counts
+
+    def executed_path(self, upto: int | None = None) -> tuple[set[str], set[tuple[str, str]]]:
+        """Nodes that ran and edges taken in steps 0..`upto` (START and END included when reached).
+
+        Edges come from branch decisions and from topology edges between consecutive steps' nodes.
+        """
+        if not len(self):
+            return set(), set()
+        last = self.cursor if upto is None else self._pos(upto)
+        edge_set = self._edge_set()
+        nodes: set[str] = {START}
+        taken: set[tuple[str, str]] = set()
+        previous: tuple[str, ...] = (START,)
+        for i in range(last + 1):
+            step = self.run.steps[i]
+            branch_targets: set[tuple[str, str]] = set()
+            for source, targets in self._chosen(i - 1):
+                branch_targets.update((source, t) for t in targets)
+            for node in step.nodes:
+                nodes.add(node)
+                sources = [p for p in previous if (p, node) in edge_set or (p, node) in branch_targets]
+                taken.update((p, node) for p in sources)
+            if step.ended:
+                ends = {(s, t) for s, ts in self._chosen(i) for t in ts if t == END}
+                ends.update((n, END) for n in step.nodes if (n, END) in edge_set)
+                if ends:
+                    nodes.add(END)
+                    taken.update(ends)
+            previous = step.nodes
+        return nodes, taken
+
+    def _edge_set(self) -> set[tuple[str, str]]:
+        topology = self.run.topology
+        if topology is None:
+            return set()
+        return {(e.source, e.target) for e in topology.edges if e.kind == "edge"}
+
+    def _chosen(self, i: int) -> list[tuple[str, tuple[str, ...]]]:
+        if i < 0:
+            return []
+        return [(b.source, tuple(b.chosen)) for b in self.run.steps[i].branches]
+
+    def next_visit(self, node: str) -> int | None:
+        """The next position after the cursor where `node` runs."""
+        for i in range(self.cursor + 1, len(self)):
+            if node in self.run.steps[i].nodes:
+                return i
+        return None
+
+    def prev_visit(self, node: str) -> int | None:
+        """The previous position before the cursor where `node` ran."""
+        for i in range(self.cursor - 1, -1, -1):
+            if node in self.run.steps[i].nodes:
+                return i
+        return None
+
+    def next_change(self, path: str | Iterable[str | int]) -> int | None:
+        """The next position after the cursor whose step changed the state at `path`.
+
+        `path` is a tuple of keys and indexes, or text like `"messages"` or `"a.b[2]"`."""
+        key = _parse_path(path)
+        before = _get(self.state_at(self.cursor), key) if len(self) else _MISSING
+        for i in range(self.cursor + 1, len(self)):
+            now = _get(self.state_at(i), key)
+            if now is not before and now != before:
+                return i
+            before = now
+        return None
+
+    # --- search ---------------------------------------------------------------------------------
+
+    def search(self, text: str) -> list[int]:
+        """Positions whose step matches `text` (any case): a node key, a node's output, a state key or
+        value that the step changed (messages included), or an error message."""
+        needle = text.lower()
+        if not needle:
+            return []
+        hits: list[int] = []
+        for i, step in enumerate(self.run.steps):
+            if self._matches(i, step, needle):
+                hits.append(i)
+        return hits
+
+    def _matches(self, i: int, step: Step, needle: str) -> bool:
+        if any(needle in node.lower() for node in step.nodes):
+            return True
+        for node_run in step.node_runs:
+            if node_run.error is not None and needle in node_run.error.message.lower():
+                return True
+            if node_run.output is not None and needle in _text(node_run.output).lower():
+                return True
+        for change in self.changes_at(i):
+            if any(needle in str(p).lower() for p in change.path):
+                return True
+            if needle in _text(change.new).lower():
+                return True
+        return False
+
+    # --- breakpoints ----------------------------------------------------------------------------
+
+    @property
+    def breakpoints(self) -> frozenset[str]:
+        return frozenset(self._breakpoints)
+
+    def add_breakpoint(self, node: str) -> None:
+        self._breakpoints.add(node)
+
+    def remove_breakpoint(self, node: str) -> None:
+        self._breakpoints.discard(node)
+
+    def toggle_breakpoint(self, node: str) -> bool:
+        """Flip the breakpoint on `node`; returns whether it is now set."""
+        if node in self._breakpoints:
+            self._breakpoints.discard(node)
+            return False
+        self._breakpoints.add(node)
+        return True
+
+    def add_predicate(self, predicate: StatePredicate) -> StatePredicate:
+        """Break where `predicate(state_after_step)` is true; returns it, for `remove_predicate`."""
+        self._predicates.append(predicate)
+        return predicate
+
+    def remove_predicate(self, predicate: StatePredicate) -> None:
+        self._predicates = [p for p in self._predicates if p is not predicate]
+
+    def clear_breakpoints(self) -> None:
+        self._breakpoints.clear()
+        self._predicates.clear()
+
+    def hits(self, i: int) -> bool:
+        """Whether position `i` stops a `continue_()`."""
+        step = self.run.steps[i]
+        if self._breakpoints.intersection(step.nodes):
+            return True
+        if self._predicates:
+            state = self.state_at(i)
+            for predicate in self._predicates:
+                try:
+                    if predicate(state):
+                        return True
+                except Exception:  # a predicate that does not fit this state simply does not match
+                    continue
+        return False
+
+    def continue_(self) -> int | None:
+        """Move to the next position after the cursor that hits a breakpoint; None (cursor kept) if none."""
+        for i in range(self.cursor + 1, len(self)):
+            if self.hits(i):
+                return self.go(i)
+        return None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)

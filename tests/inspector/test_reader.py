@@ -1,0 +1,161 @@
+"""read_run: header checks, tolerance of cut-off tails, corrupt lines, laziness."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.recording import Recorder, RunFileError, RunFileWarning, read_run
+from inspector.recording.synthetic import react_topology, simulate_react
+
+
+def _clock() -> Any:
+    ticks = itertools.count()
+    return lambda: 1_700_000_000.0 + next(ticks) * 0.25
+
+
+@pytest.fixture
+def run_file(tmp_path: Path) -> Path:
+    path = tmp_path / "run.jsonl"
+    simulate_react(Recorder(path, topology=react_topology(), clock=_clock(), run_id="r1"), 3)
+    return path
+
+
+def test_contract_fields(run_file: Path) -> None:
+    run = read_run(run_file)
+    assert run.status == "ok"
+    assert run.topology is not None and run.topology.name == "ReActAgent"
+    assert [e.source for e in run.topology.back_edges] == ["tools"]
+    assert run.output["content"] == "It is sunny in Paris."
+    assert run.error is None
+    assert len(run.steps) == 7
+    assert [s.index for s in run.steps] == list(range(7))
+    assert [s.nodes for s in run.steps] == [("chat",), ("tools",)] * 3 + [("chat",)]
+    for step in run.steps:
+        assert step.budget.steps_used == step.index + 1
+        assert step.budget.steps_max == 7
+        assert step.budget.steps_remaining == 7 - step.index - 1
+    assert run.steps[-1].state["messages"][0] == {"role": "user", "content": "What is the weather in Paris?"}
+    assert run.steps[-1].state["return_directly_tool_call_id"] == ""
+
+
+def test_steps_expose_node_runs_branches_and_durations(run_file: Path) -> None:
+    run = read_run(run_file)
+    chat = run.steps[0].node_run("chat")
+    assert chat is not None and chat.component == "ChatModel" and chat.duration == 0.25
+    assert chat.input == [{"role": "user", "content": "What is the weather in Paris?"}]
+    assert chat.output["tool_calls"][0]["name"] == "get_weather"
+    tools = run.steps[1].node_run("tools")
+    assert tools is not None and [t.tool_call_id for t in tools.tools] == ["call_0"]
+    assert tools.tools[0].output == "sunny, 20 C"
+    assert [(b.source, b.chosen) for b in run.steps[0].branches] == [("chat", ["tools"])]
+    assert run.steps[0].duration is not None and run.steps[0].duration > 0
+    assert run.header.input == [{"$ref": 0}] and run.resolve(run.header.input)[0]["role"] == "user"
+
+
+def test_cut_off_last_line_means_incomplete(run_file: Path) -> None:
+    data = run_file.read_bytes()
+    lines = data.splitlines(keepends=True)
+    # cut in the middle of the 4th step's last line: steps 0..2 survive
+    fourth_end = [i for i, line in enumerate(lines) if line.startswith(b'{"kind":"step_finished"')][3]
+    cut = b"".join(lines[:fourth_end]) + lines[fourth_end][:30]
+    run_file.write_bytes(cut)
+    run = read_run(run_file)
+    assert run.status == "incomplete"
+    assert len(run.steps) == 3
+    assert run.output is None
+
+
+def test_cut_off_file_without_final_newline_is_incomplete(run_file: Path) -> None:
+    data = run_file.read_bytes()
+    run_file.write_bytes(data[:-1])  # the run_finished line lost its newline: still not trusted as complete
+    assert read_run(run_file).status == "incomplete"
+
+
+def test_corrupt_middle_line_names_its_line(run_file: Path) -> None:
+    lines = run_file.read_text().splitlines(keepends=True)
+    lines[5] = '{"kind":"node_started", garbage\n'
+    run_file.write_text("".join(lines))
+    with pytest.raises(RunFileError) as info:
+        read_run(run_file)
+    assert info.value.line_no == 6
+    assert isinstance(info.value, ValueError)
+    assert f"{run_file}:6:" in str(info.value)
+
+
+def test_lenient_mode_skips_corrupt_lines_with_a_warning(run_file: Path) -> None:
+    lines = run_file.read_text().splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if line.startswith('{"kind":"branch_decided"'))
+    lines[index] = "not json at all\n"
+    run_file.write_text("".join(lines))
+    with pytest.warns(RunFileWarning):
+        run = read_run(run_file, lenient=True)
+    assert run.skipped_lines == [index + 1]
+    assert run.status == "ok" and len(run.steps) == 7
+    assert run.steps[0].branches == []
+
+
+def test_large_files_check_line_starts_at_open_and_the_rest_on_access(run_file: Path) -> None:
+    lines = run_file.read_text().splitlines(keepends=True)
+    bad = next(i for i, line in enumerate(lines) if line.startswith('{"kind":"node_finished"'))
+    lines[bad] = lines[bad].replace('"output":', '"output"', 1)  # still starts like an event line
+    run_file.write_text("".join(lines))
+    run = read_run(run_file, check_limit=0)  # memory-mapped, indexed, not fully parsed
+    assert len(run.steps) == 7
+    with pytest.raises(RunFileError) as info:
+        _ = run.steps[0].node_runs
+    assert info.value.line_no == bad + 1
+    lines[bad] = "junk\n"
+    run_file.write_text("".join(lines))
+    with pytest.raises(RunFileError) as info:
+        read_run(run_file, check_limit=0)
+    assert info.value.line_no == bad + 1
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"", "empty"),
+        (b"hello\n", "not JSON"),
+        (b'{"kind":"header","format":"other"}\n', "not a `graph-inspector-run` header"),
+        (b'{"kind":"header","format":"graph-inspector-run","version":99}\n', "newer"),
+    ],
+)
+def test_not_a_run_file(tmp_path: Path, content: bytes, needle: str) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(RunFileError) as info:
+        read_run(path)
+    assert needle in str(info.value) and info.value.line_no == 1
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(RunFileError, match="no such file"):
+        read_run(tmp_path / "nope.jsonl")
+
+
+def test_header_only_file_is_an_incomplete_run(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    header = {
+        "kind": "header",
+        "format": "graph-inspector-run",
+        "version": 1,
+        "run_id": "x",
+        "started_at": "t",
+    }
+    path.write_text(json.dumps(header) + "\n")
+    run = read_run(path)
+    assert run.status == "incomplete" and len(run.steps) == 0 and run.topology is None
+
+
+def test_steps_sequence_behaves_like_a_sequence(run_file: Path) -> None:
+    steps = read_run(run_file).steps
+    assert steps[-1].index == 6
+    assert [s.index for s in steps[1:3]] == [1, 2]
+    with pytest.raises(IndexError):
+        steps[7]
+    assert steps[2] is steps[2]  # cached
