@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import traceback
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -543,3 +546,25 @@ def test_every_error_is_a_chat_model_error() -> None:
         ToolCallArgumentsError,
     ):
         assert issubclass(cls, ChatModelError)
+
+
+def test_one_model_serves_concurrent_callers(server: ChatServer, model: OpenAIChatModel) -> None:
+    server.script(*[Reply.json(completion("same")) for _ in range(16)])
+    bound = [model.with_tools([WEATHER]) for _ in range(4)]
+
+    def call(i: int) -> str:
+        return bound[i % 4].generate([Message.user(f"q{i}")]).content
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(call, range(16)))
+
+    assert answers == ["same"] * 16
+    assert sorted(r.body["messages"][0]["content"] for r in server.requests) == sorted(
+        f"q{i}" for i in range(16)
+    )
+    assert model.tools == ()
+
+
+def test_importing_graph_core_models_does_not_import_httpx() -> None:
+    code = "import sys, graph_core.models; assert 'httpx' not in sys.modules, 'httpx imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
