@@ -137,6 +137,8 @@ class CompiledGraph:
             frame=frame,
             cancel_event=cancel_event,
             nested=nested,
+            # observers (the inspector's Recorder) read the graph's shape from the run scope
+            extras={"compiled": self},
         )
         return rc, data
 
