@@ -1,0 +1,115 @@
+"""A character canvas whose lines are stored as directions, so crossings and junctions compose.
+
+Routing code says "this cell connects north and south, dashed" and never picks glyphs itself; two routes
+through one cell merge into the right junction (`┼`, `├`, ...). Text, borders and arrow heads are fixed
+characters that win over lines. Columns are terminal cells: a wide character (CJK, most emoji) takes
+two, the second holding an empty string.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+__all__ = ["Canvas", "E", "N", "S", "W", "cell_width"]
+
+N, S, E, W = 1, 2, 4, 8
+_ALL = N | S | E | W
+
+_LIGHT = {
+    N: "│", S: "│", N | S: "│", E: "─", W: "─", E | W: "─",
+    S | E: "╭", S | W: "╮", N | E: "╰", N | W: "╯",
+    N | S | E: "├", N | S | W: "┤", E | W | S: "┬", E | W | N: "┴", _ALL: "┼",
+}  # fmt: skip
+_HEAVY = {
+    N: "┃", S: "┃", N | S: "┃", E: "━", W: "━", E | W: "━",
+    S | E: "┏", S | W: "┓", N | E: "┗", N | W: "┛",
+    N | S | E: "┣", N | S | W: "┫", E | W | S: "┳", E | W | N: "┻", _ALL: "╋",
+}  # fmt: skip
+_DASHED = {(False, True): "┆", (False, False): "╌", (True, True): "┇", (True, False): "┅"}
+
+
+def cell_width(text: str) -> int:
+    """Terminal cells `text` occupies: wide East Asian characters count 2, combining marks 0."""
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+@dataclass
+class _Line:
+    mask: int = 0
+    dashed: bool = True
+    heavy_vertical: bool = False
+    heavy_horizontal: bool = False
+
+
+@dataclass
+class Canvas:
+    """A growable grid; `put` writes fixed characters, `connect` adds line directions to a cell."""
+
+    fixed: dict[tuple[int, int], str] = field(default_factory=dict)
+    lines: dict[tuple[int, int], _Line] = field(default_factory=dict)
+    height: int = 0
+    width: int = 0
+
+    def _grow(self, row: int, col: int) -> None:
+        self.height = max(self.height, row + 1)
+        self.width = max(self.width, col + 1)
+
+    def put(self, row: int, col: int, text: str) -> int:
+        """Write `text` from (row, col); return the column after it."""
+        for ch in text:
+            w = cell_width(ch)
+            if w == 0:
+                continue
+            self.fixed[(row, col)] = ch
+            if w == 2:
+                self.fixed[(row, col + 1)] = ""
+            col += w
+        self._grow(row, col - 1)
+        return col
+
+    def connect(self, row: int, col: int, mask: int, *, dashed: bool = False, heavy: bool = False) -> None:
+        line = self.lines.setdefault((row, col), _Line())
+        line.mask |= mask
+        line.dashed = line.dashed and dashed
+        if mask & (N | S):
+            line.heavy_vertical = line.heavy_vertical or heavy
+        if mask & (E | W):
+            line.heavy_horizontal = line.heavy_horizontal or heavy
+        self._grow(row, col)
+
+    def blit(self, other: Canvas, row: int, col: int) -> None:
+        """Copy another canvas (a nested drawing) with its top-left corner at (row, col)."""
+        for (r, c), ch in other.fixed.items():
+            self.fixed[(r + row, c + col)] = ch
+        for (r, c), line in other.lines.items():
+            self.lines[(r + row, c + col)] = _Line(
+                line.mask, line.dashed, line.heavy_vertical, line.heavy_horizontal
+            )
+        self._grow(row + other.height - 1, col + other.width - 1)
+
+    def glyph(self, row: int, col: int) -> str:
+        fixed = self.fixed.get((row, col))
+        if fixed is not None:
+            return fixed
+        line = self.lines.get((row, col))
+        if line is None or line.mask == 0:
+            return " "
+        mask = line.mask
+        vertical = mask & (N | S) != 0
+        horizontal = mask & (E | W) != 0
+        if line.dashed and vertical != horizontal:
+            heavy = line.heavy_vertical if vertical else line.heavy_horizontal
+            return _DASHED[(heavy, vertical)]
+        if mask == _ALL and line.heavy_vertical != line.heavy_horizontal:
+            return "╂" if line.heavy_vertical else "┿"
+        heavy = line.heavy_vertical or line.heavy_horizontal
+        return (_HEAVY if heavy else _LIGHT)[mask]
+
+    def rows(self) -> list[str]:
+        return ["".join(self.glyph(r, c) for c in range(self.width)).rstrip() for r in range(self.height)]
