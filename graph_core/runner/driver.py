@@ -37,8 +37,9 @@ class _ThreadPool:
         finally:
             self.done.put(task)
 
-    def submit(self, tasks: list[Task]) -> None:
-        inline = tasks[0] if self.running == 0 and tasks else None
+    def submit(self, tasks: list[Task], need_all: bool) -> None:
+        """Eino: run one task inline only if none runs and it is alone or the step waits for all."""
+        inline = tasks[0] if self.running == 0 and tasks and (need_all or len(tasks) == 1) else None
         for task in tasks[1:] if inline is not None else tasks:
             ctx = contextvars.copy_context()
             threading.Thread(target=ctx.run, args=(self._work, task), daemon=True).start()
@@ -70,7 +71,7 @@ def drive_sync(gen: Effects, rc: RunContext) -> Any:
                     continue
                 if pool is None:
                     pool = _ThreadPool(rc)
-                pool.submit(tasks)
+                pool.submit(tasks, effect.need_all)
                 effect = gen.send(pool.wait(effect.need_all))
                 continue
             try:
