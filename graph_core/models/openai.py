@@ -458,6 +458,11 @@ class _Failure:
         self.wait = wait
 
 
+def _is_whole_json(response: httpx.Response) -> bool:
+    """Some servers and proxies ignore `stream: true` and answer with one JSON completion; accept that."""
+    return response.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
+
+
 @functools.cache
 def _default_ssl_context() -> ssl.SSLContext:
     """httpx builds a fresh SSL context (~30 ms, certifi load) per client; build it once per process."""
@@ -719,7 +724,10 @@ class OpenAIChatModel:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def stream(self, messages: Sequence[Message]) -> Iterator[Message]:
-        """Message chunks as the server sends them; `concat_messages` of them is the full message."""
+        """Message chunks as the server sends them; `concat_messages` of them is the full message.
+
+        A server that answers a stream request with a plain JSON completion yields it as one chunk.
+        """
         body = self.request_body(messages, stream=True)
         client = self._client.get()
         request = client.build_request(
@@ -727,6 +735,17 @@ class OpenAIChatModel:
         )
         response = self._open_stream(client, request)
         try:
+            if _is_whole_json(response):
+                failure: _Failure | None = None
+                text = ""
+                try:
+                    text = response.read().decode("utf-8", "replace")
+                except httpx.TransportError as exc:
+                    failure = self._transport_failure(exc, started=True)
+                if failure is not None:
+                    raise failure.error
+                yield self._decode(response.status_code, text)
+                return
             decoder = self._new_decoder(response.status_code)
             lines = response.iter_lines()
             while True:
@@ -820,6 +839,17 @@ class OpenAIChatModel:
             )
             response = await self._aopen_stream(client, request)
             try:
+                if _is_whole_json(response):
+                    failure: _Failure | None = None
+                    text = ""
+                    try:
+                        text = (await response.aread()).decode("utf-8", "replace")
+                    except httpx.TransportError as exc:
+                        failure = self._transport_failure(exc, started=True)
+                    if failure is not None:
+                        raise failure.error
+                    yield self._decode(response.status_code, text)
+                    return
                 decoder = self._new_decoder(response.status_code)
                 lines = response.aiter_lines()
                 while True:

@@ -568,3 +568,27 @@ def test_one_model_serves_concurrent_callers(server: ChatServer, model: OpenAICh
 def test_importing_graph_core_models_does_not_import_httpx() -> None:
     code = "import sys, graph_core.models; assert 'httpx' not in sys.modules, 'httpx imported'"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_a_json_answer_to_a_stream_request_becomes_one_chunk(
+    server: ChatServer, model: OpenAIChatModel
+) -> None:
+    call = {"id": "call_j", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    server.script(Reply.json(completion("whole", tool_calls=[call], finish_reason="tool_calls")))
+    [chunk] = list(model.stream([Message.user("x")]))
+    assert (chunk.content, chunk.finish_reason, [c.id for c in chunk.tool_calls]) == (
+        "whole",
+        "tool_calls",
+        ["call_j"],
+    )
+
+
+def test_retry_after_http_date_in_the_past_means_no_wait(
+    server: ChatServer, model: OpenAIChatModel, sleeps: list[float]
+) -> None:
+    server.script(
+        Reply.json({}, status=429, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}),
+        Reply.json(completion("ok")),
+    )
+    assert model.generate([Message.user("x")]).content == "ok"
+    assert sleeps == [0.0]

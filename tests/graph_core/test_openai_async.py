@@ -168,3 +168,10 @@ def test_injected_async_client_is_used_and_left_open(server: ChatServer) -> None
 
     assert asyncio.run(scenario()) == ["a", "b"]
     assert [r.headers.get("x-via") for r in server.requests] == ["injected", "injected"]
+
+
+def test_astream_accepts_a_json_answer(server: ChatServer) -> None:
+    server.script(Reply.json(completion("whole")))
+    chunks: list[Message] = []
+    asyncio.run(_collect(_model(server), [Message.user("x")], chunks))
+    assert [c.content for c in chunks] == ["whole"]
