@@ -60,9 +60,11 @@ def _validate(entry: object, index: int) -> ScriptEntry:
 class ScriptedChatModel:
     """A chat model that replays a script; see the module docstring.
 
-    `cycle=True` starts the script again after its last entry (for agents that run many times, such as
-    the fixtures); by default running past the end raises `ScriptExhaustedError`. `tools` is what was
-    bound by `with_tools` (empty for the original).
+    `cycle=True` starts the script again after its last entry; by default running past the end raises
+    `ScriptExhaustedError`. `restart_on_new_conversation=True` rewinds to the first entry whenever a call
+    receives no assistant message (the first model call of an agent run), so an agent object can be run
+    again and again, even after a run that failed or stopped part-way; the fixtures use it. `tools` is
+    what was bound by `with_tools` (empty for the original).
     """
 
     def __init__(
@@ -70,10 +72,12 @@ class ScriptedChatModel:
         script: Sequence[ScriptEntry],
         *,
         cycle: bool = False,
+        restart_on_new_conversation: bool = False,
         name: str = "ScriptedChatModel",
     ) -> None:
         self.script: tuple[ScriptEntry, ...] = tuple(_validate(e, i) for i, e in enumerate(script))
         self.cycle = cycle
+        self.restart_on_new_conversation = restart_on_new_conversation
         self.name = name
         self.tools: tuple[ToolInfo, ...] = ()
         self._cursor = _Cursor()
@@ -106,6 +110,7 @@ class ScriptedChatModel:
         bound = ScriptedChatModel.__new__(ScriptedChatModel)
         bound.script = self.script
         bound.cycle = self.cycle
+        bound.restart_on_new_conversation = self.restart_on_new_conversation
         bound.name = self.name
         bound.tools = tuple(tools)
         bound._cursor = self._cursor
@@ -113,6 +118,9 @@ class ScriptedChatModel:
 
     def _take(self, messages: Sequence[Message]) -> Message | Sequence[Message]:
         with self._cursor.lock:
+            if self.restart_on_new_conversation and not any(m.role == "assistant" for m in messages):
+                self._cursor.position = 0
+                self._cursor.calls.clear()
             position = self._cursor.position
             if position >= len(self.script) and not (self.cycle and self.script):
                 raise ScriptExhaustedError(
