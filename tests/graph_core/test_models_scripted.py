@@ -114,3 +114,16 @@ def test_openai_model_is_lazy_and_models_import_does_not_pull_httpx() -> None:
 
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         models.Nope  # noqa: B018
+
+
+def test_restart_on_new_conversation_rewinds_at_each_run() -> None:
+    script = [Message.assistant("first"), Message.assistant("second")]
+    model = ScriptedChatModel(script, restart_on_new_conversation=True)
+    bound = model.with_tools([ToolInfo("t")])
+    assert bound.generate(USER).content == "first"  # a run starts: no assistant message yet
+    model.generate([*USER, Message.assistant("first")])  # a later call of the same run
+    assert bound.generate(USER).content == "first"  # a new run rewinds, even mid-script
+    assert model.calls == [USER]
+    assert model.generate([*USER, Message.assistant("x")]).content == "second"
+    with pytest.raises(ScriptExhaustedError):
+        model.generate([*USER, Message.assistant("x")])
