@@ -36,7 +36,7 @@ import ssl
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping, Sequence
 from http import HTTPStatus
 from typing import Any, NoReturn
 
@@ -723,7 +723,7 @@ class OpenAIChatModel:
             self._sleep(self._backoff(attempt, failure))
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def stream(self, messages: Sequence[Message]) -> Iterator[Message]:
+    def stream(self, messages: Sequence[Message]) -> Generator[Message, None, None]:
         """Message chunks as the server sends them; `concat_messages` of them is the full message.
 
         A server that answers a stream request with a plain JSON completion yields it as one chunk.
@@ -825,7 +825,7 @@ class OpenAIChatModel:
             if owned:
                 await client.aclose()
 
-    async def astream(self, messages: Sequence[Message]) -> AsyncIterator[Message]:
+    async def astream(self, messages: Sequence[Message]) -> AsyncGenerator[Message, None]:
         """Async `stream`."""
         body = self.request_body(messages, stream=True)
         client, owned = self._open_async_client()

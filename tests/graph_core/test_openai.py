@@ -592,3 +592,16 @@ def test_retry_after_http_date_in_the_past_means_no_wait(
     )
     assert model.generate([Message.user("x")]).content == "ok"
     assert sleeps == [0.0]
+
+
+def test_abandoning_a_stream_early_releases_the_connection(
+    server: ChatServer, model: OpenAIChatModel
+) -> None:
+    server.script(
+        Reply.sse([delta_event({"content": f"{i}"}) for i in range(50)], event_delay=0.001),
+        Reply.json(completion("next call works")),
+    )
+    chunks = model.stream([Message.user("x")])
+    assert next(chunks).content == "0"
+    chunks.close()  # what a first-chunk tool-call checker does
+    assert model.generate([Message.user("y")]).content == "next call works"
