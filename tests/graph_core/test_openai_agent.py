@@ -45,14 +45,14 @@ def _tool_round_then_answer(server: ChatServer) -> None:
         Reply.json(
             completion(
                 None,
-                tool_calls=[_weather_call("call_p", "Paris"), _weather_call("call_o", "Oslo")],
+                tool_calls=[_weather_call("call_h", "Hangzhou"), _weather_call("call_b", "Beijing")],
                 finish_reason="tool_calls",
                 usage={"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70},
             )
         ),
         Reply.json(
             completion(
-                "Paris is sunny, Oslo has snow.",
+                "Rain in Hangzhou, sun in Beijing.",
                 usage={"prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100},
             )
         ),
@@ -65,17 +65,17 @@ def test_react_agent_invoke_runs_tools_and_sends_the_history_back(
     _tool_round_then_answer(server)
     agent = ReActAgent(model=model, tools=[get_weather])
 
-    answer = agent.invoke([Message.user("Weather in Paris and Oslo?")])
+    answer = agent.invoke([Message.user("Weather in Hangzhou and Beijing?")])
 
-    assert answer.content == "Paris is sunny, Oslo has snow."
+    assert answer.content == "Rain in Hangzhou, sun in Beijing."
     first, second = (r.body for r in server.requests)
     assert [t["function"]["name"] for t in first["tools"]] == ["get_weather"]
     assert model.tools == ()  # the agent bound tools on a copy
     assert [m["role"] for m in second["messages"]] == ["user", "assistant", "tool", "tool"]
-    assert [c["id"] for c in second["messages"][1]["tool_calls"]] == ["call_p", "call_o"]
+    assert [c["id"] for c in second["messages"][1]["tool_calls"]] == ["call_h", "call_b"]
     assert [(m["tool_call_id"], m["content"]) for m in second["messages"][2:]] == [
-        ("call_p", "Paris: sunny, 22°C"),
-        ("call_o", "Oslo: snow, -3°C"),
+        ("call_h", "Hangzhou: light rain, 18°C, humidity 85%, wind 3 m/s"),
+        ("call_b", "Beijing: sunny, 26°C, humidity 30%, wind 2 m/s"),
     ]
 
 
@@ -110,14 +110,14 @@ def test_react_agent_stream_with_tool_call_deltas_and_text_first(
     history = server.requests[1].body["messages"]
     assert history[1]["content"] == "Let me look that up. "
     assert history[1]["tool_calls"][0]["function"] == {"name": "get_weather", "arguments": arguments}
-    assert history[2] == {"role": "tool", "content": "Tokyo: cloudy, 18°C", "tool_call_id": "call_t"}
+    assert history[2] == {"role": "tool", "content": "Tokyo: clear, 20°C", "tool_call_id": "call_t"}
 
 
 def test_react_agent_ainvoke(server: ChatServer, model: OpenAIChatModel) -> None:
     _tool_round_then_answer(server)
     agent = ReActAgent(model=model, tools=[get_weather])
-    answer = asyncio.run(agent.ainvoke([Message.user("Weather in Paris and Oslo?")]))
-    assert answer.content == "Paris is sunny, Oslo has snow."
+    answer = asyncio.run(agent.ainvoke([Message.user("Weather in Hangzhou and Beijing?")]))
+    assert answer.content == "Rain in Hangzhou, sun in Beijing."
     assert len(server.requests) == 2
 
 
@@ -128,7 +128,7 @@ def test_recorded_run_carries_token_usage_and_never_the_key(
     agent = ReActAgent(model=model, tools=[get_weather])
     path = tmp_path / "run.jsonl"
 
-    agent.invoke([Message.user("Weather in Paris and Oslo?")], callbacks=[Recorder(path)])
+    agent.invoke([Message.user("Weather in Hangzhou and Beijing?")], callbacks=[Recorder(path)])
 
     run = read_run(path)
     assert run.status == "ok"
@@ -160,8 +160,8 @@ def test_fixture_agent_is_configured_from_the_environment(
     monkeypatch.setenv("GRAPH_INSPECTOR_API_KEY", KEY)
     _tool_round_then_answer(server)
 
-    answer = openai_agent().invoke([Message.user("Weather in Paris and Oslo?")])
+    answer = openai_agent().invoke([Message.user("Weather in Hangzhou and Beijing?")])
 
-    assert answer.content == "Paris is sunny, Oslo has snow."
+    assert answer.content == "Rain in Hangzhou, sun in Beijing."
     assert server.requests[0].body["model"] == "local-model"
     assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
