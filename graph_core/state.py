@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from graph_core.context import StateFrame, current_scope
 from graph_core.errors import GraphRunError
 
-__all__ = ["StateFrame", "find_state_frame", "process_state"]
+__all__ = ["StateFrame", "StreamHandler", "find_state_frame", "process_state", "stream_handler"]
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -22,6 +22,27 @@ R = TypeVar("R")
 
 class StateLookupError(GraphRunError):
     """`process_state` found no state, or none of the requested type."""
+
+
+class StreamHandler:
+    """A state handler that takes and returns a stream (Eino `WithStreamStatePreHandler`/`...PostHandler`).
+
+    In stream mode it sees the live stream, so nothing is concatenated; in invoke mode it gets a 1-chunk
+    stream and its result is concatenated back into a value.
+    """
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[Any, Any], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, stream: Any, state: Any) -> Any:
+        return self.fn(stream, state)
+
+
+def stream_handler(fn: Callable[[Any, Any], Any]) -> StreamHandler:
+    """Mark `fn(stream, state) -> stream` as a stream handler, for `pre=`/`post=` of any `add_*_node`."""
+    return StreamHandler(fn)
 
 
 def find_state_frame(state_type: type[Any], frame: StateFrame | None) -> StateFrame:

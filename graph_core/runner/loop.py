@@ -21,6 +21,7 @@ from graph_core.errors import GraphError, GraphRunError, MaxStepsExceededError, 
 from graph_core.runner import channels
 from graph_core.runner.plan import NodePlan
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait
+from graph_core.state import StreamHandler
 from graph_core.stream import collect, copy_stream, one_chunk
 
 __all__ = ["HandlerError", "run_graph"]
@@ -56,13 +57,18 @@ def _run_handler(rc: RunContext, node: NodePlan, which: str, value: Any) -> Effe
     handler = node.pre if which == "pre" else node.post
     frame = rc.frame
     assert frame is not None
+    streaming = isinstance(handler, StreamHandler)
     try:
-        if rc.stream:
+        if rc.stream and not streaming:
             value = collect(value)
+        elif streaming and not rc.stream:
+            value = one_chunk(value)
         with frame.lock:
             result = handler(value, frame.value)
         if inspect.isawaitable(result):
             result = yield Await(result)
+        if streaming:
+            return result if rc.stream else collect(result)
     except Exception as exc:
         raise _handler_error(rc, node, which, exc) from exc
     return one_chunk(result) if rc.stream else result

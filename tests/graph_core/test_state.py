@@ -202,3 +202,30 @@ def test_async_handlers_are_awaited() -> None:
     g.add_edge("n", END)
     assert g.compile().invoke(1) == 20
     assert asyncio.run(g.compile().ainvoke(1)) == 20
+
+
+@pytest.mark.parametrize("how", ["sync", "stream"])
+def test_stream_handlers_see_streams_without_concatenation(how: str) -> None:
+    from collections.abc import Iterator
+
+    from graph_core import Lambda
+    from graph_core.state import stream_handler
+
+    seen: list[str] = []
+
+    def tap(stream: Iterator[str], state: Log) -> Iterator[str]:
+        for chunk in stream:
+            seen.append(chunk)
+            yield chunk + "!"
+
+    g = Graph(state=Log)
+    g.add_lambda_node("n", Lambda(stream=lambda text: iter(text.split())), post=stream_handler(tap))
+    g.add_edge(START, "n")
+    g.add_edge("n", END)
+    compiled = g.compile()
+    if how == "sync":
+        assert compiled.invoke("a b") == "ab!"  # invoke mode: one chunk, the concatenated output
+        assert seen == ["ab"]
+    else:
+        assert list(compiled.stream("a b")) == ["a!", "b!"]
+        assert seen == ["a", "b"]
