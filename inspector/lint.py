@@ -1,0 +1,173 @@
+"""Static checks of a topology: what can never run, what can never finish, loops, and the step budget.
+
+Runs on the neutral `Topology` (through networkx), so it works on anything `as_topology` accepts.
+Agent knowledge that the topology cannot carry (which tools return directly) comes from duck typing
+on the object passed in, or from the explicit `never_chosen` hint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import networkx as nx
+from pydantic import BaseModel, ConfigDict
+
+from graph_core.topology import END, START, Topology, TriggerMode
+from inspector.export import as_topology
+
+__all__ = ["Finding", "Severity", "has_errors", "lint"]
+
+Severity = Literal["error", "warning", "info"]
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+_UNBOUNDED = 10**9  # budgets above this (ADK uses math.MaxInt) are reported as effectively unlimited
+_DEFAULT_EXTRA_STEPS = 10  # Eino: max run steps default to user-added nodes + 10 in Pregel mode
+
+
+class Finding(BaseModel):
+    """One problem or fact. `nodes` are keys inside the graph named by `graph_path` (empty: top level)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    severity: Severity
+    code: str
+    nodes: tuple[str, ...] = ()
+    message: str
+    graph_path: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        where = f"[{' / '.join(self.graph_path)}] " if self.graph_path else ""
+        return f"{self.severity}: {self.code}: {where}{self.message}"
+
+
+def has_errors(findings: Iterable[Finding]) -> bool:
+    return any(f.severity == "error" for f in findings)
+
+
+def lint(subject: Any, /, *, never_chosen: Iterable[tuple[str, str]] = ()) -> list[Finding]:
+    """Check a topology, compiled graph or agent; findings sorted by severity, then graph order.
+
+    `never_chosen` names branch edges `(source, target)` that can never be taken; an agent with a
+    `tool_return_directly` attribute that is empty adds `("tools", "direct_return")` by itself.
+    """
+    hints = set(never_chosen)
+    configured = getattr(subject, "tool_return_directly", None)
+    if configured is not None and not configured:
+        hints.add(("tools", "direct_return"))
+    topology = as_topology(subject)
+    findings = _lint_graph(topology, (), hints)
+    return sorted(findings, key=lambda f: _SEVERITY_ORDER[f.severity])
+
+
+def _digraph(topology: Topology) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(n.key for n in topology.nodes)
+    graph.add_edges_from((e.source, e.target) for e in topology.edges)
+    return graph
+
+
+def _q(key: str) -> str:
+    return f"`{key!s}`" if key.isprintable() else f"`{key!r}`"
+
+
+def _lint_graph(
+    topology: Topology, path: tuple[str, ...], never_chosen: set[tuple[str, str]]
+) -> list[Finding]:
+    graph = _digraph(topology)
+    order = {n.key: i for i, n in enumerate(topology.nodes)}
+    findings: list[Finding] = []
+
+    def add(severity: Severity, code: str, nodes: Iterable[str], message: str) -> None:
+        findings.append(
+            Finding(severity=severity, code=code, nodes=tuple(nodes), message=message, graph_path=path)
+        )
+
+    reachable = nx.descendants(graph, START) | {START} if START in graph else set()
+    finishing = nx.ancestors(graph, END) | {END} if END in graph else set()
+    for node in topology.nodes:
+        if node.key not in reachable:
+            add("error", "unreachable", [node.key], f"node {_q(node.key)} can never run: no path from START.")
+        elif node.key not in finishing:
+            add(
+                "warning",
+                "cannot-reach-end",
+                [node.key],
+                f"node {_q(node.key)} has no path to END: a run that gets there cannot finish through it.",
+            )
+    if END not in reachable:
+        add("error", "end-unreachable", [END], "END cannot be reached from START: no run can finish.")
+
+    if path == ():
+        for source, target in sorted(never_chosen):
+            if any(e.source == source and e.target == target and e.kind == "branch" for e in topology.edges):
+                add(
+                    "warning",
+                    "branch-target-never-chosen",
+                    [source, target],
+                    f"branch {_q(source)} -> {_q(target)} is never taken: the agent has no return-directly "
+                    "tools (only a tool calling `set_return_directly()` could select it).",
+                )
+
+    pregel = topology.trigger_mode == TriggerMode.ANY_PREDECESSOR
+    budget = topology.max_run_steps
+    if pregel and budget is None:
+        budget = sum(1 for n in topology.nodes if n.key not in (START, END)) + _DEFAULT_EXTRA_STEPS
+    shortest = _shortest_run(graph)
+    cycles = _cycles(graph, order)
+    for cycle in cycles:
+        loop = " -> ".join(_q(k) for k in [*cycle, cycle[0]])
+        if not pregel:
+            add(
+                "error",
+                "dag-cycle",
+                cycle,
+                f"cycle {loop} in DAG mode (AllPredecessor): DAG graphs must be acyclic.",
+            )
+            continue
+        message = f"Pregel cycle {loop}: each pass costs {len(cycle)} superstep(s)"
+        if budget is not None and budget < _UNBOUNDED and shortest is not None:
+            passes = max(0, (budget - shortest) // len(cycle))
+            message += f"; within the budget of {budget} a run can go around it at most {passes} time(s)"
+        add("info", "cycle", cycle, message + ".")
+
+    if not pregel:
+        add("info", "step-budget", [], "DAG mode (AllPredecessor): no step limit.")
+    elif budget is not None:
+        source = "max_run_steps" if topology.max_run_steps is not None else "default: user nodes + 10"
+        limit = "effectively unlimited" if budget >= _UNBOUNDED else f"{budget} superstep(s)"
+        add("info", "step-budget", [], f"step budget: {limit} ({source}).")
+        if shortest is not None and shortest > budget:
+            add(
+                "error",
+                "budget-too-small",
+                [],
+                f"the shortest run from START to END needs {shortest} supersteps but the budget is {budget}.",
+            )
+    for node in topology.nodes:
+        if node.graph is not None:
+            findings.extend(_lint_graph(node.graph, (*path, node.key), set()))
+    return findings
+
+
+def _shortest_run(graph: nx.DiGraph) -> int | None:
+    """Supersteps of the shortest START -> END path (START and reaching END are not steps)."""
+    try:
+        edges = nx.shortest_path_length(graph, START, END)
+    except (nx.NetworkXNoPath, nx.NodeNotFound):
+        return None
+    return max(0, int(edges) - 1)
+
+
+def _cycles(graph: nx.DiGraph, order: dict[str, int]) -> list[list[str]]:
+    """One representative cycle per strongly connected part, starting at its earliest node."""
+    result: list[list[str]] = []
+    for component in nx.strongly_connected_components(graph):
+        members = sorted(component, key=order.__getitem__)
+        first = members[0]
+        if len(members) == 1 and not graph.has_edge(first, first):
+            continue
+        edges = nx.find_cycle(graph.subgraph(members), source=first)
+        cycle = [u for u, _ in edges]
+        pivot = min(range(len(cycle)), key=lambda i: order[cycle[i]])
+        result.append(cycle[pivot:] + cycle[:pivot])
+    return sorted(result, key=lambda c: order[c[0]])
