@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.openai_agent import QUESTION, get_weather
 from fixtures.openai_agent import agent as openai_agent
-from fixtures.openai_agent import get_weather
 from graph_core.agents.react import ReActAgent, whole_stream_tool_call_checker
 from graph_core.errors import NodeRunError
 from graph_core.models.openai import ChatModelStatusError, OpenAIChatModel
 from graph_core.schema import Message, concat_messages
 from inspector.recording import Recorder, read_run
+from inspector.target import load_target
 from tests.graph_core.openai_server import ChatServer, Reply, completion, delta_event, tool_delta
 
 KEY = "sk-agent-SECRET-aaaabbbbccccdddd"
@@ -165,3 +166,19 @@ def test_fixture_agent_is_configured_from_the_environment(
     assert answer.content == "Rain in Hangzhou, sun in Beijing."
     assert server.requests[0].body["model"] == "local-model"
     assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_fixture_loads_as_an_inspector_target(server: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPH_INSPECTOR_BASE_URL", server.base_url)
+    _tool_round_then_answer(server)
+
+    loaded = load_target("fixtures.openai_agent:agent")
+
+    assert loaded.is_agent
+    assert [n.key for n in loaded.topology().nodes if n.key not in ("start", "end")] == [
+        "chat",
+        "tools",
+        "direct_return",
+    ]
+    assert loaded.runnable.invoke(QUESTION).content == "Rain in Hangzhou, sun in Beijing."
+    assert server.requests[0].body["messages"] == [{"role": "user", "content": QUESTION}]
