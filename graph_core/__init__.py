@@ -8,7 +8,7 @@ from graph_core.branch import Branch
 from graph_core.graph import Graph
 from graph_core.lambda_ import Lambda
 from graph_core.runner.compiled import CompiledGraph
-from graph_core.state import process_state
+from graph_core.state import process_state, stream_handler
 from graph_core.topology import END, START, Topology, TriggerMode
 
 __all__ = [
@@ -21,4 +21,5 @@ __all__ = [
     "Topology",
     "TriggerMode",
     "process_state",
+    "stream_handler",
 ]
