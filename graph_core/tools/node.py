@@ -189,6 +189,14 @@ class ToolsNode:
     # -- invoke ----------------------------------------------------------------------------------------
 
     def _run_invoke(self, task: _Task) -> _Outcome:
+        scope = current_scope()
+        if scope is None or not scope.callbacks:  # the common fast path: nobody is listening
+            with tool_call_scope(task.call_id):
+                try:
+                    content = task.endpoints.invoke(ToolInput(task.name, task.arguments, task.call_id))
+                except Exception as exc:
+                    return _Outcome(error=exc)
+                return _Outcome(content=content)
         info = self._info(task)
         with tool_call_scope(task.call_id):
             notify_start(info, task.arguments)
