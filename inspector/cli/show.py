@@ -1,17 +1,155 @@
-"""`inspector show`: (in progress)."""
+"""`inspector show RUN.jsonl [--json]`: a per-step timeline of a recorded run, then its diagnostics."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
 
-from inspector.errors import InspectorError
+from inspector.diagnostics import Diagnostic, diagnose
+from inspector.recording import Run, read_run
+from inspector.recording.format import BudgetRecord
+from inspector.recording.statediff import Change, changes, format_path
+
+__all__ = ["register", "run", "summary", "timeline"]
+
+_PREVIEW = 80
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("show", help="(in progress)")
+    parser = subparsers.add_parser(
+        "show",
+        help="print a recorded run: a per-step timeline, then diagnostics",
+        description="Print RUN.jsonl as a timeline (step, nodes, budget, state changes, branch decisions) "
+        "followed by diagnostics.",
+    )
+    parser.add_argument("run_file", metavar="RUN.jsonl")
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON instead of text")
+    parser.add_argument("--lenient", action="store_true", help="skip corrupt lines instead of failing")
     parser.set_defaults(handler=run)
 
 
+def _budget_text(budget: BudgetRecord) -> str:
+    if budget.steps_max is not None:
+        parts = [f"steps {budget.steps_used}/{budget.steps_max}"]
+    else:
+        parts = [f"steps {budget.steps_used}"]
+    if budget.model_calls or budget.tool_calls:
+        parts.append(f"model {budget.model_calls}")
+        parts.append(f"tools {budget.tool_calls}")
+    if budget.total_tokens is not None:
+        parts.append(f"tokens {budget.total_tokens}")
+    if budget.iterations_remaining is not None:
+        parts.append(f"iterations left {budget.iterations_remaining}")
+    return ", ".join(parts)
+
+
+def _preview(value: Any) -> str:
+    if isinstance(value, dict) and "role" in value:
+        role = value.get("role")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        text = str(value.get("content") or "")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        calls = value.get("tool_calls") or []  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if calls:
+            names = ", ".join(f"{c.get('name')}({c.get('arguments', '')})" for c in calls)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            text = f"{text} -> {names}" if text else f"-> {names}"
+        out = f"{role}: {text}"
+    elif isinstance(value, str):
+        out = repr(value)
+    else:
+        out = json.dumps(value, ensure_ascii=False)
+    out = " ".join(out.split())
+    return out if len(out) <= _PREVIEW else out[: _PREVIEW - 3] + "..."
+
+
+def _change_text(change: Change) -> str:
+    sign = {"added": "+", "appended": "+", "removed": "-", "changed": "~"}[change.op]
+    value = change.old if change.op == "removed" else change.new
+    return f"{sign} {format_path(change.path)}: {_preview(value)}"
+
+
+def timeline(run: Run) -> list[str]:
+    """The text timeline, one block per step."""
+    lines: list[str] = []
+    head = run.graph_name or (run.topology.name if run.topology else "run")
+    lines.append(f"{head}  run {run.run_id}  started {run.started_at}  status {run.status}")
+    previous: Any = None
+    for step in run.steps:
+        duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
+        lines.append(f"step {step.index}  {', '.join(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
+        for node_run in step.node_runs:
+            for tool in node_run.tools:
+                outcome = f"failed: {tool.error.message}" if tool.error else _preview(tool.output)
+                lines.append(f"    tool {tool.name} ({tool.tool_call_id}): {outcome}")
+            if node_run.error is not None and not node_run.tools:
+                lines.append(f"    {node_run.node} failed: {node_run.error.type}: {node_run.error.message}")
+        state = step.state
+        for change in changes(previous, state) if previous is not None or state is not None else []:
+            if change.path == () and change.op == "added" and isinstance(change.new, dict):
+                for key, value in change.new.items():  # pyright: ignore[reportUnknownVariableType]
+                    lines.append(f"    + {key}: {_preview(value)}")
+                continue
+            lines.append(f"    {_change_text(change)}")
+        previous = state
+        for branch in step.branches:
+            lines.append(f"    branch {branch.source} -> {', '.join(branch.chosen)}")
+    unfinished = run.unfinished
+    if unfinished is not None:
+        lines.append(f"step {unfinished.index}  {', '.join(unfinished.nodes)}  (did not finish)")
+    if run.status == "ok":
+        lines.append(f"output: {_preview(run.output)}")
+    elif run.error is not None:
+        lines.append(f"error: {run.error.type}: {' '.join(run.error.message.split())}")
+    return lines
+
+
+def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
+    """The JSON form: header facts, steps (nodes, budget, changes, branches), outcome, diagnostics."""
+    steps: list[dict[str, Any]] = []
+    previous: Any = None
+    for step in run.steps:
+        state = step.state
+        steps.append(
+            {
+                "index": step.index,
+                "nodes": list(step.nodes),
+                "budget": step.budget.model_dump(),
+                "duration": step.duration,
+                "changes": [
+                    {"path": list(c.path), "op": c.op, "old": c.old, "new": c.new}
+                    for c in (changes(previous, state) if previous is not None or state is not None else [])
+                ],
+                "branches": [{"source": b.source, "chosen": b.chosen} for b in step.branches],
+            }
+        )
+        previous = state
+    return {
+        "run_id": run.run_id,
+        "graph_name": run.graph_name,
+        "started_at": run.started_at,
+        "status": run.status,
+        "output": run.output,
+        "error": None if run.error is None else run.error.model_dump(),
+        "steps": steps,
+        "diagnostics": [d.to_dict() for d in diagnostics],
+    }
+
+
 def run(args: argparse.Namespace) -> int:
-    raise InspectorError("`inspector show` is not available yet in this build.")
+    recorded = read_run(args.run_file, lenient=args.lenient)
+    diagnostics = diagnose(recorded)
+    if args.json:
+        json.dump(summary(recorded, diagnostics), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    out = timeline(recorded)
+    out.append("")
+    if diagnostics:
+        out.append("diagnostics:")
+        for d in diagnostics:
+            where = f" (step {d.step})" if d.step is not None else ""
+            out.append(f"  {d.severity}: [{d.code}]{where} {d.message}")
+    else:
+        out.append("diagnostics: none")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0

@@ -161,12 +161,18 @@ class Encoder:
         return ref
 
     def _model(self, value: BaseModel, depth: int, compact: bool = False) -> Any:
-        compact = compact or type(value).__module__ == "graph_core.schema"
-        try:
-            dumped = value.model_dump(mode="json", exclude_defaults=compact, warnings=False)
-        except Exception:
-            dumped = {name: getattr(value, name, None) for name in type(value).model_fields}
-        return self._mapping(dumped, depth)
+        """Schema types (messages, tool calls) via pydantic's fast dump without defaults; other models
+        field by field, so messages inside them are interned and secrets under field names masked."""
+        if compact or type(value).__module__ == "graph_core.schema":
+            try:
+                dumped = value.model_dump(mode="json", exclude_defaults=True, warnings=False)
+            except Exception:
+                dumped = {name: getattr(value, name, None) for name in type(value).model_fields}
+            return self._mapping(dumped, depth)
+        out = {name: self._item(name, getattr(value, name, None), depth) for name in type(value).model_fields}
+        for key, item in (value.model_extra or {}).items():
+            out[key] = self._item(key, item, depth)
+        return out
 
     def _dataclass(self, value: Any, depth: int) -> dict[str, Any]:
         return {

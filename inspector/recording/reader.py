@@ -48,7 +48,16 @@ from inspector.recording.format import (
 )
 from inspector.recording.statediff import apply_delta
 
-__all__ = ["NodeRun", "Run", "RunFileWarning", "RunStatus", "Step", "read_run"]
+__all__ = [
+    "NodeRun",
+    "Run",
+    "RunFileWarning",
+    "RunStatus",
+    "Step",
+    "UnfinishedStep",
+    "read_run",
+    "to_messages",
+]
 
 RunStatus = Literal["ok", "error", "interrupted", "incomplete"]
 
@@ -138,6 +147,25 @@ class Step:
     @property
     def failed_nodes(self) -> list[NodeRun]:
         return [r for r in self.node_runs if r.error is not None]
+
+
+class UnfinishedStep:
+    """A step that started and never finished: what ran in it before the run failed or stopped."""
+
+    def __init__(self, started: StepStarted, events: list[Any], resolve: Any) -> None:
+        self.started = started
+        self.index = started.index
+        self.nodes: tuple[str, ...] = tuple(started.nodes)
+        self.budget_before = started.budget
+        self.events = events
+        self.node_runs = _node_runs([e for e in events if not isinstance(e, StepStarted)], resolve)
+
+    @property
+    def failed_nodes(self) -> list[NodeRun]:
+        return [r for r in self.node_runs if r.error is not None or any(t.error for t in r.tools)]
+
+    def __repr__(self) -> str:
+        return f"UnfinishedStep(index={self.index}, nodes={list(self.nodes)})"
 
 
 def _node_runs(events: list[Any], resolve: Any) -> list[NodeRun]:
@@ -260,6 +288,8 @@ class Run:
             self._check_all_lines(end)
         else:
             self._check_line_starts(end)
+        self._end = end
+        self._unfinished: UnfinishedStep | bool | None = False
         self._index(end)
         self._read_tail(end)
         self.steps = Steps(self)
@@ -455,6 +485,31 @@ class Run:
         if not isinstance(event, StepFinished):
             raise self._error("expected a step_finished line", self._spans[i][1])
         return event
+
+    @property
+    def unfinished(self) -> UnfinishedStep | None:
+        """The top-level step that started but never finished (the run failed or was killed in it)."""
+        if not self._unfinished_read:
+            self._unfinished = self._read_unfinished()
+            self._unfinished_read = True
+        return self._unfinished
+
+    def _read_unfinished(self) -> UnfinishedStep | None:
+        data = self._data
+        pos = self._spans[-1][1] if self._spans else 0
+        pos = self._line_end(pos) + 1
+        events: list[Any] = []
+        while pos < self._end:
+            end = self._line_end(pos)
+            if data[pos : pos + 15] != b'{"kind":"value"' and pos not in self._skipped:
+                event = self._parse_at(pos)
+                if event is not None:
+                    events.append(event)
+            pos = end + 1
+        started = next((e for e in events if isinstance(e, StepStarted) and not e.path), None)
+        if started is None:
+            return None
+        return UnfinishedStep(started, events[events.index(started) + 1 :], self.resolve)
 
     def raw_state_at(self, i: int) -> Any:
         """The state after step `i` as stored (messages still `{"$ref": n}`)."""

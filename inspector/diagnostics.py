@@ -1,0 +1,236 @@
+"""Run diagnostics: the mistakes a recorded run shows, found without re-running anything.
+
+- `budget-exhausted`: the step budget (or an ADK agent's max iterations) ran out; names the cycle that
+  spent it (`chat -> tools -> chat`, from the topology's back edge) and after how many rounds.
+- `unexecuted-tool-calls`: a model answer carried tool calls but the branch after it went to END, so
+  they never ran. The classic cause is the first-chunk stream checker seeing text before tool calls.
+- `tool-failed`: a tool call (or a ToolsNode) raised.
+- `early-end`: a branch chose END right after a model produced an empty answer.
+- `incomplete` / `interrupted`: the recording stops early (killed process) or at an interrupt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from graph_core.topology import END
+from inspector.recording.reader import NodeRun, Run, Step
+
+__all__ = ["Diagnostic", "Severity", "diagnose"]
+
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding. `step` is the position in `run.steps` (or the unfinished step's index)."""
+
+    severity: Severity
+    code: str
+    message: str
+    step: int | None = None
+    nodes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["nodes"] = list(self.nodes)
+        return data
+
+
+def diagnose(run: Run) -> list[Diagnostic]:
+    """Every diagnostic for `run`, in step order within each kind."""
+    found: list[Diagnostic] = []
+    found.extend(_budget(run))
+    found.extend(_tool_failures(run))
+    found.extend(_branch_findings(run))
+    if run.status == "incomplete":
+        last = len(run.steps) - 1
+        found.append(
+            Diagnostic(
+                "info",
+                "incomplete",
+                f"the recording stops after step {last} without a run_finished line "
+                "(the process was killed, or the run is still going)",
+                last if last >= 0 else None,
+            )
+        )
+    elif run.status == "interrupted" and run.interrupt is not None:
+        where = run.interrupt.rerun_nodes or run.interrupt.before_nodes or run.interrupt.after_nodes
+        found.append(
+            Diagnostic("info", "interrupted", f"the run stopped at an interrupt at {', '.join(where)}", None)
+        )
+    return found
+
+
+# --- budget ---------------------------------------------------------------------------------------
+
+
+def _budget(run: Run) -> list[Diagnostic]:
+    error = run.error
+    if error is None:
+        return []
+    text = f"{error.type} {error.message} {error.cause_message or ''}"
+    steps = "exceeds max steps" in text or error.type == "MaxStepsExceededError"
+    iterations = "exceeds max iterations" in text or "ExceedMaxIterations" in text
+    if not (steps or iterations):
+        return []
+    cycle, rounds = _cycle(run)
+    last = len(run.steps) - 1
+    if steps:
+        limit = run.steps[-1].budget.steps_max if len(run.steps) else None
+        what = f"the step budget ({limit} supersteps)" if limit is not None else "the step budget"
+    else:
+        what = "the agent's max iterations"
+    if cycle:
+        message = f"{what} ran out in the cycle {' -> '.join(cycle)} after {rounds} rounds"
+    else:
+        message = f"{what} ran out"
+    return [Diagnostic("error", "budget-exhausted", message, last if last >= 0 else None, tuple(cycle))]
+
+
+def _cycle(run: Run) -> tuple[list[str], int]:
+    """The loop that spent the budget: from a taken back edge's target round to its source and back."""
+    sequence = [step.nodes for step in run.steps]
+    unfinished = run.unfinished
+    if unfinished is not None:
+        sequence.append(unfinished.nodes)
+    flat = [node for nodes in sequence for node in nodes]
+    if not flat:
+        return [], 0
+    back_edges = [] if run.topology is None else [(e.source, e.target) for e in run.topology.back_edges]
+    taken = [(s, t) for s, t in back_edges if s in flat and t in flat]
+    if taken:
+        source, target = max(taken, key=lambda edge: flat.count(edge[1]))
+        visits = [i for i, nodes in enumerate(sequence) if target in nodes]
+        start = visits[-2] if len(visits) >= 2 else visits[0]
+        end = visits[-1] if len(visits) >= 2 else len(sequence) - 1
+        loop = [_label(nodes) for nodes in sequence[start:end]]
+        return [*loop, target], flat.count(source)
+    # no topology: the shortest repeating tail of the step sequence
+    for period in range(1, len(sequence) // 2 + 1):
+        if sequence[-period:] == sequence[-2 * period : -period]:
+            loop = [_label(nodes) for nodes in sequence[-period:]]
+            rounds = 0
+            while (
+                rounds * period + period <= len(sequence)
+                and sequence[len(sequence) - (rounds + 1) * period : len(sequence) - rounds * period]
+                == sequence[-period:]
+            ):
+                rounds += 1
+            return [*loop, loop[0]], rounds
+    return [], 0
+
+
+def _label(nodes: tuple[str, ...]) -> str:
+    return nodes[0] if len(nodes) == 1 else "{" + ", ".join(nodes) + "}"
+
+
+# --- tools ----------------------------------------------------------------------------------------
+
+
+def _tool_failures(run: Run) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    located: list[tuple[int, list[NodeRun]]] = [(i, step.node_runs) for i, step in enumerate(run.steps)]
+    unfinished = run.unfinished
+    if unfinished is not None:
+        located.append((len(run.steps), unfinished.node_runs))
+    for position, node_runs in located:
+        for node_run in node_runs:
+            failed_tools = [t for t in node_run.tools if t.error is not None]
+            for tool in failed_tools:
+                assert tool.error is not None
+                found.append(
+                    Diagnostic(
+                        "error",
+                        "tool-failed",
+                        f"tool `{tool.name}` (call {tool.tool_call_id}) in `{tool.node}` failed: "
+                        f"{tool.error.type}: {tool.error.message}",
+                        position,
+                        (tool.node,),
+                    )
+                )
+            if node_run.component == "Tool" and node_run.error is not None:
+                found.append(
+                    Diagnostic(
+                        "error",
+                        "tool-failed",
+                        f"tool `{node_run.name}` failed: {node_run.error.type}: {node_run.error.message}",
+                        position,
+                        (node_run.node,),
+                    )
+                )
+            elif node_run.component == "ToolsNode" and node_run.error is not None and not failed_tools:
+                found.append(
+                    Diagnostic(
+                        "error",
+                        "tool-failed",
+                        f"tools node `{node_run.node}` failed: "
+                        f"{node_run.error.type}: {node_run.error.message}",
+                        position,
+                        (node_run.node,),
+                    )
+                )
+    return found
+
+
+# --- branches -------------------------------------------------------------------------------------
+
+
+def _tool_calls(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict) and value.get("role") == "assistant":  # pyright: ignore[reportUnknownMemberType]
+        calls = value.get("tool_calls")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(calls, list):
+            return [c for c in calls if isinstance(c, dict)]  # pyright: ignore[reportUnknownVariableType]
+    return []
+
+
+def _branch_findings(run: Run) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    for position, step in enumerate(run.steps):
+        for node_run in step.node_runs:
+            if node_run.component != "ChatModel" or node_run.error is not None or len(node_run.path) > 1:
+                continue
+            if not _went_to_end(step, node_run.node):
+                continue
+            calls = _tool_calls(node_run.output)
+            output = node_run.output if isinstance(node_run.output, dict) else {}
+            if calls:
+                names = ", ".join(str(c.get("name", "?")) for c in calls)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+                text_first = bool(output.get("content"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+                why = (
+                    " The answer has text before its tool calls: the default first-chunk stream tool-call "
+                    "checker stops at the first non-empty text chunk; give the agent a checker that reads "
+                    "the whole stream."
+                    if text_first
+                    else ""
+                )
+                found.append(
+                    Diagnostic(
+                        "warning",
+                        "unexecuted-tool-calls",
+                        f"`{node_run.node}` answered with {len(calls)} tool call(s) ({names}) but the branch "
+                        f"went to END at step {step.index}, so they never ran.{why}",
+                        position,
+                        (node_run.node,),
+                    )
+                )
+            elif not output.get("content"):  # pyright: ignore[reportUnknownMemberType]
+                found.append(
+                    Diagnostic(
+                        "warning",
+                        "early-end",
+                        f"the branch after `{node_run.node}` chose END at step {step.index} "
+                        "on an empty answer",
+                        position,
+                        (node_run.node,),
+                    )
+                )
+    return found
+
+
+def _went_to_end(step: Step, source: str) -> bool:
+    decisions = [b for b in step.branches if b.source == source]
+    if decisions:
+        return any(END in b.chosen for b in decisions)
+    return step.ended
