@@ -136,13 +136,10 @@ def run() -> None:
         )
     scaling = per_round[100] / per_round[10]
     best = per_round[100]
-    print(
-        f"target: <= {TARGET_US_PER_ROUND:.0f} us/round -> {'MET' if best <= TARGET_US_PER_ROUND else 'MISSED'}"
-        f" ({best:.1f} us/round at K=100)"
-    )
-    print(
-        f"target: K=100 per-round within 1.2x of K=10 -> {scaling:.2f}x {'MET' if scaling <= 1.2 else 'MISSED'}"
-    )
+    met = "MET" if best <= TARGET_US_PER_ROUND else "MISSED"
+    print(f"target: <= {TARGET_US_PER_ROUND:.0f} us/round -> {met} ({best:.1f} us/round at K=100)")
+    met = "MET" if scaling <= 1.2 else "MISSED"
+    print(f"target: K=100 per-round within 1.2x of K=10 -> {scaling:.2f}x {met}")
     lg = {k: _langgraph_runner(k) for k in ROUNDS}
     if lg[1] is None:
         print("langgraph not installed: side-by-side skipped (pip install -e '.[bench]')")
