@@ -15,6 +15,7 @@ from graph_core.agents.react import ReActAgent, whole_stream_tool_call_checker
 from graph_core.errors import NodeRunError
 from graph_core.models.openai import ChatModelStatusError, OpenAIChatModel
 from graph_core.schema import Message, concat_messages
+from inspector.cli import main
 from inspector.recording import Recorder, read_run
 from inspector.target import load_target
 from tests.graph_core.openai_server import ChatServer, Reply, completion, delta_event, tool_delta
@@ -182,3 +183,20 @@ def test_fixture_loads_as_an_inspector_target(server: ChatServer, monkeypatch: p
     ]
     assert loaded.runnable.invoke(QUESTION).content == "Rain in Hangzhou, sun in Beijing."
     assert server.requests[0].body["messages"] == [{"role": "user", "content": QUESTION}]
+
+
+def test_inspector_record_on_the_fixture(
+    server: ChatServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GRAPH_INSPECTOR_BASE_URL", server.base_url)
+    monkeypatch.setenv("GRAPH_INSPECTOR_API_KEY", KEY)
+    _tool_round_then_answer(server)
+    path = tmp_path / "weather.jsonl"
+
+    assert main(["record", "fixtures.openai_agent:agent", "--input", QUESTION, "-o", str(path)]) == 0
+
+    run = read_run(path)
+    assert run.status == "ok"
+    assert run.steps[-1].budget.total_tokens == 170
+    assert KEY not in path.read_text()
+    assert KEY not in capsys.readouterr().err
