@@ -289,7 +289,8 @@ class Run:
         else:
             self._check_line_starts(end)
         self._end = end
-        self._unfinished: UnfinishedStep | bool | None = False
+        self._unfinished: UnfinishedStep | None = None
+        self._unfinished_read = False
         self._index(end)
         self._read_tail(end)
         self.steps = Steps(self)
