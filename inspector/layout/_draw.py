@@ -207,8 +207,9 @@ def _draw_graph(
     position = {key: i for i, key in enumerate(order)}
     boxes: dict[str, _Box] = {}
     nested: dict[str, tuple[str, list[NodeBox], list[EdgeRoute]]] = {}
+    by_key = {node.key: node for node in topology.nodes}
     for key in order:
-        node = topology.node(key)
+        node = by_key[key]
         content, title, inner_boxes, inner_routes = _content(node, prefix, options)
         width = max(content.width, cell_width(title) + 2) + 4
         boxes[key] = _Box(node=node, content=content, width=width)

@@ -1,0 +1,83 @@
+"""Topology at scale: a synthetic 10,000-node graph (a chain with a branch and a back edge every 10 nodes).
+
+Targets (issue 4): `CompiledGraph.topology()` plus each text export (JSON, DOT, Mermaid, networkx)
+under 1 s at 10,000 nodes; the terminal drawing of a 200-node graph under 1 s. Baselines, measured in the
+same process: pydantic's own `model_dump_json` for the exports (the cheapest possible serialisation of
+the same model) and a plain `"\\n".join` of one line per node for the drawing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from graph_core import END, START, Branch, Graph
+from inspector.export import from_json, to_dot, to_json, to_mermaid, to_networkx
+from inspector.layout import draw
+
+TARGET_S = 1.0
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def build(n: int) -> Any:
+    """A compiled Pregel graph: chain n0 -> n1 -> ...; every 10th node branches to the next or back 5."""
+    graph = Graph()
+    for i in range(n):
+        graph.add_lambda_node(f"n{i}", _identity)
+    graph.add_edge(START, "n0")
+    for i in range(n - 1):
+        if i % 10 == 9 and i >= 5:
+            graph.add_branch(f"n{i}", Branch(lambda _x, i=i: f"n{i + 1}", [f"n{i + 1}", f"n{i - 5}"]))
+        else:
+            graph.add_edge(f"n{i}", f"n{i + 1}")
+    graph.add_edge(f"n{n - 1}", END)
+    return graph.compile(max_run_steps=10 * n)
+
+
+def _best(fn: Callable[[], Any], repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def run() -> None:
+    start = time.perf_counter()
+    compiled = build(10_000)
+    print(f"build+compile 10,000 nodes: {time.perf_counter() - start:.3f} s (setup, not a target)")
+    topology = compiled.topology()
+    print(f"{len(topology.nodes)} nodes, {len(topology.edges)} edges, {len(topology.back_edges)} back edges")
+    baseline = _best(topology.model_dump_json)
+    text = to_json(topology)
+    rows = [
+        ("topology()", compiled.topology),
+        ("to_json", lambda: to_json(topology)),
+        ("from_json", lambda: from_json(text)),
+        ("to_dot", lambda: to_dot(topology)),
+        ("to_mermaid", lambda: to_mermaid(topology)),
+        ("to_networkx", lambda: to_networkx(topology)),
+    ]
+    topology_s = _best(compiled.topology)
+    print(f"{'10,000 nodes':<14} {'seconds':>8} {'x model_dump_json':>18} {'+ topology()':>13}  target < 1 s")
+    for name, fn in rows:
+        seconds = _best(fn)
+        with_topology = seconds if name == "topology()" else seconds + topology_s
+        verdict = "ok" if with_topology < TARGET_S else "MISSED"
+        print(f"{name:<14} {seconds:8.3f} {seconds / baseline:18.1f} {with_topology:13.3f}  {verdict}")
+
+    small = build(200).topology()
+    naive = _best(lambda: "\n".join(f"[{n.key}]" for n in small.nodes))
+    seconds = _best(lambda: draw(small))
+    verdict = "ok" if seconds < TARGET_S else "MISSED"
+    lines = draw(small).count("\n")
+    ratio = seconds / naive
+    print(f"draw 200 nodes: {seconds:.3f} s, {lines} lines, {ratio:.0f}x a one-line-per-node listing")
+    print(f"  target < {TARGET_S:.0f} s  {verdict}")
+    seconds = _best(lambda: draw(topology), 1)
+    print(f"draw 10,000 nodes (no target, for scale): {seconds:.3f} s")
