@@ -266,10 +266,13 @@ def _decode_completion(data: Any, *, endpoint: str, status: int, redact: _Redact
 
 
 def _error_text(data: Mapping[str, Any], redact: _Redactor) -> str:
+    """The server's own words: OpenAI nests them under `error`; vLLM and FastAPI servers do not."""
     error = data.get("error")
+    if error is None:
+        error = data
     if isinstance(error, dict):
         fields = _as_dict(error)
-        message = fields.get("message") or json.dumps(fields)
+        message = fields.get("message") or fields.get("detail") or json.dumps(fields)
         kind = fields.get("type") or fields.get("code")
         text = f"{kind}: {message}" if kind else str(message)
     else:

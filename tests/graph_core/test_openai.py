@@ -605,3 +605,28 @@ def test_abandoning_a_stream_early_releases_the_connection(
     assert next(chunks).content == "0"
     chunks.close()  # what a first-chunk tool-call checker does
     assert model.generate([Message.user("y")]).content == "next call works"
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (
+            {"object": "error", "message": "max_tokens too large", "type": "BadRequestError"},
+            "BadRequestError: max_tokens too large",
+        ),
+        ({"detail": "Not Found"}, "Not Found"),
+    ],
+)
+def test_error_bodies_of_other_servers_are_quoted(
+    server: ChatServer, model: OpenAIChatModel, body: dict[str, str], detail: str
+) -> None:
+    server.script(Reply.json(body, status=400))
+    with pytest.raises(ChatModelStatusError) as caught:
+        model.generate([Message.user("x")])
+    assert str(caught.value).endswith(f"returned HTTP 400 Bad Request: {detail}")
+
+
+def test_plain_text_error_body_is_quoted(server: ChatServer, model: OpenAIChatModel) -> None:
+    server.script(Reply(status=404, body=b"no such route\n"))
+    with pytest.raises(ChatModelStatusError, match=r"HTTP 404 Not Found: no such route$"):
+        model.generate([Message.user("x")])
