@@ -34,6 +34,8 @@ class _ThreadPool:
     def _work(self, task: Task) -> None:
         try:
             execute_sync(task, self.rc)
+        except BaseException as exc:  # a dying thread must still report its task
+            task.error = exc
         finally:
             self.done.put(task)
 

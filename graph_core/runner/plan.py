@@ -108,7 +108,8 @@ def _resolve_max_steps(dag: bool, max_run_steps: int | None, node_count: int) ->
 def _nested(spec: NodeSpec) -> CompiledGraph:
     graph: Graph = spec.graph
     options = dict(spec.compile_options)
-    options.setdefault("name", spec.key)
+    if not options.get("name"):
+        options["name"] = spec.key
     return graph.compile(**options)
 
 
