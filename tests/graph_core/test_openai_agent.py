@@ -11,6 +11,7 @@ import pytest
 
 from fixtures.openai_agent import QUESTION, get_weather
 from fixtures.openai_agent import agent as openai_agent
+from graph_core.agents.adk import ChatModelAgent
 from graph_core.agents.react import ReActAgent, whole_stream_tool_call_checker
 from graph_core.errors import NodeRunError
 from graph_core.models.openai import ChatModelStatusError, OpenAIChatModel
@@ -200,3 +201,41 @@ def test_inspector_record_on_the_fixture(
     assert run.steps[-1].budget.total_tokens == 170
     assert KEY not in path.read_text()
     assert KEY not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_adk_chat_model_agent_on_the_client(
+    server: ChatServer, model: OpenAIChatModel, streaming: bool
+) -> None:
+    if streaming:
+        server.script(
+            Reply.sse(
+                [
+                    delta_event(
+                        {"tool_calls": [tool_delta(0, id="call_h", name="get_weather", arguments='{"city":')]}
+                    ),
+                    delta_event({"tool_calls": [tool_delta(0, arguments=' "Hangzhou"}')]}),
+                    delta_event({}, finish_reason="tool_calls"),
+                ]
+            ),
+            Reply.sse([delta_event({"content": "Take an umbrella."}, finish_reason="stop")]),
+        )
+    else:
+        server.script(
+            Reply.json(
+                completion(None, tool_calls=[_weather_call("call_h", "Hangzhou")], finish_reason="tool_calls")
+            ),
+            Reply.json(completion("Take an umbrella.")),
+        )
+    agent = ChatModelAgent(name="weather", model=model, tools=[get_weather], instruction="Be brief.")
+
+    events = list(agent.run([Message.user(QUESTION)], streaming=streaming))
+
+    assert [e.error for e in events] == [None] * len(events)
+    messages = [e.message for e in events if e.message is not None]
+    final = messages[-1] if isinstance(messages[-1], Message) else concat_messages(list(messages[-1]))
+    assert final.content == "Take an umbrella."
+    second = server.requests[1].body["messages"]
+    assert second[0] == {"role": "system", "content": "Be brief."}
+    assert second[-1]["tool_call_id"] == "call_h"
+    assert second[-1]["content"].startswith("Hangzhou: light rain")
