@@ -24,6 +24,15 @@ from graph_core.tools import (
 )
 
 
+def cells(rows: list[list[Message | None]]) -> list[tuple[int, str]]:
+    """(slot index, content) of each chunk's single non-None entry."""
+    return [next((i, m.content) for i, m in enumerate(r) if m is not None) for r in rows]
+
+
+def slot(rows: list[list[Message | None]], index: int) -> list[Message]:
+    return [m for r in rows if (m := r[index]) is not None]
+
+
 def calls(*specs: tuple[str, str, str]) -> Message:
     return Message.assistant(tool_calls=[ToolCall(i, n, a) for i, n, a in specs])
 
@@ -265,7 +274,7 @@ def test_middlewares_first_listed_is_outermost_and_apply_to_native_surface_only(
     rows = list(
         ToolsNode([company, salary], middlewares=[named("m"), ToolMiddleware(stream=stream_mw)]).stream(msg)
     )
-    merged = [concat_messages([r[i] for r in rows if r[i] is not None]).content for i in range(2)]
+    merged = [concat_messages(slot(rows, i)).content for i in range(2)]
     assert merged == ["m(acme)", "middleware2"]
 
 
@@ -286,19 +295,14 @@ def test_stream_chunks_have_one_slot_per_call_like_eino() -> None:
     for row in rows:
         assert len(row) == 2 and sum(m is not None for m in row) == 1
     assert [r[1].content for r in rows if r[1] is not None] == ["1", "0", "0"]  # per-tool order kept
-    rebuilt = [concat_messages([r[i] for r in rows if r[i] is not None]) for i in range(2)]
+    rebuilt = [concat_messages(slot(rows, i)) for i in range(2)]
     assert rebuilt == node.invoke(msg)
 
 
 def test_sequential_stream_is_in_call_order_and_async_stream_matches() -> None:
     msg = calls(("c1", "salary", '{"person": "p"}'), ("c2", "company", '{"person": "p"}'))
     rows = list(ToolsNode([company, salary], execute_sequentially=True).stream(msg))
-    assert [(0 if r[0] else 1, (r[0] or r[1]).content) for r in rows] == [
-        (0, "1"),
-        (0, "0"),
-        (0, "0"),
-        (1, "acme"),
-    ]  # type: ignore[union-attr]
+    assert cells(rows) == [(0, "1"), (0, "0"), (0, "0"), (1, "acme")]
 
     async def collect(sequential: bool) -> list[list[Message | None]]:
         node = ToolsNode([company, salary], execute_sequentially=sequential)
@@ -306,9 +310,7 @@ def test_sequential_stream_is_in_call_order_and_async_stream_matches() -> None:
 
     assert asyncio.run(collect(True)) == rows
     parallel = asyncio.run(collect(False))
-    assert sorted(((0 if r[0] else 1), (r[0] or r[1]).content) for r in parallel) == sorted(  # type: ignore[union-attr]
-        [(0, "1"), (0, "0"), (0, "0"), (1, "acme")]
-    )
+    assert sorted(cells(parallel)) == sorted([(0, "1"), (0, "0"), (0, "0"), (1, "acme")])
 
 
 def test_stream_errors_name_the_tool_and_call() -> None:
