@@ -167,32 +167,40 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             info = rc.step_info(step, keys, step)
             for fn in handlers.step_start:
                 fn(info)
-        for task in tasks:
-            if task.node.pre is not None:
-                task.input = yield from _run_handler(rc, task.node, "pre", task.input)
-            data.running[task.node.key] = task.input
-        completed: list[Task] = yield Wait(tasks, need_all)
-        if not completed:
-            raise GraphRunError(f"no tasks to execute, last completed nodes: [{', '.join(last)}]")
-        if len(completed) > 1:
-            completed.sort(key=lambda t: t.node.order)
-        failed = [t for t in completed if t.error is not None]
-        done = tuple(t.node.key for t in completed)
-        for key in done:
-            data.running.pop(key, None)
-        if failed:
-            data.step += 1
-            if handlers.step_end:
-                errs = tuple(t.node.key for t in failed)
-                info = rc.step_info(step, done, step + 1, errors=errs)
+        done: tuple[str, ...] = ()
+        failing: tuple[str, ...] = ()
+        decisions: list[BranchDecision] = []
+        try:
+            for task in tasks:
+                failing = (task.node.key,)
+                if task.node.pre is not None:
+                    task.input = yield from _run_handler(rc, task.node, "pre", task.input)
+                data.running[task.node.key] = task.input
+            failing = ()
+            completed: list[Task] = yield Wait(tasks, need_all)
+            if not completed:
+                raise GraphRunError(f"no tasks to execute, last completed nodes: [{', '.join(last)}]")
+            if len(completed) > 1:
+                completed.sort(key=lambda t: t.node.order)
+            done = tuple(t.node.key for t in completed)
+            for key in done:
+                data.running.pop(key, None)
+            failed = [t for t in completed if t.error is not None]
+            if failed:
+                failing = tuple(t.node.key for t in failed)
+                raise _node_error(rc, failed[0])
+            for task in completed:
+                failing = (task.node.key,)
+                if task.node.post is not None:
+                    task.output = yield from _run_handler(rc, task.node, "post", task.output)
+            failing = ()
+            result = yield from _route(rc, data, [(t.node, t.output) for t in completed], decisions)
+        except GraphError:
+            if handlers.step_end and (done or failing):
+                info = rc.step_info(step, done, step + 1, branches=tuple(decisions), errors=failing)
                 for fn in handlers.step_end:
                     fn(info)
-            raise _node_error(rc, failed[0])
-        for task in completed:
-            if task.node.post is not None:
-                task.output = yield from _run_handler(rc, task.node, "post", task.output)
-        decisions: list[BranchDecision] = []
-        result = yield from _route(rc, data, [(t.node, t.output) for t in completed], decisions)
+            raise
         data.step += 1
         last = done
         if handlers.step_end:

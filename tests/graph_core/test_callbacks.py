@@ -215,3 +215,33 @@ def test_step_info_reports_branch_decisions_and_state() -> None:
     assert [(d.source, d.branch_index, d.chosen, d.skipped) for d in first.branches] == [
         ("a", 0, ("b",), ("c",))
     ]
+
+
+@pytest.mark.parametrize("where", ["pre", "node", "post", "branch"])
+def test_failing_step_still_ends_with_its_errors(where: str) -> None:
+    ends: list[Any] = []
+
+    class Obs:
+        def on_step_end(self, step: Any) -> None:
+            ends.append((step.index, step.nodes, step.errors, step.budget.steps_used))
+
+    def fail(*args: Any) -> Any:
+        raise RuntimeError(where)
+
+    def ok(*args: Any) -> Any:
+        return args[0]
+
+    g = Graph(state=dict)
+    g.add_lambda_node(
+        "a",
+        fail if where == "node" else ok,
+        pre=fail if where == "pre" else None,
+        post=fail if where == "post" else None,
+    )
+    g.add_edge(START, "a")
+    g.add_branch("a", Branch(fail if where == "branch" else (lambda x: END), [END]))
+    with pytest.raises(Exception, match=where):
+        g.compile().invoke(1, callbacks=[Obs()])
+    nodes = () if where == "pre" else ("a",)
+    errors = () if where == "branch" else ("a",)
+    assert ends == [(0, nodes, errors, 1)]
