@@ -107,18 +107,12 @@ def _cycle(run: Run) -> tuple[list[str], int]:
         end = visits[-1] if len(visits) >= 2 else len(sequence) - 1
         loop = [_label(nodes) for nodes in sequence[start:end]]
         return [*loop, target], flat.count(source)
-    # no topology: the shortest repeating tail of the step sequence
-    for period in range(1, len(sequence) // 2 + 1):
-        if sequence[-period:] == sequence[-2 * period : -period]:
-            loop = [_label(nodes) for nodes in sequence[-period:]]
-            rounds = 0
-            while (
-                rounds * period + period <= len(sequence)
-                and sequence[len(sequence) - (rounds + 1) * period : len(sequence) - rounds * period]
-                == sequence[-period:]
-            ):
-                rounds += 1
-            return [*loop, loop[0]], rounds
+    # no topology: from the previous visit of the last step's nodes back to them
+    last = sequence[-1]
+    earlier = [i for i, nodes in enumerate(sequence[:-1]) if nodes == last]
+    if earlier:
+        loop = [_label(nodes) for nodes in sequence[earlier[-1] :]]
+        return loop, len(earlier)
     return [], 0
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from typing import Any
 
 from inspector.diagnostics import Diagnostic, diagnose
-from inspector.recording import Run, read_run
+from inspector.recording import Run, RunFileWarning, read_run
 from inspector.recording.format import BudgetRecord
 from inspector.recording.statediff import Change, changes, format_path
 
@@ -136,13 +137,18 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    recorded = read_run(args.run_file, lenient=args.lenient)
-    diagnostics = diagnose(recorded)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RunFileWarning)
+        recorded = read_run(args.run_file, lenient=args.lenient)
+        diagnostics = diagnose(recorded)
+        lines = None if args.json else timeline(recorded)
+    for warning in caught:
+        print(f"inspector: warning: {warning.message}", file=sys.stderr)
     if args.json:
         json.dump(summary(recorded, diagnostics), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    out = timeline(recorded)
+    out = lines or []
     out.append("")
     if diagnostics:
         out.append("diagnostics:")

@@ -1,0 +1,86 @@
+"""`inspector show`: the text timeline with diagnostics, `--json`, and bad files as exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.cli import main
+
+
+@pytest.fixture
+def weather_run(tmp_path: Path) -> Path:
+    out = tmp_path / "run.jsonl"
+    assert (
+        main(["record", "fixtures.weather:agent", "--input", "Weather in Hangzhou?", "-o", str(out), "-q"])
+        == 0
+    )
+    return out
+
+
+def test_text_timeline(weather_run: Path, capsys: Any) -> None:
+    capsys.readouterr()
+    assert main(["show", str(weather_run)]) == 0
+    out = capsys.readouterr().out
+    assert "status ok" in out
+    assert "step 0  chat  [steps 1/13" in out
+    assert "step 1  tools  [steps 2/13" in out
+    assert "    tool get_weather (" in out
+    assert "    + messages[1]: assistant: -> get_weather(" in out
+    assert "    branch chat -> tools" in out and "    branch chat -> end" in out
+    assert "output: assistant: " in out
+    assert out.rstrip().endswith("diagnostics: none")
+
+
+def test_text_shows_diagnostics(tmp_path: Path, capsys: Any) -> None:
+    out = tmp_path / "run.jsonl"
+    main(["record", "fixtures.runaway:agent", "--input", "go", "-o", str(out), "-q"])
+    capsys.readouterr()
+    assert main(["show", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "error: MaxStepsExceededError" in text
+    assert "error: [budget-exhausted] (step 12)" in text and "chat -> tools -> chat" in text
+
+
+def test_json(weather_run: Path, capsys: Any) -> None:
+    capsys.readouterr()
+    assert main(["show", str(weather_run), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "ok" and data["diagnostics"] == []
+    assert [s["nodes"] for s in data["steps"]] == [["chat"], ["tools"], ["chat"]]
+    assert data["steps"][1]["changes"][0]["op"] == "appended"
+    assert data["steps"][0]["branches"] == [{"source": "chat", "chosen": ["tools"]}]
+    assert data["steps"][2]["budget"]["steps_remaining"] == 10
+
+
+def test_corrupt_file_is_one_paragraph_exit_2(weather_run: Path, capsys: Any) -> None:
+    lines = weather_run.read_text().splitlines(keepends=True)
+    lines[3] = "{{{ broken\n"
+    weather_run.write_text("".join(lines))
+    capsys.readouterr()
+    assert main(["show", str(weather_run)]) == 2
+    err = capsys.readouterr().err
+    assert f"{weather_run}:4:" in err.replace("\n", " ") and "Traceback" not in err
+    assert main(["show", str(weather_run), "--lenient"]) == 0
+    assert "inspector: warning:" in capsys.readouterr().err
+
+
+def test_missing_and_foreign_files(tmp_path: Path, capsys: Any) -> None:
+    assert main(["show", str(tmp_path / "nope.jsonl")]) == 2
+    assert "no such file" in " ".join(capsys.readouterr().err.split())
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"hello": 1}\n')
+    assert main(["show", str(other)]) == 2
+    assert "not a run file" in " ".join(capsys.readouterr().err.split())
+
+
+def test_incomplete_file_is_shown(weather_run: Path, capsys: Any) -> None:
+    data = weather_run.read_bytes()
+    weather_run.write_bytes(data[: len(data) - 40])
+    capsys.readouterr()
+    assert main(["show", str(weather_run)]) == 0
+    out = capsys.readouterr().out
+    assert "status incomplete" in out and "[incomplete]" in out
