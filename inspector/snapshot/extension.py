@@ -1,0 +1,81 @@
+"""syrupy extensions: one readable snapshot file per assertion, compared as text, explained semantically.
+
+Both extensions store text in syrupy's single-file layout, `__snapshots__/<test file>/<test name>.<kind>.json`
+(`topology.json` holds `inspector.export.to_json`, canonical topology JSON; `trajectory.json` holds
+`trajectory.to_text`). Comparison is byte-for-byte on that text, so syrupy's update and unused-snapshot
+machinery works unchanged. Only the failure explanation is ours: `diff_lines` parses both sides back and
+lists what changed in terms of nodes, edges and steps, falling back to syrupy's line diff when a side is
+missing or unreadable (a first run, a hand-edited file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from inspector.errors import TopologyFormatError
+from inspector.export import from_json, to_json
+from inspector.snapshot.topology_diff import diff_topologies
+from inspector.snapshot.trajectory import first_divergence, from_text, to_text
+
+__all__ = ["TopologySnapshotExtension", "TrajectorySnapshotExtension"]
+
+_UPDATE_HINT = "if this change is intended, run `pytest --snapshot-update` and commit the snapshot"
+
+
+class _TextSnapshotExtension(SingleFileSnapshotExtension):
+    _write_mode = WriteMode.TEXT
+
+    def _explain(self, received: str, stored: str) -> list[str] | None:
+        raise NotImplementedError
+
+    def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
+        received, stored = str(serialized_data), str(snapshot_data)
+        explanation = None
+        if stored:
+            try:
+                explanation = self._explain(received, stored)
+            except (ValueError, TypeError, KeyError):
+                explanation = None
+        if not explanation:
+            yield from super().diff_lines(serialized_data, snapshot_data)
+            return
+        yield from explanation
+        yield f"({_UPDATE_HINT})"
+
+
+class TopologySnapshotExtension(_TextSnapshotExtension):
+    """`assert snapshot.use_extension(TopologySnapshotExtension) == compiled_graph_or_agent`."""
+
+    file_extension = "topology.json"
+
+    def serialize(self, data: Any, **kwargs: Any) -> str:
+        return to_json(data)
+
+    def _explain(self, received: str, stored: str) -> list[str] | None:
+        try:
+            changes = diff_topologies(from_json(stored), from_json(received))
+        except TopologyFormatError:
+            return None
+        if not changes:
+            return None
+        return [f"topology changed ({len(changes)} change{'s' if len(changes) != 1 else ''}):"] + [
+            f"  - {change.describe()}" for change in changes
+        ]
+
+
+class TrajectorySnapshotExtension(_TextSnapshotExtension):
+    """`assert snapshot.use_extension(TrajectorySnapshotExtension) == run` (a `Run` or a run-file path)."""
+
+    file_extension = "trajectory.json"
+
+    def serialize(self, data: Any, **kwargs: Any) -> str:
+        return to_text(data)
+
+    def _explain(self, received: str, stored: str) -> list[str] | None:
+        divergence = first_divergence(from_text(stored), from_text(received))
+        if divergence is None:
+            return None
+        return [f"trajectory diverges at {divergence.describe()}"]

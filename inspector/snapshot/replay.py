@@ -1,0 +1,124 @@
+"""Re-run an agent against a recording: a replay model and replay tools built from a run file.
+
+The model answers come from every ChatModel node's output, in step order; the tool results from every
+tool call's recorded output, matched by tool name and JSON arguments (in order, so repeated identical
+calls get their results in the order they were recorded). A call the recording does not have raises
+`ToolReplayError` naming the tool and arguments: the agent now does something it did not do before.
+A tool that failed in the recording fails again in the replay with the recorded error text.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict, deque
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from graph_core.errors import GraphError
+from graph_core.models.replay import ReplayChatModel
+from graph_core.schema import Message, ToolInfo
+from inspector.recording.reader import NodeRun, Run, read_run
+
+__all__ = ["ReplayTool", "ToolReplayError", "replay_model_from_run", "replay_tools_from_run"]
+
+
+class ToolReplayError(GraphError, LookupError):
+    """The agent made a tool call the recording does not have (or the recorded call failed)."""
+
+
+def _as_run(subject: Run | str | os.PathLike[str]) -> Run:
+    return subject if isinstance(subject, Run) else read_run(Path(subject))
+
+
+def _all_node_runs(run: Run) -> list[NodeRun]:
+    out: list[NodeRun] = []
+    for step in run.steps:
+        out.extend(step.node_runs)
+    unfinished = run.unfinished
+    if unfinished is not None:
+        out.extend(unfinished.node_runs)
+    return out
+
+
+def replay_model_from_run(
+    subject: Run | str | os.PathLike[str], /, *, restart_on_new_conversation: bool = True
+) -> ReplayChatModel:
+    """A `ReplayChatModel` answering with the run's recorded model outputs, in the order they happened."""
+    run = _as_run(subject)
+    answers: list[Message] = []
+    for node_run in _all_node_runs(run):
+        if node_run.component == "ChatModel" and isinstance(node_run.output, dict):
+            answers.append(Message.model_validate(node_run.output))
+    return ReplayChatModel(
+        answers, restart_on_new_conversation=restart_on_new_conversation, source=f"recording {run.path}"
+    )
+
+
+class ReplayTool:
+    """A tool with a real tool's `info` whose results are the recorded ones (duck-typed for `ToolsNode`)."""
+
+    def __init__(self, info: ToolInfo, results: Iterable[tuple[str, str | None, str | None]], source: str):
+        self._info = info
+        self.source = source
+        self._recorded: list[tuple[str, str | None, str | None]] = list(results)
+        self._queues: dict[str, deque[tuple[str | None, str | None]]] = defaultdict(deque)
+        self.reset()
+
+    @property
+    def info(self) -> ToolInfo:
+        return self._info
+
+    def reset(self) -> None:
+        """Make every recorded result available again (for another run)."""
+        self._queues.clear()
+        for arguments, output, error in self._recorded:
+            self._queues[arguments].append((output, error))
+
+    def invoke(self, arguments: str) -> str:
+        queue = self._queues.get(arguments)
+        if not queue:
+            known = sorted({a for a, _, _ in self._recorded})
+            raise ToolReplayError(
+                f"tool `{self._info.name}` was called with {arguments} but {self.source} has no such call "
+                f"left (recorded arguments: {', '.join(known) or 'none'}); the agent's behaviour changed"
+            )
+        output, error = queue.popleft()
+        if error is not None:
+            raise ToolReplayError(f"tool `{self._info.name}` failed in the recording: {error}")
+        return output or ""
+
+    async def ainvoke(self, arguments: str) -> str:
+        return self.invoke(arguments)
+
+    def __repr__(self) -> str:
+        return f"ReplayTool({self._info.name!r}, {len(self._recorded)} recorded calls)"
+
+
+def replay_tools_from_run(
+    subject: Run | str | os.PathLike[str], /, tools: Sequence[Any] = ()
+) -> list[ReplayTool]:
+    """Replay tools for every tool the run called, with the `info` of the matching tool in `tools`.
+
+    Pass the agent's real tools so the model sees the same tool descriptions; a recorded tool missing
+    from `tools` gets a minimal `ToolInfo` with its name.
+    """
+    run = _as_run(subject)
+    infos = {tool.info.name: tool.info for tool in tools}
+    calls: dict[str, list[tuple[str, str | None, str | None]]] = defaultdict(list)
+    for node_run in _all_node_runs(run):
+        for call in node_run.tools:
+            arguments = call.input if isinstance(call.input, str) else str(call.input)
+            error = None if call.error is None else f"{call.error.type}: {call.error.message}"
+            output = call.output if isinstance(call.output, str) or call.output is None else str(call.output)
+            calls[call.name].append((arguments, output, error))
+    source = f"recording {run.path}"
+    names = [*infos, *(name for name in calls if name not in infos)]
+    return [
+        ReplayTool(
+            infos.get(name) or ToolInfo(name=name, description=f"replay of `{name}`", parameters={}),
+            calls.get(name, ()),
+            source,
+        )
+        for name in names
+    ]
