@@ -9,7 +9,9 @@ every step's state and in every model input:
 
 - each `Message` object is encoded once and becomes `{"$ref": n}`; its definition is handed to the
   writer (`take_definitions`) to be written as a `value` line before the first line that uses it;
-- a list of messages seen before (same list object, grown at the end) reuses the encoded prefix.
+- a list of messages becomes `{"$refs": [[start, stop], ...]}`, runs of consecutive ids, so a history
+  of a thousand messages costs a few bytes in each step's state and model input; a list seen before
+  (same list object, grown at the end) only encodes what was appended.
 
 Messages already recorded are assumed not to change in place unless their role, content, tool calls or
 tool call ID change (a cheap fingerprint is compared); the engine replaces rather than edits them.
@@ -21,7 +23,6 @@ import dataclasses
 import datetime as dt
 import enum
 import math
-import operator
 from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
@@ -35,7 +36,18 @@ from inspector.recording.redact import Redaction
 __all__ = ["Encoder", "type_name"]
 
 _MAX_DEPTH = 64
-_LIST_MEMO_MIN = 4
+
+
+def _extend_runs(runs: list[list[int]], refs: list[int]) -> list[list[int]]:
+    """`runs` (sorted [start, stop) pairs) followed by `refs`, as a new list; consecutive ids merge."""
+    out = [list(r) for r in runs[-1:]]
+    out = [*runs[:-1], *out]
+    for ref in refs:
+        if out and out[-1][1] == ref:
+            out[-1][1] = ref + 1
+        else:
+            out.append([ref, ref + 1])
+    return out
 
 
 def type_name(value: Any) -> str:
@@ -56,7 +68,7 @@ class Encoder:
         self.max_str = max_str
         self.intern = intern
         self._messages: dict[int, tuple[Message, tuple[Any, ...], dict[str, int]]] = {}
-        self._lists: dict[int, tuple[list[Any], list[Any], list[Any]]] = {}
+        self._lists: dict[int, tuple[list[Any], int, Any, Any, dict[str, Any]]] = {}
         self._pending: list[tuple[int, Any]] = []
         self._next_ref = 0
         self._stack: set[int] = set()
@@ -131,23 +143,30 @@ class Encoder:
     def _sequence(self, value: Any, depth: int) -> list[Any]:
         return [self._enc(v, depth + 1) for v in value]
 
-    def _list(self, value: list[Any], depth: int) -> list[Any]:
-        memo = self._lists.get(id(value)) if self.intern else None
+    def _list(self, value: list[Any], depth: int) -> Any:
+        """A list of messages becomes `{"$refs": [[start, stop], ...]}` (runs of value ids), anything
+        else a list. A message list seen before and grown at its end only encodes the new messages; its
+        first and last known items are checked, not every item (histories grow, they are not edited)."""
+        if not self.intern or not value:
+            return self._guarded(value, depth, self._sequence)
+        key = id(value)
+        memo = self._lists.get(key)
         if memo is not None:
-            obj, items, encoded = memo
-            n = len(items)
-            if obj is value and len(value) >= n and all(map(operator.is_, value, items)):
+            obj, n, first, last, marker = memo
+            if obj is value and len(value) >= n and value[0] is first and value[n - 1] is last:
                 if len(value) == n:
-                    return encoded
+                    return marker
                 tail = value[n:]
                 if all(type(v) is Message for v in tail):
-                    new = encoded + [self._message(v, depth + 1) for v in tail]
-                    self._lists[id(value)] = (value, value[:], new)
-                    return new
-        encoded = self._guarded(value, depth, self._sequence)
-        if self.intern and len(value) >= _LIST_MEMO_MIN and all(type(v) is Message for v in value):
-            self._lists[id(value)] = (value, value[:], encoded)
-        return encoded
+                    runs = _extend_runs(marker["$refs"], [self._message(v, depth + 1)["$ref"] for v in tail])
+                    marker = {"$refs": runs}
+                    self._lists[key] = (value, len(value), value[0], value[-1], marker)
+                    return marker
+        if all(type(v) is Message for v in value):
+            marker = {"$refs": _extend_runs([], [self._message(v, depth + 1)["$ref"] for v in value])}
+            self._lists[key] = (value, len(value), value[0], value[-1], marker)
+            return marker
+        return self._guarded(value, depth, self._sequence)
 
     def _message(self, message: Message, depth: int) -> dict[str, int]:
         memo = self._messages.get(id(message))

@@ -562,8 +562,11 @@ class Run:
     def resolve(self, value: Any) -> Any:
         """`value` with every `{"$ref": n}` replaced by the stored value."""
         if type(value) is dict:
-            if "$ref" in value and len(value) == 1:  # pyright: ignore[reportUnknownArgumentType]
-                return self.value(value["$ref"])
+            if len(value) == 1:  # pyright: ignore[reportUnknownArgumentType]
+                if "$ref" in value:
+                    return self.value(value["$ref"])
+                if "$refs" in value:
+                    return [self.value(i) for start, stop in value["$refs"] for i in range(start, stop)]
             return {k: self.resolve(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
         if type(value) is list:
             return [self.resolve(v) for v in value]  # pyright: ignore[reportUnknownVariableType]

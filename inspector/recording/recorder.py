@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import json
 import sys
 import threading
 import time
@@ -25,6 +24,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from pydantic_core import to_json
 
 from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
 from graph_core.context import current_scope
@@ -42,8 +43,10 @@ _ITERATION_KEYS = ("remaining_iterations", "RemainingIterations", "iterations_re
 ProgressFn = Callable[[dict[str, Any]], None]
 
 
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+def _dumps(obj: Any) -> bytes:
+    """Compact UTF-8 JSON, keys in insertion order (pydantic-core's serializer: several times faster
+    than `json.dumps`, which matters because recording runs inside the observed run)."""
+    return to_json(obj)
 
 
 def error_record(error: BaseException) -> dict[str, Any]:
@@ -161,7 +164,7 @@ class Recorder:
         self._progress = progress
         self._meta = meta or {}
         self._lock = threading.RLock()
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -183,10 +186,10 @@ class Recorder:
             self._t0 = now
         return round(now - self._t0, 6)
 
-    def _open(self) -> IO[str]:
+    def _open(self) -> IO[bytes]:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("w", encoding="utf-8", newline="\n")
+            self._file = self.path.open("wb")
         return self._file
 
     def _fail(self, error: BaseException) -> None:
@@ -218,9 +221,9 @@ class Recorder:
         out = self._open()
         for ref, value in self._encoder.take_definitions():
             out.write(_dumps({"kind": "value", "id": ref, "value": value}))
-            out.write("\n")
+            out.write(b"\n")
         out.write(_dumps(event))
-        out.write("\n")
+        out.write(b"\n")
         if flush:
             out.flush()
 
@@ -249,10 +252,10 @@ class Recorder:
         self._header_written = True
         out = self._open()
         out.write(_dumps(header))
-        out.write("\n")
+        out.write(b"\n")
         for ref, value in self._encoder.take_definitions():  # the input's messages, after the header line
             out.write(_dumps({"kind": "value", "id": ref, "value": value}))
-            out.write("\n")
+            out.write(b"\n")
         out.flush()
 
     def close(self) -> None:

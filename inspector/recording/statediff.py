@@ -34,7 +34,10 @@ def _delta(old: Any, new: Any, path: list[Any], ops: list[list[Any]]) -> None:
         return
     if type(old) is dict and type(new) is dict:
         if _is_marker(old) or _is_marker(new):
-            if old != new:
+            grown = _appended_runs(old, new)
+            if grown is not None:
+                ops.append(["append", list(path), {"$refs": grown}])
+            elif old != new:
                 ops.append(["set", list(path), new])
             return
         for key, value in new.items():
@@ -61,7 +64,31 @@ def _delta(old: Any, new: Any, path: list[Any], ops: list[list[Any]]) -> None:
 
 
 def _is_marker(value: dict[str, Any]) -> bool:
-    return "$ref" in value or "$repr" in value or "$truncated" in value
+    return "$ref" in value or "$refs" in value or "$repr" in value or "$truncated" in value
+
+
+def _appended_runs(old: dict[str, Any], new: dict[str, Any]) -> list[list[int]] | None:
+    """The runs `new` adds at the end of `old` when both are `$refs` lists and `new` extends `old`."""
+    a, b = old.get("$refs"), new.get("$refs")
+    if a is None or b is None or len(b) < len(a) or not a:
+        return None
+    if b[: len(a) - 1] != a[:-1] or b[len(a) - 1][0] != a[-1][0] or b[len(a) - 1][1] < a[-1][1]:
+        return None
+    tail = [[a[-1][1], b[len(a) - 1][1]]] if b[len(a) - 1][1] > a[-1][1] else []
+    tail.extend(b[len(a) :])
+    return tail or None
+
+
+def _concat(value: Any, items: Any) -> Any:
+    if type(items) is dict and "$refs" in items:
+        runs = [list(r) for r in value["$refs"]]
+        for start, stop in items["$refs"]:
+            if runs and runs[-1][1] == start:
+                runs[-1][1] = stop
+            else:
+                runs.append([start, stop])
+        return {"$refs": runs}
+    return [*value, *items]
 
 
 def apply_delta(value: Any, ops: list[list[Any]]) -> Any:
@@ -72,7 +99,7 @@ def apply_delta(value: Any, ops: list[list[Any]]) -> Any:
             if kind == "set":
                 value = op[2]
             elif kind == "append":
-                value = [*value, *op[2]]
+                value = _concat(value, op[2])
             else:
                 value = None
             continue
@@ -91,7 +118,7 @@ def apply_delta(value: Any, ops: list[list[Any]]) -> Any:
         elif kind == "del":
             del parent[last]
         elif kind == "append":
-            parent[last] = [*parent[last], *op[2]]
+            parent[last] = _concat(parent[last], op[2])
         else:
             raise ValueError(f"unknown state delta op `{kind}`")
         value = root

@@ -54,7 +54,7 @@ def test_steps_expose_node_runs_branches_and_durations(run_file: Path) -> None:
     assert tools.tools[0].output == "sunny, 20 C"
     assert [(b.source, b.chosen) for b in run.steps[0].branches] == [("chat", ["tools"])]
     assert run.steps[0].duration is not None and run.steps[0].duration > 0
-    assert run.header.input == [{"$ref": 0}] and run.resolve(run.header.input)[0]["role"] == "user"
+    assert run.header.input == {"$refs": [[0, 1]]} and run.resolve(run.header.input)[0]["role"] == "user"
 
 
 def test_cut_off_last_line_means_incomplete(run_file: Path) -> None:

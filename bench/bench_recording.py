@@ -1,0 +1,181 @@
+"""Recording: overhead on a ReAct run, opening a 100,000-step file, and file size for 1,000 rounds.
+
+Targets from issue 5:
+- recording a 100-round ReAct run costs at most 1.5x the unrecorded run (same process, same agent, a
+  zero-latency scripted model and an instant tool, best of alternating repeats);
+- opening a generated 100,000-step run file takes under 1 s, and reading any step under 50 ms (100
+  random steps: the step's events, node runs and its state);
+- the file of a 1,000-round ReAct run stays within 3x the final state's JSON size. Reported twice: the
+  state storage alone (message values plus state snapshots and deltas) and the whole file (which also
+  holds every node's input and output, budgets and timings).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from graph_core.agents.react import ReActAgent
+from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
+from graph_core.models import ScriptedChatModel
+from graph_core.schema import Message, ToolCall
+from graph_core.tools import tool
+from inspector.recording import Recorder, read_run
+
+OVERHEAD_TARGET = 1.5
+OPEN_TARGET_S = 1.0
+STEP_TARGET_MS = 50.0
+SIZE_TARGET = 3.0
+BIG_STEPS = 100_000
+
+
+@tool
+def lookup(n: int) -> str:
+    """An instant tool with a realistic-size answer."""
+    return f"result {n}: " + "lorem ipsum dolor sit amet " * 8
+
+
+def _agent(rounds: int) -> ReActAgent:
+    script = [
+        Message.assistant(f"Looking up item {i}.", tool_calls=[ToolCall(f"c{i}", "lookup", f'{{"n": {i}}}')])
+        for i in range(rounds)
+    ]
+    script.append(Message.assistant("done"))
+    model = ScriptedChatModel(script, restart_on_new_conversation=True)
+    return ReActAgent(model, tools=[lookup], max_step=2 * rounds + 1)
+
+
+def _overhead(tmp: Path) -> None:
+    agent = _agent(100)
+    path = tmp / "overhead.jsonl"
+
+    def plain() -> None:
+        agent.invoke([Message.user("go")])
+
+    def recorded() -> None:
+        agent.invoke([Message.user("go")], callbacks=[Recorder(path)])
+
+    best: dict[str, float] = {"plain": float("inf"), "recorded": float("inf")}
+    runs: tuple[tuple[str, Callable[[], None]], ...] = (("plain", plain), ("recorded", recorded))
+    for _ in range(40):
+        for name, fn in runs:
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    ratio = best["recorded"] / best["plain"]
+    verdict = "OK" if ratio <= OVERHEAD_TARGET else "MISSED"
+    print(
+        f"overhead, 100-round ReAct (201 supersteps): unrecorded {best['plain'] * 1e3:.2f} ms, "
+        f"recorded {best['recorded'] * 1e3:.2f} ms -> {ratio:.2f}x (target <= {OVERHEAD_TARGET}x) {verdict}"
+    )
+    per_step = (best["recorded"] - best["plain"]) / 201 * 1e6
+    print(f"  recording adds {per_step:.1f} µs per superstep")
+
+
+def _generate(path: Path, steps: int) -> None:
+    """A long run of a two-node loop with a small state, driven through the Recorder's callbacks."""
+    recorder = Recorder(path, clock=iter(range(10 * steps + 10)).__next__, run_id="bench")
+    graph = RunInfo(None, "loop", "Graph")
+    recorder.on_start(graph, "go")
+    state = {"count": 0, "last": ""}
+    for i in range(steps):
+        node = "work" if i % 2 == 0 else "check"
+        recorder.on_step_start(StepInfo(i, (node,), Budget.of(i, steps)))
+        info = RunInfo(node, node, "Lambda", (node,), i)
+        recorder.on_start(info, {"i": i})
+        state["count"] = i
+        state["last"] = f"step {i} did some work"
+        recorder.on_end(info, {"i": i, "note": "ok"})
+        target = "check" if node == "work" else "work"
+        recorder.on_step_end(
+            StepInfo(
+                i,
+                (node,),
+                Budget.of(i + 1, steps),
+                state=state,
+                branches=(BranchDecision(node, 0, (target,), ()),),
+                next_nodes=(target,),
+            )
+        )
+    recorder.on_end(graph, "done")
+
+
+def _open_large(tmp: Path) -> None:
+    path = tmp / "big.jsonl"
+    start = time.perf_counter()
+    _generate(path, BIG_STEPS)
+    generated = time.perf_counter() - start
+    size_mb = os.path.getsize(path) / 1e6
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        run = read_run(path)
+        times.append(time.perf_counter() - start)
+        assert len(run.steps) == BIG_STEPS
+    opened = min(times)
+    verdict = "OK" if opened < OPEN_TARGET_S else "MISSED"
+    print(
+        f"open a {BIG_STEPS:,}-step file ({size_mb:.0f} MB, generated in {generated:.1f} s): "
+        f"{opened * 1e3:.0f} ms (target < {OPEN_TARGET_S * 1e3:.0f} ms) {verdict}"
+    )
+    run = read_run(path)
+    rng = random.Random(5)
+    access = []
+    for i in rng.sample(range(BIG_STEPS), 100):
+        start = time.perf_counter()
+        step = run.steps[i]
+        _ = (step.nodes, step.budget, step.node_runs, step.state)
+        access.append(time.perf_counter() - start)
+    worst = max(access) * 1e3
+    verdict = "OK" if worst < STEP_TARGET_MS else "MISSED"
+    print(
+        f"  100 random steps (events, node runs, state): median {statistics.median(access) * 1e3:.2f} ms, "
+        f"worst {worst:.2f} ms (target < {STEP_TARGET_MS:.0f} ms) {verdict}"
+    )
+
+
+def _size(tmp: Path) -> None:
+    path = tmp / "size.jsonl"
+    _agent(1000).invoke([Message.user("go")], callbacks=[Recorder(path)])
+    run = read_run(path)
+    final = len(json.dumps(run.steps[-1].state, separators=(",", ":"), ensure_ascii=False).encode())
+    by_kind: dict[str, int] = {}
+    state_bytes = 0
+    with path.open("rb") as handle:
+        for line in handle:
+            event = json.loads(line)
+            kind = event["kind"]
+            by_kind[kind] = by_kind.get(kind, 0) + len(line)
+            if kind == "value":
+                state_bytes += len(line)
+            elif kind == "step_finished":
+                payload = event.get("state") if event["full"] else event.get("delta")
+                state_bytes += len(json.dumps(payload, separators=(",", ":")))
+    total = os.path.getsize(path)
+    print(f"1,000-round ReAct run: final state {final / 1e3:.0f} kB")
+    verdict = "OK" if state_bytes <= SIZE_TARGET * final else "MISSED"
+    print(
+        f"  state storage (messages + snapshots + deltas): {state_bytes / 1e3:.0f} kB = "
+        f"{state_bytes / final:.2f}x (target <= {SIZE_TARGET}x) {verdict}"
+    )
+    verdict = "OK" if total <= SIZE_TARGET * final else "MISSED"
+    print(f"  whole file: {total / 1e3:.0f} kB = {total / final:.2f}x {verdict}")
+    parts = ", ".join(f"{k} {v / 1e3:.0f} kB" for k, v in sorted(by_kind.items(), key=lambda kv: -kv[1]))
+    print(f"  by line kind: {parts}")
+
+
+def run() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        _overhead(Path(tmp))
+        _open_large(Path(tmp))
+        _size(Path(tmp))
+
+
+if __name__ == "__main__":
+    run()
