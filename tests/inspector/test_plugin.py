@@ -16,7 +16,7 @@ import pytest
 # which would otherwise make every inner run import the engine and the agent fixtures again.
 import fixtures.weather  # noqa: F401
 import graph_core.agents.react  # noqa: F401
-import inspector.recording  # noqa: F401
+import inspector.recording
 import inspector.snapshot.extension  # noqa: F401
 from inspector.export import to_json
 

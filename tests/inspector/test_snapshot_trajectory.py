@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -20,10 +21,8 @@ def call(city: str, call_id: str = "c1", name: str = "get_weather") -> Message:
 
 def record(path: Path, script: list[object], *, max_step: int = 0) -> Path:
     agent = ReActAgent(ScriptedChatModel(script), tools=[get_weather], max_step=max_step)  # type: ignore[arg-type]
-    try:
+    with contextlib.suppress(Exception):
         agent.invoke([Message.user("Weather?")], callbacks=[Recorder(path)])
-    except Exception:
-        pass
     return path
 
 
