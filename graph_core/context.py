@@ -48,6 +48,7 @@ class RunScope:
     graph_name: str = ""
     state: StateFrame | None = None
     extras: dict[str, Any] = field(default_factory=lambda: {})
+    resume: Any = None  # a graph_core.interrupt.PointRecord while a node reruns after its interrupt
 
     def child(self, **changes: Any) -> RunScope:
         return replace(self, **changes)

@@ -1,0 +1,235 @@
+"""Interrupts from inside a run (Eino `compose.Interrupt`/`StatefulInterrupt`/`CompositeInterrupt`).
+
+A node or tool calls `interrupt(info)` (or `interrupt(info, state=...)`) to stop the run at itself: the
+call raises an `InterruptSignal` that the runner turns into a checkpoint, with the node recorded as a
+*rerun node*. When the run is resumed, the node runs again and can ask what happened before:
+
+```python
+def approve(draft: str) -> str:
+    if get_interrupt_state() is None:           # first time here
+        interrupt({"ask": "approve?"}, state={"draft": draft})
+    answer = get_resume_data()                  # what the caller passed to invoke(resume_data=...)
+    ...
+```
+
+Every interrupt point has an *address*, the path from the top-level graph down to the node (and tool
+call): `runnable:root;node:agent;node:tools;tool:get_weather:call_1`. Resume data is targeted at an
+address (or the interrupt ID, which is the same string), so several interrupted points can be resumed
+selectively. The address is derived from the run scope, so it is deterministic across processes.
+
+The runner hands a rerun node its saved record through `RunScope.resume` (a `PointRecord`); tools inside
+a ToolsNode find theirs under the node's record by call ID.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_core.context import current_scope
+
+__all__ = [
+    "ROOT_ADDRESS",
+    "InterruptContext",
+    "InterruptInfo",
+    "InterruptSignal",
+    "PointRecord",
+    "ResumeTargets",
+    "address_of",
+    "composite_interrupt",
+    "current_point",
+    "get_interrupt_state",
+    "get_resume_data",
+    "interrupt",
+    "is_resume_target",
+    "tool_point_scope",
+    "was_interrupted",
+]
+
+ROOT_ADDRESS = "runnable:root"
+_NO_STATE: Any = object()
+
+
+class InterruptSignal(Exception):
+    """Raised by `interrupt()`; the runner catches it, it is not an error of the node.
+
+    `children` are the signals of the parts of a composite node (a ToolsNode's interrupted calls).
+    """
+
+    def __init__(
+        self,
+        info: Any = None,
+        *,
+        state: Any = _NO_STATE,
+        address: str = ROOT_ADDRESS,
+        children: Sequence[InterruptSignal] = (),
+    ) -> None:
+        self.info = info
+        self.has_state = state is not _NO_STATE
+        self.state = state if self.has_state else None
+        self.address = address
+        self.children = list(children)
+        super().__init__(f"interrupt at {address}: {info!r}")
+
+
+@dataclass(slots=True)
+class PointRecord:
+    """What a checkpoint remembers about one interrupted point, handed back to it when it reruns."""
+
+    address: str
+    info: Any = None
+    state: Any = None
+    has_state: bool = False
+    children: dict[str, PointRecord] = field(default_factory=lambda: {})  # by tool call ID
+    resume: ResumeTargets | None = None
+
+    @classmethod
+    def of(cls, signal: InterruptSignal, children: dict[str, PointRecord] | None = None) -> PointRecord:
+        return cls(signal.address, signal.info, signal.state, signal.has_state, children or {})
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptContext:
+    """One interrupt point as the caller sees it (Eino `InterruptCtx`). `id` equals `address`."""
+
+    id: str
+    address: str
+    info: Any = None
+    is_root_cause: bool = True
+    parent: str | None = None
+
+
+@dataclass(slots=True)
+class InterruptInfo:
+    """Why a run stopped (Eino `InterruptInfo`), read from `InterruptError.info`.
+
+    `before_nodes`/`after_nodes` are the static interrupts hit; `rerun_nodes` the nodes that interrupted
+    themselves (or whose nested graph did, or that a cancel abandoned); `rerun_nodes_extra` their infos;
+    `state` a deep copy of the graph state; `sub_graphs` the nested graphs' own infos by node key;
+    `interrupt_contexts` every interrupt point, root causes and their composite parents.
+    """
+
+    before_nodes: list[str] = field(default_factory=lambda: [])
+    after_nodes: list[str] = field(default_factory=lambda: [])
+    rerun_nodes: list[str] = field(default_factory=lambda: [])
+    rerun_nodes_extra: dict[str, Any] = field(default_factory=lambda: {})
+    state: Any = None
+    sub_graphs: dict[str, InterruptInfo] = field(default_factory=lambda: {})
+    interrupt_contexts: list[InterruptContext] = field(default_factory=lambda: [])
+
+
+class ResumeTargets:
+    """Resume data of one resumed run, by interrupt address; shared by every point of the run.
+
+    A mapping whose keys are all interrupt addresses (IDs) of the checkpoint targets those points; any
+    other value (or a mapping with other keys) is delivered to every interrupted point, which is what a
+    caller resuming a single interrupt expects.
+    """
+
+    __slots__ = ("by_address", "everywhere", "value")
+
+    def __init__(self, data: Any, addresses: Sequence[str]) -> None:
+        known = set(addresses)
+        self.value = data
+        if isinstance(data, Mapping) and data and all(isinstance(k, str) and k in known for k in data):
+            self.by_address: dict[str, Any] = dict(data)  # pyright: ignore[reportUnknownArgumentType]
+            self.everywhere = False
+        else:
+            self.by_address = {}
+            self.everywhere = data is not None
+
+    def targets(self, address: str) -> bool:
+        return self.everywhere or address in self.by_address
+
+    def get(self, address: str) -> Any:
+        if self.everywhere:
+            return self.value
+        return self.by_address.get(address)
+
+
+# -- where the current code is -------------------------------------------------------------------------
+
+_TOOL_POINT: ContextVar[tuple[str, str] | None] = ContextVar("graph_core_tool_point", default=None)
+
+
+class tool_point_scope:
+    """Set by ToolsNode around one tool call so interrupts inside it get a `tool:<name>:<id>` address."""
+
+    __slots__ = ("_token", "call_id", "name")
+
+    def __init__(self, name: str, call_id: str) -> None:
+        self.name = name
+        self.call_id = call_id
+
+    def __enter__(self) -> None:
+        self._token = _TOOL_POINT.set((self.name, self.call_id))
+
+    def __exit__(self, *_: object) -> None:
+        _TOOL_POINT.reset(self._token)
+
+
+def address_of(path: Sequence[str], tool: tuple[str, str] | None = None) -> str:
+    """The address string of a node path (outermost first), optionally inside one tool call."""
+    parts = [ROOT_ADDRESS, *(f"node:{key}" for key in path)]
+    if tool is not None:
+        parts.append(f"tool:{tool[0]}:{tool[1]}")
+    return ";".join(parts)
+
+
+def _here() -> tuple[str, PointRecord | None]:
+    scope = current_scope()
+    tool = _TOOL_POINT.get()
+    if scope is None:
+        return address_of((), tool), None
+    record = scope.resume
+    if tool is not None:
+        record = record.children.get(tool[1]) if record is not None else None
+    return address_of(scope.path, tool), record
+
+
+def current_point() -> PointRecord | None:
+    """The saved record of the running node (or tool call) if it is being rerun after an interrupt."""
+    return _here()[1]
+
+
+def interrupt(info: Any = None, *, state: Any = _NO_STATE) -> None:
+    """Stop the run at the current node (or tool call); it reruns on resume. Never returns.
+
+    `state` (any value the checkpoint serializer accepts) is saved with the checkpoint and comes back
+    from `get_interrupt_state()` on the rerun.
+    """
+    address, _ = _here()
+    raise InterruptSignal(info, state=state, address=address)
+
+
+def composite_interrupt(info: Any, state: Any, signals: Sequence[InterruptSignal]) -> None:
+    """Stop a composite node (one that runs parts, like ToolsNode) whose parts interrupted."""
+    address, _ = _here()
+    raise InterruptSignal(info, state=state, address=address, children=signals)
+
+
+def was_interrupted() -> bool:
+    """True while the current node (or tool call) reruns after it interrupted."""
+    return _here()[1] is not None
+
+
+def get_interrupt_state() -> Any:
+    """What the current node (or tool call) saved with `interrupt(..., state=...)`; None otherwise."""
+    record = _here()[1]
+    return record.state if record is not None and record.has_state else None
+
+
+def is_resume_target() -> bool:
+    """True if the caller's resume data is meant for this point (targeted-resume strategy)."""
+    record = _here()[1]
+    return record is not None and record.resume is not None and record.resume.targets(record.address)
+
+
+def get_resume_data() -> Any:
+    """The resume data the caller passed for this point (`invoke(..., resume_data=...)`); None otherwise."""
+    record = _here()[1]
+    if record is None or record.resume is None:
+        return None
+    return record.resume.get(record.address)
