@@ -1,17 +1,40 @@
-"""`inspector diff`: (in progress)."""
+"""`inspector diff RUN_A RUN_B [--json]`: compare two recorded runs step by step, to gate CI.
+
+Exit status 0 when the runs are equivalent (same topology, same steps, state, budgets, status and
+output; times and run IDs ignored), 1 when they differ, 2 when a file cannot be read (the CLI frame turns
+the `RunFileError` into one paragraph on stderr).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
 
-from inspector.errors import InspectorError
+from inspector.recording import read_run
+from inspector.rundiff import diff_runs
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("diff", help="(in progress)")
+    parser = subparsers.add_parser(
+        "diff",
+        help="compare two recorded runs step by step (exit 0 same, 1 different, 2 bad input)",
+        description=(
+            "Align two run files step by step and report the first divergence (nodes, branch decisions, "
+            "tool calls), state differences at aligned steps and budget deltas. RUN_A is the reference."
+        ),
+    )
+    parser.add_argument("run_a", metavar="RUN_A", help="reference run file (JSONL from `inspector record`)")
+    parser.add_argument("run_b", metavar="RUN_B", help="run file to compare with it")
+    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise InspectorError("`inspector diff` is not available yet in this build.")
+    diff = diff_runs(read_run(args.run_a), read_run(args.run_b))
+    if args.json:
+        sys.stdout.write(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(diff.to_text())
+    return 0 if diff.equivalent else 1
