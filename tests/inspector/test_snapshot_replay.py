@@ -1,0 +1,94 @@
+"""Replaying an agent from a run file: recorded model answers and tool results, no LLM, no real tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixtures.weather import QUESTION, build_agent, get_weather
+from graph_core.agents.react import ReActAgent
+from graph_core.models.replay import ReplayChatModel, ReplayExhaustedError
+from graph_core.schema import Message, ToolInfo
+from graph_core.tools import tool
+from inspector.recording import Recorder, read_run
+from inspector.rundiff import diff_runs
+from inspector.snapshot import first_divergence, replay_model_from_run, replay_tools_from_run, to_text
+from inspector.snapshot.replay import ToolReplayError
+
+
+@tool(name="get_weather")
+def broken_weather(city: str) -> str:
+    """Stands in for a tool that must not be called during a replay (a paid API, say)."""
+    raise AssertionError("the real tool ran during a replay")
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> Path:
+    path = tmp_path / "recorded.jsonl"
+    build_agent().invoke([Message.user(QUESTION)], callbacks=[Recorder(path)])
+    return path
+
+
+def test_replay_reproduces_the_recorded_run(recorded: Path, tmp_path: Path) -> None:
+    model = replay_model_from_run(recorded)
+    assert len(model.answers) == 2
+    agent = ReActAgent(model, tools=replay_tools_from_run(recorded, [broken_weather]))
+    replayed = tmp_path / "replayed.jsonl"
+    output = agent.invoke([Message.user(QUESTION)], callbacks=[Recorder(replayed)])
+    assert output.content == read_run(recorded).output["content"]
+    assert model.unused == 0
+    assert to_text(replayed) == to_text(recorded)
+    assert diff_runs(recorded, replayed).equivalent
+
+
+def test_replay_tools_keep_the_real_tool_descriptions(recorded: Path) -> None:
+    (replay,) = replay_tools_from_run(recorded, [get_weather])
+    assert replay.info == get_weather.info
+    (bare,) = replay_tools_from_run(recorded)
+    assert bare.info.name == "get_weather"
+
+
+def test_behaviour_change_shows_as_divergence_and_unused_answers(recorded: Path, tmp_path: Path) -> None:
+    model = replay_model_from_run(recorded)
+    changed = ReActAgent(
+        model, tools=replay_tools_from_run(recorded, [get_weather]), tool_return_directly={"get_weather"}
+    )
+    replayed = tmp_path / "replayed.jsonl"
+    changed.invoke([Message.user(QUESTION)], callbacks=[Recorder(replayed)])
+    assert model.unused == 1  # the agent stopped calling the model early
+    divergence = first_divergence(recorded, replayed)
+    assert divergence is not None
+    assert divergence.describe() == (
+        "step 1: different branch decision: expected [tools -> chat], got [tools -> direct_return]"
+    )
+
+
+def test_more_model_calls_than_recorded_is_a_clear_error() -> None:
+    model = ReplayChatModel([Message.assistant("only answer")], source="recording r.jsonl")
+    model.generate([Message.user("hi")])
+    with pytest.raises(
+        ReplayExhaustedError, match=r"model call #2, but recording r.jsonl has only 1 model answer"
+    ):
+        model.generate([Message.user("hi"), Message.assistant("only answer")])
+
+
+def test_tool_call_not_in_recording_is_a_clear_error(recorded: Path) -> None:
+    (replay,) = replay_tools_from_run(recorded, [get_weather])
+    assert replay.invoke('{"city": "Hangzhou"}').startswith("Hangzhou: light rain")
+    with pytest.raises(
+        ToolReplayError, match=r'called with \{"city": "Paris"\} but recording .* has no such call'
+    ):
+        replay.invoke('{"city": "Paris"}')
+    with pytest.raises(ToolReplayError, match="no such call left"):
+        replay.invoke('{"city": "Hangzhou"}')  # recorded once, used once
+    replay.reset()
+    assert replay.invoke('{"city": "Hangzhou"}').startswith("Hangzhou")
+
+
+def test_tool_bound_copies_share_the_replay_position() -> None:
+    model = ReplayChatModel([Message.assistant("a"), Message.assistant("b")])
+    bound = model.with_tools([ToolInfo(name="t")])
+    assert bound.generate([Message.user("x")]).content == "a"
+    assert model.generate([Message.user("x"), Message.assistant("a")]).content == "b"
+    assert model.unused == 0 and len(model.calls) == 2
