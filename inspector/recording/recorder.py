@@ -112,7 +112,7 @@ class _StateTrack:
         self.delta_bytes = 0
         self.steps_since_full = 0
 
-    def record(self, encoded: Any) -> tuple[bool, Any, str]:
+    def record(self, encoded: Any) -> tuple[bool, Any, bytes]:
         """(`full`, payload, payload JSON) for this step's state."""
         if self.have_prev:
             ops = delta(self.prev, encoded)
@@ -205,15 +205,6 @@ class Recorder:
                 self._file.close()
             self._file = None
 
-    def _guarded(self, fn: Callable[[], None]) -> None:
-        if self.fault is not None:
-            return
-        try:
-            with self._lock:
-                fn()
-        except Exception as error:
-            self._fail(error)
-
     def _write(self, event: dict[str, Any], *, flush: bool = False) -> None:
         """Write pending value definitions, then `event`; all encoding already happened."""
         if not self._header_written:
@@ -271,13 +262,28 @@ class Recorder:
     # --- callbacks ------------------------------------------------------------------------------
 
     def on_start(self, info: RunInfo, input: Any) -> None:
-        self._guarded(lambda: self._on_start(info, input))
+        if self.fault is None:
+            try:
+                with self._lock:
+                    self._on_start(info, input)
+            except Exception as exc:
+                self._fail(exc)
 
     def on_end(self, info: RunInfo, output: Any) -> None:
-        self._guarded(lambda: self._on_end(info, output))
+        if self.fault is None:
+            try:
+                with self._lock:
+                    self._on_end(info, output)
+            except Exception as exc:
+                self._fail(exc)
 
     def on_error(self, info: RunInfo, error: BaseException) -> None:
-        self._guarded(lambda: self._on_error(info, error))
+        if self.fault is None:
+            try:
+                with self._lock:
+                    self._on_error(info, error)
+            except Exception as exc:
+                self._fail(exc)
 
     def on_start_with_stream_input(self, info: RunInfo, input: Iterator[Any]) -> None:
         self.on_start(info, _drain(input))
@@ -286,10 +292,20 @@ class Recorder:
         self.on_end(info, _drain(output))
 
     def on_step_start(self, step: StepInfo) -> None:
-        self._guarded(lambda: self._on_step_start(step))
+        if self.fault is None:
+            try:
+                with self._lock:
+                    self._on_step_start(step)
+            except Exception as exc:
+                self._fail(exc)
 
     def on_step_end(self, step: StepInfo) -> None:
-        self._guarded(lambda: self._on_step_end(step))
+        if self.fault is None:
+            try:
+                with self._lock:
+                    self._on_step_end(step)
+            except Exception as exc:
+                self._fail(exc)
 
     # --- event builders -------------------------------------------------------------------------
 
@@ -372,7 +388,7 @@ class Recorder:
         track = self._states.get(step.path)
         if track is None:
             track = self._states[step.path] = _StateTrack(self._snapshot_every)
-        full, payload, _ = (True, None, "") if step.state is None else track.record(encoded_state)
+        full, payload, _ = (True, None, b"") if step.state is None else track.record(encoded_state)
         started = self._step_started.pop(step.path, None)
         event: dict[str, Any] = {
             "kind": "step_finished",

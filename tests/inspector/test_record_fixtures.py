@@ -1,0 +1,65 @@
+"""The committed fixture recordings (fixtures/runs) are current, readable and diagnosed as expected."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixtures.runs import HERE, RUNS, record
+from inspector.diagnostics import diagnose
+from inspector.recording import read_run
+from inspector.recording.schema import main as schema_main
+
+EXPECTED = {
+    "weather": ("ok", []),
+    "report": ("ok", []),
+    "parallel": ("ok", []),
+    "runaway": ("error", ["budget-exhausted"]),
+    "adk": ("ok", []),
+    "streaming_pitfall": ("ok", ["unexecuted-tool-calls"]),
+}
+
+
+def _normalised(path: Path) -> list[list[str]]:
+    """Lines without timings, sorted within each step: tool calls run in parallel and may report in any
+    order (and so read the injected clock in any order); everything else must match exactly."""
+    steps: list[list[str]] = [[]]
+    for line in path.read_text().splitlines():
+        event: dict[str, Any] = json.loads(line)
+        for key in ("t", "duration", "started_at"):
+            event.pop(key, None)
+        steps[-1].append(json.dumps(event, sort_keys=True))
+        if event["kind"] == "step_finished" and not event["path"]:
+            steps.append([])
+    return [sorted(step) for step in steps]
+
+
+@pytest.mark.parametrize("fixture", RUNS, ids=[f.name for f in RUNS])
+def test_committed_recordings_are_current(fixture: Any, tmp_path: Path) -> None:
+    fresh = record(fixture, tmp_path / f"{fixture.name}.jsonl")
+    committed = HERE / f"{fixture.name}.jsonl"
+    assert _normalised(fresh) == _normalised(committed), "run `python3 -m fixtures.runs`"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_committed_recordings_read_and_diagnose(name: str) -> None:
+    run = read_run(HERE / f"{name}.jsonl")
+    status, codes = EXPECTED[name]
+    assert run.status == status
+    assert [d.code for d in diagnose(run)] == codes
+    assert run.topology is not None and len(run.steps) > 0
+
+
+def test_published_schema_is_current() -> None:
+    assert schema_main(["--check"]) == 0, "run `python3 -m inspector.recording.schema`"
+
+
+def test_every_fixture_line_matches_the_published_schema() -> None:
+    from inspector.recording.format import line_adapter
+
+    for fixture in RUNS:
+        for line in (HERE / f"{fixture.name}.jsonl").read_text().splitlines():
+            line_adapter.validate_json(line)
