@@ -147,7 +147,18 @@ class Tool:
         return create_model(model_name or "ToolArgs", __config__=ConfigDict(extra="ignore"), **fields)
 
     def parse_arguments(self, arguments: str) -> dict[str, Any]:
-        """Validate a JSON arguments string into keyword arguments, naming the offending field on failure."""
+        """Validate a JSON arguments string into keyword arguments, naming the offending field on failure.
+
+        The fast path parses and validates in one pydantic-core call; anything it rejects is re-run
+        through `json.loads` + `model_validate` only to produce the precise error message.
+        """
+        try:
+            validated = self._args_model.model_validate_json(arguments)
+        except ValidationError:
+            return self._parse_arguments_slowly(arguments)
+        return dict(validated.__dict__)
+
+    def _parse_arguments_slowly(self, arguments: str) -> dict[str, Any]:
         call_id = get_tool_call_id()
         where = f"tool `{self.name}` (call id `{call_id}`)"
         try:
