@@ -249,6 +249,17 @@ class Recorder:
             out.write(b"\n")
         out.flush()
 
+    def attach(self, target: Any) -> Recorder:
+        """Take the header's topology from `target` (a CompiledGraph, a Graph's compiled form or an agent
+        with `.compiled`); returns the recorder, for `callbacks=[Recorder(path).attach(agent)]`."""
+        compiled = getattr(target, "compiled", target)
+        make = getattr(compiled, "topology", None)
+        if callable(make):
+            topology = make()
+            if isinstance(topology, Topology):
+                self.topology = topology
+        return self
+
     def close(self) -> None:
         """Flush and close the file (done automatically when the top-level graph ends)."""
         with self._lock:

@@ -170,3 +170,11 @@ def test_recorder_reused_for_a_second_run_writes_a_fresh_file(tmp_path: Path) ->
     run = read_run(path)
     assert run.status == "ok" and len(run.steps) == 3
     assert run.steps[0].state["messages"][0]["content"] == "two"
+
+
+def test_attach_takes_the_topology_from_the_target(tmp_path: Path) -> None:
+    from fixtures.weather import build_agent
+
+    agent = build_agent()
+    recorder = Recorder(tmp_path / "run.jsonl").attach(agent)
+    assert recorder.topology == agent.compiled.topology()
