@@ -80,6 +80,10 @@ class Encoder:
         except Exception as exc:  # a hostile __repr__ or property: record that, not crash
             return {"$repr": f"<unencodable: {type(exc).__name__}: {exc}>", "$type": type_name(value)}
 
+    @property
+    def has_definitions(self) -> bool:
+        return bool(self._pending)
+
     def take_definitions(self) -> list[tuple[int, Any]]:
         """Message definitions created since the last call, in reference order."""
         pending, self._pending = self._pending, []
@@ -99,10 +103,10 @@ class Encoder:
             return self._message(value, depth) if self.intern else self._model(value, depth, True)
         if depth >= _MAX_DEPTH:
             return {"$repr": "<too deep>", "$type": type_name(value)}
-        if isinstance(value, Mapping):
-            return self._guarded(value, depth, self._mapping)
         if cls is list:
             return self._list(value, depth)
+        if cls is dict or isinstance(value, Mapping):
+            return self._guarded(value, depth, self._mapping)
         if isinstance(value, (list, tuple)):
             return self._guarded(value, depth, self._sequence)
         if isinstance(value, BaseModel):

@@ -209,12 +209,11 @@ class Recorder:
         """Write pending value definitions, then `event`; all encoding already happened."""
         if not self._header_written:
             self._write_header()
-        out = self._open()
-        for ref, value in self._encoder.take_definitions():
-            out.write(_dumps({"kind": "value", "id": ref, "value": value}))
-            out.write(b"\n")
-        out.write(_dumps(event))
-        out.write(b"\n")
+        out = self._file or self._open()
+        if self._encoder.has_definitions:
+            for ref, value in self._encoder.take_definitions():
+                out.write(_dumps({"kind": "value", "id": ref, "value": value}) + b"\n")
+        out.write(_dumps(event) + b"\n")
         if flush:
             out.flush()
 

@@ -178,3 +178,37 @@ def test_attach_takes_the_topology_from_the_target(tmp_path: Path) -> None:
     agent = build_agent()
     recorder = Recorder(tmp_path / "run.jsonl").attach(agent)
     assert recorder.topology == agent.compiled.topology()
+
+
+def test_nested_graph_steps_stay_inside_their_parent_step(tmp_path: Path) -> None:
+    sub = Graph(state=lambda: {"n": 0})
+
+    def count(x: str, state: dict[str, int]) -> str:
+        state["n"] += 1
+        return x
+
+    sub.add_lambda_node("s1", lambda x: x + "1", pre=count)
+    sub.add_lambda_node("s2", lambda x: x + "2")
+    sub.add_edge(START, "s1")
+    sub.add_edge("s1", "s2")
+    sub.add_edge("s2", END)
+    outer = Graph(state=lambda: {"seen": []})
+
+    def note(x: str, state: dict[str, list[str]]) -> str:
+        state["seen"].append(x)
+        return x
+
+    outer.add_lambda_node("a", lambda x: x + "a", pre=note)
+    outer.add_graph_node("sub", sub)
+    outer.add_edge(START, "a")
+    outer.add_edge("a", "sub")
+    outer.add_edge("sub", END)
+    path = tmp_path / "run.jsonl"
+    assert outer.compile().invoke("x", callbacks=[Recorder(path)]) == "xa12"
+    run = read_run(path)
+    assert [s.nodes for s in run.steps] == [("a",), ("sub",)]
+    assert [s.budget.steps_used for s in run.steps] == [1, 2]
+    assert run.steps[1].state == {"seen": ["x"]}
+    inner = [(r.path, r.output) for r in run.steps[1].node_runs]
+    assert inner == [(("sub",), "xa12"), (("sub", "s1"), "xa1"), (("sub", "s2"), "xa12")]
+    assert run.steps[1].node_run("sub") is not None
