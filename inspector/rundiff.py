@@ -257,7 +257,8 @@ def _tool_calls(runs: list[NodeRun]) -> list[str]:
                 for call in message.get("tool_calls") or []:  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
                     if isinstance(call, dict):
                         out.append(f"{run.node} requested {call.get('name')}({call.get('arguments')})")  # pyright: ignore[reportUnknownMemberType]
-        out.extend(f"{run.node} ran {tool.name}({tool.input})" for tool in run.tools)
+        # Parallel tools finish in any order; the order they were requested in is the model's (kept above).
+        out.extend(sorted(f"{run.node} ran {tool.name}({tool.input})" for tool in run.tools))
     return out
 
 

@@ -98,10 +98,11 @@ class ReplayTool:
 def replay_tools_from_run(
     subject: Run | str | os.PathLike[str], /, tools: Sequence[Any] = ()
 ) -> list[ReplayTool]:
-    """Replay tools for every tool the run called, with the `info` of the matching tool in `tools`.
+    """Replay stand-ins for `tools` (same `info`, recorded results), in the same order.
 
-    Pass the agent's real tools so the model sees the same tool descriptions; a recorded tool missing
-    from `tools` gets a minimal `ToolInfo` with its name.
+    Pass the agent's real tools so the model sees the same descriptions and the agent the same tool list;
+    built-in tools the agent adds itself (the ADK `exit` tool) are left out because they are not passed.
+    Without `tools`, every tool the run called gets a stand-in with a minimal `ToolInfo`.
     """
     run = _as_run(subject)
     infos = {tool.info.name: tool.info for tool in tools}
@@ -113,7 +114,7 @@ def replay_tools_from_run(
             output = call.output if isinstance(call.output, str) or call.output is None else str(call.output)
             calls[call.name].append((arguments, output, error))
     source = f"recording {run.path}"
-    names = [*infos, *(name for name in calls if name not in infos)]
+    names = list(infos) if infos else list(calls)
     return [
         ReplayTool(
             infos.get(name) or ToolInfo(name=name, description=f"replay of `{name}`", parameters={}),

@@ -70,7 +70,8 @@ def _failures(runs: list[NodeRun]) -> list[str]:
     for run in runs:
         if len(run.path) > 1:
             continue
-        out.extend(f"{run.node}/{tool.name}: {tool.error.type}" for tool in run.tools if tool.error)
+        # Sorted: parallel tools fail in whatever order they finish.
+        out.extend(sorted(f"{run.node}/{tool.name}: {tool.error.type}" for tool in run.tools if tool.error))
         if run.error is not None:
             out.append(f"{run.node}: {run.error.type}")
     return out

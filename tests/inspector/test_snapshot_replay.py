@@ -8,6 +8,7 @@ import pytest
 
 from fixtures.weather import QUESTION, build_agent, get_weather
 from graph_core.agents.react import ReActAgent
+from graph_core.models import ScriptedChatModel
 from graph_core.models.replay import ReplayChatModel, ReplayExhaustedError
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools import tool
@@ -92,3 +93,23 @@ def test_tool_bound_copies_share_the_replay_position() -> None:
     assert bound.generate([Message.user("x")]).content == "a"
     assert model.generate([Message.user("x"), Message.assistant("a")]).content == "b"
     assert model.unused == 0 and len(model.calls) == 2
+
+
+def test_adk_agent_replay_is_equivalent_and_leaves_the_builtin_exit_tool_alone(tmp_path: Path) -> None:
+    import fixtures.adk as adk
+    from graph_core.agents.adk import ChatModelAgent
+
+    def agent_on(model: object, tools: list[object]) -> ChatModelAgent:
+        return ChatModelAgent(name="TripPlanner", model=model, tools=tools, exit=True)
+
+    recorded = tmp_path / "adk.jsonl"
+    original = agent_on(ScriptedChatModel(adk.script()), [adk.get_weather, adk.get_flights])
+    list(original.run([Message.user(adk.QUESTION)], callbacks=[Recorder(recorded)]))
+
+    tools = replay_tools_from_run(recorded, [adk.get_weather, adk.get_flights])
+    assert [t.info.name for t in tools] == ["get_weather", "get_flights"]  # no stand-in for `exit`
+    model = replay_model_from_run(recorded)
+    replayed = tmp_path / "replayed.jsonl"
+    list(agent_on(model, list(tools)).run([Message.user(adk.QUESTION)], callbacks=[Recorder(replayed)]))
+    assert model.unused == 0
+    assert diff_runs(recorded, replayed).equivalent
