@@ -78,4 +78,6 @@ class TrajectorySnapshotExtension(_TextSnapshotExtension):
         divergence = first_divergence(from_text(stored), from_text(received))
         if divergence is None:
             return None
+        if divergence.step is None:
+            return [f"trajectory differs: {divergence.describe()}"]
         return [f"trajectory diverges at {divergence.describe()}"]

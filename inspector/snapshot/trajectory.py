@@ -177,8 +177,8 @@ class Divergence:
     actual: Any
 
     def describe(self) -> str:
-        where = f"step {self.step}" if self.step is not None else "run"
-        return f"{where}: {self.what}: expected {_show(self.expected)}, got {_show(self.actual)}"
+        where = f"step {self.step}: " if self.step is not None else ""
+        return f"{where}{self.what}: expected {_show(self.expected)}, got {_show(self.actual)}"
 
 
 def _show(value: Any) -> str:

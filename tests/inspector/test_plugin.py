@@ -236,3 +236,43 @@ def test_importing_the_plugin_loads_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+RECIPE_PROJECT = """
+from pathlib import Path
+
+from fixtures.weather import QUESTION, get_weather
+from graph_core.agents.react import ReActAgent
+from graph_core.schema import Message
+from inspector.recording import Recorder
+from inspector.snapshot import replay_model_from_run, replay_tools_from_run
+
+RECORDING = Path(__file__).parent / "recordings" / "weather.jsonl"
+
+
+def test_weather_agent_still_behaves(trajectory_snapshot, tmp_path):
+    model = replay_model_from_run(RECORDING)
+    agent = ReActAgent(model, tools=replay_tools_from_run(RECORDING, [get_weather]), max_step={max_step})
+    replayed = tmp_path / "replayed.jsonl"
+    agent.invoke([Message.user(QUESTION)], callbacks=[Recorder(replayed)])
+    assert trajectory_snapshot == replayed
+    assert model.unused == 0
+"""
+
+
+def test_documented_recipe_record_once_replay_in_ci(pytester: pytest.Pytester) -> None:
+    from fixtures.weather import QUESTION, build_agent
+    from graph_core.schema import Message
+    from inspector.recording import Recorder
+
+    recordings = pytester.mkdir("recordings")
+    build_agent().invoke([Message.user(QUESTION)], callbacks=[Recorder(recordings / "weather.jsonl")])
+
+    pytester.makepyfile(test_recipe=RECIPE_PROJECT.format(max_step=0))
+    run(pytester, "--snapshot-update").assert_outcomes(passed=1)
+    run(pytester).assert_outcomes(passed=1)
+
+    pytester.makepyfile(test_recipe=RECIPE_PROJECT.format(max_step=30))  # a behaviour change
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*trajectory differs: max_run_steps: expected 13, got 30*"])

@@ -108,7 +108,7 @@ def test_budget_divergence_lists_only_the_fields_that_differ(tmp_path: Path) -> 
     b = record(tmp_path / "b.jsonl", [call("Paris"), Message.assistant("ok")], max_step=20)
     divergence = first_divergence(a, b)
     assert divergence is not None
-    assert divergence.describe() == "run: max_run_steps: expected 13, got 20"
+    assert divergence.describe() == "max_run_steps: expected 13, got 20"
     ta, tb = trajectory(a), trajectory(b)
     tb["max_run_steps"] = ta["max_run_steps"]
     divergence = first_divergence(ta, tb)
