@@ -89,6 +89,7 @@ class Header(_Record):
     max_run_steps: int | None = None
     topology: Topology | None = None
     input: Any = None
+    resumed_from: str | None = None
     meta: dict[str, Any] = Field(default_factory=lambda: {})
 
 
@@ -181,6 +182,7 @@ class StepFinished(_Record):
     state: Any = None
     delta: list[list[Any]] | None = None
     errors: list[str] = Field(default_factory=lambda: [])
+    interrupted: list[str] = Field(default_factory=lambda: [])
     t: float
     duration: float | None = None
 

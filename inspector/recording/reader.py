@@ -117,6 +117,7 @@ class Step:
         self.t: float = started.t
         self.duration: float | None = finished.duration
         self.errors: tuple[str, ...] = tuple(finished.errors)
+        self.interrupted: tuple[str, ...] = tuple(finished.interrupted)
         self.branches: list[BranchDecided] = [
             e for e in events if isinstance(e, BranchDecided) and not e.path
         ]

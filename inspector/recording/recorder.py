@@ -237,6 +237,7 @@ class Recorder:
             "max_run_steps": None if topology is None else topology.max_run_steps,
             "topology": None if topology is None else topology.model_dump(mode="json"),
             "input": self._encoder.encode(input),
+            "resumed_from": _scope_extra("resumed_from"),
             "meta": self._encoder.encode(self._meta),
         }
         self._header_written = True
@@ -416,6 +417,9 @@ class Recorder:
             event["delta"] = payload
         if step.errors:
             event["errors"] = list(step.errors)
+        interrupted = getattr(step, "interrupted", ())
+        if interrupted:
+            event["interrupted"] = list(interrupted)
         event["t"] = t
         event["duration"] = None if started is None else round(t - started, 6)
         self._write(event, flush=True)
@@ -506,6 +510,12 @@ def _drain(stream: Iterator[Any]) -> Any:
         except ValueError:
             return chunks
     return chunks[0] if len(chunks) == 1 else chunks
+
+
+def _scope_extra(key: str) -> Any:
+    scope = current_scope()
+    value = None if scope is None else scope.extras.get(key)
+    return value if isinstance(value, str) else None
 
 
 def _topology_from_scope() -> Topology | None:

@@ -212,3 +212,25 @@ def test_nested_graph_steps_stay_inside_their_parent_step(tmp_path: Path) -> Non
     inner = [(r.path, r.output) for r in run.steps[1].node_runs]
     assert inner == [(("sub",), "xa12"), (("sub", "s1"), "xa1"), (("sub", "s2"), "xa12")]
     assert run.steps[1].node_run("sub") is not None
+
+
+def test_real_interrupt_and_resume_are_two_recordings(tmp_path: Path) -> None:
+    from graph_core.checkpoint import InMemoryCheckpointStore
+
+    graph = Graph(state=lambda: {"n": 0})
+    graph.add_lambda_node("a", lambda x: x + "a")
+    graph.add_lambda_node("b", lambda x: x + "b")
+    graph.add_edge(START, "a")
+    graph.add_edge("a", "b")
+    graph.add_edge("b", END)
+    compiled = graph.compile(interrupt_before=["b"], checkpoint_store=InMemoryCheckpointStore())
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    with pytest.raises(InterruptError):
+        compiled.invoke("x", callbacks=[Recorder(first)], checkpoint_id="cp")
+    run = read_run(first)
+    assert run.status == "interrupted" and [s.nodes for s in run.steps] == [("a",)]
+    assert run.interrupt is not None and run.interrupt.before_nodes == ["b"]
+    assert compiled.invoke(None, callbacks=[Recorder(second)], checkpoint_id="cp") == "xab"
+    resumed = read_run(second)
+    assert resumed.status == "ok" and resumed.header.resumed_from == "cp"
+    assert [(s.index, s.nodes) for s in resumed.steps] == [(0, ("b",))]
