@@ -8,12 +8,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from graph_core.models.protocol import ChatModel
+from graph_core.models.replay import ReplayChatModel, ReplayExhaustedError
 from graph_core.models.scripted import ScriptedChatModel, ScriptEntry, ScriptExhaustedError
 
 if TYPE_CHECKING:
     from graph_core.models.openai import OpenAIChatModel
 
-__all__ = ["ChatModel", "OpenAIChatModel", "ScriptEntry", "ScriptExhaustedError", "ScriptedChatModel"]
+__all__ = [
+    "ChatModel",
+    "OpenAIChatModel",
+    "ReplayChatModel",
+    "ReplayExhaustedError",
+    "ScriptEntry",
+    "ScriptExhaustedError",
+    "ScriptedChatModel",
+]
 
 
 def __getattr__(name: str) -> Any:
