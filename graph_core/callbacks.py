@@ -83,6 +83,8 @@ class StepInfo:
     step; at `on_step_end` it is the budget after it, `branches` lists the branch decisions taken while
     computing the next tasks, `next_nodes` the tasks of the next step (empty when the run ends), `ended`
     whether the END node was reached, and `state` the graph's live per-run state (None without state).
+    `interrupted` lists the nodes of this step that interrupted (they rerun when the run is resumed);
+    the run then stops with an `InterruptError`, which graph-level `on_error` receives.
     """
 
     index: int
@@ -95,6 +97,7 @@ class StepInfo:
     next_nodes: tuple[str, ...] = ()
     ended: bool = False
     errors: tuple[str, ...] = field(default=())
+    interrupted: tuple[str, ...] = ()
 
 
 class CallbackHandler:

@@ -24,7 +24,6 @@ a ToolsNode find theirs under the node's record by call ID.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +43,6 @@ __all__ = [
     "get_resume_data",
     "interrupt",
     "is_resume_target",
-    "tool_point_scope",
     "was_interrupted",
 ]
 
@@ -55,7 +53,8 @@ _NO_STATE: Any = object()
 class InterruptSignal(Exception):
     """Raised by `interrupt()`; the runner catches it, it is not an error of the node.
 
-    `children` are the signals of the parts of a composite node (a ToolsNode's interrupted calls).
+    `children` are the signals of the parts of a composite node (a ToolsNode's interrupted calls, by
+    call ID).
     """
 
     def __init__(
@@ -64,13 +63,13 @@ class InterruptSignal(Exception):
         *,
         state: Any = _NO_STATE,
         address: str = ROOT_ADDRESS,
-        children: Sequence[InterruptSignal] = (),
+        children: Mapping[str, InterruptSignal] | None = None,
     ) -> None:
         self.info = info
         self.has_state = state is not _NO_STATE
         self.state = state if self.has_state else None
         self.address = address
-        self.children = list(children)
+        self.children = dict(children or {})
         super().__init__(f"interrupt at {address}: {info!r}")
 
 
@@ -83,11 +82,20 @@ class PointRecord:
     state: Any = None
     has_state: bool = False
     children: dict[str, PointRecord] = field(default_factory=lambda: {})  # by tool call ID
-    resume: ResumeTargets | None = None
+    resume: ResumeTargets | None = None  # run-time only: the resumed run's data
+    sub: Any = None  # run-time only: the nested graph's Checkpoint for a rerun graph node
 
     @classmethod
-    def of(cls, signal: InterruptSignal, children: dict[str, PointRecord] | None = None) -> PointRecord:
-        return cls(signal.address, signal.info, signal.state, signal.has_state, children or {})
+    def of(cls, signal: InterruptSignal) -> PointRecord:
+        children = {key: cls.of(child) for key, child in signal.children.items()}
+        return cls(signal.address, signal.info, signal.state, signal.has_state, children)
+
+    def with_resume(self, resume: ResumeTargets | None) -> PointRecord:
+        """Attach the resumed run's data to this record and its children (in place)."""
+        self.resume = resume
+        for child in self.children.values():
+            child.with_resume(resume)
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,27 +159,9 @@ class ResumeTargets:
 
 # -- where the current code is -------------------------------------------------------------------------
 
-_TOOL_POINT: ContextVar[tuple[str, str] | None] = ContextVar("graph_core_tool_point", default=None)
-
-
-class tool_point_scope:
-    """Set by ToolsNode around one tool call so interrupts inside it get a `tool:<name>:<id>` address."""
-
-    __slots__ = ("_token", "call_id", "name")
-
-    def __init__(self, name: str, call_id: str) -> None:
-        self.name = name
-        self.call_id = call_id
-
-    def __enter__(self) -> None:
-        self._token = _TOOL_POINT.set((self.name, self.call_id))
-
-    def __exit__(self, *_: object) -> None:
-        _TOOL_POINT.reset(self._token)
-
 
 def address_of(path: Sequence[str], tool: tuple[str, str] | None = None) -> str:
-    """The address string of a node path (outermost first), optionally inside one tool call."""
+    """The address string of a node path (outermost first), optionally inside one (name, call ID)."""
     parts = [ROOT_ADDRESS, *(f"node:{key}" for key in path)]
     if tool is not None:
         parts.append(f"tool:{tool[0]}:{tool[1]}")
@@ -179,13 +169,18 @@ def address_of(path: Sequence[str], tool: tuple[str, str] | None = None) -> str:
 
 
 def _here() -> tuple[str, PointRecord | None]:
+    """The current address and saved record. Inside a tool call the address has no tool name yet:
+    the ToolsNode that collects the signal knows it and completes the address."""
+    from graph_core.tools.context import get_tool_call_id  # lazily: graph_core.tools imports this module
+
     scope = current_scope()
-    tool = _TOOL_POINT.get()
+    call_id = get_tool_call_id()
+    tool = ("", call_id) if call_id else None
     if scope is None:
         return address_of((), tool), None
     record = scope.resume
     if tool is not None:
-        record = record.children.get(tool[1]) if record is not None else None
+        record = record.children.get(call_id) if record is not None else None
     return address_of(scope.path, tool), record
 
 
@@ -204,7 +199,7 @@ def interrupt(info: Any = None, *, state: Any = _NO_STATE) -> None:
     raise InterruptSignal(info, state=state, address=address)
 
 
-def composite_interrupt(info: Any, state: Any, signals: Sequence[InterruptSignal]) -> None:
+def composite_interrupt(info: Any, state: Any, signals: Mapping[str, InterruptSignal]) -> None:
     """Stop a composite node (one that runs parts, like ToolsNode) whose parts interrupted."""
     address, _ = _here()
     raise InterruptSignal(info, state=state, address=address, children=signals)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from graph_core.checkpoint.codec import decode_checkpoint
 from graph_core.context import StateFrame
 from graph_core.errors import GraphRunError
+from graph_core.interrupt import PointRecord, ResumeTargets
 from graph_core.runner.driver import drive_async, drive_sync
+from graph_core.runner.interrupts import CheckpointPlan, restore
 from graph_core.runner.loop import run_graph
 from graph_core.runner.plan import build_plan
 from graph_core.runner.run import Handlers, RunContext, RunData
@@ -139,7 +142,46 @@ class CompiledGraph:
             nested=nested,
             # observers (the inspector's Recorder) read the graph's shape from the run scope
             extras={"compiled": self},
+            interrupt_before=frozenset(self.interrupt_before),
+            interrupt_after=frozenset(self.interrupt_after),
         )
+        return rc, data
+
+    def _start(
+        self,
+        *,
+        stream: bool,
+        callbacks: Iterable[Any],
+        max_steps: int | None,
+        cancel_event: threading.Event | None,
+        checkpoint_id: str | None,
+        write_checkpoint_id: str | None,
+        state_modifier: Callable[[Any], Any] | None,
+        resume_data: Any,
+        force_new_run: bool,
+    ) -> tuple[RunContext, RunData]:
+        """A top-level run: new, or resumed from the checkpoint saved under `checkpoint_id` (Eino §7.3)."""
+        if not force_new_run:
+            self._check_checkpoint(checkpoint_id)
+        rc, data = self._context(
+            stream=stream, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
+        )
+        if checkpoint_id is None or force_new_run:  # WithForceNewRun: the store is neither read nor written
+            return rc, data
+        store = self.checkpoint_store
+        rc.extras["checkpoint_plan"] = CheckpointPlan(store, write_checkpoint_id or checkpoint_id)
+        rc.keep_inputs = True
+        raw = store.get(checkpoint_id)
+        if raw is None:
+            return rc, data
+        cp = decode_checkpoint(raw)
+        resume = None if resume_data is None else ResumeTargets(resume_data, cp.addresses())
+        restore(rc, data, cp, resume)
+        rc.extras["resumed_from"] = checkpoint_id
+        if state_modifier is not None and rc.frame is not None and self.plan.has_state:
+            changed = state_modifier(rc.frame.value)
+            if changed is not None:
+                rc.frame.value = data.state = changed
         return rc, data
 
     def _check_checkpoint(self, checkpoint_id: str | None) -> None:
@@ -154,15 +196,32 @@ class CompiledGraph:
         max_steps: int | None = None,
         checkpoint_id: str | None = None,
         cancel_event: threading.Event | None = None,
+        state_modifier: Callable[[Any], Any] | None = None,
+        resume_data: Any = None,
+        force_new_run: bool = False,
+        write_checkpoint_id: str | None = None,
     ) -> Any:
         """Run in invoke mode and return the value that reached END.
 
         `max_steps` overrides the compiled budget for this run (Pregel only); setting `cancel_event`
         stops the run before its next step with `GraphRunError("context has been canceled: ...")`.
+
+        With `checkpoint_id` (and a `checkpoint_store` at compile time) an interrupted run saves its
+        checkpoint under that ID (or `write_checkpoint_id`), and a run with the ID of a saved checkpoint
+        resumes it: `input` is ignored, `state_modifier(state)` may change the restored state (or
+        return a new one), `resume_data` reaches the interrupted nodes through `get_resume_data()`
+        (a mapping keyed by interrupt addresses targets single points). `force_new_run` ignores the store.
         """
-        self._check_checkpoint(checkpoint_id)
-        rc, data = self._context(
-            stream=False, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
+        rc, data = self._start(
+            stream=False,
+            callbacks=callbacks,
+            max_steps=max_steps,
+            cancel_event=cancel_event,
+            checkpoint_id=checkpoint_id,
+            write_checkpoint_id=write_checkpoint_id,
+            state_modifier=state_modifier,
+            resume_data=resume_data,
+            force_new_run=force_new_run,
         )
         return drive_sync(run_graph(rc, data, input), rc)
 
@@ -174,11 +233,22 @@ class CompiledGraph:
         max_steps: int | None = None,
         checkpoint_id: str | None = None,
         cancel_event: threading.Event | None = None,
+        state_modifier: Callable[[Any], Any] | None = None,
+        resume_data: Any = None,
+        force_new_run: bool = False,
+        write_checkpoint_id: str | None = None,
     ) -> Any:
         """`invoke` on the running event loop: async components are awaited, tasks of a step overlap."""
-        self._check_checkpoint(checkpoint_id)
-        rc, data = self._context(
-            stream=False, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
+        rc, data = self._start(
+            stream=False,
+            callbacks=callbacks,
+            max_steps=max_steps,
+            cancel_event=cancel_event,
+            checkpoint_id=checkpoint_id,
+            write_checkpoint_id=write_checkpoint_id,
+            state_modifier=state_modifier,
+            resume_data=resume_data,
+            force_new_run=force_new_run,
         )
         return await drive_async(run_graph(rc, data, input), rc)
 
@@ -190,11 +260,22 @@ class CompiledGraph:
         max_steps: int | None = None,
         checkpoint_id: str | None = None,
         cancel_event: threading.Event | None = None,
+        state_modifier: Callable[[Any], Any] | None = None,
+        resume_data: Any = None,
+        force_new_run: bool = False,
+        write_checkpoint_id: str | None = None,
     ) -> Iterator[Any]:
         """Run in stream mode; returns the END stream once END is reached (chunks may still be produced)."""
-        self._check_checkpoint(checkpoint_id)
-        rc, data = self._context(
-            stream=True, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
+        rc, data = self._start(
+            stream=True,
+            callbacks=callbacks,
+            max_steps=max_steps,
+            cancel_event=cancel_event,
+            checkpoint_id=checkpoint_id,
+            write_checkpoint_id=write_checkpoint_id,
+            state_modifier=state_modifier,
+            resume_data=resume_data,
+            force_new_run=force_new_run,
         )
         return drive_sync(run_graph(rc, data, one_chunk(input)), rc)
 
@@ -206,6 +287,10 @@ class CompiledGraph:
         max_steps: int | None = None,
         checkpoint_id: str | None = None,
         cancel_event: threading.Event | None = None,
+        state_modifier: Callable[[Any], Any] | None = None,
+        resume_data: Any = None,
+        force_new_run: bool = False,
+        write_checkpoint_id: str | None = None,
     ) -> AsyncIterator[Any]:
         """`stream` from async code: the run and every chunk are pulled on a worker thread."""
         chunks = await asyncio.to_thread(
@@ -215,6 +300,10 @@ class CompiledGraph:
             max_steps=max_steps,
             checkpoint_id=checkpoint_id,
             cancel_event=cancel_event,
+            state_modifier=state_modifier,
+            resume_data=resume_data,
+            force_new_run=force_new_run,
+            write_checkpoint_id=write_checkpoint_id,
         )
         while True:
             chunk = await asyncio.to_thread(next, chunks, _END_OF_STREAM)
@@ -224,8 +313,10 @@ class CompiledGraph:
 
     # -- nesting ------------------------------------------------------------------------------------
 
-    def _nested_context(self, input: Any, parent: RunContext, key: str) -> tuple[RunContext, RunData]:
-        return self._context(
+    def _nested_context(
+        self, input: Any, parent: RunContext, key: str, record: PointRecord | None
+    ) -> tuple[RunContext, RunData]:
+        rc, data = self._context(
             stream=parent.stream,
             handlers=parent.handlers,
             max_steps=None,
@@ -234,12 +325,20 @@ class CompiledGraph:
             cancel_event=parent.cancel_event,
             nested=True,
         )
+        rc.keep_inputs = parent.keep_inputs
+        if record is not None and record.sub is not None:  # the node reruns: resume the nested run
+            restore(rc, data, record.sub, record.resume)
+        return rc, data
 
-    def run_nested_sync(self, input: Any, parent: RunContext, key: str) -> Any:
-        """Run as node `key` of the parent run: one parent step, own budget, parent callbacks and path."""
-        rc, data = self._nested_context(input, parent, key)
+    def run_nested_sync(self, input: Any, parent: RunContext, key: str, record: Any = None) -> Any:
+        """Run as node `key` of the parent run: one parent step, own budget, parent callbacks and path.
+
+        `record` is the node's interrupt record when it reruns after a resume; its nested checkpoint
+        is restored. A nested interrupt raises `InterruptError` carrying the nested checkpoint.
+        """
+        rc, data = self._nested_context(input, parent, key, record)
         return drive_sync(run_graph(rc, data, input), rc)
 
-    async def run_nested_async(self, input: Any, parent: RunContext, key: str) -> Any:
-        rc, data = self._nested_context(input, parent, key)
+    async def run_nested_async(self, input: Any, parent: RunContext, key: str, record: Any = None) -> Any:
+        rc, data = self._nested_context(input, parent, key, record)
         return await drive_async(run_graph(rc, data, input), rc)

@@ -17,8 +17,11 @@ from typing import Any
 
 from graph_core.branch import Branch
 from graph_core.callbacks import BranchDecision
+from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphError, GraphRunError, MaxStepsExceededError, NodeRunError
+from graph_core.interrupt import InterruptSignal, address_of
 from graph_core.runner import channels
+from graph_core.runner.interrupts import capture, is_interrupt
 from graph_core.runner.plan import NodePlan
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait
 from graph_core.state import StreamHandler
@@ -69,19 +72,25 @@ def _run_handler(rc: RunContext, node: NodePlan, which: str, value: Any) -> Effe
             result = yield Await(result)
         if streaming:
             return result if rc.stream else collect(result)
+    except InterruptSignal:
+        raise  # a pre-handler may interrupt: its node becomes a rerun node
     except Exception as exc:
         raise _handler_error(rc, node, which, exc) from exc
     return one_chunk(result) if rc.stream else result
 
 
 def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str) -> Effects:
+    is_stream = branch.kind == "stream" or branch.kind == "stream_multi"
     if rc.stream:
-        arg = output if branch.is_stream else collect(output)
+        arg = output if is_stream else collect(output)
     else:
-        arg = one_chunk(output) if branch.is_stream else output
+        arg = one_chunk(output) if is_stream else output
     try:
         result = branch.condition(arg)
-        if inspect.isawaitable(result):
+        if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
+            if result in branch.ends:  # the common case, without the generic validation below
+                return (result,)
+        elif inspect.isawaitable(result):
             result = yield Await(result)
         return branch.selected(result)
     except Exception as exc:
@@ -101,44 +110,61 @@ def _route(
     """Eino's `calculateNextTasks`: deliver outputs, evaluate branches, then collect ready channels."""
     plan = rc.plan
     stream = rc.stream
+    dag = plan.dag
+    observed = bool(rc.handlers.step_end)  # decisions are only reported at on_step_end
+    channel_values = data.values
     touched: dict[str, None] = {}
     for node, output in completed:
         targets = node.successors
         skipped: tuple[str, ...] = ()
-        if node.branches:
-            outputs = copy_stream(output, len(node.branches) + 1) if stream else None
-            chosen: dict[str, None] = {}
-            ends: dict[str, None] = {}
+        branches = node.branches
+        if branches:
+            outputs = copy_stream(output, len(branches) + 1) if stream else None
             picks: list[tuple[int, tuple[str, ...]]] = []
-            for index, branch in enumerate(node.branches):
-                arg = outputs[index] if outputs is not None else output
-                picked = yield from _choose(rc, node, branch, arg, prefix)
-                picks.append((index, picked))
-                chosen.update(dict.fromkeys(picked))
-                ends.update(dict.fromkeys(branch.ends))
+            if len(branches) == 1:
+                first = output if outputs is None else outputs[0]
+                chosen = yield from _choose(rc, node, branches[0], first, prefix)
+                picks.append((0, chosen))
+                ends = branches[0].ends
+            else:
+                merged: dict[str, None] = {}
+                all_ends: dict[str, None] = {}
+                for index, branch in enumerate(branches):
+                    arg = outputs[index] if outputs is not None else output
+                    picked = yield from _choose(rc, node, branch, arg, prefix)
+                    picks.append((index, picked))
+                    merged.update(dict.fromkeys(picked))
+                    all_ends.update(dict.fromkeys(branch.ends))
+                chosen, ends = tuple(merged), tuple(all_ends)
             if outputs is not None:
                 output = outputs[-1]
-            targets = (*targets, *(t for t in chosen if t not in targets))
-            skipped = tuple(e for e in ends if e not in chosen and e not in node.successors)
-            for index, picked in picks:
-                rest = tuple(e for e in node.branches[index].ends if e not in chosen)
-                decisions.append(BranchDecision(node.key, index, picked, rest))
+            if chosen:
+                targets = (*targets, *(t for t in chosen if t not in targets)) if targets else chosen
+            if dag:  # Pregel channels ignore skip reports (Eino §2.3)
+                skipped = tuple(e for e in ends if e not in chosen and e not in node.successors)
+            if observed:
+                for index, picked in picks:
+                    rest = tuple(e for e in branches[index].ends if e not in chosen)
+                    decisions.append(BranchDecision(node.key, index, picked, rest))
         values = copy_stream(output, len(targets)) if stream and len(targets) > 1 else None
         for i, target in enumerate(targets):
-            slot = data.values.get(target)
+            slot = channel_values.get(target)
             if slot is None:
-                slot = data.values[target] = {}
+                slot = channel_values[target] = {}
             slot[node.key] = values[i] if values is not None else output
             touched[target] = None
-            if plan.dag:
+            if dag:
                 channels.report_ready(data, node.key, target)
         for target in skipped:
             channels.report_skip(plan, data, node.key, target, touched)
-    ready = [key for key in touched if channels.is_ready(plan, data, key)]
+    ready = [key for key in touched if key in channel_values] if not dag else None
+    if ready is None:
+        ready = [key for key in touched if channels.is_ready(plan, data, key)]
     try:
         if "end" in ready:
             return channels.read(plan, data, "end", stream=stream)
-        ready.sort(key=lambda key: plan.nodes[key].order)
+        if len(ready) > 1:
+            ready.sort(key=lambda key: plan.nodes[key].order)
         data.pending = [(key, channels.read(plan, data, key, stream=stream)) for key in ready]
     except ValueError as exc:
         raise GraphRunError(f"{prefix}: {exc}") from exc
@@ -152,6 +178,14 @@ def _check_budget(rc: RunContext, data: RunData) -> None:
         raise MaxStepsExceededError(rc.max_steps, path=rc.path)
 
 
+def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> None:
+    """Eino's interrupt-after (a completed node) and interrupt-before (a computed next task)."""
+    after = [k for k in done if k in rc.interrupt_after]
+    before = [k for k, _ in data.pending if k in rc.interrupt_before]
+    if after or before:
+        raise capture(rc, data, [], before=before, after=after)
+
+
 def _steps(rc: RunContext, data: RunData) -> Effects:
     plan = rc.plan
     handlers = rc.handlers
@@ -162,6 +196,14 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
         step = data.step
         tasks = [Task(plan.nodes[key], value, step) for key, value in data.pending]
         data.pending = []
+        restored = rc.restored
+        if restored is not None:  # the first step of a resumed run: rerun nodes get their records back
+            rc.restored = None
+            for task in tasks:
+                task.resume = restored.points.get(task.node.key)
+        if rc.keep_inputs and rc.stream:
+            for task in tasks:
+                task.input, task.original = copy_stream(task.input, 2)
         keys = tuple(t.node.key for t in tasks)
         if handlers.step_start:
             info = rc.step_info(step, keys, step)
@@ -170,14 +212,33 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
         done: tuple[str, ...] = ()
         failing: tuple[str, ...] = ()
         decisions: list[BranchDecision] = []
+        halted: list[Task] = []
         try:
             for task in tasks:
                 failing = (task.node.key,)
-                if task.node.pre is not None:
-                    task.input = yield from _run_handler(rc, task.node, "pre", task.input)
+                if task.node.pre is not None and (
+                    restored is None or task.node.key not in restored.skip_pre_handler
+                ):
+                    token = None
+                    if task.resume is not None:  # a rerun pre-handler reads its interrupt record too
+                        token = _SCOPE.set(rc.scope(task.node.key, step).child(resume=task.resume))
+                    try:
+                        task.input = yield from _run_handler(rc, task.node, "pre", task.input)
+                    except InterruptSignal as signal:
+                        signal.address = address_of((*rc.path, task.node.key))
+                        task.error = signal
+                        halted.append(task)
+                        continue
+                    finally:
+                        if token is not None:
+                            _SCOPE.reset(token)
                 data.running[task.node.key] = task.input
             failing = ()
-            completed: list[Task] = yield Wait(tasks, need_all)
+            running = [t for t in tasks if t.error is None] if halted else tasks
+            completed: list[Task] = yield Wait(running, need_all)
+            if halted:
+                completed = [*halted, *completed]
+                halted = []
             if not completed:
                 raise GraphRunError(f"no tasks to execute, last completed nodes: [{', '.join(last)}]")
             if len(completed) > 1:
@@ -186,9 +247,19 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             for key in done:
                 data.running.pop(key, None)
             failed = [t for t in completed if t.error is not None]
+            if failed and all(is_interrupt(t.error) for t in failed) and data.running:
+                more: list[Task] = yield Wait([], True)  # eager DAG: let the running tasks finish first
+                completed = sorted([*completed, *more], key=lambda t: t.node.order)
+                done = tuple(t.node.key for t in completed)
+                data.running.clear()
+                failed = [t for t in completed if t.error is not None]
             if failed:
                 failing = tuple(t.node.key for t in failed)
-                raise _node_error(rc, failed[0])
+                if not all(is_interrupt(t.error) for t in failed):
+                    raise _node_error(rc, next(t for t in failed if not is_interrupt(t.error)))
+                halted = failed
+                failing = ()
+                completed = [t for t in completed if t.error is None]
             for task in completed:
                 failing = (task.node.key,)
                 if task.node.post is not None:
@@ -203,6 +274,8 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             raise
         data.step += 1
         last = done
+        if halted:  # some tasks interrupted: the others' outputs are routed, then the run stops
+            result = _NOT_ENDED
         if handlers.step_end:
             ended = result is not _NOT_ENDED
             info = rc.step_info(
@@ -212,11 +285,16 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                 branches=tuple(decisions),
                 next_nodes=() if ended else tuple(k for k, _ in data.pending),
                 ended=ended,
+                interrupted=tuple(t.node.key for t in halted),
             )
             for fn in handlers.step_end:
                 fn(info)
         if result is not _NOT_ENDED:
             return result
+        if halted:
+            raise capture(rc, data, halted)
+        if rc.interrupt_after or rc.interrupt_before:
+            _static_interrupt(rc, data, done)
 
 
 def _notify(fns: tuple[Any, ...], info: Any, value: Any, *, stream: bool) -> Any:
@@ -250,6 +328,8 @@ def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
                 return _finish(rc, info, result)
             if not data.pending:
                 raise GraphRunError("no tasks to execute after graph start")
+            if rc.interrupt_before:
+                _static_interrupt(rc, data, ())
         result = yield from _steps(rc, data)
         return _finish(rc, info, result)
     except Exception as exc:

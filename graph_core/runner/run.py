@@ -44,16 +44,22 @@ class RunData:
 
 
 class Task:
-    """One execution of one node in one step; the driver fills `output` or `error`."""
+    """One execution of one node in one step; the driver fills `output` or `error`.
 
-    __slots__ = ("error", "input", "node", "output", "step")
+    `original` is the input before the pre-handler (what a rerun node gets back after an interrupt);
+    `resume` the node's saved interrupt record when it reruns after a resume.
+    """
+
+    __slots__ = ("error", "input", "node", "original", "output", "resume", "step")
 
     def __init__(self, node: NodePlan, input: Any, step: int) -> None:
         self.node = node
         self.input = input
+        self.original = input
         self.step = step
         self.output: Any = None
         self.error: BaseException | None = None
+        self.resume: Any = None
 
 
 class Wait:
@@ -121,6 +127,10 @@ class RunContext:
     cancel_event: threading.Event | None = None
     nested: bool = False
     extras: dict[str, Any] = field(default_factory=lambda: {})
+    interrupt_before: frozenset[str] = frozenset()
+    interrupt_after: frozenset[str] = frozenset()
+    keep_inputs: bool = False  # stream mode: keep a copy of each task's input for a possible rerun
+    restored: Any = None  # graph_core.runner.interrupts.Restored until the first resumed step starts
 
     def scope(self, key: str | None = None, step: int | None = None) -> RunScope:
         path = self.path if key is None else (*self.path, key)

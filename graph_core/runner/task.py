@@ -101,6 +101,8 @@ def execute_sync(task: Task, rc: RunContext) -> None:
     """Run one task on the calling thread; the outcome lands in `task.output` or `task.error`."""
     node = task.node
     scope = rc.scope(node.key, task.step)
+    if task.resume is not None:  # a rerun after an interrupt: the node can read its saved record
+        scope = scope.child(resume=task.resume)
     token = _SCOPE.set(scope)
     info = None
     try:
@@ -108,7 +110,7 @@ def execute_sync(task: Task, rc: RunContext) -> None:
         if node.is_passthrough:
             out = value
         elif node.graph is not None:
-            out = node.graph.run_nested_sync(value, rc, node.key)
+            out = node.graph.run_nested_sync(value, rc, node.key, task.resume)
         elif rc.stream:
             out = node.executable.transform_sync(value)  # type: ignore[union-attr]
         else:
@@ -124,6 +126,8 @@ async def execute_async(task: Task, rc: RunContext, *, offload: bool) -> None:
     """Run one task in invoke mode on the event loop; sync components go to a thread when `offload`."""
     node = task.node
     scope = rc.scope(node.key, task.step)
+    if task.resume is not None:  # a rerun after an interrupt: the node can read its saved record
+        scope = scope.child(resume=task.resume)
     token = _SCOPE.set(scope)
     info = None
     try:
@@ -131,7 +135,7 @@ async def execute_async(task: Task, rc: RunContext, *, offload: bool) -> None:
         if node.is_passthrough:
             out = value
         elif node.graph is not None:
-            out = await node.graph.run_nested_async(value, rc, node.key)
+            out = await node.graph.run_nested_async(value, rc, node.key, task.resume)
         else:
             executable = node.executable
             assert executable is not None

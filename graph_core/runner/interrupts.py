@@ -1,0 +1,156 @@
+"""Stopping a run at an interrupt and restarting it from a checkpoint (Eino §7.2-7.3).
+
+`capture` turns the run's plain data (`RunData`) plus the interrupted tasks into a `Checkpoint`, saves it
+when this is the top-level run and a store and checkpoint ID are set, and returns the `InterruptError`
+to raise; a nested graph hands its checkpoint up inside that error instead, and the parent records it
+under `sub_graphs`. `restore` does the reverse at the start of a resumed run: channels, pending tasks (the
+rerun nodes with their original inputs), the state, and the saved records each rerun node will find in
+its run scope. Streams are concatenated when captured and become one-chunk streams when restored.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_core.checkpoint.codec import CheckpointSerializationError, deep_copy, encode_checkpoint
+from graph_core.checkpoint.model import Checkpoint
+from graph_core.errors import InterruptError
+from graph_core.interrupt import (
+    InterruptContext,
+    InterruptInfo,
+    InterruptSignal,
+    PointRecord,
+    ResumeTargets,
+    address_of,
+)
+from graph_core.runner.run import RunContext, RunData, Task
+from graph_core.stream import collect, one_chunk
+
+__all__ = ["CheckpointPlan", "Restored", "capture", "is_interrupt", "restore"]
+
+
+@dataclass(slots=True)
+class CheckpointPlan:
+    """Where the top-level run writes its checkpoint on interrupt (None when nothing is saved)."""
+
+    store: Any
+    checkpoint_id: str
+
+
+@dataclass(slots=True)
+class Restored:
+    """What the first step after a resume needs: each rerun node's record, and whose pre-handler to skip."""
+
+    points: dict[str, PointRecord] = field(default_factory=lambda: {})
+    skip_pre_handler: set[str] = field(default_factory=lambda: set())
+
+
+def is_interrupt(error: BaseException | None) -> bool:
+    return isinstance(error, InterruptSignal) or (
+        isinstance(error, InterruptError) and error.checkpoint is not None
+    )
+
+
+def _value(value: Any, stream: bool) -> Any:
+    return collect(value) if stream else value
+
+
+def _state_copy(state: Any) -> Any:
+    try:
+        return deep_copy(state)
+    except CheckpointSerializationError:
+        return copy.deepcopy(state)  # no store needs it serialized; the caller still gets a copy
+
+
+def _contexts(record: PointRecord) -> list[InterruptContext]:
+    if not record.children:
+        return [InterruptContext(record.address, record.address, record.info)]
+    found = [InterruptContext(record.address, record.address, record.info, is_root_cause=False)]
+    for child in record.children.values():
+        found.extend(
+            InterruptContext(c.id, c.address, c.info, c.is_root_cause, c.parent or record.address)
+            for c in _contexts(child)
+        )
+    return found
+
+
+def capture(
+    rc: RunContext,
+    data: RunData,
+    interrupted: list[Task],
+    *,
+    before: list[str] = (),  # type: ignore[assignment]
+    after: list[str] = (),  # type: ignore[assignment]
+) -> InterruptError:
+    """Build the checkpoint and the error to raise; routing of completed tasks has already happened."""
+    stream = rc.stream
+    cp = Checkpoint(
+        values={t: {s: _value(v, stream) for s, v in row.items()} for t, row in data.values.items()},
+        control={t: dict(row) for t, row in data.control.items()},
+        skipped=sorted(data.skipped),
+        before_nodes=list(before),
+        after_nodes=list(after),
+        has_state=rc.plan.has_state,
+        state=rc.state_value,
+    )
+    inputs = [(key, _value(value, stream)) for key, value in data.pending]
+    data.pending = []
+    info = InterruptInfo(before_nodes=list(before), after_nodes=list(after))
+    graph_address = address_of(rc.path)
+    if before or after:
+        info.interrupt_contexts.append(InterruptContext(graph_address, graph_address, None))
+    for task in sorted(interrupted, key=lambda t: t.node.order):
+        key = task.node.key
+        error = task.error
+        original = task.original
+        inputs.append((key, _value(original, stream) if original is not None else None))
+        cp.rerun_nodes.append(key)
+        info.rerun_nodes.append(key)
+        if isinstance(error, InterruptError):
+            sub: Checkpoint = error.checkpoint
+            cp.sub_graphs[key] = sub
+            cp.skip_pre_handler.append(key)
+            cp.points[key] = PointRecord(address_of((*rc.path, key)))
+            info.sub_graphs[key] = error.info
+            info.rerun_nodes_extra[key] = error.info
+            info.interrupt_contexts.extend(error.info.interrupt_contexts)
+        elif isinstance(error, InterruptSignal):
+            record = PointRecord.of(error)
+            cp.points[key] = record
+            info.rerun_nodes_extra[key] = error.info
+            info.interrupt_contexts.extend(_contexts(record))
+    inputs.sort(key=lambda item: rc.plan.nodes[item[0]].order)
+    cp.inputs = inputs
+    if not rc.nested:
+        info.state = _state_copy(cp.state) if cp.has_state else None
+        if before or after:
+            info.interrupt_contexts[0] = InterruptContext(graph_address, graph_address, info.state)
+        saving: CheckpointPlan | None = rc.extras.get("checkpoint_plan")
+        if saving is not None:
+            saving.store.set(saving.checkpoint_id, encode_checkpoint(cp))
+            return InterruptError(info, checkpoint_id=saving.checkpoint_id, checkpoint=cp)
+    else:
+        info.state = cp.state
+    return InterruptError(info, checkpoint=cp)
+
+
+def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets | None) -> None:
+    """Load `cp` into a fresh run: the step counter restarts at 0 and START is not routed again."""
+    wrap = one_chunk if rc.stream else None
+    data.values = {t: {s: wrap(v) if wrap else v for s, v in row.items()} for t, row in cp.values.items()}
+    data.control = {t: dict(row) for t, row in cp.control.items()}
+    data.skipped = set(cp.skipped)
+    data.pending = [(k, wrap(v) if wrap else v) for k, v in cp.inputs]
+    data.step = 0
+    data.started = True
+    if cp.has_state and rc.frame is not None and rc.plan.has_state:
+        rc.frame.value = cp.state
+        data.state = cp.state
+    points: dict[str, PointRecord] = {}
+    for key in cp.rerun_nodes:
+        record = cp.points.get(key) or PointRecord(address_of((*rc.path, key)))
+        record.sub = cp.sub_graphs.get(key)
+        points[key] = record.with_resume(resume)
+    rc.restored = Restored(points, set(cp.skip_pre_handler))
