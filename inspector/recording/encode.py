@@ -30,7 +30,7 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
-from graph_core.schema import Message
+from graph_core.schema import Message, TokenUsage, ToolCall
 from inspector.recording.redact import Redaction
 
 __all__ = ["Encoder", "type_name"]
@@ -72,6 +72,7 @@ class Encoder:
         self._pending: list[tuple[int, Any]] = []
         self._next_ref = 0
         self._stack: set[int] = set()
+        self._plain_fields: bool | None = None
 
     def encode(self, value: Any) -> Any:
         """A JSON-like version of `value`; never raises for ordinary exceptions inside `value`."""
@@ -179,9 +180,31 @@ class Encoder:
             return memo[2]
         ref = {"$ref": self._next_ref}
         self._next_ref += 1
-        self._pending.append((ref["$ref"], self._model(message, depth, True)))
+        self._pending.append((ref["$ref"], self._message_value(message, depth)))
         self._messages[id(message)] = (message, fingerprint, ref)
         return ref
+
+    def _message_value(self, message: Message, depth: int) -> Any:
+        """pydantic's dump as is when nothing in it can need masking or truncating (the common case:
+        no `extra`, field names the key patterns leave alone, short texts); else the full walk."""
+        if self._plain_fields is None:
+            names = {*Message.model_fields, *ToolCall.model_fields, *TokenUsage.model_fields}
+            self._plain_fields = (
+                not any(self.redaction.masks_key(n) for n in names) and self.redaction.fn is None
+            )
+        limit = self.max_str
+        if (
+            self._plain_fields
+            and not message.extra
+            and len(message.content) <= limit
+            and len(message.reasoning_content) <= limit
+            and all(len(c.arguments) <= limit for c in message.tool_calls)
+        ):
+            try:
+                return message.model_dump(mode="json", exclude_defaults=True, warnings=False)
+            except Exception:
+                pass
+        return self._model(message, depth, True)
 
     def _model(self, value: BaseModel, depth: int, compact: bool = False) -> Any:
         """Schema types (messages, tool calls) via pydantic's fast dump without defaults; other models
