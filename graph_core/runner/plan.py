@@ -45,6 +45,11 @@ class NodePlan:
     def is_passthrough(self) -> bool:
         return self.kind == "Passthrough"
 
+    @property
+    def plain_io(self) -> bool:
+        """No input or output key and not a nested graph: the component sees the task input as is."""
+        return self.input_key is None and self.output_key is None and self.graph is None
+
 
 @dataclass(slots=True)
 class Plan:

@@ -106,6 +106,10 @@ def execute_sync(task: Task, rc: RunContext) -> None:
     token = _SCOPE.set(scope)
     info = None
     try:
+        executable = node.executable
+        if executable is not None and not rc.stream and not rc.handlers.node and node.plain_io:
+            task.output = executable.invoke_sync(task.input)  # nothing to extract, notify or wrap
+            return
         value, info = _before(task, rc)
         if node.is_passthrough:
             out = value
