@@ -24,6 +24,7 @@ from typing import Any, cast
 
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start
+from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools.bridge import run_blocking, submit
 from graph_core.tools.context import _TOOL_CALL_ID, tool_call_scope  # pyright: ignore[reportPrivateUsage]
@@ -81,8 +82,37 @@ def _handler_endpoints(handler: UnknownToolsHandler) -> Endpoints:
 
 
 def _is_interrupt(exc: BaseException) -> bool:
-    """Interrupt signals pass through untouched so the engine can record them (see graph_core.interrupt)."""
-    return any(cls.__name__ in ("InterruptSignal", "InterruptError") for cls in type(exc).__mro__)
+    """Interrupt signals are collected into one composite interrupt, never wrapped as tool failures."""
+    return isinstance(exc, InterruptSignal)
+
+
+def _resumed() -> tuple[Message | None, dict[str, str]]:
+    """The saved input and completed results when this node reruns after its composite interrupt."""
+    scope = current_scope()
+    record: PointRecord | None = scope.resume if scope is not None else None
+    if record is None or not isinstance(record.state, dict) or "executed" not in record.state:
+        return None, {}
+    state: dict[str, Any] = record.state  # pyright: ignore[reportUnknownVariableType]
+    return state.get("input"), dict(state["executed"])
+
+
+def _interrupt_calls(
+    tasks: Sequence[_Task], message: Message, executed: dict[str, str], signals: dict[str, InterruptSignal]
+) -> None:
+    """Eino's `CompositeInterrupt` of a ToolsNode: completed results are kept, interrupted calls rerun."""
+    scope = current_scope()
+    path = scope.path if scope is not None else ()
+    by_id = {t.call_id: t for t in tasks}
+    for call_id, signal in signals.items():
+        signal.address = address_of(path, (by_id[call_id].name, call_id))
+    rerun = [t.call_id for t in tasks if t.call_id in signals]
+    info = {
+        "tool_calls": [c.model_dump() for c in message.tool_calls],
+        "executed_tools": dict(executed),
+        "rerun_tools": rerun,
+        "rerun_extra_map": {k: s.info for k, s in signals.items()},
+    }
+    composite_interrupt(info, {"input": message, "executed": dict(executed), "rerun": rerun}, signals)
 
 
 class ToolsNode:
@@ -213,20 +243,39 @@ class ToolsNode:
             return _Outcome(content=content)
 
     def invoke(self, message: Message) -> list[Message]:
-        """Run every call of `message`; the tool messages come back in call order."""
-        tasks = self._tasks(message)
-        if self.execute_sequentially or len(tasks) == 1:
-            outcomes = [self._run_invoke(t) for t in tasks]
-        else:
-            futures = [submit(self._run_invoke, t) for t in tasks[1:]]
-            first = self._run_invoke(tasks[0])
-            outcomes = [first, *(f.result() for f in futures)]
-        return self._collect(tasks, outcomes, "invoke")
+        """Run every call of `message`; the tool messages come back in call order.
 
-    def _collect(self, tasks: Sequence[_Task], outcomes: Sequence[_Outcome], verb: str) -> list[Message]:
+        If some calls interrupt, the node raises one composite interrupt; when it reruns, the saved
+        input is used and only the interrupted calls run again.
+        """
+        saved, executed = _resumed()
+        message = saved if saved is not None else message
+        tasks = self._tasks(message)
+        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
+        if self.execute_sequentially or len(todo) <= 1:
+            outcomes = [self._run_invoke(t) for t in todo]
+        else:
+            futures = [submit(self._run_invoke, t) for t in todo[1:]]
+            first = self._run_invoke(todo[0])
+            outcomes = [first, *(f.result() for f in futures)]
+        if executed:
+            done = dict(zip((t.call_id for t in todo), outcomes, strict=True))
+            outcomes = [done.get(t.call_id) or _Outcome(executed[t.call_id]) for t in tasks]
+        return self._collect(tasks, outcomes, "invoke", message)
+
+    def _collect(
+        self, tasks: Sequence[_Task], outcomes: Sequence[_Outcome], verb: str, message: Message
+    ) -> list[Message]:
+        signals: dict[str, InterruptSignal] = {}
         for task, outcome in zip(tasks, outcomes, strict=True):
             if outcome.error is not None:
+                if isinstance(outcome.error, InterruptSignal):
+                    signals[task.call_id] = outcome.error
+                    continue
                 raise self._failure(task, outcome.error, verb)
+        if signals:
+            executed = {t.call_id: o.content for t, o in zip(tasks, outcomes, strict=True) if o.error is None}
+            _interrupt_calls(tasks, message, executed, signals)
         return [self._message(t, o.content) for t, o in zip(tasks, outcomes, strict=True)]
 
     async def _arun_invoke(self, task: _Task) -> _Outcome:
@@ -243,12 +292,18 @@ class ToolsNode:
 
     async def ainvoke(self, message: Message) -> list[Message]:
         """Async `invoke`: async tools run concurrently on the loop, sync tools on threads."""
+        saved, executed = _resumed()
+        message = saved if saved is not None else message
         tasks = self._tasks(message)
-        if self.execute_sequentially or len(tasks) == 1:
-            outcomes = [await self._arun_invoke(t) for t in tasks]
+        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
+        if self.execute_sequentially or len(todo) <= 1:
+            outcomes = [await self._arun_invoke(t) for t in todo]
         else:
-            outcomes = list(await asyncio.gather(*(self._arun_invoke(t) for t in tasks)))
-        return self._collect(tasks, outcomes, "invoke")
+            outcomes = list(await asyncio.gather(*(self._arun_invoke(t) for t in todo)))
+        if executed:
+            done = dict(zip((t.call_id for t in todo), outcomes, strict=True))
+            outcomes = [done.get(t.call_id) or _Outcome(executed[t.call_id]) for t in tasks]
+        return self._collect(tasks, outcomes, "invoke", message)
 
     # -- stream ----------------------------------------------------------------------------------------
 
@@ -287,16 +342,26 @@ class ToolsNode:
         Opening the tools' streams (which runs non-streaming tools to completion) happens in this call,
         so a failing tool raises here, as Eino's `Stream` returns its error before any chunk.
         """
+        saved, executed = _resumed()
+        message = saved if saved is not None else message
         tasks = self._tasks(message)
-        if self.execute_sequentially or len(tasks) == 1:
-            opened = [self._open_stream(t) for t in tasks]
+        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
+        if self.execute_sequentially or len(todo) <= 1:
+            opened = [self._open_stream(t) for t in todo]
         else:
-            futures = [submit(self._open_stream, t) for t in tasks[1:]]
-            opened = [self._open_stream(tasks[0]), *(f.result() for f in futures)]
-        for task, (_, error) in zip(tasks, opened, strict=True):
-            if error is not None:
+            futures = [submit(self._open_stream, t) for t in todo[1:]]
+            opened = [self._open_stream(todo[0]), *(f.result() for f in futures)]
+        signals: dict[str, InterruptSignal] = {}
+        for task, (_, error) in zip(todo, opened, strict=True):
+            if isinstance(error, InterruptSignal):
+                signals[task.call_id] = error
+            elif error is not None:
                 raise self._failure(task, error, "stream")
-        streams = [s for s, _ in opened if s is not None]
+        by_id = {t.call_id: s for t, (s, _) in zip(todo, opened, strict=True) if s is not None}
+        if signals:  # the completed calls' streams are concatenated and saved (Eino)
+            completed = {**executed, **{k: "".join(v) for k, v in by_id.items()}}
+            _interrupt_calls(tasks, message, completed, signals)
+        streams = [by_id[t.call_id] if t.call_id in by_id else iter([executed[t.call_id]]) for t in tasks]
         if self.execute_sequentially or len(tasks) == 1:
             return self._stream_in_order(tasks, streams)
         return self._stream_merged(tasks, streams)
