@@ -53,6 +53,8 @@ class Replay:
         self.cursor = 0
         self._breakpoints: set[str] = set()
         self._predicates: list[StatePredicate] = []
+        self._nodes: list[tuple[str, ...]] | None = None
+        self._path_memo: tuple[int, frozenset[str], frozenset[tuple[str, str]], tuple[str, ...]] | None = None
         self.go(cursor)
 
     def __len__(self) -> int:
@@ -111,8 +113,14 @@ class Replay:
         return to_messages(self.state_at(i))
 
     def budget_series(self) -> list[BudgetRecord]:
-        """The budget after every step, in order."""
-        return [step.budget for step in self.run.steps]
+        """The budget after every step, in order (reads only the step_finished lines)."""
+        return [self.run.finished_event(i).budget for i in range(len(self))]
+
+    def nodes_at(self, i: int) -> tuple[str, ...]:
+        """The nodes of step `i`, from a list built once (cheap even for very long runs)."""
+        if self._nodes is None:
+            self._nodes = [tuple(self.run.finished_event(k).nodes) for k in range(len(self))]
+        return self._nodes[self._pos(i)]
 
     # --- visits and paths -----------------------------------------------------------------------
 
@@ -121,62 +129,71 @@ class Replay:
         last = self.cursor if upto is None else self._pos(upto)
         counts: dict[str, int] = {}
         for i in range(last + 1):
-            for node in self.run.steps[i].nodes:
+            for node in self.nodes_at(i):
                 counts[node] = counts.get(node, 0) + 1
         return counts
 
     def executed_path(self, upto: int | None = None) -> tuple[set[str], set[tuple[str, str]]]:
         """Nodes that ran and edges taken in steps 0..`upto` (START and END included when reached).
 
-        Edges come from branch decisions and from topology edges between consecutive steps' nodes.
+        With a topology, an edge counts as taken when its source ran in one step and its target in the
+        next (a branch edge only when no plain edge explains the target), which needs no step parsing;
+        without one, the recorded branch decisions say which targets were chosen. Results are extended
+        incrementally, so moving the cursor forward costs only the new steps.
         """
         if not len(self):
             return set(), set()
         last = self.cursor if upto is None else self._pos(upto)
-        edge_set = self._edge_set()
-        nodes: set[str] = {START}
-        taken: set[tuple[str, str]] = set()
-        previous: tuple[str, ...] = (START,)
-        for i in range(last + 1):
-            step = self.run.steps[i]
-            branch_targets: set[tuple[str, str]] = set()
-            for source, targets in self._chosen(i - 1):
-                branch_targets.update((source, t) for t in targets)
-            for node in step.nodes:
+        memo = self._path_memo
+        if memo is not None and memo[0] <= last:
+            first, nodes, taken, previous = memo[0] + 1, set(memo[1]), set(memo[2]), memo[3]
+        else:
+            first, nodes, taken, previous = 0, {START}, set[tuple[str, str]](), (START,)
+        topology = self.run.topology
+        plain, branch = self._edges()
+        for i in range(first, last + 1):
+            current = self.nodes_at(i)
+            chosen = set[tuple[str, str]]()
+            if topology is None and i > 0:
+                chosen = {(b.source, t) for b in self.run.steps[i - 1].branches for t in b.chosen}
+            for node in current:
                 nodes.add(node)
-                sources = [p for p in previous if (p, node) in edge_set or (p, node) in branch_targets]
-                taken.update((p, node) for p in sources)
-            if step.ended:
-                ends = {(s, t) for s, ts in self._chosen(i) for t in ts if t == END}
-                ends.update((n, END) for n in step.nodes if (n, END) in edge_set)
-                if ends:
-                    nodes.add(END)
-                    taken.update(ends)
-            previous = step.nodes
-        return nodes, taken
+                explained = [p for p in previous if (p, node) in plain or (p, node) in chosen]
+                if not explained:  # a branch edge, or (without a topology) whatever ran before
+                    explained = [p for p in previous if (p, node) in branch] if topology else list(previous)
+                taken.update((p, node) for p in explained)
+            previous = current
+        self._path_memo = (last, frozenset(nodes), frozenset(taken), previous)
+        finished = self.run.finished_event(last)
+        if finished.ended:
+            nodes = {*nodes, END}
+            if topology is None:
+                ends = {(b.source, END) for b in self.run.steps[last].branches if END in b.chosen}
+                ends.update((n, END) for n in previous if not self.run.steps[last].branches)
+            else:
+                ends = {(n, END) for n in previous if (n, END) in plain or (n, END) in branch}
+            taken = taken | ends
+        return set(nodes), set(taken)
 
-    def _edge_set(self) -> set[tuple[str, str]]:
+    def _edges(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         topology = self.run.topology
         if topology is None:
-            return set()
-        return {(e.source, e.target) for e in topology.edges if e.kind == "edge"}
-
-    def _chosen(self, i: int) -> list[tuple[str, tuple[str, ...]]]:
-        if i < 0:
-            return []
-        return [(b.source, tuple(b.chosen)) for b in self.run.steps[i].branches]
+            return set(), set()
+        plain = {(e.source, e.target) for e in topology.edges if e.kind == "edge"}
+        branch = {(e.source, e.target) for e in topology.edges if e.kind == "branch"}
+        return plain, branch
 
     def next_visit(self, node: str) -> int | None:
         """The next position after the cursor where `node` runs."""
         for i in range(self.cursor + 1, len(self)):
-            if node in self.run.steps[i].nodes:
+            if node in self.nodes_at(i):
                 return i
         return None
 
     def prev_visit(self, node: str) -> int | None:
         """The previous position before the cursor where `node` ran."""
         for i in range(self.cursor - 1, -1, -1):
-            if node in self.run.steps[i].nodes:
+            if node in self.nodes_at(i):
                 return i
         return None
 
@@ -256,8 +273,7 @@ class Replay:
 
     def hits(self, i: int) -> bool:
         """Whether position `i` stops a `continue_()`."""
-        step = self.run.steps[i]
-        if self._breakpoints.intersection(step.nodes):
+        if self._breakpoints.intersection(self.nodes_at(i)):
             return True
         if self._predicates:
             state = self.state_at(i)

@@ -479,7 +479,8 @@ class Run:
         self._step_cache.put(i, step)
         return step
 
-    def _finished_line(self, i: int) -> StepFinished:
+    def finished_event(self, i: int) -> StepFinished:
+        """Step `i`'s `step_finished` line alone (nodes, budget, state payload): cheaper than `steps[i]`."""
         cached = self._step_cache.get_lru(i)
         if cached is not None:
             return cached.finished
@@ -526,11 +527,11 @@ class Run:
             j -= 1
         if j == base:
             cached = self._state_cache.get_lru(("raw", j))
-            value = cached[0] if cached is not None else self._finished_line(base).state
+            value = cached[0] if cached is not None else self.finished_event(base).state
         else:
             value = self._state_cache.get_lru(("raw", j))[0]
         for n in range(j + 1, i + 1):
-            finished = self._finished_line(n)
+            finished = self.finished_event(n)
             value = finished.state if finished.full else apply_delta(value, finished.delta or [])
         self._state_cache.put(("raw", i), (value,))
         return value

@@ -130,3 +130,19 @@ def test_empty_run(tmp_path: Path) -> None:
     replay = Replay(read_run(path))
     assert replay.current is None and replay.forward() == 0 and replay.budget_series() == []
     assert replay.executed_path() == (set(), set())
+
+
+def test_executed_path_is_the_same_incrementally_and_without_topology(tmp_path: Path, replay: Replay) -> None:
+    path = tmp_path / "bare.jsonl"
+    simulate_react(Recorder(path, clock=_clock(), run_id="r1"), 3)  # no topology: branch decisions decide
+    bare = Replay(read_run(path))
+    assert bare.run.topology is None
+    for upto in (0, 1, 4, 6, 2, 5, 3):
+        expected = Replay(replay.run).executed_path(upto)  # fresh: no memo
+        assert replay.executed_path(upto) == expected
+        assert bare.executed_path(upto) == expected
+
+
+def test_nodes_at_and_budget_series_read_only_step_lines(replay: Replay) -> None:
+    assert [replay.nodes_at(i) for i in range(len(replay))] == [("chat",), ("tools",)] * 3 + [("chat",)]
+    assert replay.nodes_at(-1) == ("chat",)
