@@ -251,6 +251,11 @@ class ToolsNode:
         saved, executed = _resumed()
         message = saved if saved is not None else message
         tasks = self._tasks(message)
+        if len(tasks) == 1 and not executed:  # the common case: one call, inline, nothing to merge
+            outcome = self._run_invoke(tasks[0])
+            if outcome.error is None:
+                return [self._message(tasks[0], outcome.content)]
+            return self._collect(tasks, [outcome], "invoke", message)
         todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
         if self.execute_sequentially or len(todo) <= 1:
             outcomes = [self._run_invoke(t) for t in todo]
