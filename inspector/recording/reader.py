@@ -578,6 +578,17 @@ class Run:
         """Messages in the state after step `i` (its `messages` key), as `Message` objects."""
         return to_messages(self.state_at(i))
 
+    def close(self) -> None:
+        """Release the file mapping of a large file (small files are held in memory)."""
+        if isinstance(self._data, mmap.mmap):
+            self._data.close()
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r}, status={self.status!r}, steps={len(self.steps)})"
 

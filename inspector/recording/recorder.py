@@ -462,15 +462,14 @@ def _task_key(info: RunInfo) -> tuple[Any, ...]:
 
 
 def _node_fields(kind: str, info: RunInfo) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "path": list(info.path),
-        "step": info.step,
-        "node": info.node_key,
-        "name": info.name,
-        "component": info.kind,
-        "tool_call_id": info.tool_call_id,
-    }
+    """The identifying fields of a node event; empty name and missing tool call ID are left out."""
+    fields: dict[str, Any] = {"kind": kind, "path": list(info.path), "step": info.step, "node": info.node_key}
+    if info.name:
+        fields["name"] = info.name
+    fields["component"] = info.kind
+    if info.tool_call_id is not None:
+        fields["tool_call_id"] = info.tool_call_id
+    return fields
 
 
 def _branch_event(step: StepInfo, decision: BranchDecision) -> dict[str, Any]:
@@ -481,7 +480,7 @@ def _branch_event(step: StepInfo, decision: BranchDecision) -> dict[str, Any]:
         "source": decision.source,
         "branch_index": decision.branch_index,
         "chosen": list(decision.chosen),
-        "skipped": list(decision.skipped),
+        **({"skipped": list(decision.skipped)} if decision.skipped else {}),
     }
 
 

@@ -159,3 +159,10 @@ def test_steps_sequence_behaves_like_a_sequence(run_file: Path) -> None:
     with pytest.raises(IndexError):
         steps[7]
     assert steps[2] is steps[2]  # cached
+
+
+def test_large_files_are_memory_mapped_and_closable(run_file: Path) -> None:
+    with read_run(run_file, check_limit=0) as run:
+        assert run.steps[-1].state["messages"][-1]["role"] == "tool"
+    with pytest.raises(ValueError):
+        _ = run.steps[0].index + len(run.value(0))  # the mapping is closed
