@@ -159,6 +159,7 @@ class CompiledGraph:
         state_modifier: Callable[[Any], Any] | None,
         resume_data: Any,
         force_new_run: bool,
+        interrupt_event: threading.Event | None = None,
     ) -> tuple[RunContext, RunData]:
         """A top-level run: new, or resumed from the checkpoint saved under `checkpoint_id` (Eino §7.3)."""
         if not force_new_run:
@@ -166,6 +167,7 @@ class CompiledGraph:
         rc, data = self._context(
             stream=stream, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
         )
+        rc.interrupt_event = interrupt_event
         if checkpoint_id is None or force_new_run:  # WithForceNewRun: the store is neither read nor written
             return rc, data
         store = self.checkpoint_store
@@ -200,6 +202,7 @@ class CompiledGraph:
         resume_data: Any = None,
         force_new_run: bool = False,
         write_checkpoint_id: str | None = None,
+        interrupt_event: threading.Event | None = None,
     ) -> Any:
         """Run in invoke mode and return the value that reached END.
 
@@ -211,6 +214,8 @@ class CompiledGraph:
         resumes it: `input` is ignored, `state_modifier(state)` may change the restored state (or
         return a new one), `resume_data` reaches the interrupted nodes through `get_resume_data()`
         (a mapping keyed by interrupt addresses targets single points). `force_new_run` ignores the store.
+        Setting `interrupt_event` stops the run before its next step with an `InterruptError` (and a
+        checkpoint), the tasks of that step saved to run first on resume (Eino `WithGraphInterrupt`).
         """
         rc, data = self._start(
             stream=False,
@@ -222,6 +227,7 @@ class CompiledGraph:
             state_modifier=state_modifier,
             resume_data=resume_data,
             force_new_run=force_new_run,
+            interrupt_event=interrupt_event,
         )
         return drive_sync(run_graph(rc, data, input), rc)
 
@@ -237,6 +243,7 @@ class CompiledGraph:
         resume_data: Any = None,
         force_new_run: bool = False,
         write_checkpoint_id: str | None = None,
+        interrupt_event: threading.Event | None = None,
     ) -> Any:
         """`invoke` on the running event loop: async components are awaited, tasks of a step overlap."""
         rc, data = self._start(
@@ -249,6 +256,7 @@ class CompiledGraph:
             state_modifier=state_modifier,
             resume_data=resume_data,
             force_new_run=force_new_run,
+            interrupt_event=interrupt_event,
         )
         return await drive_async(run_graph(rc, data, input), rc)
 
@@ -264,6 +272,7 @@ class CompiledGraph:
         resume_data: Any = None,
         force_new_run: bool = False,
         write_checkpoint_id: str | None = None,
+        interrupt_event: threading.Event | None = None,
     ) -> Iterator[Any]:
         """Run in stream mode; returns the END stream once END is reached (chunks may still be produced)."""
         rc, data = self._start(
@@ -276,6 +285,7 @@ class CompiledGraph:
             state_modifier=state_modifier,
             resume_data=resume_data,
             force_new_run=force_new_run,
+            interrupt_event=interrupt_event,
         )
         return drive_sync(run_graph(rc, data, one_chunk(input)), rc)
 
@@ -291,6 +301,7 @@ class CompiledGraph:
         resume_data: Any = None,
         force_new_run: bool = False,
         write_checkpoint_id: str | None = None,
+        interrupt_event: threading.Event | None = None,
     ) -> AsyncIterator[Any]:
         """`stream` from async code: the run and every chunk are pulled on a worker thread."""
         chunks = await asyncio.to_thread(
@@ -304,6 +315,7 @@ class CompiledGraph:
             resume_data=resume_data,
             force_new_run=force_new_run,
             write_checkpoint_id=write_checkpoint_id,
+            interrupt_event=interrupt_event,
         )
         while True:
             chunk = await asyncio.to_thread(next, chunks, _END_OF_STREAM)
@@ -326,6 +338,7 @@ class CompiledGraph:
             nested=True,
         )
         rc.keep_inputs = parent.keep_inputs
+        rc.interrupt_event = parent.interrupt_event
         if record is not None and record.sub is not None:  # the node reruns: resume the nested run
             restore(rc, data, record.sub, record.resume)
         return rc, data

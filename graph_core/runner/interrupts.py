@@ -83,6 +83,7 @@ def capture(
     *,
     before: list[str] = (),  # type: ignore[assignment]
     after: list[str] = (),  # type: ignore[assignment]
+    external: bool = False,
 ) -> InterruptError:
     """Build the checkpoint and the error to raise; routing of completed tasks has already happened."""
     stream = rc.stream
@@ -99,7 +100,7 @@ def capture(
     data.pending = []
     info = InterruptInfo(before_nodes=list(before), after_nodes=list(after))
     graph_address = address_of(rc.path)
-    if before or after:
+    if before or after or external:
         info.interrupt_contexts.append(InterruptContext(graph_address, graph_address, None))
     for task in sorted(interrupted, key=lambda t: t.node.order):
         key = task.node.key
@@ -125,7 +126,7 @@ def capture(
     cp.inputs = inputs
     if not rc.nested:
         info.state = _state_copy(cp.state) if cp.has_state else None
-        if before or after:
+        if before or after or external:
             info.interrupt_contexts[0] = InterruptContext(graph_address, graph_address, info.state)
         saving: CheckpointPlan | None = rc.extras.get("checkpoint_plan")
         if saving is not None:

@@ -174,6 +174,10 @@ def _route(
 def _check_budget(rc: RunContext, data: RunData) -> None:
     if rc.cancel_event is not None and rc.cancel_event.is_set():
         raise GraphRunError("context has been canceled: context canceled")
+    if rc.interrupt_event is not None and rc.interrupt_event.is_set():
+        # an external interrupt (Eino WithGraphInterrupt; ADK immediate cancel) at a step boundary:
+        # the next tasks have not started, so they are saved like interrupt-before nodes
+        raise capture(rc, data, [], before=[k for k, _ in data.pending], external=True)
     if rc.max_steps is not None and data.step >= rc.max_steps:
         raise MaxStepsExceededError(rc.max_steps, path=rc.path)
 
@@ -204,9 +208,8 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
         if rc.keep_inputs and rc.stream:
             for task in tasks:
                 task.input, task.original = copy_stream(task.input, 2)
-        keys = tuple(t.node.key for t in tasks)
         if handlers.step_start:
-            info = rc.step_info(step, keys, step)
+            info = rc.step_info(step, tuple(t.node.key for t in tasks), step)
             for fn in handlers.step_start:
                 fn(info)
         done: tuple[str, ...] = ()
@@ -241,12 +244,17 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                 halted = []
             if not completed:
                 raise GraphRunError(f"no tasks to execute, last completed nodes: [{', '.join(last)}]")
-            if len(completed) > 1:
+            if len(completed) == 1:  # the common case, without the generic comprehensions below
+                only = completed[0]
+                done = (only.node.key,)
+                data.running.pop(only.node.key, None)
+                failed = [only] if only.error is not None else []
+            else:
                 completed.sort(key=lambda t: t.node.order)
-            done = tuple(t.node.key for t in completed)
-            for key in done:
-                data.running.pop(key, None)
-            failed = [t for t in completed if t.error is not None]
+                done = tuple(t.node.key for t in completed)
+                for key in done:
+                    data.running.pop(key, None)
+                failed = [t for t in completed if t.error is not None]
             if failed and all(is_interrupt(t.error) for t in failed) and data.running:
                 more: list[Task] = yield Wait([], True)  # eager DAG: let the running tasks finish first
                 completed = sorted([*completed, *more], key=lambda t: t.node.order)
@@ -265,7 +273,12 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                 if task.node.post is not None:
                     task.output = yield from _run_handler(rc, task.node, "post", task.output)
             failing = ()
-            result = yield from _route(rc, data, [(t.node, t.output) for t in completed], decisions)
+            outputs = (
+                [(completed[0].node, completed[0].output)]
+                if len(completed) == 1
+                else [(t.node, t.output) for t in completed]
+            )
+            result = yield from _route(rc, data, outputs, decisions)
         except GraphError:
             if handlers.step_end and (done or failing):
                 info = rc.step_info(step, done, step + 1, branches=tuple(decisions), errors=failing)

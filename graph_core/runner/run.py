@@ -131,6 +131,7 @@ class RunContext:
     interrupt_after: frozenset[str] = frozenset()
     keep_inputs: bool = False  # stream mode: keep a copy of each task's input for a possible rerun
     restored: Any = None  # graph_core.runner.interrupts.Restored until the first resumed step starts
+    interrupt_event: threading.Event | None = None  # set: stop with a checkpoint before the next step
 
     def scope(self, key: str | None = None, step: int | None = None) -> RunScope:
         path = self.path if key is None else (*self.path, key)
