@@ -9,12 +9,12 @@ covered by their owners' tests, not here.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +93,7 @@ def linear(*keys: str, state: Any = None, fn: Any = None) -> Graph:
     for key in keys:
         g.add_lambda_node(key, fn or (lambda x, k=key: f"{x}{k}"))
     chain = [START, *keys, END]
-    for a, b in zip(chain, chain[1:], strict=False):
+    for a, b in itertools.pairwise(chain):
         g.add_edge(a, b)
     return g
 
@@ -124,8 +124,12 @@ def test_state_factory_is_called_once_per_run() -> None:
         made.append({"n": 0})
         return made[-1]
 
+    def count(s: dict[str, int]) -> None:
+        s["n"] += 1
+
     def bump(x: int) -> int:
-        return process_state(dict, lambda s: s.__setitem__("n", s["n"] + 1) or x + 1)
+        process_state(dict, count)
+        return x + 1
 
     g = Graph(state=factory)
     g.add_lambda_node("a", bump)
@@ -811,12 +815,8 @@ def test_scripted_model_tool_bound_copies_share_position_and_calls() -> None:
 
 def test_openai_chat_model_constructor_and_http_errors_without_the_key() -> None:
     from graph_core.models import OpenAIChatModel
+    from tests.graph_core.openai_server import ChatServer, Reply, completion
 
-    sys.path.insert(0, str(REPO / "tests" / "graph_core"))
-    try:
-        from openai_server import ChatServer, Reply, completion
-    finally:
-        sys.path.pop(0)
     secret = "sk-contract-secret-123"
     with ChatServer() as server:
         server.script(
@@ -834,3 +834,612 @@ def test_openai_chat_model_constructor_and_http_errors_without_the_key() -> None
         with pytest.raises(Exception) as info:
             model.generate([Message.user("hi")])
         assert "401" in str(info.value) and secret not in str(info.value)
+
+
+# -- agents ----------------------------------------------------------------------------------------------
+
+
+def test_react_agent_keyword_options_node_keys_and_names() -> None:
+    model = ScriptedChatModel([calls("ping"), answer("done")])
+    agent = ReActAgent(
+        model=model,
+        tools=[ping],
+        max_step=0,
+        tool_return_directly=(),
+        message_modifier=None,
+        message_rewriter=None,
+        stream_tool_call_checker=None,
+        graph_name="MyAgent",
+        model_node_name="Brain",
+        tools_node_name="Hands",
+        execute_sequentially=True,
+        unknown_tools_handler=None,
+        tool_arguments_handler=None,
+        tool_middlewares=(),
+    )
+    assert isinstance(agent.compiled, CompiledGraph)
+    assert isinstance(agent.graph, Graph)
+    topo = agent.compiled.topology()
+    assert [n.key for n in topo.nodes] == ["start", "chat", "tools", "direct_return", "end"]
+    assert {n.key: n.name for n in topo.nodes}["chat"] == "Brain"
+    assert {n.key: n.name for n in topo.nodes}["tools"] == "Hands"
+    assert topo.name == "MyAgent"
+    assert agent.compiled.max_run_steps == 13
+    result = agent.invoke([Message.user("hi")])
+    assert (result.role, result.content) == ("assistant", "done")
+
+
+def test_react_agent_invoke_stream_ainvoke_astream() -> None:
+    def fresh() -> ReActAgent:
+        script: list[Any] = [calls("ping"), [Message.assistant("fi"), Message.assistant("nal")]]
+        return ReActAgent(model=ScriptedChatModel(script), tools=[ping])
+
+    assert fresh().invoke([Message.user("q")]).content == "final"
+    assert [c.content for c in fresh().stream([Message.user("q")])] == ["fi", "nal"]
+    assert asyncio.run(fresh().ainvoke([Message.user("q")])).content == "final"
+
+    async def pull() -> list[str]:
+        stream: AsyncIterator[Message] = fresh().astream([Message.user("q")])
+        return [c.content async for c in stream]
+
+    assert asyncio.run(pull()) == ["fi", "nal"]
+
+
+def test_react_agent_hooks_take_and_return_message_lists() -> None:
+    seen: dict[str, list[list[Message]]] = {"modifier": [], "rewriter": [], "checker": []}
+
+    def modifier(messages: list[Message]) -> list[Message]:
+        seen["modifier"].append(list(messages))
+        return [Message.system("be brief"), *messages]
+
+    def rewriter(messages: list[Message]) -> list[Message]:
+        seen["rewriter"].append(list(messages))
+        return messages
+
+    def checker(chunks: Iterator[Message]) -> bool:
+        got = list(chunks)
+        assert all(isinstance(c, Message) for c in got)
+        seen["checker"].append(got)
+        return any(c.tool_calls for c in got)
+
+    model = ScriptedChatModel([calls("ping"), answer("ok")])
+    agent = ReActAgent(
+        model=model,
+        tools=[ping],
+        message_modifier=modifier,
+        message_rewriter=rewriter,
+        stream_tool_call_checker=checker,
+    )
+    assert agent.invoke([Message.user("q")]).content == "ok"
+    assert len(seen["modifier"]) == 2 and len(seen["rewriter"]) == 2 and len(seen["checker"]) == 2
+    assert model.calls[0][0] == Message.system("be brief")
+    assert [m.role for m in model.calls[1]] == ["system", "user", "assistant", "tool"]
+
+
+def test_react_agent_graph_embeds_as_a_nested_graph() -> None:
+    agent = ReActAgent(model=ScriptedChatModel([answer("inner answer")]), tools=[ping])
+    outer = Graph()
+    outer.add_lambda_node("ask", lambda q: [Message.user(q)])
+    outer.add_graph_node("agent", agent.graph)
+    outer.add_lambda_node("text", lambda m: m.content)
+    outer.add_edge(START, "ask")
+    outer.add_edge("ask", "agent")
+    outer.add_edge("agent", "text")
+    outer.add_edge("text", END)
+    assert outer.compile().invoke("q") == "inner answer"
+
+
+def test_set_return_directly_inside_a_tool_overrides_the_config() -> None:
+    @tool
+    def finish(text: str) -> str:
+        """Finish with this text."""
+        set_return_directly()
+        return f"final:{text}"
+
+    script = [Message.assistant("", tool_calls=[ToolCall("c1", "finish", '{"text": "x"}')])]
+    agent = ReActAgent(model=ScriptedChatModel(script), tools=[finish, ping], tool_return_directly=["ping"])
+    out = agent.invoke([Message.user("q")])
+    assert (out.role, out.content, out.tool_call_id, out.tool_name) == ("tool", "final:x", "c1", "finish")
+
+
+def test_chat_model_agent_options_node_keys_events() -> None:
+    model = ScriptedChatModel([calls("ping"), answer("done")])
+    agent = ChatModelAgent(
+        name="helper", model=model, tools=(ping,), instruction="You help.", max_iterations=20
+    )
+    assert isinstance(agent.compiled, CompiledGraph)
+    keys = [n.key for n in agent.compiled.topology().nodes]
+    assert keys == [
+        "start",
+        "Init",
+        "ChatModel",
+        "CancelCheck",
+        "ToolNode",
+        "AfterToolCalls",
+        "AfterToolCallsCancelCheck",
+        "end",
+    ]
+    events = list(agent.run([Message.user("hi")]))
+    assert all(hasattr(e, "message") and hasattr(e, "error") and hasattr(e, "action") for e in events)
+    assert [(e.message.role, e.message.content) for e in events if e.message is not None] == [
+        ("assistant", ""),
+        ("tool", "pong"),
+        ("assistant", "done"),
+    ]
+    assert all(e.error is None for e in events)
+    assert model.calls[0][0] == Message.system("You help.")
+
+
+def test_chat_model_agent_return_directly_adds_the_converter_node() -> None:
+    @tool
+    def stop(text: str) -> str:
+        """Stop."""
+        return text
+
+    script = [Message.assistant("", tool_calls=[ToolCall("c1", "stop", '{"text": "bye"}')])]
+    agent = ChatModelAgent(name="a", model=ScriptedChatModel(script), tools=[stop], return_directly=["stop"])
+    assert "ToolNodeToEndConverter" in [n.key for n in agent.compiled.topology().nodes]
+    events = list(agent.run([Message.user("hi")]))
+    assert events[-1].message is not None and events[-1].message.content == "bye"
+
+
+def test_chat_model_agent_exceeding_max_iterations_ends_with_an_error_event() -> None:
+    model = ScriptedChatModel([calls("ping")], cycle=True)
+    agent = ChatModelAgent(name="loop", model=model, tools=[ping], max_iterations=3)
+    events = list(agent.run([Message.user("hi")]))
+    last = events[-1]
+    assert isinstance(last.error, ExceedMaxIterationsError)
+    assert "exceeds max iterations" in str(last.error)
+    assert len(model.calls) == 3
+    assert all(e.error is None for e in events[:-1])
+
+
+# -- topology and export ---------------------------------------------------------------------------------
+
+
+def test_topology_fields_and_react_back_edge() -> None:
+    agent = ReActAgent(model=ScriptedChatModel([answer("x")]), tools=[ping])
+    topo = agent.compiled.topology()
+    assert topo.name == "ReActAgent"
+    assert topo.trigger_mode == TriggerMode.ANY_PREDECESSOR
+    assert topo.max_run_steps == 13
+    assert (topo.nodes[0].key, topo.nodes[0].kind) == ("start", "start")
+    assert (topo.nodes[-1].key, topo.nodes[-1].kind) == ("end", "end")
+    assert {n.key: n.kind for n in topo.nodes}["direct_return"] == "Lambda"
+    edges = {(e.source, e.target): (e.kind, e.back_edge) for e in topo.edges}
+    assert edges == {
+        ("start", "chat"): ("edge", False),
+        ("direct_return", "end"): ("edge", False),
+        ("chat", "tools"): ("branch", False),
+        ("chat", "end"): ("branch", False),
+        ("tools", "chat"): ("branch", True),
+        ("tools", "direct_return"): ("branch", False),
+    }
+    # pydantic: round-trips through JSON
+    assert type(topo).model_validate_json(topo.model_dump_json()) == topo
+
+
+def test_nested_graph_nodes_carry_their_own_topology() -> None:
+    outer = Graph()
+    outer.add_graph_node("sub", linear("x", "y"))
+    outer.add_edge(START, "sub")
+    outer.add_edge("sub", END)
+    nested = outer.compile().topology().node("sub").graph
+    assert nested is not None
+    assert [n.key for n in nested.nodes] == ["start", "x", "y", "end"]
+
+
+def test_exports_accept_topology_compiled_graph_and_agent() -> None:
+    from inspector.export import to_dot, to_json, to_mermaid, to_networkx
+
+    agent = ReActAgent(model=ScriptedChatModel([answer("x")]), tools=[ping])
+    subjects: list[Any] = [agent.compiled.topology(), agent.compiled, agent]
+    jsons = {to_json(s) for s in subjects}
+    assert len(jsons) == 1
+    assert len({to_dot(s) for s in subjects}) == 1
+    assert len({to_mermaid(s) for s in subjects}) == 1
+    for s in subjects:
+        g = to_networkx(s)
+        assert type(g).__name__ == "MultiDiGraph"
+        assert g.nodes["chat"]["kind"] == "ChatModel" and g.nodes["chat"]["name"] == "ChatModel"
+        back = [(u, v) for u, v, d in g.edges(data=True) if d["back_edge"]]
+        assert back == [("tools", "chat")]
+        assert {d["kind"] for _, _, d in g.edges(data=True)} == {"edge", "branch"}
+
+
+def test_to_json_is_canonical_byte_identical_for_the_same_graph() -> None:
+    from inspector.export import to_json
+
+    def build() -> CompiledGraph:
+        return ReActAgent(model=ScriptedChatModel([answer("x")]), tools=[ping, echo]).compiled
+
+    first, second = to_json(build()), to_json(build())
+    assert first == second
+    assert isinstance(first, str) and json.loads(first)
+
+
+HOSTILE_KEYS = [
+    'say "hi"',
+    "back\\slash",
+    "new\nline",
+    "<b>html</b>",
+    "graph",
+    "node",
+    "edge",
+    "subgraph",
+    "strict",
+    "a->b",
+    "semi;colon",
+    "{braces}",
+    "ünïcødé ✓",
+    "-1.5",
+    "",
+][:-1]
+
+
+def test_to_dot_is_accepted_by_graphviz_for_hostile_keys() -> None:
+    from inspector.export import to_dot, to_mermaid
+
+    g = Graph()
+    previous = START
+    for key in HOSTILE_KEYS:
+        g.add_lambda_node(key, lambda x: x, name=f"name of {key}")
+        g.add_edge(previous, key)
+        previous = key
+    g.add_branch(previous, Branch(lambda x: END, [END, HOSTILE_KEYS[0]]))
+    compiled = g.compile(name='evil "graph"')
+    dot = to_dot(compiled)
+    assert isinstance(to_mermaid(compiled), str)
+    dot_bin = shutil.which("dot")
+    if dot_bin is None:
+        pytest.skip("Graphviz `dot` is not installed")
+    done = subprocess.run([dot_bin, "-Tjson"], input=dot.encode(), capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr.decode()
+    rendered = json.loads(done.stdout)
+    assert len(rendered.get("objects", [])) >= len(HOSTILE_KEYS) + 2
+
+
+# -- recordings ------------------------------------------------------------------------------------------
+
+
+def test_recorder_and_read_run_on_an_agent(tmp_path: Path) -> None:
+    from inspector.recording import Recorder, read_run
+
+    path = tmp_path / "run.jsonl"
+    agent = ReActAgent(model=ScriptedChatModel([calls("ping"), answer("done")]), tools=[ping])
+    agent.invoke([Message.user("hi")], callbacks=[Recorder(path)])
+    run = read_run(path)
+    assert run.status == "ok"
+    assert run.error is None
+    assert run.output is not None and "done" in json.dumps(run.output)
+    assert run.topology is not None and [n.key for n in run.topology.nodes][1] == "chat"
+    assert [(s.index, tuple(s.nodes)) for s in run.steps] == [(0, ("chat",)), (1, ("tools",)), (2, ("chat",))]
+    for step in run.steps:
+        assert step.budget.steps_used == step.index + 1
+        assert step.budget.steps_max == 13
+        assert step.budget.steps_remaining == 13 - (step.index + 1)
+    state = run.steps[1].state
+    assert isinstance(state, dict)
+    json.dumps(state)  # JSON-like
+    assert "pong" not in json.dumps(run.steps[0].state)
+    assert "pong" in json.dumps(run.steps[2].state)
+
+
+def test_recorder_on_a_compiled_graph_without_state_and_with_an_error(tmp_path: Path) -> None:
+    from inspector.recording import Recorder, read_run
+
+    ok_path = tmp_path / "ok.jsonl"
+    linear("a", "b").compile().invoke("", callbacks=[Recorder(ok_path)])
+    run = read_run(ok_path)
+    assert (run.status, run.output) == ("ok", "ab")
+    assert [s.state for s in run.steps] == [None, None]
+
+    def fail(x: Any) -> Any:
+        raise RuntimeError("kaput")
+
+    g = Graph()
+    g.add_lambda_node("bad", fail)
+    g.add_edge(START, "bad")
+    g.add_edge("bad", END)
+    err_path = tmp_path / "err.jsonl"
+    with pytest.raises(NodeRunError):
+        g.compile().invoke(1, callbacks=[Recorder(str(err_path))])
+    failed = read_run(str(err_path))
+    assert failed.status == "error"
+    assert failed.error is not None and "kaput" in str(
+        failed.error.message if hasattr(failed.error, "message") else failed.error
+    )
+
+
+def test_recorder_redacts_secrets_by_default(tmp_path: Path) -> None:
+    from inspector.recording import Recorder, read_run
+
+    def factory() -> dict[str, Any]:
+        return {"API_KEY": "sk-state-secret", "nested": {"Password": "pw-secret"}, "ok": "visible"}
+
+    g = Graph(state=factory)
+    g.add_lambda_node(
+        "n", lambda x: {"Authorization": "Bearer tok-secret", "client_secret": "cs-secret", "v": x}
+    )
+    g.add_edge(START, "n")
+    g.add_edge("n", END)
+    path = tmp_path / "run.jsonl"
+    g.compile().invoke({"api_key": "sk-input-secret", "q": 1}, callbacks=[Recorder(path)])
+    text = path.read_text(encoding="utf-8")
+    for secret in ("sk-state-secret", "pw-secret", "tok-secret", "cs-secret", "sk-input-secret"):
+        assert secret not in text
+    assert "visible" in text
+    assert read_run(path).steps[0].state["ok"] == "visible"
+
+
+def test_read_run_corrupt_middle_line_and_cut_off_tail(tmp_path: Path) -> None:
+    from inspector.recording import Recorder, RunFileError, read_run
+
+    path = tmp_path / "run.jsonl"
+    agent = ReActAgent(model=ScriptedChatModel([calls("ping"), answer("done")]), tools=[ping])
+    agent.invoke([Message.user("hi")], callbacks=[Recorder(path)])
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) > 4
+
+    corrupt = tmp_path / "corrupt.jsonl"
+    middle = len(lines) // 2
+    corrupt.write_bytes(b"".join([*lines[:middle], b'{"kind": oops\n', *lines[middle + 1 :]]))
+    with pytest.raises(RunFileError) as info:
+        read_run(corrupt)
+    assert isinstance(info.value, ValueError)
+    assert info.value.line_no == middle + 1
+
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    run = read_run(cut)
+    assert run.status == "incomplete"
+    assert len(run.steps) >= 1
+
+
+# -- command line ----------------------------------------------------------------------------------------
+
+FILE_TARGET = """
+from graph_core import END, START, Graph
+
+
+def build():
+    g = Graph()
+    g.add_lambda_node("upper", lambda s: s.upper())
+    g.add_lambda_node("exclaim", lambda s: s + "!")
+    g.add_edge(START, "upper")
+    g.add_edge("upper", "exclaim")
+    g.add_edge("exclaim", END)
+    return g.compile(name="shout")
+"""
+
+
+def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """The CLI in-process (same code as the console script); returns (status, stdout, stderr)."""
+    from inspector.cli import main
+
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse: --help, usage errors
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def cli(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The CLI as a user runs it: both entry points as subprocesses, all at once (the machine is small)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from inspector.recording import Recorder
+
+    work = tmp_path_factory.mktemp("cli")
+    (work / "shout.py").write_text(FILE_TARGET, encoding="utf-8")
+    linear("a", "b").compile().invoke("", callbacks=[Recorder(work / "given.jsonl")])
+    exe = shutil.which("inspector")
+    assert exe is not None, "the `inspector` console script is not installed"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    py = [sys.executable, "-m", "inspector"]
+
+    def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=60)
+
+    jobs: dict[str, list[str]] = {
+        "text": [exe, "topology", "fixtures.weather:agent"],
+        "record": [
+            *py,
+            "record",
+            "fixtures.weather:agent",
+            "--input",
+            "Weather?",
+            "-o",
+            str(work / "a.jsonl"),
+        ],
+        "show": [exe, "show", str(work / "given.jsonl")],
+        "bad_target": [exe, "topology", "no_such_module_xyz:thing"],
+        "bad_show": [*py, "show", str(work / "absent.jsonl")],
+    }
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        results: dict[str, Any] = dict(zip(jobs, pool.map(run, jobs.values()), strict=True))
+    results["_dir"] = work
+    return results
+
+
+def _ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
+    assert result.returncode == 0, (
+        f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    )
+    return result
+
+
+def test_cli_subprocess_entry_points(cli: dict[str, Any]) -> None:
+    from inspector.recording import read_run
+
+    work: Path = cli["_dir"]
+    assert "chat" in _ok(cli["text"]).stdout and "direct_return" in cli["text"].stdout
+    _ok(cli["record"])
+    run = read_run(work / "a.jsonl")
+    assert run.status == "ok"
+    assert [tuple(s.nodes) for s in run.steps] == [("chat",), ("tools",), ("chat",)]
+    assert "Weather?" in json.dumps(run.steps[0].state)  # --input became one user message
+    shown = _ok(cli["show"]).stdout
+    assert "a" in shown and "b" in shown and "0" in shown
+
+
+@pytest.mark.parametrize("case", ["bad_target", "bad_show"])
+def test_cli_subprocess_user_errors_exit_2_without_traceback(cli: dict[str, Any], case: str) -> None:
+    result = cli[case]
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip()
+    assert "\n\n" not in result.stderr.strip()  # one paragraph
+
+
+def test_cli_topology_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fixtures.weather import agent
+    from inspector.export import to_json
+
+    weather = "fixtures.weather:agent"
+    status, out, _ = _main(["topology", weather, "--format", "text"], capsys)
+    assert status == 0 and "chat" in out
+    status, out, _ = _main(["topology", weather, "--format", "dot"], capsys)
+    assert status == 0 and out.lstrip().startswith(("digraph", "strict digraph"))
+    status, out, _ = _main(["topology", weather, "--format", "mermaid"], capsys)
+    assert status == 0 and "chat" in out
+    status, _, _ = _main(["topology", weather, "--format", "json", "-o", str(tmp_path / "t.json")], capsys)
+    assert status == 0 and (tmp_path / "t.json").read_text(encoding="utf-8") == to_json(agent)
+    if shutil.which("dot") is not None:
+        status, _, err = _main(
+            ["topology", "fixtures.weather:build_agent", "-f", "svg", "-o", str(tmp_path / "t.svg")], capsys
+        )
+        assert status == 0, err
+        assert "<svg" in (tmp_path / "t.svg").read_text(encoding="utf-8")
+        status, _, err = _main(
+            ["topology", weather, "--format", "png", "-o", str(tmp_path / "t.png")], capsys
+        )
+        assert status == 0, err
+        assert (tmp_path / "t.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_cli_file_target_record_input_json_and_show(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspector.recording import read_run
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shout.py").write_text(FILE_TARGET, encoding="utf-8")
+    status, out, _ = _main(["topology", "shout.py:build", "--format", "json"], capsys)
+    assert status == 0 and "upper" in out and "shout" in out
+    status, _, err = _main(["record", "shout.py:build", "--input-json", '"hey"', "-o", "g.jsonl"], capsys)
+    assert status == 0, err
+    run = read_run(tmp_path / "g.jsonl")
+    assert (run.status, run.output) == ("ok", "HEY!")
+    status, out, _ = _main(["show", "g.jsonl"], capsys)
+    assert status == 0 and "upper" in out and "exclaim" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["topology", "shout.py:missing"],
+        ["topology", "nope.py:build"],
+        ["topology", "no-colon-here"],
+        ["record", "fixtures.weather:agent", "--input-json", "{not json", "-o", "x.jsonl"],
+        ["show", "corrupt.jsonl"],
+    ],
+)
+def test_cli_user_errors_exit_2(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shout.py").write_text(FILE_TARGET, encoding="utf-8")
+    (tmp_path / "corrupt.jsonl").write_text("this is not a run file\n{}\n", encoding="utf-8")
+    status, _, err = _main(argv, capsys)
+    assert status == 2
+    assert err.strip() and "Traceback" not in err
+
+
+def test_cli_demo_headless_if_available(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _main(["demo", "--help"], capsys)
+    if "--headless" not in out:
+        pytest.skip("`inspector demo --headless` is not in this build yet (TUI in progress)")
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "demo", "--headless"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+# -- pytest plugin ---------------------------------------------------------------------------------------
+
+pytest_plugins = ["pytester"]
+
+# Imported here so pytester's in-process inner runs reuse them (it restores `sys.modules` after each run).
+import inspector.recording  # noqa: E402
+import inspector.snapshot.extension  # noqa: E402, F401
+
+PLUGIN_PROJECT = """
+from graph_core import END, START, Graph
+from graph_core.agents.react import ReActAgent
+from graph_core.models import ScriptedChatModel
+from graph_core.schema import Message, ToolCall
+from graph_core.tools import tool
+from inspector.recording import Recorder, read_run
+
+
+@tool
+def ping() -> str:
+    "Answer pong."
+    return "pong"
+
+
+def build():
+    g = Graph()
+    g.add_lambda_node("a", lambda x: x)
+    {extra}
+    g.add_edge(START, "a")
+    g.add_edge("a", END)
+    return g.compile()
+
+
+def test_shape(topology_snapshot):
+    assert topology_snapshot == build()
+
+
+def test_agent_shape(topology_snapshot):
+    agent = ReActAgent(model=ScriptedChatModel([Message.assistant("x")]), tools=[ping])
+    assert topology_snapshot == agent
+
+
+def test_trajectory(trajectory_snapshot, tmp_path):
+    script = [
+        Message.assistant("", tool_calls=[ToolCall("c1", "ping", "{{}}")]),
+        Message.assistant("{answer}"),
+    ]
+    agent = ReActAgent(model=ScriptedChatModel(script), tools=[ping])
+    agent.invoke([Message.user("q")], callbacks=[Recorder(tmp_path / "run.jsonl")])
+    assert trajectory_snapshot == read_run(tmp_path / "run.jsonl")
+"""
+
+
+def test_pytest_plugin_snapshot_fixtures(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_project=PLUGIN_PROJECT.format(extra="", answer="done"))
+    created = pytester.runpytest("--snapshot-update", "-p", "no:cacheprovider")
+    created.assert_outcomes(passed=3)
+    assert len([p for p in (pytester.path / "__snapshots__").rglob("*") if p.is_file()]) == 3
+
+    extra = "\n    ".join(
+        [
+            'g.add_lambda_node("b_added", lambda x: x)',
+            'g.add_edge("a", "b_added")',
+            'g.add_edge("b_added", END)',
+        ]
+    )
+    pytester.makepyfile(test_project=PLUGIN_PROJECT.format(extra=extra, answer="done"))
+    changed = pytester.runpytest("-p", "no:cacheprovider")
+    changed.assert_outcomes(passed=2, failed=1)
+    text = changed.stdout.str()
+    assert "node added: `b_added`" in text and "edge a -> b_added added" in text
