@@ -19,13 +19,16 @@ no step limit; the stream branch on ChatModel scans the whole stream; the return
 return-directly tool's event held back until its round finishes so it is always last, and a final event
 with `.error` if the run fails. `exit=True` adds an `exit` tool that ends the run with its
 `final_result` and an `Exit` action. `CancelCheck` and `AfterToolCallsCancelCheck` are Eino's cancel
-safe points; here they pass their input through until cancellation is implemented.
+safe points: `cancel()` on a running agent stops it there (see `graph_core.agents.cancel`), with a
+checkpoint that `resume()` continues. An interrupt from a tool ends `run` with an event whose action
+carries the interrupt info and whose `checkpoint_id` names the saved checkpoint.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
@@ -33,9 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from graph_core.agents.cancel import CancelError, CancelHandle, CancelMode, CancelOutcome, CancelRequest
 from graph_core.branch import Branch
-from graph_core.errors import GraphBuildError, GraphError
+from graph_core.checkpoint.store import InMemoryCheckpointStore
+from graph_core.errors import GraphBuildError, GraphError, InterruptError
 from graph_core.graph import Graph
+from graph_core.interrupt import get_interrupt_state, interrupt, was_interrupted
 from graph_core.schema import Message, concat_messages
 from graph_core.state import process_state
 from graph_core.tools import Tool, ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
@@ -92,6 +98,7 @@ class AgentEvent:
     message: Message | None = None
     error: BaseException | None = None
     action: AgentAction | None = None
+    checkpoint_id: str | None = None  # set on the event of an interrupted or cancelled run
 
 
 class AdkState(BaseModel):
@@ -112,6 +119,8 @@ class _RunSink:
     actions: dict[str, AgentAction] = field(default_factory=lambda: {})
     held: AgentEvent | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    interrupt_event: threading.Event = field(default_factory=threading.Event)
+    cancel: CancelRequest | None = None
 
 
 _SINK: ContextVar[_RunSink | None] = ContextVar("graph_core_adk_sink", default=None)
@@ -205,7 +214,9 @@ def _event_middleware(agent_name: str) -> ToolMiddleware:
     return ToolMiddleware(invoke=invoke, stream=stream)
 
 
-def _as_messages(messages: Sequence[Message] | str) -> list[Message]:
+def _as_messages(messages: Sequence[Message] | str | None) -> list[Message]:
+    if messages is None:
+        return []
     if isinstance(messages, str):
         return [Message.user(messages)]
     return list(messages)
@@ -229,6 +240,7 @@ class ChatModelAgent:
         unknown_tools_handler: Callable[[str, str], Any] | None = None,
         tool_arguments_handler: Callable[[str, str], Any] | None = None,
         tool_middlewares: Sequence[ToolMiddleware] = (),
+        checkpoint_store: Any = None,
     ) -> None:
         if model is None:
             raise GraphBuildError("agent 'Model' is required")
@@ -254,7 +266,15 @@ class ChatModelAgent:
         self.model = model.with_tools(infos) if infos else model
         self.graph = self._build()
         # Eino runs the graph with WithMaxRunSteps(math.MaxInt): max_iterations is the only limit.
-        self.compiled: CompiledGraph = self.graph.compile(name=name, max_run_steps=2**31 - 1)
+        # Interrupted and cancelled runs checkpoint to `checkpoint_store` (in memory by default).
+        self.checkpoint_store = (
+            checkpoint_store if checkpoint_store is not None else InMemoryCheckpointStore()
+        )
+        self.compiled: CompiledGraph = self.graph.compile(
+            name=name, max_run_steps=2**31 - 1, checkpoint_store=self.checkpoint_store
+        )
+        self._active: list[_RunSink] = []
+        self._active_lock = threading.Lock()
 
     # -- the graph --------------------------------------------------------------------------------------
 
@@ -283,6 +303,29 @@ class ChatModelAgent:
     @staticmethod
     def _pass(value: Any) -> Any:
         return value
+
+    @staticmethod
+    def _cancel_check(message: Any) -> Any:
+        """The after-chat-model safe point; on the rerun after a cancel, the saved message goes on."""
+        if was_interrupted():
+            saved = get_interrupt_state()
+            return saved if saved is not None else message
+        sink = _SINK.get()
+        if sink is not None and sink.cancel is not None and sink.cancel.wants(CancelMode.AFTER_CHAT_MODEL):
+            sink.cancel.safe_point = CANCEL_CHECK
+            interrupt("CancelAfterChatModel", state=message)
+        return message
+
+    @staticmethod
+    def _after_tools_cancel_check(results: Any) -> Any:
+        """The after-tool-calls safe point; the rerun gets its original input back and passes it on."""
+        if was_interrupted():
+            return results
+        sink = _SINK.get()
+        if sink is not None and sink.cancel is not None and sink.cancel.wants(CancelMode.AFTER_TOOL_CALLS):
+            sink.cancel.safe_point = AFTER_TOOL_CALLS_CANCEL_CHECK
+            interrupt("CancelAfterToolCalls")
+        return results
 
     def _tools_pre(self, _input: Any, state: AdkState) -> Message:
         last = state.messages[-1]
@@ -326,12 +369,14 @@ class ChatModelAgent:
         graph.add_chat_model_node(
             CHAT_MODEL, _StateModel(self.model, self.name), name=CHAT_MODEL, pre=self._model_pre
         )
-        graph.add_lambda_node(CANCEL_CHECK, self._pass, name=CANCEL_CHECK)
+        graph.add_lambda_node(CANCEL_CHECK, self._cancel_check, name=CANCEL_CHECK)
         graph.add_tools_node(
             TOOL_NODE, self.tools_node, name=TOOL_NODE, pre=self._tools_pre, post=self._release_held
         )
         graph.add_lambda_node(AFTER_TOOL_CALLS, self._after_tool_calls, name=AFTER_TOOL_CALLS)
-        graph.add_lambda_node(AFTER_TOOL_CALLS_CANCEL_CHECK, self._pass, name=AFTER_TOOL_CALLS_CANCEL_CHECK)
+        graph.add_lambda_node(
+            AFTER_TOOL_CALLS_CANCEL_CHECK, self._after_tools_cancel_check, name=AFTER_TOOL_CALLS_CANCEL_CHECK
+        )
         graph.add_edge(START, INIT)
         graph.add_edge(INIT, CHAT_MODEL)
         graph.add_branch(CHAT_MODEL, Branch.stream(self._after_model, [CANCEL_CHECK, END]))
@@ -352,28 +397,45 @@ class ChatModelAgent:
     # -- running ----------------------------------------------------------------------------------------
 
     def run(
-        self, messages: Sequence[Message] | str, *, streaming: bool = False, **options: Any
+        self,
+        messages: Sequence[Message] | str | None,
+        *,
+        streaming: bool = False,
+        checkpoint_id: str | None = None,
+        **options: Any,
     ) -> Iterator[AgentEvent]:
         """Run the agent, yielding events as they happen; a failure is the last event's `.error`.
 
         The graph runs on a worker thread so events reach the caller while it runs. `options` go to
         `CompiledGraph.invoke` (or `.stream` with `streaming=True`), for example `callbacks=[...]`.
+        An interrupted or cancelled run saves a checkpoint under `checkpoint_id` (a fresh ID if none
+        is given), reported on the last event; `resume(checkpoint_id)` continues it.
         """
         inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
         sink = _RunSink(emit=inbox.put)
         payload = _as_messages(messages)
+        cid = checkpoint_id or uuid.uuid4().hex
+        with self._active_lock:
+            self._active.append(sink)
 
         def work() -> None:
             _SINK.set(sink)
             try:
+                kwargs = {"checkpoint_id": cid, "interrupt_event": sink.interrupt_event, **options}
                 if streaming:
-                    for _ in self.compiled.stream(payload, **options):
+                    for _ in self.compiled.stream(payload, **kwargs):
                         pass
                 else:
-                    self.compiled.invoke(payload, **options)
+                    self.compiled.invoke(payload, **kwargs)
+            except InterruptError as exc:
+                inbox.put(self._interrupted(sink, exc))
             except Exception as exc:
                 inbox.put(AgentEvent(self.name, error=_unwrap(exc)))
             finally:
+                with self._active_lock:
+                    self._active.remove(sink)
+                if sink.cancel is not None:
+                    sink.cancel.settle(CancelOutcome.EXECUTION_ENDED)  # no-op if it took effect
                 inbox.put(None)
 
         ctx = copy_context()
@@ -382,6 +444,60 @@ class ChatModelAgent:
         while (event := inbox.get()) is not None:
             yield event
         worker.join()
+
+    def _interrupted(self, sink: _RunSink, exc: InterruptError) -> AgentEvent:
+        """While a cancel is active every interrupt is reported as the cancel (Eino)."""
+        request = sink.cancel
+        contexts = getattr(exc.info, "interrupt_contexts", [])
+        if request is None:
+            action = AgentAction(interrupted=exc.info)
+            return AgentEvent(self.name, action=action, checkpoint_id=exc.checkpoint_id)
+        request.settle(CancelOutcome.TIMEOUT if request.escalated else CancelOutcome.SUCCESS)
+        error = CancelError(
+            request.mode,
+            escalated=request.escalated,
+            timeout=request.timeout,
+            checkpoint_id=exc.checkpoint_id,
+            safe_point=None if request.escalated else request.safe_point,
+            interrupt_contexts=contexts,
+        )
+        error.__cause__ = exc
+        return AgentEvent(self.name, error=error, checkpoint_id=exc.checkpoint_id)
+
+    def cancel(
+        self, mode: CancelMode = CancelMode.IMMEDIATE, *, timeout: float | None = None
+    ) -> CancelHandle:
+        """Cancel the agent's running run (the latest, if several) at `mode`'s safe point.
+
+        `timeout` (seconds) escalates a safe-point cancel to immediate when the safe point is not
+        reached in time. Without a running run the handle reports `EXECUTION_ENDED`.
+        """
+        with self._active_lock:
+            sink = self._active[-1] if self._active else None
+            if sink is None:
+                return CancelHandle(None)
+            if sink.cancel is None:
+                sink.cancel = CancelRequest(mode, timeout, sink.interrupt_event)
+            return CancelHandle(sink.cancel)
+
+    def resume(
+        self,
+        checkpoint_id: str,
+        *,
+        resume_data: Any = None,
+        state_modifier: Callable[[AdkState], Any] | None = None,
+        streaming: bool = False,
+        **options: Any,
+    ) -> Iterator[AgentEvent]:
+        """Continue an interrupted or cancelled run from its checkpoint; events as in `run`."""
+        return self.run(
+            None,
+            streaming=streaming,
+            checkpoint_id=checkpoint_id,
+            resume_data=resume_data,
+            state_modifier=state_modifier,
+            **options,
+        )
 
     def invoke(self, messages: Sequence[Message] | str, **options: Any) -> Message:
         """Run to the final message (the answer, or the return-directly tool's result) without events."""

@@ -1,0 +1,131 @@
+"""Cancelling a running ChatModelAgent at a safe point (Eino `adk/cancel.go`).
+
+`agent.cancel(mode, timeout=...)` asks the agent's running run to stop and returns a `CancelHandle`:
+
+- `CancelMode.IMMEDIATE`: stop before the next superstep (a Python thread cannot be preempted, so the
+  step that is running finishes first; its successors are saved to run first on resume);
+- `CancelMode.AFTER_CHAT_MODEL`: stop in `CancelCheck`, reached only when the model asked for tools;
+  the model's message is saved with the interrupt and reused on resume;
+- `CancelMode.AFTER_TOOL_CALLS`: stop in `AfterToolCallsCancelCheck`, after a round of tool calls.
+
+The two safe-point modes combine (`AFTER_CHAT_MODEL | AFTER_TOOL_CALLS`: whichever comes first). With a
+`timeout`, a safe point not reached in time escalates to immediate. Either way the run saves a checkpoint
+and ends with a `CancelError` event; `agent.resume(checkpoint_id)` continues it. `handle.wait()` reports
+`CancelOutcome.SUCCESS`, `TIMEOUT` (escalated) or `EXECUTION_ENDED` (the run ended before the cancel
+took effect).
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from graph_core.errors import GraphError
+
+__all__ = ["CancelError", "CancelHandle", "CancelMode", "CancelOutcome", "CancelRequest"]
+
+
+class CancelMode(enum.Flag):
+    """Where a cancel may take effect; the safe-point modes are bit flags, `IMMEDIATE` is none of them."""
+
+    IMMEDIATE = 0
+    AFTER_CHAT_MODEL = 1
+    AFTER_TOOL_CALLS = 2
+
+
+class CancelOutcome(enum.Enum):
+    """What `CancelHandle.wait()` reports (Eino: nil, `ErrCancelTimeout`, `ErrExecutionEnded`)."""
+
+    SUCCESS = "success"
+    TIMEOUT = "timeout"
+    EXECUTION_ENDED = "execution_ended"
+
+
+class CancelError(GraphError, RuntimeError):
+    """The run was cancelled; a checkpoint was saved under `checkpoint_id` (Eino `*CancelError`)."""
+
+    def __init__(
+        self,
+        mode: CancelMode,
+        *,
+        escalated: bool,
+        timeout: float | None,
+        checkpoint_id: str | None,
+        safe_point: str | None,
+        interrupt_contexts: Sequence[Any] = (),
+    ) -> None:
+        self.mode = mode
+        self.escalated = escalated
+        self.timeout = timeout
+        self.checkpoint_id = checkpoint_id
+        self.safe_point = safe_point
+        self.interrupt_contexts = list(interrupt_contexts)
+        super().__init__(f"agent canceled: mode={_mode_name(mode)}, escalated={str(escalated).lower()}")
+
+
+def _mode_name(mode: CancelMode) -> str:
+    if mode == CancelMode.IMMEDIATE:
+        return "CancelImmediate"
+    names = {
+        CancelMode.AFTER_CHAT_MODEL: "CancelAfterChatModel",
+        CancelMode.AFTER_TOOL_CALLS: "CancelAfterToolCalls",
+    }
+    return "|".join(name for flag, name in names.items() if flag in mode)
+
+
+class CancelHandle:
+    """Returned by `cancel()`; `wait()` blocks until the cancel took effect or the run ended."""
+
+    def __init__(self, request: CancelRequest | None) -> None:
+        self._request = request
+
+    def wait(self, timeout: float | None = None) -> CancelOutcome:
+        """The outcome; `timeout` bounds the wait itself (then `TimeoutError`)."""
+        if self._request is None:
+            return CancelOutcome.EXECUTION_ENDED
+        if not self._request.settled.wait(timeout):
+            raise TimeoutError("the cancel has not taken effect yet")
+        outcome = self._request.outcome
+        assert outcome is not None
+        return outcome
+
+
+class CancelRequest:
+    """One cancel of one run: the mode, the escalation timer, and the outcome once settled."""
+
+    def __init__(self, mode: CancelMode, timeout: float | None, interrupt_event: threading.Event) -> None:
+        self.mode = mode
+        self.timeout = timeout
+        self.escalated = False
+        self.outcome: CancelOutcome | None = None
+        self.safe_point: str | None = None
+        self.settled = threading.Event()
+        self._interrupt = interrupt_event
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        if mode == CancelMode.IMMEDIATE:
+            interrupt_event.set()
+        elif timeout is not None:
+            self._timer = threading.Timer(timeout, self._escalate)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _escalate(self) -> None:
+        with self._lock:
+            if self.outcome is None:
+                self.escalated = True
+                self._interrupt.set()
+
+    def wants(self, flag: CancelMode) -> bool:
+        """Should the safe point `flag` stop the run now?"""
+        return self.outcome is None and flag in self.mode and self.mode != CancelMode.IMMEDIATE
+
+    def settle(self, outcome: CancelOutcome) -> None:
+        with self._lock:
+            if self.outcome is None:
+                self.outcome = outcome
+        if self._timer is not None:
+            self._timer.cancel()
+        self.settled.set()
