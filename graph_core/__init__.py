@@ -6,6 +6,7 @@ networkx or graphviz), so agents can run anywhere and observers attach through c
 
 from graph_core.branch import Branch
 from graph_core.graph import Graph
+from graph_core.interrupt import get_interrupt_state, get_resume_data, interrupt
 from graph_core.lambda_ import Lambda
 from graph_core.runner.compiled import CompiledGraph
 from graph_core.state import process_state, stream_handler
@@ -20,6 +21,9 @@ __all__ = [
     "Lambda",
     "Topology",
     "TriggerMode",
+    "get_interrupt_state",
+    "get_resume_data",
+    "interrupt",
     "process_state",
     "stream_handler",
 ]

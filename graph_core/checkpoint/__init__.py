@@ -7,6 +7,8 @@ compiled = graph.compile(interrupt_before=["review"], checkpoint_store=SqliteChe
 ```
 """
 
+from typing import TYPE_CHECKING, Any
+
 from graph_core.checkpoint.codec import (
     CheckpointSerializationError,
     decode_checkpoint,
@@ -14,8 +16,20 @@ from graph_core.checkpoint.codec import (
     register_type,
 )
 from graph_core.checkpoint.model import Checkpoint
-from graph_core.checkpoint.sqlite import SqliteCheckpointStore
 from graph_core.checkpoint.store import CheckpointStore, InMemoryCheckpointStore
+
+if TYPE_CHECKING:
+    from graph_core.checkpoint.sqlite import SqliteCheckpointStore
+
+
+def __getattr__(name: str) -> Any:
+    """`SqliteCheckpointStore` loads sqlite3 on first use, so `import graph_core` stays light."""
+    if name == "SqliteCheckpointStore":
+        from graph_core.checkpoint.sqlite import SqliteCheckpointStore
+
+        return SqliteCheckpointStore
+    raise AttributeError(f"module 'graph_core.checkpoint' has no attribute {name!r}")
+
 
 __all__ = [
     "Checkpoint",
