@@ -1,17 +1,110 @@
-"""`inspector demo`: (in progress)."""
+"""`inspector demo`: record a bundled example agent on its scripted model, then open the debugger.
+
+No arguments and no network needed. The demo records first (a `Recorder` on the agent's run, to a
+temporary file unless `-o` says where) and then opens the replay app on that file; the app itself
+never runs the engine. `--headless` does the same without a terminal: it records, loads the replay,
+mounts the app off-screen and walks it from first to last step, prints a short summary and exits 0.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
+from graph_core.schema import Message
 from inspector.errors import InspectorError
+from inspector.recording import Recorder
+
+__all__ = ["AGENTS", "record_demo", "register", "run", "summary"]
+
+AGENTS = ("weather", "runaway", "report", "parallel")
+"""Fixture modules (`fixtures.<name>`) the demo can record; each has `build_agent()` and `QUESTION`."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("demo", help="(in progress)")
+    parser = subparsers.add_parser(
+        "demo",
+        help="record the bundled weather agent and open it in the replay debugger",
+        description="Record a bundled example agent (scripted model, no network) and open the run in "
+        "the replay debugger.",
+    )
+    parser.add_argument("--agent", choices=AGENTS, default="weather", help="which example (default weather)")
+    parser.add_argument("-o", "--output", metavar="RUN.jsonl", help="where to keep the recording")
+    parser.add_argument(
+        "--headless", action="store_true", help="no terminal: record, replay off-screen, print a summary"
+    )
     parser.set_defaults(handler=run)
 
 
+def record_demo(path: Path, agent: str = "weather") -> Path:
+    """Record the fixture agent `agent` to `path` (its failure, if any, is part of the recording)."""
+    if agent not in AGENTS:
+        raise InspectorError(f"unknown demo agent `{agent}`; choose one of {', '.join(AGENTS)}")
+    module = importlib.import_module(f"fixtures.{agent}")
+    runnable = module.build_agent()
+    recorder = Recorder(path, topology=runnable.compiled.topology(), meta={"demo": agent})
+    try:
+        runnable.invoke([Message.user(module.QUESTION)], callbacks=[recorder])
+    except Exception:  # a runaway demo fails by design; the recording shows how
+        pass
+    finally:
+        recorder.close()
+    if recorder.fault is not None:
+        raise InspectorError(f"could not write the demo recording {path}: {recorder.fault}")
+    return path
+
+
+def summary(session: Any) -> str:
+    """A few lines about a recorded run: status, steps, nodes visited, diagnostics."""
+    run = session.run
+    visits = session.path_at(len(session) - 1).visits if len(session) else {}
+    lines = [
+        f"run file     {run.path}",
+        f"graph        {run.graph_name}",
+        f"status       {run.status}",
+        f"steps        {len(run.steps)}",
+        "nodes        " + (", ".join(f"{node} ×{count}" for node, count in visits.items()) or "–"),
+    ]
+    if run.error is not None:
+        lines.append(f"error        {run.error.type}: {run.error.message}")
+    diagnostics = session.diagnostics or []
+    lines.append(f"diagnostics  {len(diagnostics)}")
+    lines.extend(f"  {d.severity}: {d.code}: {d.message}" for d in diagnostics)
+    return "\n".join(lines)
+
+
+def _walk(app: Any) -> Any:
+    async def pilot_script(pilot: Any) -> None:
+        await pilot.pause()
+        await pilot.press("home")
+        for _ in range(len(app.session)):
+            await pilot.press("n")
+        await pilot.press("d", "d", "end")
+        app.exit()
+
+    return pilot_script
+
+
 def run(args: argparse.Namespace) -> int:
-    raise InspectorError("`inspector demo` is not available yet in this build.")
+    from inspector.tui import Session, make_app  # Textual loads only for the commands that draw
+
+    if args.output:
+        path = Path(args.output)
+    else:
+        path = Path(tempfile.mkdtemp(prefix="inspector-demo-")) / f"{args.agent}.jsonl"
+    record_demo(path, args.agent)
+    session = Session.open(path)
+    app = make_app(session)
+    if args.headless:
+        app.run(headless=True, size=(120, 40), auto_pilot=_walk(app))
+        if app.return_code not in (None, 0):
+            raise InspectorError(f"the replay app failed off-screen (exit status {app.return_code})")
+        print(summary(session))
+        return 0
+    print(f"recorded the {args.agent} demo to {path}", file=sys.stderr)
+    app.run()
+    return 0

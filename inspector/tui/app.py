@@ -1,0 +1,432 @@
+"""`ReplayApp`: the replay debugger's screen, and `make_app`, the one way the CLI and tests build it.
+
+The app holds a `Session` and a cursor; panes are told what to show ("attributes down") and post
+messages when the user picks something ("messages up"). It reads run files only: `inspector demo`
+records first, then opens the app on the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual.actions import SkipAction
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static
+
+from inspector.diagnostics import Diagnostic
+from inspector.recording.reader import Run
+from inspector.tui.budget_bar import BudgetBar
+from inspector.tui.graph_pane import GraphPane
+from inspector.tui.help_screen import HelpScreen
+from inspector.tui.keys import KEYS, bindings, help_rows
+from inspector.tui.literal import one_line
+from inspector.tui.messages_pane import MessagesPane
+from inspector.tui.node_detail import NodeDetail
+from inspector.tui.prompt import PromptScreen
+from inspector.tui.session import Session
+from inspector.tui.state_pane import StatePane
+from inspector.tui.timeline import HEADER, Timeline
+
+__all__ = ["SPEEDS", "ReplayApp", "make_app"]
+
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+"""Play speeds in steps per second; `+`/`-` move along this list."""
+
+
+class ReplayApp(App[None]):
+    """Step through a recorded run: graph, timeline, state, messages, node detail and budget."""
+
+    CSS_PATH = "replay.tcss"
+    TITLE = "inspector replay"
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings())
+
+    diff_mode: reactive[bool] = reactive(False, init=False)
+    expand: reactive[bool] = reactive(False, init=False)
+    playing: reactive[bool] = reactive(False, init=False)
+    speed_index: reactive[int] = reactive(2, init=False)
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        follow: bool = False,
+        poll_interval: float = 0.5,
+        theme: str = "textual-dark",
+        start: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.follow = follow
+        self.poll_interval = poll_interval
+        self._theme_name = theme
+        self._start = start
+        self.hits: list[int] = []
+        self.last_search = ""
+        self.last_key = ""
+        self._play_timer: Timer | None = None
+        self._poll_timer: Timer | None = None
+
+    @property
+    def replay(self):
+        return self.session.replay
+
+    # --- layout ---------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        with Horizontal(id="top"):
+            with VerticalScroll(id="graph-box"):
+                yield GraphPane(id="graph")
+            with Vertical(id="timeline-box"):
+                yield Static(Text(HEADER, style="bold"), id="timeline-header")
+                yield Timeline(self.session, id="timeline")
+        with Horizontal(id="bottom"):
+            yield StatePane(id="state")
+            with VerticalScroll(id="messages-box"):
+                yield MessagesPane(id="messages")
+            with VerticalScroll(id="detail-box"):
+                yield NodeDetail(id="detail")
+        yield BudgetBar(id="budget")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.theme = self._theme_name
+        for selector, title in (
+            ("#graph-box", "graph"),
+            ("#timeline-box", "timeline"),
+            ("#state", "state"),
+            ("#messages-box", "messages"),
+            ("#detail-box", "node detail"),
+            ("#budget", "budget"),
+        ):
+            self.query_one(selector).border_title = title
+        start = self.session.opening_position() if self._start is None else self._start
+        self.replay.go(start)
+        self.query_one(Timeline).focus()
+        self.show_cursor()
+        if self.session.diagnostics is None:
+            self.run_worker(self._diagnose, thread=True, exclusive=True, group="diagnose")
+        if self.follow:
+            self._poll_timer = self.set_interval(self.poll_interval, self.poll)
+
+    # --- showing --------------------------------------------------------------------------------
+
+    def show_cursor(self) -> None:
+        """Push the cursor's position into every pane."""
+        session, replay = self.session, self.replay
+        run = session.run
+        cursor = replay.cursor
+        step = replay.current
+        at_end = cursor >= len(replay) - 1
+        stop = session.stop_report() if at_end else None
+        timeline = self.query_one(Timeline)
+        timeline.breakpoints = replay.breakpoints
+        timeline.hits = frozenset(self.hits)
+        timeline.cursor = cursor
+        active = step.nodes if step is not None else (stop.unfinished_nodes if stop else ())
+        self.query_one(GraphPane).show(
+            run.topology, active=active, so_far=session.path_at(cursor), breakpoints=replay.breakpoints
+        )
+        state = replay.state_at(cursor) if step is not None else None
+        changes = replay.changes_at(cursor) if step is not None else []
+        empty = None
+        if step is None:
+            empty = "(no complete step recorded)"
+        elif state is None:
+            empty = "(no state: this graph keeps none)"
+        self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
+        self.query_one(MessagesPane).show(replay.messages_at(cursor) if step else [], expand=self.expand)
+        self.query_one(NodeDetail).show(step, stop=stop, expand=self.expand)
+        self.query_one(BudgetBar).show(step.budget if step else None, cycle=session.budget_cycle())
+        self.query_one("#status", Static).update(self._status())
+
+    def _status(self) -> Text:
+        run, replay = self.session.run, self.replay
+        text = Text()
+        text.append_text(one_line(run.path.name, limit=50, style="bold"))
+        text.append("  ")
+        text.append_text(one_line(run.graph_name or "(graph)", limit=40))
+        colour = {"ok": "green", "error": "red", "incomplete": "yellow", "interrupted": "yellow"}[run.status]
+        text.append(f"  {run.status}", style=f"bold {colour}")
+        total = len(replay)
+        text.append(f"  step {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
+        text.append(f"  state: {'diff' if self.diff_mode else 'full'}", style="dim")
+        if self.playing:
+            text.append(f"  ▶ playing {SPEEDS[self.speed_index]:g}/s", style="bold cyan")
+        else:
+            text.append(f"  speed {SPEEDS[self.speed_index]:g}/s", style="dim")
+        if self.follow:
+            text.append("  following", style="bold magenta")
+        if self.session.diagnostics is None:
+            text.append("  diagnosing…", style="dim")
+        elif self.session.diagnostics:
+            text.append(f"  {len(self.session.diagnostics)} diagnostic(s)", style="yellow")
+        return text
+
+    def go(self, position: int) -> None:
+        self.replay.go(position)
+        self.show_cursor()
+
+    # --- background work ------------------------------------------------------------------------
+
+    def _diagnose(self) -> None:
+        found = self.session.diagnose_separately()
+        self.call_from_thread(self._diagnosed, found)
+
+    def _diagnosed(self, found: list[Diagnostic]) -> None:
+        self.session.diagnostics = found
+        self.show_cursor()
+
+    def poll(self) -> None:
+        """Follow mode: pick up whatever the recorder appended since the last poll."""
+        if self.session.reload():
+            timeline = self.query_one(Timeline)
+            timeline.session = self.session
+            timeline.sync_size()
+            if self.session.diagnostics is None:
+                self.run_worker(self._diagnose, thread=True, exclusive=True, group="diagnose")
+            self.show_cursor()
+
+    # --- actions --------------------------------------------------------------------------------
+
+    def _main_screen_only(self) -> None:
+        """Priority keys must not steal typing from a prompt or the command palette."""
+        if len(self.screen_stack) > 1:
+            raise SkipAction()
+
+    def action_next(self) -> None:
+        self._main_screen_only()
+        self.go(self.replay.cursor + 1)
+
+    def action_previous(self) -> None:
+        self._main_screen_only()
+        self.go(max(self.replay.cursor - 1, 0))
+
+    def action_first(self) -> None:
+        self._main_screen_only()
+        self.go(0)
+
+    def action_last(self) -> None:
+        self._main_screen_only()
+        self.go(len(self.replay) - 1)
+
+    def action_goto(self) -> None:
+        self._main_screen_only()
+
+        def done(answer: str | None) -> None:
+            if answer is None or not answer.strip():
+                return
+            try:
+                self.go(int(answer.strip()))
+            except ValueError:
+                self.notify(f"not a step number: {answer!r}", severity="warning", markup=False)
+
+        last = max(len(self.replay) - 1, 0)
+        self.push_screen(PromptScreen(f"Go to step (0–{last}; negative counts from the end)"), done)
+
+    def action_search(self) -> None:
+        self._main_screen_only()
+
+        def done(answer: str | None) -> None:
+            if answer is None:
+                return
+            self.search(answer)
+
+        prompt = "Search steps: node key, text in outputs/state, or state key"
+        self.push_screen(PromptScreen(prompt, value=self.last_search), done)
+
+    def search(self, text: str) -> None:
+        self.last_search = text
+        self.hits = self.replay.search(text) if text else []
+        if not self.hits:
+            self.notify(f"no step matches {text!r}", severity="warning", markup=False)
+            self.show_cursor()
+            return
+        later = [h for h in self.hits if h > self.replay.cursor]
+        self.notify(f"{len(self.hits)} step(s) match {text!r}", markup=False)
+        self.go(later[0] if later else self.hits[0])
+
+    def action_next_hit(self) -> None:
+        self._main_screen_only()
+        later = [h for h in self.hits if h > self.replay.cursor]
+        if later:
+            self.go(later[0])
+        elif self.hits:
+            self.notify("no later search hit", markup=False)
+
+    def action_previous_hit(self) -> None:
+        self._main_screen_only()
+        earlier = [h for h in self.hits if h < self.replay.cursor]
+        if earlier:
+            self.go(earlier[-1])
+        elif self.hits:
+            self.notify("no earlier search hit", markup=False)
+
+    def action_next_change(self) -> None:
+        self._main_screen_only()
+
+        def done(answer: str | None) -> None:
+            if answer:
+                self.next_change(answer.strip())
+
+        prompt = "Next change of state key (e.g. messages, a.b[2])"
+        self.push_screen(PromptScreen(prompt, value=self.last_key), done)
+
+    def action_repeat_next_change(self) -> None:
+        self._main_screen_only()
+        if self.last_key:
+            self.next_change(self.last_key)
+        else:
+            self.action_next_change()
+
+    def next_change(self, key: str) -> None:
+        self.last_key = key
+        found = self.replay.next_change(key)
+        if found is None:
+            self.notify(f"no later change of {key!r}", severity="warning", markup=False)
+            return
+        self.go(found)
+
+    def action_breakpoint(self) -> None:
+        self._main_screen_only()
+        step = self.replay.current
+        if step is None:
+            return
+        for node in step.nodes:
+            on = self.replay.toggle_breakpoint(node)
+            self.notify(f"breakpoint {'on' if on else 'off'}: {node}", markup=False)
+        self.show_cursor()
+
+    def action_breakpoint_on(self) -> None:
+        self._main_screen_only()
+
+        def done(answer: str | None) -> None:
+            if answer and answer.strip():
+                node = answer.strip()
+                on = self.replay.toggle_breakpoint(node)
+                self.notify(f"breakpoint {'on' if on else 'off'}: {node}", markup=False)
+                self.show_cursor()
+
+        self.push_screen(PromptScreen("Toggle a breakpoint on node"), done)
+
+    def action_continue(self) -> None:
+        self._main_screen_only()
+        if not self.replay.breakpoints:
+            self.notify("no breakpoints set (b sets one on the current node)", markup=False)
+            return
+        found = self.replay.continue_()
+        if found is None:
+            self.notify("no later step hits a breakpoint", markup=False)
+            return
+        self.show_cursor()
+
+    def action_play(self) -> None:
+        self._main_screen_only()
+        self.playing = not self.playing
+
+    def action_faster(self) -> None:
+        self._main_screen_only()
+        self.speed_index = min(self.speed_index + 1, len(SPEEDS) - 1)
+
+    def action_slower(self) -> None:
+        self._main_screen_only()
+        self.speed_index = max(self.speed_index - 1, 0)
+
+    def action_diff(self) -> None:
+        self._main_screen_only()
+        self.diff_mode = not self.diff_mode
+
+    def action_expand(self) -> None:
+        self._main_screen_only()
+        self.expand = not self.expand
+
+    def action_help(self) -> None:
+        self._main_screen_only()
+        self.push_screen(HelpScreen(help_rows()))
+
+    async def action_quit(self) -> None:
+        self._main_screen_only()
+        self.exit()
+
+    # --- watchers -------------------------------------------------------------------------------
+
+    def watch_diff_mode(self) -> None:
+        if self.is_mounted:
+            self.show_cursor()
+
+    def watch_expand(self, expand: bool) -> None:
+        if self.is_mounted:
+            self.query_one(StatePane).expand_all_values = expand
+            self.show_cursor()
+
+    def watch_playing(self, playing: bool) -> None:
+        self._restart_play_timer()
+        if self.is_mounted:
+            self.query_one("#status", Static).update(self._status())
+
+    def watch_speed_index(self) -> None:
+        self._restart_play_timer()
+        if self.is_mounted:
+            self.query_one("#status", Static).update(self._status())
+
+    def _restart_play_timer(self) -> None:
+        if self._play_timer is not None:
+            self._play_timer.stop()
+            self._play_timer = None
+        if self.playing:
+            self._play_timer = self.set_interval(1 / SPEEDS[self.speed_index], self._tick)
+
+    def _tick(self) -> None:
+        replay = self.replay
+        if replay.cursor >= len(replay) - 1:
+            self.playing = False
+            return
+        self.go(replay.cursor + 1)
+        if replay.hits(replay.cursor):
+            self.playing = False
+            self.notify("stopped at a breakpoint", markup=False)
+
+    # --- messages from panes --------------------------------------------------------------------
+
+    def on_timeline_step_clicked(self, message: Timeline.StepClicked) -> None:
+        self.go(message.position)
+
+    # --- command palette ------------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for key in KEYS:
+            if key.action == "quit":
+                continue
+            yield SystemCommand(key.title, key.description, getattr(self, f"action_{key.action}"))
+
+
+def make_app(
+    run_or_path: Run | Session | str | Path,
+    *,
+    follow: bool = False,
+    poll_interval: float = 0.5,
+    theme: str = "textual-dark",
+    start: int | None = None,
+) -> ReplayApp:
+    """The replay app for a run file (or an opened `Run`/`Session`); shared by the CLI and tests.
+
+    `follow` tails a file that is still being written (polled every `poll_interval` seconds);
+    `start` overrides where the cursor opens (default: step 0, or the last step of a run that failed
+    or stopped early).
+    """
+    if isinstance(run_or_path, Session):
+        session = run_or_path
+    elif isinstance(run_or_path, Run):
+        session = Session(run_or_path)
+    else:
+        session = Session.open(run_or_path)
+    return ReplayApp(session, follow=follow, poll_interval=poll_interval, theme=theme, start=start)

@@ -1,0 +1,49 @@
+"""`HelpScreen`: every key and what it does, built from the app's own bindings so it cannot drift."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+__all__ = ["HelpScreen"]
+
+
+class HelpScreen(ModalScreen[None]):
+    """A modal list of `(keys, description)` rows; any of escape, q, ? closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "dismiss_help", "Close help"),
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 72; height: auto; max-height: 90%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, rows: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        for keys, description in self.rows:
+            table.add_row(Text(keys), Text(description))
+        with VerticalScroll():
+            yield Static(Text("Replay debugger keys", style="bold"))
+            yield Static(table)
+            yield Static(Text("Every action is also in the command palette (ctrl+p).", style="dim"))
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,83 @@
+"""The debugger's keys, in one table: app bindings, the help screen and the command palette read it.
+
+Keeping one list means a key cannot exist without a palette command or be missing from help.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+__all__ = ["KEYS", "Key", "bindings", "help_rows"]
+
+
+@dataclass(frozen=True)
+class Key:
+    keys: str
+    action: str
+    title: str
+    description: str
+    show: bool = False
+    label: str = ""
+
+
+KEYS: tuple[Key, ...] = (
+    Key("right,n", "next", "Next step", "Move to the next superstep", True, "→/n"),
+    Key("left,p", "previous", "Previous step", "Move to the previous superstep", True, "←/p"),
+    Key("home", "first", "First step", "Jump to the first step"),
+    Key("end", "last", "Last step", "Jump to the last step"),
+    Key("g", "goto", "Go to step…", "Jump to a step by its index", True),
+    Key("slash", "search", "Search…", "Find steps by node, text or state key", True, "/"),
+    Key("right_square_bracket", "next_hit", "Next search hit", "Move to the next search hit", False, "]"),
+    Key("left_square_bracket", "previous_hit", "Previous search hit", "Move to the previous hit", False, "["),
+    Key("k", "next_change", "Next change of state key…", "Jump to where a state key next changes"),
+    Key("K", "repeat_next_change", "Next change (same key)", "Repeat the last state-key jump"),
+    Key("b", "breakpoint", "Toggle breakpoint", "Breakpoint on the current step's node", True),
+    Key("B", "breakpoint_on", "Breakpoint on node…", "Toggle a breakpoint on any node"),
+    Key("c", "continue", "Continue", "Run forward to the next breakpoint", True),
+    Key("space", "play", "Play / pause", "Step forward automatically", True, "space"),
+    Key("plus,equals_sign", "faster", "Faster", "Play faster", False, "+"),
+    Key("minus", "slower", "Slower", "Play slower", False, "-"),
+    Key("d", "diff", "Toggle diff", "State pane: full state or only this step's changes", True),
+    Key("x", "expand", "Expand values", "Show clipped values whole (and clip them again)"),
+    Key("question_mark", "help", "Help", "Show every key", True, "?"),
+    Key("q", "quit", "Quit", "Leave the debugger", True),
+)
+
+
+def bindings() -> list[Binding]:
+    """App-level priority bindings, so the keys work whichever pane has focus."""
+    return [
+        Binding(
+            k.keys,
+            k.action,
+            k.title.removesuffix("…"),
+            show=k.show,
+            key_display=k.label or None,
+            priority=True,
+            tooltip=k.description,
+        )
+        for k in KEYS
+    ]
+
+
+def _key_names(keys: str) -> str:
+    names = {
+        "right": "→",
+        "left": "←",
+        "slash": "/",
+        "question_mark": "?",
+        "plus": "+",
+        "equals_sign": "=",
+        "minus": "-",
+        "right_square_bracket": "]",
+        "left_square_bracket": "[",
+        "home": "Home",
+        "end": "End",
+    }
+    return " ".join(names.get(k, k) for k in keys.split(","))
+
+
+def help_rows() -> list[tuple[str, str]]:
+    return [(_key_names(k.keys), k.description) for k in KEYS]

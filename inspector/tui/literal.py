@@ -1,0 +1,65 @@
+"""Run data as literal text: the one place the TUI turns user strings into something it can draw.
+
+Everything a run carries (message text, node keys, state values, error messages) is data. It reaches
+the screen only as `rich.text.Text` built here, never as a markup string, so `[bold]` or `[/]` shows as
+typed. Control characters, ANSI escape sequences included, become visible `\\x1b`-style escapes, so
+nothing from a run can move the cursor, recolour the terminal or break a line it does not own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+
+__all__ = ["clip", "literal", "one_line", "preview", "visible"]
+
+
+def visible(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every control character (ESC, BEL, CR, DEL, ...) replaced by a `\\xNN` escape.
+
+    Tabs become four spaces; newlines stay only when `keep_newlines`, else they show as `⏎`.
+    """
+    out: list[str] = []
+    for ch in text:
+        code = ord(ch)
+        if ch == "\n":
+            out.append("\n" if keep_newlines else " ⏎ ")
+        elif ch == "\t":
+            out.append("    ")
+        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def clip(text: str, limit: int | None) -> str:
+    """`text` cut to `limit` characters with a marker saying how much is hidden (None: no limit)."""
+    if limit is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (+{len(text) - limit} chars, x expands)"
+
+
+def preview(value: Any) -> str:
+    """A compact one-value rendering: strings as they are, everything else as JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def literal(
+    value: Any, *, style: str | Style = "", limit: int | None = None, multiline: bool = False
+) -> Text:
+    """A `Text` showing `value` literally (see the module docstring), clipped to `limit` characters."""
+    return Text(visible(clip(preview(value), limit), keep_newlines=multiline), style=style)
+
+
+def one_line(value: Any, *, limit: int | None = 120, style: str | Style = "") -> Text:
+    """`literal` on a single line: newlines shown as `⏎`."""
+    return literal(value, style=style, limit=limit, multiline=False)

@@ -1,0 +1,248 @@
+"""`Session`: what the TUI needs from a recorded run, on top of `Replay`, without any Textual.
+
+The replay model answers questions about one position; a screen asks the same questions at every
+keypress and wants them fast on a 100,000-step run. So this adapter adds:
+
+- the executed path and visit counts as a running total with checkpoints, so stepping forward costs
+  one step, not a walk from step 0 (`Replay.executed_path` walks every time);
+- timeline rows built from the step records alone;
+- where an error or incomplete run should open, and the stop report (error, node path, diagnostics);
+- `reload()` for `--follow`: re-read a run file that is still growing, keeping cursor and breakpoints.
+
+The engine is never involved: a session only reads a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graph_core.topology import END, START
+from inspector.diagnostics import Diagnostic, diagnose
+from inspector.recording.format import BudgetRecord, ErrorRecord
+from inspector.recording.reader import NodeRun, Run, read_run
+from inspector.replay import Replay
+
+__all__ = ["SYNC_DIAGNOSE_LIMIT", "PathSoFar", "Session", "StopReport", "TimelineRow"]
+
+_CHECKPOINT_EVERY = 256
+SYNC_DIAGNOSE_LIMIT = 5_000
+"""Runs up to this many steps are diagnosed when opened; longer ones by `diagnose_separately` (slow)."""
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """One superstep as the timeline shows it."""
+
+    position: int
+    index: int
+    nodes: tuple[str, ...]
+    budget: BudgetRecord
+    duration: float | None
+    failed: bool
+    ended: bool
+
+
+@dataclass(frozen=True)
+class PathSoFar:
+    """Everything that ran up to and including a position: visits per node, nodes and edges taken."""
+
+    position: int
+    visits: dict[str, int]
+    nodes: frozenset[str]
+    edges: frozenset[tuple[str, str]]
+    previous: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StopReport:
+    """Why a run did not finish normally: its status, the error and where, and the diagnostics."""
+
+    status: str
+    error: ErrorRecord | None
+    node_path: tuple[str, ...]
+    failed: tuple[NodeRun, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    unfinished_nodes: tuple[str, ...] = field(default=())
+
+
+class Session:
+    """A `Replay` plus caches and follow-mode reloading; the TUI's only view of a run."""
+
+    def __init__(self, run: Run) -> None:
+        self.replay = Replay(run)
+        self.diagnostics: list[Diagnostic] | None = (
+            diagnose(run) if len(run.steps) <= SYNC_DIAGNOSE_LIMIT else None
+        )
+        self._checkpoints: dict[int, PathSoFar] = {}
+        self._last_path: PathSoFar | None = None
+        self._size = _size(run.path)
+        edges = () if run.topology is None else run.topology.edges
+        self._edge_set = {(e.source, e.target) for e in edges if e.kind == "edge"}
+
+    @classmethod
+    def open(cls, path: str | Path) -> Session:
+        return cls(read_run(path))
+
+    @property
+    def run(self) -> Run:
+        return self.replay.run
+
+    def __len__(self) -> int:
+        return len(self.replay)
+
+    # --- where to start -------------------------------------------------------------------------
+
+    def opening_position(self) -> int:
+        """Step 0 for a run that ended normally; the last step for one that failed or stopped early."""
+        if self.run.status in ("error", "incomplete", "interrupted"):
+            return max(len(self) - 1, 0)
+        return 0
+
+    def stop_report(self) -> StopReport | None:
+        """Why the run stopped, when it did not end `ok`; None for a normal run."""
+        run = self.run
+        if run.status == "ok":
+            return None
+        unfinished = run.unfinished
+        failed = tuple(unfinished.failed_nodes) if unfinished is not None else ()
+        if not failed and len(run.steps):
+            failed = tuple(run.steps[-1].failed_nodes)
+        node_path: tuple[str, ...] = ()
+        if run.error is not None and run.error.node_path:
+            node_path = tuple(run.error.node_path)
+        elif failed:
+            node_path = (*failed[0].path[:-1], failed[0].node) if failed[0].path else (failed[0].node,)
+        return StopReport(
+            status=run.status,
+            error=run.error,
+            node_path=node_path,
+            failed=failed,
+            diagnostics=tuple(self.diagnostics or ()),
+            unfinished_nodes=() if unfinished is None else unfinished.nodes,
+        )
+
+    def diagnose_separately(self) -> list[Diagnostic]:
+        """Diagnose the run from a second reader of the same file, safe to call from a worker thread.
+
+        The run's own caches are not thread-safe, and diagnosing walks every step (seconds on a
+        100,000-step run), so a long run is diagnosed on its own copy while the screen stays live.
+        """
+        return diagnose(read_run(self.run.path))
+
+    def budget_cycle(self) -> str | None:
+        """The diagnostics' account of which cycle spent the budget, if the budget ran out."""
+        for diagnostic in self.diagnostics or ():
+            if diagnostic.code == "budget-exhausted":
+                return diagnostic.message
+        return None
+
+    # --- rows -----------------------------------------------------------------------------------
+
+    def row(self, i: int) -> TimelineRow:
+        step = self.run.steps[i]
+        return TimelineRow(
+            position=i,
+            index=step.index,
+            nodes=step.nodes,
+            budget=step.budget,
+            duration=step.duration,
+            failed=bool(step.errors) or any(not r.ok for r in step.node_runs),
+            ended=step.ended,
+        )
+
+    # --- executed path --------------------------------------------------------------------------
+
+    def path_at(self, i: int) -> PathSoFar:
+        """Visits, nodes and edges taken in steps 0..`i` (START and END included when reached)."""
+        if not len(self):
+            return PathSoFar(-1, {}, frozenset(), frozenset())
+        i = max(0, min(i, len(self) - 1))
+        base = self._base(i)
+        visits = dict(base.visits)
+        nodes = set(base.nodes)
+        edges = set(base.edges)
+        previous = base.previous
+        for position in range(base.position + 1, i + 1):
+            previous = self._advance(position, previous, visits, nodes, edges)
+            if position % _CHECKPOINT_EVERY == 0:
+                self._checkpoints[position] = PathSoFar(
+                    position, dict(visits), frozenset(nodes), frozenset(edges), previous
+                )
+        result = PathSoFar(i, visits, frozenset(nodes), frozenset(edges), previous)
+        self._last_path = result
+        return result
+
+    def _base(self, i: int) -> PathSoFar:
+        start = PathSoFar(-1, {}, frozenset({START}), frozenset(), (START,))
+        mark = (i // _CHECKPOINT_EVERY) * _CHECKPOINT_EVERY
+        while mark >= 0 and mark not in self._checkpoints:
+            mark -= _CHECKPOINT_EVERY
+        best = self._checkpoints.get(mark, start) if mark >= 0 else start
+        last = self._last_path
+        if last is not None and best.position <= last.position <= i:
+            best = last
+        return best
+
+    def _advance(
+        self,
+        position: int,
+        previous: tuple[str, ...],
+        visits: dict[str, int],
+        nodes: set[str],
+        edges: set[tuple[str, str]],
+    ) -> tuple[str, ...]:
+        steps = self.run.steps
+        step = steps[position]
+        chosen: set[tuple[str, str]] = set()
+        if position > 0:
+            for branch in steps[position - 1].branches:
+                chosen.update((branch.source, target) for target in branch.chosen)
+        for node in step.nodes:
+            visits[node] = visits.get(node, 0) + 1
+            nodes.add(node)
+            edges.update((p, node) for p in previous if (p, node) in self._edge_set or (p, node) in chosen)
+        if step.ended:
+            ends = {(b.source, t) for b in step.branches for t in b.chosen if t == END}
+            ends.update((n, END) for n in step.nodes if (n, END) in self._edge_set)
+            if ends:
+                nodes.add(END)
+                edges.update(ends)
+        return step.nodes
+
+    # --- follow ---------------------------------------------------------------------------------
+
+    def reload(self) -> bool:
+        """Re-read the run file if it changed size; returns whether there is anything new to show.
+
+        The cursor stays where it was, or follows the end when it was on the last step; breakpoints
+        are kept. A file caught half-written (no complete header yet) is left for the next poll.
+        """
+        size = _size(self.run.path)
+        if size == self._size:
+            return False
+        try:
+            run = read_run(self.run.path)
+        except ValueError:
+            return False
+        old = self.replay
+        rewritten = size < self._size  # the Recorder truncates: a new run started in the same file
+        at_end = old.cursor >= len(old) - 1
+        cursor = len(run.steps) - 1 if at_end and not rewritten else old.cursor
+        replay = Replay(run, cursor=cursor)
+        for node in old.breakpoints:
+            replay.add_breakpoint(node)
+        self.replay = replay
+        self.diagnostics = diagnose(run) if len(run.steps) <= SYNC_DIAGNOSE_LIMIT else None
+        self._size = size
+        self._last_path = None
+        if rewritten:
+            self._checkpoints.clear()
+        return True
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1

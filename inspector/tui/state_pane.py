@@ -1,0 +1,158 @@
+"""`StatePane`: the state after the current step as a tree, or only what the step changed.
+
+Full view: the whole state, with every path the step changed (and the containers holding it) in the
+change colour and expanded. Diff view: one entry per change (`+` added/appended, `-` removed, `~`
+changed) with old and new values. Long lists show their head and tail; long values are clipped, and
+selecting a leaf (enter, or a click) toggles it between clipped and whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from inspector.recording.statediff import Change, Path
+from inspector.tui.literal import literal, one_line
+
+__all__ = ["StatePane"]
+
+CHANGED = "bold yellow"
+LEAF_LIMIT = 160
+LIST_HEAD, LIST_TAIL = 10, 40
+_SIGNS = {
+    "added": ("+", "green"),
+    "appended": ("+", "green"),
+    "removed": ("-", "red"),
+    "changed": ("~", "yellow"),
+}
+
+
+def _key_text(key: str | int) -> str:
+    return f"[{key}]" if isinstance(key, int) else str(key)
+
+
+class StatePane(Tree[tuple[Path, Any]]):
+    """The app calls `show(state, changes, diff=...)`; `expand_all_values` lifts every clip."""
+
+    DEFAULT_CSS = """
+    StatePane { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(Text("state"), id=id)
+        self.show_root = False
+        self.guide_depth = 3
+        self.expanded_values: set[Path] = set()
+        self.expand_all_values = False
+        self._changed: set[Path] = set()
+        self._ancestors: set[Path] = set()
+
+    # --- building -------------------------------------------------------------------------------
+
+    def show(self, state: Any, changes: list[Change], *, diff: bool, empty: str | None = None) -> None:
+        """Show `state` (or its `changes` when `diff`); `empty` replaces both with a note."""
+        self._changed = {c.path for c in changes}
+        self._ancestors = {c.path[:i] for c in changes for i in range(len(c.path))}
+        self.clear()
+        root = self.root
+        if empty is not None:
+            root.add_leaf(Text(empty, style="dim"))
+        elif diff:
+            self._show_diff(root, changes)
+        else:
+            self._add_value(root, (), state)
+        root.expand()
+
+    def _show_diff(self, root: TreeNode[tuple[Path, Any]], changes: list[Change]) -> None:
+        if not changes:
+            root.add_leaf(Text("(this step changed nothing in the state)", style="dim"))
+            return
+        for change in changes:
+            sign, colour = _SIGNS.get(change.op, ("~", "yellow"))
+            label = Text(f"{sign} ", style=f"bold {colour}")
+            label.append_text(one_line(change.path_text or "(root)", limit=None, style=colour))
+            label.append(f"  {change.op}", style="dim")
+            node = root.add(label, data=(change.path, change.new), expand=True)
+            if change.op == "changed":
+                self._add_value(node, change.path, change.old, label="old", style="red")
+                self._add_value(node, change.path, change.new, label="new", style="green")
+            elif change.op == "removed":
+                self._add_value(node, change.path, change.old, label="old", style="red")
+            else:
+                self._add_value(node, change.path, change.new, label="new", style="green")
+
+    def _label(self, key: str, path: Path, value: Any, style: str) -> Text:
+        marked = style or (CHANGED if path in self._changed else "")
+        text = Text()
+        text.append_text(one_line(key, limit=60, style=marked or "bold"))
+        if isinstance(value, dict):
+            text.append(f"  {{{len(value)}}}", style="dim")  # pyright: ignore[reportUnknownArgumentType]
+        elif isinstance(value, list):
+            text.append(f"  [{len(value)}]", style="dim")  # pyright: ignore[reportUnknownArgumentType]
+        else:
+            whole = self.expand_all_values or path in self.expanded_values
+            text.append(": ")
+            text.append_text(
+                literal(value, limit=None if whole else LEAF_LIMIT, multiline=whole, style=marked)
+            )
+        return text
+
+    def _add_value(
+        self,
+        parent: TreeNode[tuple[Path, Any]],
+        path: Path,
+        value: Any,
+        *,
+        label: str | None = None,
+        style: str = "",
+    ) -> None:
+        """Add `value`'s children under `parent` (or `value` itself as `label` when given)."""
+        if label is not None:
+            if isinstance(value, dict | list):
+                node = parent.add(self._label(label, path, value, style), data=(path, value), expand=True)
+                self._add_items(node, path, value)  # pyright: ignore[reportUnknownArgumentType]
+            else:
+                parent.add_leaf(self._label(label, path, value, style), data=(path, value))
+            return
+        if isinstance(value, dict | list):
+            self._add_items(parent, path, value)  # pyright: ignore[reportUnknownArgumentType]
+        else:
+            parent.add_leaf(self._label("value", path, value, style), data=(path, value))
+
+    def _add_items(
+        self, parent: TreeNode[tuple[Path, Any]], path: Path, value: dict[Any, Any] | list[Any]
+    ) -> None:
+        items: list[tuple[str | int, Any]]
+        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+        hidden = 0
+        if isinstance(value, list) and len(items) > LIST_HEAD + LIST_TAIL:
+            hidden = len(items) - LIST_HEAD - LIST_TAIL
+            items = items[:LIST_HEAD] + items[-LIST_TAIL:]
+        for n, (key, child) in enumerate(items):
+            if hidden and n == LIST_HEAD:
+                parent.add_leaf(Text(f"… {hidden} items not shown …", style="dim"))
+            child_path = (*path, key)
+            label = self._label(_key_text(key), child_path, child, "")
+            if isinstance(child, dict | list):
+                open_it = child_path in self._ancestors or child_path in self._changed or len(path) == 0
+                node = parent.add(label, data=(child_path, child), expand=open_it)
+                self._add_items(node, child_path, child)  # pyright: ignore[reportUnknownArgumentType]
+            else:
+                parent.add_leaf(label, data=(child_path, child))
+
+    # --- expanding clipped values ---------------------------------------------------------------
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[tuple[Path, Any]]) -> None:
+        node = event.node
+        if node.data is None or node.allow_expand:
+            return
+        path, value = node.data
+        if path in self.expanded_values:
+            self.expanded_values.discard(path)
+        else:
+            self.expanded_values.add(path)
+        key = path[-1] if path else "value"
+        node.set_label(self._label(_key_text(key), path, value, ""))
