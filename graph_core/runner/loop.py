@@ -12,8 +12,9 @@ branches, channels, callbacks, step events) happens here, in Eino's order (§2.2
 from __future__ import annotations
 
 import inspect
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Awaitable, Generator
+from types import GeneratorType
+from typing import Any, TypeGuard
 
 from graph_core.branch import Branch
 from graph_core.callbacks import BranchDecision
@@ -68,7 +69,7 @@ def _run_handler(rc: RunContext, node: NodePlan, which: str, value: Any) -> Effe
             value = one_chunk(value)
         with frame.lock:
             result = handler(value, frame.value)
-        if inspect.isawaitable(result):
+        if _is_awaitable(result):
             result = yield Await(result)
         if streaming:
             return result if rc.stream else collect(result)
@@ -77,6 +78,25 @@ def _run_handler(rc: RunContext, node: NodePlan, which: str, value: Any) -> Effe
     except Exception as exc:
         raise _handler_error(rc, node, which, exc) from exc
     return one_chunk(result) if rc.stream else result
+
+
+_SYNC_TYPES: set[type] = {str, list, dict, tuple, int, float, bool, type(None)}
+
+
+def _is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
+    """`inspect.isawaitable` with a per-type cache of negative answers (it is asked on every step).
+
+    Except for generators (a generator-based coroutine is flagged per code object), whether a value is
+    awaitable depends on its type only, so a type found not awaitable once is never checked again.
+    """
+    cls = type(value)
+    if cls in _SYNC_TYPES:
+        return False
+    if inspect.isawaitable(value):
+        return True
+    if cls is not GeneratorType:
+        _SYNC_TYPES.add(cls)
+    return False
 
 
 def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str) -> Effects:
@@ -90,7 +110,7 @@ def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix:
         if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
             if result in branch.ends:  # the common case, without the generic validation below
                 return (result,)
-        elif inspect.isawaitable(result):
+        elif _is_awaitable(result):
             result = yield Await(result)
         return branch.selected(result)
     except Exception as exc:

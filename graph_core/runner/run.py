@@ -98,6 +98,11 @@ class Handlers:
 
     def __init__(self, callbacks: Sequence[Any]) -> None:
         self.callbacks = tuple(callbacks)
+        if not self.callbacks:  # most runs: skip the seven lookups below
+            self.start = self.end = self.error = self.start_stream = self.end_stream = ()
+            self.step_start = self.step_end = ()
+            self.node = False
+            return
 
         def methods(name: str, reverse: bool = False) -> tuple[Any, ...]:
             handlers = reversed(self.callbacks) if reverse else self.callbacks
