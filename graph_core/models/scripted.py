@@ -118,7 +118,7 @@ class ScriptedChatModel:
 
     def _take(self, messages: Sequence[Message]) -> Message | Sequence[Message]:
         with self._cursor.lock:
-            if self.restart_on_new_conversation and not any(m.role == "assistant" for m in messages):
+            if self.restart_on_new_conversation and _new_conversation(messages):
                 self._cursor.position = 0
                 self._cursor.calls.clear()
             position = self._cursor.position
@@ -159,6 +159,14 @@ class ScriptedChatModel:
 
     def __repr__(self) -> str:
         return f"ScriptedChatModel({len(self.script)} entries, position={self.position}, cycle={self.cycle})"
+
+
+def _new_conversation(messages: Sequence[Message]) -> bool:
+    """No assistant message yet: the first model call of an agent run."""
+    for message in messages:  # noqa: SIM110 (no generator: this runs on every model call)
+        if message.role == "assistant":
+            return False
+    return True
 
 
 def _fresh(message: Message) -> Message:
