@@ -74,6 +74,8 @@ def timeline(run: Run) -> list[str]:
     lines: list[str] = []
     head = run.graph_name or (run.topology.name if run.topology else "run")
     lines.append(f"{head}  run {run.run_id}  started {run.started_at}  status {run.status}")
+    if run.header.resumed_from is not None:
+        lines.append(f"resumed from checkpoint {run.header.resumed_from}")
     previous: Any = None
     for step in run.steps:
         duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
@@ -82,8 +84,13 @@ def timeline(run: Run) -> list[str]:
             for tool in node_run.tools:
                 outcome = f"failed: {tool.error.message}" if tool.error else _preview(tool.output)
                 lines.append(f"    tool {tool.name} ({tool.tool_call_id}): {outcome}")
-            if node_run.error is not None and not node_run.tools:
+            if node_run.error is not None and node_run.error.type == "InterruptSignal":
+                lines.append(f"    {node_run.node} interrupted: {node_run.error.message}")
+            elif node_run.error is not None and not node_run.tools:
                 lines.append(f"    {node_run.node} failed: {node_run.error.type}: {node_run.error.message}")
+        interrupted = getattr(step, "interrupted", ())
+        if interrupted:
+            lines.append(f"    interrupt: {', '.join(interrupted)} (rerun on resume)")
         state = step.state
         for change in changes(previous, state) if previous is not None or state is not None else []:
             if change.path == () and change.op == "added" and isinstance(change.new, dict):
@@ -97,6 +104,16 @@ def timeline(run: Run) -> list[str]:
     unfinished = run.unfinished
     if unfinished is not None:
         lines.append(f"step {unfinished.index}  {', '.join(unfinished.nodes)}  (did not finish)")
+    stop = run.interrupt
+    if stop is not None:
+        parts = [
+            f"{label} {', '.join(nodes)}"
+            for label, nodes in (("before", stop.before_nodes), ("after", stop.after_nodes))
+            if nodes
+        ]
+        where = f" ({'; '.join(parts)})" if parts else ""
+        checkpoint = f", checkpoint {stop.checkpoint_id}" if stop.checkpoint_id else ", no checkpoint saved"
+        lines.append(f"interrupted{where}{checkpoint}")
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
@@ -129,6 +146,8 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
         "graph_name": run.graph_name,
         "started_at": run.started_at,
         "status": run.status,
+        "resumed_from": run.header.resumed_from,
+        "interrupt": None if run.interrupt is None else run.interrupt.model_dump(exclude={"kind", "state"}),
         "output": run.output,
         "error": None if run.error is None else run.error.model_dump(),
         "steps": steps,
