@@ -83,4 +83,6 @@ def read(plan: Plan, data: RunData, key: str, *, stream: bool) -> Any:
         if not values:
             return one_chunk(None) if stream else None
     assert values
+    if len(values) == 1:  # one writer: its value passes through (merge_values' first rule, without a list)
+        return next(iter(values.values()))
     return merge_values(list(values.values()), stream=stream)

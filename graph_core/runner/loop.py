@@ -183,9 +183,11 @@ def _route(
     try:
         if "end" in ready:
             return channels.read(plan, data, "end", stream=stream)
-        if len(ready) > 1:
+        if len(ready) == 1:
+            data.pending = [(ready[0], channels.read(plan, data, ready[0], stream=stream))]
+        else:
             ready.sort(key=lambda key: plan.nodes[key].order)
-        data.pending = [(key, channels.read(plan, data, key, stream=stream)) for key in ready]
+            data.pending = [(key, channels.read(plan, data, key, stream=stream)) for key in ready]
     except ValueError as exc:
         raise GraphRunError(f"{prefix}: {exc}") from exc
     return _NOT_ENDED
