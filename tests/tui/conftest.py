@@ -1,0 +1,124 @@
+"""Run files for the TUI tests (deterministic: injected clocks and run IDs) and screen helpers."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from syrupy.assertion import SnapshotAssertion
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+from textual.app import App
+
+from graph_core.callbacks import Budget, RunInfo, StepInfo
+from graph_core.schema import Message
+from inspector.recording import Recorder
+from inspector.recording.synthetic import react_topology, simulate_react
+
+SIZE = (120, 40)
+
+
+def clock() -> Callable[[], float]:
+    ticks = itertools.count()
+    return lambda: 1_700_000_000.0 + next(ticks) * 0.25
+
+
+def record_fixture(path: Path, module: Any) -> Path:
+    """Record a `fixtures.<name>` agent for real (engine + Recorder) with a fixed clock and run ID."""
+    agent = module.build_agent()
+    recorder = Recorder(path, topology=agent.compiled.topology(), clock=clock(), run_id=path.stem)
+    with contextlib.suppress(Exception):
+        agent.invoke([Message.user(module.QUESTION)], callbacks=[recorder])
+    recorder.close()
+    return path
+
+
+def synthetic(path: Path, rounds: int, **options: Any) -> Path:
+    max_steps = options.pop("max_steps", None)
+    recorder = Recorder(path, topology=react_topology(), clock=clock(), run_id=path.stem)
+    simulate_react(recorder, rounds, max_steps=max_steps, **options)
+    recorder.close()
+    return path
+
+
+def stateless_dag(path: Path, steps: int = 3, *, texts: tuple[str, ...] = ()) -> Path:
+    """A run without state or step max (DAG-like): node outputs only."""
+    recorder = Recorder(path, clock=clock(), run_id=path.stem)
+    graph = RunInfo(node_key=None, name="Pipeline", kind="Graph", graph_name="Pipeline")
+    recorder.on_start(graph, "in")
+    for i in range(steps):
+        key = f"n{i}"
+        recorder.on_step_start(StepInfo(index=i, nodes=(key,), budget=Budget(steps_used=i)))
+        info = RunInfo(node_key=key, name=key, kind="Lambda", path=(key,), step=i)
+        recorder.on_start(info, texts[i] if i < len(texts) else f"input {i}")
+        recorder.on_end(info, texts[i] if i < len(texts) else f"output {i}")
+        recorder.on_step_end(
+            StepInfo(index=i, nodes=(key,), budget=Budget(steps_used=i + 1), ended=i == steps - 1)
+        )
+    recorder.on_end(graph, "done")
+    recorder.close()
+    return path
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows, as plain text (for asserts that do not need a snapshot)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))  # pyright: ignore[reportPrivateUsage]
+    return console.export_text(styles=False)
+
+
+class SVGSnapshotExtension(SingleFileSnapshotExtension):
+    """One `.svg` file per snapshot, stored as text so diffs in review are readable."""
+
+    file_extension = "svg"
+    _write_mode = WriteMode.TEXT
+
+
+@pytest.fixture
+def svg_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return snapshot.use_extension(SVGSnapshotExtension)
+
+
+@pytest.fixture
+def weather_run(tmp_path: Path) -> Path:
+    import fixtures.weather
+
+    return record_fixture(tmp_path / "weather.jsonl", fixtures.weather)
+
+
+@pytest.fixture
+def runaway_run(tmp_path: Path) -> Path:
+    import fixtures.runaway
+
+    return record_fixture(tmp_path / "runaway.jsonl", fixtures.runaway)
+
+
+@pytest.fixture
+def error_run(tmp_path: Path) -> Path:
+    return synthetic(tmp_path / "tool-error.jsonl", 3, tool_error_round=1)
+
+
+@pytest.fixture
+def react_run(tmp_path: Path) -> Path:
+    return synthetic(tmp_path / "react.jsonl", 4)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Pilot tests run on asyncio (through anyio's pytest plugin, `pytestmark = pytest.mark.anyio`)."""
+    return "asyncio"

@@ -1,0 +1,68 @@
+"""The TUI's adapter over `Replay`, tested without Textual."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.recording import read_run
+from inspector.replay import Replay
+from inspector.tui.session import Session
+from tests.tui.conftest import synthetic
+
+
+def test_path_at_matches_replay_in_any_order(react_run: Path) -> None:
+    session = Session.open(react_run)
+    replay = Replay(read_run(react_run))
+    order = [0, 1, 2, 8, 3, 8, 5, 0, 7, 6]
+    for i in order:
+        so_far = session.path_at(i)
+        nodes, edges = replay.executed_path(i)
+        assert so_far.nodes == nodes, i
+        assert so_far.edges == edges, i
+        assert so_far.visits == replay.visit_counts(i), i
+
+
+def test_path_at_uses_checkpoints_on_long_runs(tmp_path: Path) -> None:
+    path = synthetic(tmp_path / "long.jsonl", 300, usage=False)
+    session = Session.open(path)
+    last = len(session) - 1
+    assert session.path_at(last).visits == {"chat": 301, "tools": 300}
+    assert 256 in session._checkpoints  # pyright: ignore[reportPrivateUsage]
+    assert session.path_at(300).visits == Replay(read_run(path)).visit_counts(300)
+
+
+def test_ok_run_opens_at_start_error_run_at_the_stop(react_run: Path, error_run: Path) -> None:
+    assert Session.open(react_run).opening_position() == 0
+    assert Session.open(react_run).stop_report() is None
+    session = Session.open(error_run)
+    assert session.opening_position() == len(session) - 1
+    report = session.stop_report()
+    assert report is not None and report.status == "error"
+    assert report.node_path == ("tools",)
+    assert report.error is not None and "weather service unavailable" in (report.error.cause_message or "")
+    assert any(d.code == "tool-failed" for d in report.diagnostics)
+    assert report.unfinished_nodes == ("tools",)
+
+
+def test_budget_cycle_comes_from_diagnostics(runaway_run: Path, react_run: Path) -> None:
+    cycle = Session.open(runaway_run).budget_cycle()
+    assert cycle is not None and "chat -> tools -> chat" in cycle
+    assert Session.open(react_run).budget_cycle() is None
+
+
+def test_reload_picks_up_appended_steps_and_keeps_breakpoints(tmp_path: Path, react_run: Path) -> None:
+    data = react_run.read_bytes()
+    lines = data.splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if b'"step_finished"' in line and b'"index":2' in line) + 1
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(b"".join(lines[:cut]))
+    session = Session.open(live)
+    assert len(session) == 3 and session.run.status == "incomplete"
+    session.replay.go(-1)
+    session.replay.add_breakpoint("tools")
+    assert session.reload() is False  # nothing new yet
+    live.write_bytes(data)
+    assert session.reload() is True
+    assert len(session) == 9 and session.run.status == "ok"
+    assert session.replay.cursor == 8, "a cursor on the last step follows the end"
+    assert session.replay.breakpoints == {"tools"}
