@@ -420,6 +420,40 @@ def test_stream_branches_receive_an_iterator(asynchronous: bool) -> None:
     assert m.compile().invoke("x y") == {"b": "xy", "c": "xy"}
 
 
+def test_branch_ends_may_be_an_eino_style_map_of_allowed_targets() -> None:
+    g = Graph()
+    g.add_lambda_node("a", lambda x: x)
+    g.add_lambda_node("b", lambda x: "b")
+    g.add_lambda_node("c", lambda x: "c")
+    g.add_edge(START, "a")
+    g.add_branch("a", Branch(lambda x: x, {"b": True, "c": False}))
+    g.add_edge("b", END)
+    g.add_edge("c", END)
+    compiled = g.compile()
+    assert compiled.invoke("b") == "b"
+    with pytest.raises(GraphRunError, match="unintended end node: c"):
+        compiled.invoke("c")
+
+
+def test_process_state_holds_the_state_lock_across_parallel_nodes() -> None:
+    import time
+
+    def slow_increment(state: dict[str, int]) -> int:
+        seen = state["n"]
+        time.sleep(0.005)
+        state["n"] = seen + 1
+        return state["n"]
+
+    keys = [f"w{i}" for i in range(4)]
+    g = Graph(state=lambda: {"n": 0})
+    for key in keys:
+        g.add_lambda_node(key, lambda x, key=key: {key: process_state(dict, slow_increment)})
+        g.add_edge(START, key)
+        g.add_edge(key, END)
+    merged = g.compile().invoke(None)
+    assert sorted(merged.values()) == [1, 2, 3, 4]  # no lost update: each ran under the lock
+
+
 def test_build_errors_name_the_node_or_edge() -> None:
     g = Graph()
     g.add_lambda_node("a", lambda x: x)
@@ -665,6 +699,25 @@ def test_callbacks_with_only_some_methods_are_fine() -> None:
     cb = OnlyEnd()
     assert linear("a").compile().invoke("", callbacks=[cb]) == "a"
     assert cb.outputs == ["a", "a"]
+
+
+def test_tool_calls_inside_a_tools_node_report_kind_tool_with_the_tool_name() -> None:
+    model = ScriptedChatModel([calls("ping", "echo"), answer("ok")])
+    agent = ReActAgent(model=model, tools=[ping, echo], tool_arguments_handler=lambda n, a: '{"text": "t"}')
+    log = Log()
+    agent.invoke([Message.user("q")], callbacks=[log])
+    tools = [
+        (i.name, i.kind, i.node_key, tuple(i.path))
+        for k, i, _ in log.events
+        if k == "start" and i.kind == "Tool"
+    ]
+    assert sorted(tools) == [("echo", "Tool", "tools", ("tools",)), ("ping", "Tool", "tools", ("tools",))]
+    kinds = {i.node_key: (i.name, i.kind) for k, i, _ in log.events if k == "start" and i.kind != "Tool"}
+    assert kinds == {
+        None: ("ReActAgent", "Graph"),
+        "chat": ("ChatModel", "ChatModel"),
+        "tools": ("Tools", "ToolsNode"),
+    }
 
 
 # -- schema, tools, models -------------------------------------------------------------------------------
@@ -1146,9 +1199,8 @@ def test_recorder_on_a_compiled_graph_without_state_and_with_an_error(tmp_path: 
         g.compile().invoke(1, callbacks=[Recorder(str(err_path))])
     failed = read_run(str(err_path))
     assert failed.status == "error"
-    assert failed.error is not None and "kaput" in str(
-        failed.error.message if hasattr(failed.error, "message") else failed.error
-    )
+    assert failed.error is not None and "kaput" in failed.error.message
+    assert failed.output is None
 
 
 def test_recorder_redacts_secrets_by_default(tmp_path: Path) -> None:
@@ -1170,6 +1222,29 @@ def test_recorder_redacts_secrets_by_default(tmp_path: Path) -> None:
         assert secret not in text
     assert "visible" in text
     assert read_run(path).steps[0].state["ok"] == "visible"
+
+
+def test_recorder_on_an_adk_agent_run(tmp_path: Path) -> None:
+    from inspector.recording import Recorder, read_run
+
+    path = tmp_path / "adk.jsonl"
+    agent = ChatModelAgent(
+        name="helper", model=ScriptedChatModel([calls("ping"), answer("done")]), tools=[ping]
+    )
+    events = list(agent.run([Message.user("hi")], callbacks=[Recorder(path)]))
+    assert events[-1].message is not None and events[-1].message.content == "done"
+    run = read_run(path)
+    assert run.status == "ok"
+    assert [s.nodes[0] for s in run.steps] == [
+        "Init",
+        "ChatModel",
+        "CancelCheck",
+        "ToolNode",
+        "AfterToolCalls",
+        "AfterToolCallsCancelCheck",
+        "ChatModel",
+    ]
+    assert [s.budget.steps_used for s in run.steps] == list(range(1, 8))
 
 
 def test_read_run_corrupt_middle_line_and_cut_off_tail(tmp_path: Path) -> None:
@@ -1335,6 +1410,29 @@ def test_cli_file_target_record_input_json_and_show(
     assert (run.status, run.output) == ("ok", "HEY!")
     status, out, _ = _main(["show", "g.jsonl"], capsys)
     assert status == 0 and "upper" in out and "exclaim" in out
+
+
+def test_cli_graph_and_agent_factory_targets_and_json_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspector.recording import read_run
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "targets.py").write_text(
+        FILE_TARGET + "\n\ngraph = Graph()\ngraph.add_lambda_node('solo', str.title)\n"
+        "graph.add_edge(START, 'solo')\ngraph.add_edge('solo', END)\n",
+        encoding="utf-8",
+    )
+    status, out, err = _main(["topology", "targets.py:graph", "--format", "json"], capsys)
+    assert status == 0, err
+    assert "solo" in out
+    messages = json.dumps([{"role": "user", "content": "Beijing please"}])
+    status, _, err = _main(
+        ["record", "fixtures.weather:build_agent", "--input-json", messages, "-o", "w.jsonl"], capsys
+    )
+    assert status == 0, err
+    run = read_run(tmp_path / "w.jsonl")
+    assert run.status == "ok" and "Beijing please" in json.dumps(run.steps[0].state)
 
 
 @pytest.mark.parametrize(
