@@ -1300,6 +1300,18 @@ def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str
     return status, out, err
 
 
+def _demo_is_headless() -> bool:
+    import contextlib
+    import io
+
+    from inspector.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+        main(["demo", "--help"])
+    return "--headless" in out.getvalue()
+
+
 @pytest.fixture(scope="module")
 def cli(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The CLI as a user runs it: both entry points as subprocesses, all at once (the machine is small)."""
@@ -1333,6 +1345,8 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "bad_target": [exe, "topology", "no_such_module_xyz:thing"],
         "bad_show": [*py, "show", str(work / "absent.jsonl")],
     }
+    if _demo_is_headless():
+        jobs["demo"] = [*py, "demo", "--headless"]
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         results: dict[str, Any] = dict(zip(jobs, pool.map(run, jobs.values()), strict=True))
     results["_dir"] = work
@@ -1456,19 +1470,10 @@ def test_cli_user_errors_exit_2(
     assert err.strip() and "Traceback" not in err
 
 
-def test_cli_demo_headless_if_available(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = _main(["demo", "--help"], capsys)
-    if "--headless" not in out:
+def test_cli_demo_headless_if_available(cli: dict[str, Any]) -> None:
+    if "demo" not in cli:
         pytest.skip("`inspector demo --headless` is not in this build yet (TUI in progress)")
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "demo", "--headless"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+    _ok(cli["demo"])
 
 
 # -- pytest plugin ---------------------------------------------------------------------------------------
