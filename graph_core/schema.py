@@ -12,7 +12,16 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Message", "Role", "TokenUsage", "ToolCall", "ToolInfo", "concat_messages", "shallow_copy"]
+__all__ = [
+    "Message",
+    "Role",
+    "TokenUsage",
+    "ToolCall",
+    "ToolInfo",
+    "concat_messages",
+    "shallow_copy",
+    "unvalidated",
+]
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -112,7 +121,7 @@ class Message(BaseModel):
             fields_set.add("tool_call_id")
         if tool_name is not None:
             fields_set.add("tool_name")
-        return _unvalidated(cls, values, fields_set)
+        return unvalidated(cls, values, fields_set)
 
     @classmethod
     def user(cls, text: str, **data: Any) -> Message:
@@ -147,8 +156,11 @@ _object_new = object.__new__
 _object_setattr = object.__setattr__
 
 
-def _unvalidated(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
-    """What `model_construct` does, minus its per-field Python loop (10x slower than validating here)."""
+def unvalidated(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
+    """A model from complete, already valid field values (what `model_construct` does, 10x faster).
+
+    For this module's models only (no extras, no private attributes); `values` must hold every field.
+    """
     model = _object_new(cls)
     _object_setattr(model, "__dict__", values)
     _object_setattr(model, "__pydantic_fields_set__", fields_set)
@@ -159,7 +171,7 @@ def _unvalidated(cls: type[_M], values: dict[str, Any], fields_set: set[str]) ->
 
 def shallow_copy(model: _M) -> _M:
     """`model.model_copy()` for this module's models (no extras, no private attributes), twice as fast."""
-    return _unvalidated(type(model), model.__dict__.copy(), model.__pydantic_fields_set__.copy())
+    return unvalidated(type(model), model.__dict__.copy(), model.__pydantic_fields_set__.copy())
 
 
 def _agree(field: str, values: Iterable[str | None]) -> str | None:

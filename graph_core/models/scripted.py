@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from graph_core.errors import GraphError
-from graph_core.schema import Message, ToolInfo, concat_messages, shallow_copy
+from graph_core.schema import Message, ToolInfo, concat_messages, shallow_copy, unvalidated
 
 __all__ = ["ScriptEntry", "ScriptExhaustedError", "ScriptedChatModel"]
 
@@ -171,13 +171,12 @@ def _new_conversation(messages: Sequence[Message]) -> bool:
 
 def _fresh(message: Message) -> Message:
     """A copy that shares nothing mutable with the script (20x cheaper than a pydantic deep copy)."""
-    copy = shallow_copy(message)
-    values = vars(copy)  # written directly: pydantic's __setattr__ costs more than the copy itself
+    values = vars(message).copy()  # filled before the copy exists: pydantic's __setattr__ costs more
     values["tool_calls"] = [shallow_copy(call) for call in message.tool_calls]
     if message.usage is not None:
         values["usage"] = shallow_copy(message.usage)
     values["extra"] = dict(message.extra)
-    return copy
+    return unvalidated(type(message), values, message.model_fields_set.copy())
 
 
 async def _aiter(chunks: list[Message]) -> AsyncIterator[Message]:
