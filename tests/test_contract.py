@@ -187,6 +187,32 @@ def test_lambda_node_accepts_plain_async_and_lambda_bundles() -> None:
     assert asyncio.run(compiled.ainvoke("x")) == "XPASC"
 
 
+def test_ainvoke_overlaps_the_async_tasks_of_one_step() -> None:
+    async def scenario() -> Any:
+        left_ready, right_ready = asyncio.Event(), asyncio.Event()
+
+        async def left(x: Any) -> dict[str, str]:
+            left_ready.set()
+            await right_ready.wait()  # deadlocks unless `right` runs at the same time
+            return {"left": "ok"}
+
+        async def right(x: Any) -> dict[str, str]:
+            right_ready.set()
+            await left_ready.wait()
+            return {"right": "ok"}
+
+        g = Graph()
+        g.add_lambda_node("left", left)
+        g.add_lambda_node("right", right)
+        g.add_edge(START, "left")
+        g.add_edge(START, "right")
+        g.add_edge("left", END)
+        g.add_edge("right", END)
+        return await asyncio.wait_for(g.compile().ainvoke(None), timeout=5)
+
+    assert asyncio.run(scenario()) == {"left": "ok", "right": "ok"}
+
+
 def test_invoke_runs_invoke_mode_and_stream_runs_stream_mode() -> None:
     used: list[str] = []
 
@@ -1126,8 +1152,10 @@ HOSTILE_KEYS = [
     "{braces}",
     "ünïcødé ✓",
     "-1.5",
-    "",
-][:-1]
+    "a\\Nb",
+    "c\\ld",
+    "trailing\\",
+]
 
 
 def test_to_dot_is_accepted_by_graphviz_for_hostile_keys() -> None:
@@ -1146,10 +1174,16 @@ def test_to_dot_is_accepted_by_graphviz_for_hostile_keys() -> None:
     dot_bin = shutil.which("dot")
     if dot_bin is None:
         pytest.skip("Graphviz `dot` is not installed")
-    done = subprocess.run([dot_bin, "-Tjson"], input=dot.encode(), capture_output=True, timeout=30)
-    assert done.returncode == 0, done.stderr.decode()
-    rendered = json.loads(done.stdout)
-    assert len(rendered.get("objects", [])) >= len(HOSTILE_KEYS) + 2
+    done = subprocess.run([dot_bin, "-Tsvg"], input=dot.encode(), capture_output=True, timeout=30)
+    assert done.returncode == 0 and not done.stderr, done.stderr.decode()
+    # every key is drawn as its literal text: no DOT escapes (\\N, \\l), quotes or HTML leak through
+    import html
+    import re
+
+    texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>(.*?)</text>", done.stdout.decode())]
+    for key in HOSTILE_KEYS:
+        if "\n" not in key:
+            assert key in texts, key
 
 
 # -- recordings ------------------------------------------------------------------------------------------
@@ -1480,9 +1514,21 @@ def test_cli_demo_headless_if_available(cli: dict[str, Any]) -> None:
 
 pytest_plugins = ["pytester"]
 
-# Imported here so pytester's in-process inner runs reuse them (it restores `sys.modules` after each run).
-import inspector.recording  # noqa: E402
-import inspector.snapshot.extension  # noqa: E402, F401
+
+def _preload_for_pytester() -> None:
+    """Import what the inner runs use, so pytester's in-process runs (it restores `sys.modules`) reuse it.
+
+    A speed measure only: if the import fails, the tests that need these modules report it themselves.
+    """
+    import contextlib
+    import importlib
+
+    for module in ("inspector.recording", "inspector.snapshot.extension"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+
+
+_preload_for_pytester()
 
 PLUGIN_PROJECT = """
 from graph_core import END, START, Graph
