@@ -115,6 +115,10 @@ def set_return_directly() -> None:
     process_state(ReActState, mark)
 
 
+def _return_directly_id(state: ReActState) -> str:
+    return state.return_directly_tool_call_id
+
+
 def _as_messages(messages: Sequence[Message] | str) -> list[Message]:
     if isinstance(messages, str):
         return [Message.user(messages)]
@@ -191,7 +195,7 @@ class ReActAgent:
     @staticmethod
     def _after_tools(chunks: Any) -> str:
         _close(chunks)
-        chosen = process_state(ReActState, lambda s: s.return_directly_tool_call_id)
+        chosen = process_state(ReActState, _return_directly_id)
         return DIRECT_RETURN if chosen else CHAT
 
     @staticmethod

@@ -220,7 +220,11 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     while True:
         _check_budget(rc, data)
         step = data.step
-        tasks = [Task(plan.nodes[key], value, step) for key, value in data.pending]
+        pending = data.pending
+        if len(pending) == 1:  # most Pregel steps: no comprehension
+            tasks = [Task(plan.nodes[pending[0][0]], pending[0][1], step)]
+        else:
+            tasks = [Task(plan.nodes[key], value, step) for key, value in pending]
         data.pending = []
         restored = rc.restored
         if restored is not None:  # the first step of a resumed run: rerun nodes get their records back
