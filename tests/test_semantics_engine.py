@@ -465,3 +465,82 @@ def test_graph_on_start_sees_the_state_and_fires_before_nodes() -> None:
     g.add_edge("a", END)
     g.compile().invoke(1, callbacks=[Handler()])
     assert seen == [{"ready": True}, "a"]
+
+
+# -- §2.9 stream mode ------------------------------------------------------------------------------------
+
+
+def test_tools_node_streams_index_aligned_rows_that_concat_to_the_invoke_output() -> None:
+    """§2.9/§4: each stream chunk is an n-element list with one entry set; concat rebuilds the list."""
+    from graph_core.schema import Message, ToolCall
+    from graph_core.tools import ToolsNode, tool
+
+    @tool
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    @tool
+    def letters() -> Iterator[str]:
+        """Stream three letters."""
+        yield from ("a", "b", "c")
+
+    g = Graph()
+    g.add_tools_node("tools", ToolsNode([letters, ping]))
+    g.add_edge(START, "tools")
+    g.add_edge("tools", END)
+    compiled = g.compile()
+    message = Message.assistant("", tool_calls=[ToolCall("1", "letters", "{}"), ToolCall("2", "ping", "{}")])
+    rows = list(compiled.stream(message))
+    assert len(rows) == 4
+    assert all(len(row) == 2 and sum(m is not None for m in row) == 1 for row in rows)
+    assert "".join(row[0].content for row in rows if row[0] is not None) == "abc"
+    assert [m.content for m in compiled.invoke(message)] == ["abc", "pong"]
+
+
+def test_stream_branch_reading_one_chunk_does_not_starve_the_target() -> None:
+    """§1.4: in stream mode a stream branch gets its own copy; the chosen node still gets every chunk."""
+    peeked: list[str] = []
+
+    def peek(chunks: Iterator[str]) -> str:
+        peeked.append(next(chunks))
+        return "join"
+
+    def words(x: str) -> Iterator[str]:
+        yield from x.split()
+
+    g = Graph()
+    g.add_lambda_node("split", Lambda(stream=words))
+    g.add_lambda_node("join", lambda x: f"<{x}>")
+    g.add_edge(START, "split")
+    g.add_branch("split", Branch.stream(peek, ["join", END]))
+    g.add_edge("join", END)
+    assert "".join(g.compile().stream("a b c")) == "<abc>"
+    assert peeked == ["a"]
+
+
+def test_recorder_records_a_stream_mode_agent_run(tmp_path: Any) -> None:
+    from graph_core.agents.react import ReActAgent
+    from graph_core.models import ScriptedChatModel
+    from graph_core.schema import Message, ToolCall
+    from graph_core.tools import tool
+    from inspector.recording import Recorder, read_run
+
+    @tool
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    script: list[Any] = [
+        Message.assistant("", tool_calls=[ToolCall("1", "ping", "{}")]),
+        [Message.assistant("fi"), Message.assistant("nal")],
+    ]
+    agent = ReActAgent(model=ScriptedChatModel(script), tools=[ping])
+    path = tmp_path / "stream.jsonl"
+    assert (
+        "".join(m.content for m in agent.stream([Message.user("q")], callbacks=[Recorder(path)])) == "final"
+    )
+    run = read_run(path)
+    assert run.status == "ok"
+    assert [tuple(s.nodes) for s in run.steps] == [("chat",), ("tools",), ("chat",)]
+    assert isinstance(run.output, dict) and run.output["content"] == "final"
