@@ -116,11 +116,14 @@ class Message(BaseModel):
             "usage": None,
             "extra": {},
         }
-        fields_set = {"role", "content"}
-        if tool_call_id is not None:
-            fields_set.add("tool_call_id")
-        if tool_name is not None:
-            fields_set.add("tool_name")
+        if tool_call_id is not None and tool_name is not None:
+            fields_set = {"role", "content", "tool_call_id", "tool_name"}
+        else:
+            fields_set = {"role", "content"}
+            if tool_call_id is not None:
+                fields_set.add("tool_call_id")
+            if tool_name is not None:
+                fields_set.add("tool_name")
         return unvalidated(cls, values, fields_set)
 
     @classmethod

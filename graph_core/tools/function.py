@@ -106,6 +106,8 @@ class Tool:
             raise ValueError("a tool needs a name: pass @tool(name=...) for lambdas and callables")
         doc_description, arg_docs = _parse_docstring(inspect.getdoc(fn))
         self._args_model = self._build_args_model(tool_name, arg_docs)
+        # the model's compiled validator, called directly (model_validate_json adds a Python frame)
+        self._validate_json = self._args_model.__pydantic_validator__.validate_json
         parameters = _strip_titles(self._args_model.model_json_schema())
         parameters.setdefault("properties", {})
         self.info = ToolInfo(tool_name, description or doc_description, parameters)
@@ -153,7 +155,7 @@ class Tool:
         through `json.loads` + `model_validate` only to produce the precise error message.
         """
         try:
-            validated = self._args_model.model_validate_json(arguments)
+            validated = self._validate_json(arguments)
         except ValidationError:
             return self._parse_arguments_slowly(arguments)
         return dict(validated.__dict__)
