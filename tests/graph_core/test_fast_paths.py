@@ -190,3 +190,17 @@ def test_tools_node_single_call_builds_the_same_message() -> None:
     assert out[0].model_fields_set == Message.tool("3", tool_call_id="c1", tool_name="add").model_fields_set
     with pytest.raises(ValidationError):
         ToolsNode([_DuckTool()]).invoke(Message.assistant(tool_calls=[ToolCall("c1", "duck", "{}")]))
+
+
+def test_runner_scopes_equal_constructed_ones() -> None:
+    """The runner builds RunScope through its slots; the result is a normal, frozen RunScope."""
+    import dataclasses
+
+    from graph_core.context import RunScope
+    from graph_core.runner.run import _new_scope  # pyright: ignore[reportPrivateUsage]
+
+    built = _new_scope((), ("a", "b"), 3, "g", None, {"k": 1})
+    assert built == RunScope((), ("a", "b"), 3, "g", None, {"k": 1})
+    assert built.resume is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.step = 4  # type: ignore[misc]
