@@ -133,7 +133,11 @@ class ReplayApp(App[None]):
         timeline.cursor = cursor
         active = step.nodes if step is not None else (stop.unfinished_nodes if stop else ())
         self.query_one(GraphPane).show(
-            run.topology, active=active, so_far=session.path_at(cursor), breakpoints=replay.breakpoints
+            run.topology,
+            active=active,
+            so_far=session.path_at(cursor),
+            breakpoints=replay.breakpoints,
+            failed=stop.unfinished_nodes if stop and stop.status == "error" else (),
         )
         state = replay.state_at(cursor) if step is not None else None
         changes = replay.changes_at(cursor) if step is not None else []
@@ -144,6 +148,7 @@ class ReplayApp(App[None]):
             empty = "(no state: this graph keeps none)"
         self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
         self.query_one(MessagesPane).show(replay.messages_at(cursor) if step else [], expand=self.expand)
+        self.query_one("#messages-box").scroll_end(animate=False, immediate=False)
         self.query_one(NodeDetail).show(step, stop=stop, expand=self.expand)
         self.query_one(BudgetBar).show(step.budget if step else None, cycle=session.budget_cycle())
         self.query_one("#status", Static).update(self._status())

@@ -21,6 +21,7 @@ __all__ = ["GraphPane", "paint"]
 ACTIVE = "bold reverse"
 EXECUTED = "green"
 BREAKPOINT = "bold red"
+FAILED = "bold white on red"
 
 
 _DrawingKey = tuple[int, str | None, frozenset[str], frozenset[tuple[str, str]]]
@@ -60,8 +61,11 @@ def paint(
     active: tuple[str, ...],
     so_far: PathSoFar,
     breakpoints: frozenset[str] = frozenset(),
+    failed: tuple[str, ...] = (),
 ) -> Text:
-    """The drawing as `Text` with styles from the geometry, plus a visits legend."""
+    """The drawing as `Text` with styles from the geometry, plus a visits legend.
+
+    `failed` names nodes of a step that never finished (the run failed in them): drawn in red."""
     top_level = {node.key for node in topology.nodes}
     nodes = frozenset(n for n in so_far.nodes if n in top_level)
     edges = frozenset(e for e in so_far.edges if e[0] in top_level and e[1] in top_level)
@@ -83,7 +87,9 @@ def paint(
         key = box.path[0]
         if len(box.path) > 1:
             continue
-        if key in active:
+        if key in failed:
+            style = FAILED
+        elif key in active:
             style = ACTIVE
         elif key in breakpoints:
             style = BREAKPOINT
@@ -124,10 +130,11 @@ class GraphPane(Static):
         active: tuple[str, ...],
         so_far: PathSoFar,
         breakpoints: frozenset[str] = frozenset(),
+        failed: tuple[str, ...] = (),
     ) -> None:
         if topology is None:
             text = Text("(this run file has no topology)\n\nactive: ", style="dim")
             text.append_text(one_line(", ".join(active) or "–"))
             self.update(text)
             return
-        self.update(paint(topology, active=active, so_far=so_far, breakpoints=breakpoints))
+        self.update(paint(topology, active=active, so_far=so_far, breakpoints=breakpoints, failed=failed))

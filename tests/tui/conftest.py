@@ -53,12 +53,12 @@ def stateless_dag(path: Path, steps: int = 3, *, texts: tuple[str, ...] = ()) ->
     recorder.on_start(graph, "in")
     for i in range(steps):
         key = f"n{i}"
-        recorder.on_step_start(StepInfo(index=i, nodes=(key,), budget=Budget(steps_used=i)))
+        recorder.on_step_start(StepInfo(index=i, nodes=(key,), budget=Budget.of(i, None)))
         info = RunInfo(node_key=key, name=key, kind="Lambda", path=(key,), step=i)
         recorder.on_start(info, texts[i] if i < len(texts) else f"input {i}")
         recorder.on_end(info, texts[i] if i < len(texts) else f"output {i}")
         recorder.on_step_end(
-            StepInfo(index=i, nodes=(key,), budget=Budget(steps_used=i + 1), ended=i == steps - 1)
+            StepInfo(index=i, nodes=(key,), budget=Budget.of(i + 1, None), ended=i == steps - 1)
         )
     recorder.on_end(graph, "done")
     recorder.close()

@@ -1,0 +1,121 @@
+"""Replay debugger at scale: a generated 100,000-step run opened in the TUI, measured with Pilot.
+
+Targets (issue 6): first paint of the 100,000-step run under 2 s; one step forward, repainted, under
+50 ms. "First paint" is from `make_app(path)` (which reads the file) to the first frame of the mounted
+screen; "one step" is a key press through Pilot until the screen is idle and repainted (median of 30).
+
+Baselines, in the same process: the same measures on a 9-step run (the TUI should cost the same for
+both: nothing scales with the run length), and a Textual `DataTable` holding one row per step (what a
+non-virtualised timeline costs to fill and paint).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
+from graph_core.schema import Message
+from inspector.recording import Recorder
+from inspector.recording.synthetic import react_topology
+
+STEPS = 100_000
+FIRST_PAINT_TARGET_S = 2.0
+STEP_TARGET_S = 0.050
+SIZE = (120, 40)
+
+
+def generate(path: Path, steps: int) -> Path:
+    """A chat/tools loop of `steps` supersteps through the real Recorder, with a small state."""
+    ticks = itertools.count()
+    recorder = Recorder(
+        path, topology=react_topology(steps + 1), clock=lambda: next(ticks) * 0.01, run_id="bench"
+    )
+    graph = RunInfo(node_key=None, name="ReActAgent", kind="Graph", graph_name="ReActAgent")
+    recorder.on_start(graph, [Message.user("go")])
+    for i in range(steps):
+        node, after = ("chat", "tools") if i % 2 == 0 else ("tools", "chat")
+        recorder.on_step_start(StepInfo(index=i, nodes=(node,), budget=Budget.of(i, steps + 1)))
+        info = RunInfo(node_key=node, name=node, kind="Lambda", path=(node,), step=i)
+        recorder.on_start(info, f"in {i}")
+        recorder.on_end(info, f"out {i}")
+        recorder.on_step_end(
+            StepInfo(
+                index=i,
+                nodes=(node,),
+                budget=Budget.of(i + 1, steps + 1),
+                state={"round": i // 2, "last": f"{node} {i}"},
+                branches=(BranchDecision(node, 0, (after,), ()),),
+                next_nodes=(after,),
+            )
+        )
+    recorder.on_end(graph, "done")
+    recorder.close()
+    return path
+
+
+async def _measure(path: Path) -> tuple[float, float]:
+    from inspector.tui import make_app
+
+    start = time.perf_counter()
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        first_paint = time.perf_counter() - start
+        times: list[float] = []
+        for _ in range(30):
+            t = time.perf_counter()
+            await pilot.press("n")
+            await pilot.pause()
+            times.append(time.perf_counter() - t)
+        assert app.replay.cursor == min(30, len(app.replay) - 1)
+    return first_paint, statistics.median(times)
+
+
+async def _datatable(steps: int) -> float:
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    class Table(App[None]):
+        def compose(self) -> ComposeResult:
+            yield DataTable()
+
+        def on_mount(self) -> None:
+            table = self.query_one(DataTable)
+            table.add_columns("step", "nodes", "used", "left")
+            table.add_rows((i, "chat" if i % 2 == 0 else "tools", i + 1, steps - i) for i in range(steps))
+
+    start = time.perf_counter()
+    async with Table().run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        return time.perf_counter() - start
+
+
+def run() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        big = generate(Path(tmp) / "big.jsonl", STEPS)
+        print(
+            f"generated {STEPS:,} steps ({big.stat().st_size / 1e6:.0f} MB) "
+            f"in {time.perf_counter() - t:.1f} s"
+        )
+        small = generate(Path(tmp) / "small.jsonl", 9)
+        small_paint, small_step = asyncio.run(_measure(small))
+        big_paint, big_step = asyncio.run(_measure(big))
+        table = asyncio.run(_datatable(STEPS))
+    print(f"first paint   {STEPS:,} steps: {big_paint:.3f} s   9 steps: {small_paint:.3f} s   "
+          f"ratio {big_paint / small_paint:.1f}x   target < {FIRST_PAINT_TARGET_S:.1f} s   "
+          f"{'OK' if big_paint < FIRST_PAINT_TARGET_S else 'MISSED'}")  # fmt: skip
+    print(f"step forward  {STEPS:,} steps: {big_step * 1000:.1f} ms   9 steps: {small_step * 1000:.1f} ms   "
+          f"ratio {big_step / small_step:.2f}x   target < {STEP_TARGET_S * 1000:.0f} ms   "
+          f"{'OK' if big_step < STEP_TARGET_S else 'MISSED'}")  # fmt: skip
+    print(f"baseline: DataTable with {STEPS:,} rows, fill + first paint {table:.3f} s "
+          f"({table / big_paint:.1f}x the replay app's first paint)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    run()
