@@ -122,3 +122,22 @@ def react_run(tmp_path: Path) -> Path:
 def anyio_backend() -> str:
     """Pilot tests run on asyncio (through anyio's pytest plugin, `pytestmark = pytest.mark.anyio`)."""
     return "asyncio"
+
+
+def split_after_steps(path: Path, steps: int) -> tuple[bytes, bytes]:
+    """The file cut at the first line boundary where it reads as exactly `steps` complete steps.
+
+    Found by reading prefixes (not by knowing line kinds), so it holds whatever the format's lines are.
+    """
+    from inspector.recording import read_run
+
+    data = path.read_bytes()
+    probe = path.with_name(f"{path.stem}.probe.jsonl")
+    offset = data.index(b"\n") + 1
+    while offset < len(data):
+        probe.write_bytes(data[:offset])
+        if len(read_run(probe).steps) == steps:
+            probe.unlink()
+            return data[:offset], data[offset:]
+        offset = data.index(b"\n", offset) + 1
+    raise AssertionError(f"{path} never reads as {steps} steps")

@@ -8,20 +8,13 @@ import pytest
 
 from inspector.tui import make_app
 from inspector.tui.timeline import Timeline
-from tests.tui.conftest import SIZE, screen_text
+from tests.tui.conftest import SIZE, screen_text, split_after_steps
 
 pytestmark = pytest.mark.anyio
 
 
-def _split(path: Path, after_step: int) -> tuple[bytes, bytes]:
-    lines = path.read_bytes().splitlines(keepends=True)
-    marker = b'"index":%d' % after_step
-    cut = next(i for i, line in enumerate(lines) if b'"step_finished"' in line and marker in line) + 1
-    return b"".join(lines[:cut]), b"".join(lines[cut:])
-
-
 async def test_follow_mode_shows_appended_steps_live(tmp_path: Path, react_run: Path) -> None:
-    head, tail = _split(react_run, 2)
+    head, tail = split_after_steps(react_run, 3)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
     app = make_app(live, follow=True, poll_interval=0.02)
@@ -49,7 +42,7 @@ async def test_follow_mode_shows_appended_steps_live(tmp_path: Path, react_run: 
 
 
 async def test_without_follow_the_file_is_read_once(tmp_path: Path, react_run: Path) -> None:
-    head, tail = _split(react_run, 2)
+    head, tail = split_after_steps(react_run, 3)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
     app = make_app(live, poll_interval=0.02)

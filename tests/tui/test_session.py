@@ -7,7 +7,7 @@ from pathlib import Path
 from inspector.recording import read_run
 from inspector.replay import Replay
 from inspector.tui.session import Session
-from tests.tui.conftest import synthetic
+from tests.tui.conftest import split_after_steps, synthetic
 
 
 def test_path_at_matches_replay_in_any_order(react_run: Path) -> None:
@@ -52,10 +52,9 @@ def test_budget_cycle_comes_from_diagnostics(runaway_run: Path, react_run: Path)
 
 def test_reload_picks_up_appended_steps_and_keeps_breakpoints(tmp_path: Path, react_run: Path) -> None:
     data = react_run.read_bytes()
-    lines = data.splitlines(keepends=True)
-    cut = next(i for i, line in enumerate(lines) if b'"step_finished"' in line and b'"index":2' in line) + 1
+    head, _ = split_after_steps(react_run, 3)
     live = tmp_path / "live.jsonl"
-    live.write_bytes(b"".join(lines[:cut]))
+    live.write_bytes(head)
     session = Session.open(live)
     assert len(session) == 3 and session.run.status == "incomplete"
     session.replay.go(-1)
