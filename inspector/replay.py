@@ -114,7 +114,7 @@ class Replay:
 
     def budget_series(self) -> list[BudgetRecord]:
         """The budget after every step, in order (reads only the step_finished lines)."""
-        return [self.run.finished_event(i).budget for i in range(len(self))]
+        return [self.run.budget_at(i) for i in range(len(self))]
 
     def nodes_at(self, i: int) -> tuple[str, ...]:
         """The nodes of step `i`, from a list built once (cheap even for very long runs)."""

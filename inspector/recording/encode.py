@@ -15,6 +15,8 @@ every step's state and in every model input:
 
 Messages already recorded are assumed not to change in place unless their role, content, tool calls or
 tool call ID change (a cheap fingerprint is compared); the engine replaces rather than edits them.
+
+Keys of recorded data that start with `$` get one more `$` (`escape_key`), so markers stay unambiguous.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pydantic import BaseModel
 from graph_core.schema import Message, TokenUsage, ToolCall
 from inspector.recording.redact import Redaction
 
-__all__ = ["Encoder", "type_name"]
+__all__ = ["Encoder", "Raw", "escape_key", "type_name", "unescape_key"]
 
 _MAX_DEPTH = 64
 
@@ -50,6 +52,16 @@ def _extend_runs(runs: list[list[int]], refs: list[int]) -> list[list[int]]:
     return out
 
 
+def escape_key(key: str) -> str:
+    """A data key as stored: one more `$` in front when it starts with `$`, so no recorded key can be
+    taken for one of the format's markers (`$ref`, `$repr`, ...); `unescape_key` undoes it."""
+    return "$" + key if key[:1] == "$" else key
+
+
+def unescape_key(key: str) -> str:
+    return key[1:] if key[:2] == "$$" else key
+
+
 def type_name(value: Any) -> str:
     cls = type(value)
     module = cls.__module__
@@ -58,6 +70,15 @@ def type_name(value: Any) -> str:
 
 def _fingerprint(message: Message) -> tuple[Any, ...]:
     return (message.role, message.content, message.tool_call_id, len(message.tool_calls), message.usage)
+
+
+class Raw:
+    """A value that is already in the format (a marker built by the recorder): passed through as is."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 class Encoder:
@@ -102,6 +123,8 @@ class Encoder:
             return value if math.isfinite(value) else {"$repr": repr(value), "$type": "float"}
         if cls is Message:
             return self._message(value, depth) if self.intern else self._model(value, depth, True)
+        if cls is Raw:
+            return value.value
         if depth >= _MAX_DEPTH:
             return {"$repr": "<too deep>", "$type": type_name(value)}
         if cls is list:
@@ -142,7 +165,7 @@ class Encoder:
         out: dict[str, Any] = {}
         for k, v in value.items():
             key = k if type(k) is str else str(k.value if isinstance(k, enum.Enum) else k)
-            out[key] = self._item(key, v, depth)
+            out[escape_key(key)] = self._item(key, v, depth)
         return out
 
     def _sequence(self, value: Any, depth: int) -> list[Any]:
@@ -217,7 +240,7 @@ class Encoder:
             return self._mapping(dumped, depth)
         out = {name: self._item(name, getattr(value, name, None), depth) for name in type(value).model_fields}
         for key, item in (value.model_extra or {}).items():
-            out[key] = self._item(key, item, depth)
+            out[escape_key(key)] = self._item(key, item, depth)
         return out
 
     def _dataclass(self, value: Any, depth: int) -> dict[str, Any]:

@@ -1,15 +1,23 @@
-"""The run-file format: one JSON object per line, a header first, then events in the order they happened.
+"""The run-file format: one JSON object per line, a header first, then a line per superstep.
 
-Every line is one of the models below, told apart by `kind` (one discriminated union, `Event`). The
-field order is part of the format: `kind` comes first and step events carry `path` (and `full` for
-`step_finished`) right after it, so a reader can index a large file by scanning line prefixes instead of
-parsing every line (see `reader.py`).
+Every line is one of the models below, told apart by `kind` (one discriminated union, `Event`): the
+`header`, `value` lines (a message stored once, referred to as `{"$ref": id}`), one `step` line per
+completed superstep (what ran with inputs and outputs, branch decisions, budget, state), a
+`step_unfinished` line for the step a failed or interrupted run stopped in, `interrupted` and
+`run_finished`. A step's lines (the values it introduced, nested graphs' steps, then the step itself)
+are written together at the step boundary and flushed, so a killed process leaves whole steps only.
 
-Values (node inputs and outputs, state) are JSON-like, as produced by `encode.py`. Two markers appear
-inside them: `{"$ref": n}` points at a `value` line with `id` n (a message stored once however many
-times a run mentions it), and keys starting with `$` mark representations of things JSON cannot hold
-(`$repr`, `$truncated`, ...). Step state is stored as a full snapshot (`full: true`) or as changes
-against the previous step of the same graph (`statediff.py`).
+The field order is part of the format: `kind` comes first, step lines carry `path` and then `full`
+right after it, so a reader can index a large file by scanning line prefixes instead of parsing every
+line (see `reader.py`). Fields at their defaults, and fields the reader can derive (a node's name
+from the topology, a budget's step counts from the step index, a tool's arguments from its call), are
+left out: a 1,000-round ReAct run's file stays within 3x the final state's JSON.
+
+Values are JSON-like, as produced by `encode.py`. Keys starting with `$` mark what JSON cannot hold
+(`$ref`, `$refs`, `$repr`, `$truncated`, `$call`, ...); a key of the recorded data that starts with `$`
+is stored with one more `$` in front (`$$ref` for `$ref`) and read back without it. Step state is
+stored as a full snapshot (`full: true`) or as changes against the previous step of the same graph
+(`statediff.py`).
 """
 
 from __future__ import annotations
@@ -24,24 +32,36 @@ __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "BranchDecided",
+    "BudgetFields",
     "BudgetRecord",
     "ErrorRecord",
     "Event",
     "Header",
     "Interrupted",
-    "NodeFailed",
-    "NodeFinished",
-    "NodeStarted",
+    "NodeRunRecord",
     "RunFinished",
-    "StepFinished",
-    "StepStarted",
+    "StepRecord",
+    "StepUnfinished",
+    "ToolRunRecord",
     "ValueDefined",
+    "branch_ends",
     "event_adapter",
     "line_adapter",
 ]
 
 FORMAT_NAME = "graph-inspector-run"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+
+
+def branch_ends(topology: Topology) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Each branch's possible targets, by (source, branch index), in the topology's order: a stored
+    branch decision leaves out `skipped` when it is these minus the chosen ones."""
+    ends: dict[tuple[str, int], tuple[str, ...]] = {}
+    for edge in topology.edges:
+        if edge.kind == "branch":
+            key = (edge.source, edge.branch_index or 0)
+            ends[key] = (*ends.get(key, ()), edge.target)
+    return ends
 
 
 class _Record(BaseModel):
@@ -101,90 +121,107 @@ class ValueDefined(_Record):
     value: Any
 
 
-class StepStarted(_Record):
-    """A superstep of the graph at `path` is about to run `nodes`; `budget` is the budget before it."""
+class BudgetFields(_Record):
+    """A budget as stored: `BudgetRecord` with the step fields left out when they are what the step
+    implies (`steps_used` = index + 1, `steps_max` = the header's `max_run_steps` at top level,
+    `steps_remaining` = the difference), so a step line carries only the counters."""
 
-    kind: Literal["step_started"] = "step_started"
-    path: list[str] = Field(default_factory=lambda: [])
-    index: int
-    nodes: list[str]
-    budget: BudgetRecord
-    t: float
+    steps_used: int | None = None
+    steps_max: int | None = None
+    steps_remaining: int | None = None
+    model_calls: int = 0
+    tool_calls: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    iterations_remaining: int | None = None
 
 
-class NodeStarted(_Record):
-    """A node (or a tool inside a ToolsNode: `component` "Tool" with `tool_call_id`) started with `input`."""
+class ToolRunRecord(_Record):
+    """One tool call inside a ToolsNode execution.
 
-    kind: Literal["node_started"] = "node_started"
-    path: list[str]
-    step: int | None = None
-    node: str
+    `input` is `{"$call": "arguments"}` when it is the arguments of the call with this ID in the
+    ToolsNode's input message, and `output` `{"$call": "content"}` when it is the content of the tool
+    message answering that call in the ToolsNode's output: stored once, not twice.
+    """
+
     name: str = ""
-    component: str = ""
     tool_call_id: str | None = None
     input: Any = None
-    t: float
-
-
-class NodeFinished(_Record):
-    """It ended with `output` after `duration` seconds."""
-
-    kind: Literal["node_finished"] = "node_finished"
-    path: list[str]
-    step: int | None = None
-    node: str
-    name: str = ""
-    component: str = ""
-    tool_call_id: str | None = None
     output: Any = None
-    t: float
+    error: ErrorRecord | None = None
+    t: float | None = None
     duration: float | None = None
 
 
-class NodeFailed(_Record):
-    """It raised `error` after `duration` seconds."""
+class NodeRunRecord(_Record):
+    """One execution of a node within a step. `name` and `component` are left out when they are the
+    topology's; `t` is when it started (seconds since the run started); `duration` is missing while it
+    never finished (a killed run's unfinished step)."""
 
-    kind: Literal["node_failed"] = "node_failed"
-    path: list[str]
-    step: int | None = None
     node: str
-    name: str = ""
-    component: str = ""
-    tool_call_id: str | None = None
-    error: ErrorRecord
-    t: float
+    name: str | None = None
+    component: str | None = None
+    input: Any = None
+    output: Any = None
+    error: ErrorRecord | None = None
+    t: float | None = None
     duration: float | None = None
+    tools: list[ToolRunRecord] = Field(default_factory=lambda: [])
 
 
 class BranchDecided(_Record):
-    """The branch `branch_index` on `source` chose `chosen` (and not `skipped`) after step `step`."""
+    """The branch `branch_index` on `source` chose `chosen` (and not `skipped`) after step `step`.
 
-    kind: Literal["branch_decided"] = "branch_decided"
-    path: list[str]
-    step: int
+    Stored inside a step line without `path` and `step` (the step's), and without `skipped` when it is
+    the branch's other end nodes in the topology; the reader fills all three in."""
+
+    path: list[str] = Field(default_factory=lambda: [])
+    step: int = 0
     source: str
     branch_index: int = 0
     chosen: list[str]
-    skipped: list[str] = Field(default_factory=lambda: [])
+    skipped: list[str] | None = None
 
 
-class StepFinished(_Record):
-    """The step is over: state after it (`full` snapshot or `delta` ops), budget after it, what runs next."""
+class StepRecord(_Record):
+    """One complete superstep of the graph at `path`, written when it ends.
 
-    kind: Literal["step_finished"] = "step_finished"
+    What ran (`runs`, in node order; tool calls in call order), the branch decisions, the state after
+    it (`full` snapshot in `state`, or `delta` ops against the previous step of the same graph), the
+    budget after it (`budget_before` only when it is not the previous step's budget), what runs next.
+    """
+
+    kind: Literal["step"] = "step"
     path: list[str] = Field(default_factory=lambda: [])
     full: bool = False
     index: int
     nodes: list[str]
-    next_nodes: list[str] = Field(default_factory=lambda: [])
-    ended: bool = False
-    budget: BudgetRecord
-    state: Any = None
-    delta: list[list[Any]] | None = None
-    errors: list[str] = Field(default_factory=lambda: [])
-    interrupted: list[str] = Field(default_factory=lambda: [])
     t: float
     duration: float | None = None
+    next_nodes: list[str] = Field(default_factory=lambda: [])
+    ended: bool = False
+    budget: BudgetFields
+    budget_before: BudgetFields | None = None
+    runs: list[NodeRunRecord] = Field(default_factory=lambda: [])
+    branches: list[BranchDecided] = Field(default_factory=lambda: [])
+    errors: list[str] = Field(default_factory=lambda: [])
+    interrupted: list[str] = Field(default_factory=lambda: [])
+    state: Any = None
+    delta: list[list[Any]] | None = None
+
+
+class StepUnfinished(_Record):
+    """A superstep that started and never finished: the run failed or was interrupted in it. `runs`
+    holds what ran (or was still running) before that happened."""
+
+    kind: Literal["step_unfinished"] = "step_unfinished"
+    path: list[str] = Field(default_factory=lambda: [])
+    index: int
+    nodes: list[str]
+    t: float
+    budget: BudgetFields | None = None
+    runs: list[NodeRunRecord] = Field(default_factory=lambda: [])
 
 
 class Interrupted(_Record):
@@ -211,30 +248,13 @@ class RunFinished(_Record):
 
 
 Event = Annotated[
-    ValueDefined
-    | StepStarted
-    | NodeStarted
-    | NodeFinished
-    | NodeFailed
-    | BranchDecided
-    | StepFinished
-    | Interrupted
-    | RunFinished,
+    ValueDefined | StepRecord | StepUnfinished | Interrupted | RunFinished,
     Field(discriminator="kind"),
 ]
 """Any line after the header."""
 
 Line = Annotated[
-    Header
-    | ValueDefined
-    | StepStarted
-    | NodeStarted
-    | NodeFinished
-    | NodeFailed
-    | BranchDecided
-    | StepFinished
-    | Interrupted
-    | RunFinished,
+    Header | ValueDefined | StepRecord | StepUnfinished | Interrupted | RunFinished,
     Field(discriminator="kind"),
 ]
 

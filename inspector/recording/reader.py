@@ -34,16 +34,16 @@ from inspector.recording.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
     BranchDecided,
+    BudgetFields,
     BudgetRecord,
     ErrorRecord,
     Header,
     Interrupted,
-    NodeFailed,
-    NodeFinished,
-    NodeStarted,
+    NodeRunRecord,
     RunFinished,
-    StepFinished,
-    StepStarted,
+    StepRecord,
+    StepUnfinished,
+    branch_ends,
     event_adapter,
 )
 from inspector.recording.statediff import apply_delta
@@ -61,9 +61,9 @@ __all__ = [
 
 RunStatus = Literal["ok", "error", "interrupted", "incomplete"]
 
-_STEP_STARTED = b'\n{"kind":"step_started","path":[],'
-_STEP_FINISHED = b'\n{"kind":"step_finished","path":[],'
-_STEP_FULL = b'\n{"kind":"step_finished","path":[],"full":true,'
+_STEP = b'\n{"kind":"step","path":[],'
+_STEP_FULL = b'\n{"kind":"step","path":[],"full":true,'
+_UNFINISHED = b'{"kind":"step_unfinished",'
 _VALUE = b'\n{"kind":"value","id":'
 _BAD_START = re.compile(rb'\n(?!\{"kind":"|\Z)')
 _CHECK_LIMIT = 32 * 1024 * 1024
@@ -102,29 +102,31 @@ class NodeRun:
 class Step:
     """One top-level superstep: what ran, what the branches chose, the state and budget after it."""
 
-    def __init__(self, run: Run, index: int, events: list[Any], started: StepStarted, finished: StepFinished):
+    def __init__(self, run: Run, position: int, record: StepRecord, nested: list[StepRecord]):
         self._run = run
-        self.position = index
-        self.events = events
-        self.started = started
-        self.finished = finished
-        self.index: int = finished.index
-        self.nodes: tuple[str, ...] = tuple(finished.nodes)
-        self.next_nodes: tuple[str, ...] = tuple(finished.next_nodes)
-        self.ended: bool = finished.ended
-        self.budget: BudgetRecord = finished.budget
-        self.budget_before: BudgetRecord = started.budget
-        self.t: float = started.t
-        self.duration: float | None = finished.duration
-        self.errors: tuple[str, ...] = tuple(finished.errors)
-        self.interrupted: tuple[str, ...] = tuple(finished.interrupted)
-        self.branches: list[BranchDecided] = [
-            e for e in events if isinstance(e, BranchDecided) and not e.path
-        ]
+        self.position = position
+        self.record = record
+        self.finished = record
+        self.nested = nested
+        self.index: int = record.index
+        self.nodes: tuple[str, ...] = tuple(record.nodes)
+        self.next_nodes: tuple[str, ...] = tuple(record.next_nodes)
+        self.ended: bool = record.ended
+        self.budget: BudgetRecord = run.budget_of(record)
+        self.t: float = record.t
+        self.duration: float | None = record.duration
+        self.errors: tuple[str, ...] = tuple(record.errors)
+        self.interrupted: tuple[str, ...] = tuple(record.interrupted)
+        self.branches: list[BranchDecided] = run.branches_of(record)
         self._node_runs: list[NodeRun] | None = None
 
     def __repr__(self) -> str:
         return f"Step(index={self.index}, nodes={list(self.nodes)})"
+
+    @property
+    def budget_before(self) -> BudgetRecord:
+        """The budget before this step (stored only when it is not the previous step's budget)."""
+        return self._run.budget_before(self.position)
 
     @property
     def state(self) -> Any:
@@ -133,9 +135,12 @@ class Step:
 
     @property
     def node_runs(self) -> list[NodeRun]:
-        """Per-node executions of this step (nested graphs' nodes included, with longer paths)."""
+        """Per-node executions of this step in node order, then nested graphs' (longer paths)."""
         if self._node_runs is None:
-            self._node_runs = _node_runs(self.events, self._run.resolve)
+            runs = self._run.node_runs_of(self.record)
+            for record in self.nested:
+                runs.extend(self._run.node_runs_of(record))
+            self._node_runs = runs
         return self._node_runs
 
     def node_run(self, node: str) -> NodeRun | None:
@@ -153,13 +158,12 @@ class Step:
 class UnfinishedStep:
     """A step that started and never finished: what ran in it before the run failed or stopped."""
 
-    def __init__(self, started: StepStarted, events: list[Any], resolve: Any) -> None:
-        self.started = started
-        self.index = started.index
-        self.nodes: tuple[str, ...] = tuple(started.nodes)
-        self.budget_before = started.budget
-        self.events = events
-        self.node_runs = _node_runs([e for e in events if not isinstance(e, StepStarted)], resolve)
+    def __init__(self, record: StepUnfinished, node_runs: list[NodeRun], budget_before: BudgetRecord) -> None:
+        self.started = record
+        self.index = record.index
+        self.nodes: tuple[str, ...] = tuple(record.nodes)
+        self.budget_before = budget_before
+        self.node_runs = node_runs
 
     @property
     def failed_nodes(self) -> list[NodeRun]:
@@ -169,51 +173,28 @@ class UnfinishedStep:
         return f"UnfinishedStep(index={self.index}, nodes={list(self.nodes)})"
 
 
-def _node_runs(events: list[Any], resolve: Any) -> list[NodeRun]:
-    runs: list[NodeRun] = []
-    open_runs: dict[tuple[Any, ...], NodeRun] = {}
-    for event in events:
-        if not isinstance(event, NodeStarted | NodeFinished | NodeFailed):
-            continue
-        key = (tuple(event.path), event.node, event.component, event.tool_call_id)
-        if isinstance(event, NodeStarted):
-            run = NodeRun(
-                node=event.node,
-                path=tuple(event.path),
-                name=event.name,
-                component=event.component,
-                tool_call_id=event.tool_call_id,
-                input=resolve(event.input),
-                started=event.t,
-            )
-            open_runs[key] = run
-            parent = None
-            if event.component == "Tool":
-                parent = next(
-                    (
-                        r
-                        for r in reversed(runs)
-                        if r.node == event.node and r.path == run.path and r.finished is None
-                    ),
-                    None,
-                )
-            if parent is not None and parent is not run:
-                parent.tools.append(run)
-            else:
-                runs.append(run)
-            continue
-        run = open_runs.pop(key, None)
-        if run is None:
-            run = NodeRun(node=event.node, path=tuple(event.path), name=event.name, component=event.component)
-            run.tool_call_id = event.tool_call_id
-            runs.append(run)
-        run.finished = event.t
-        run.duration = event.duration
-        if isinstance(event, NodeFinished):
-            run.output = resolve(event.output)
-        else:
-            run.error = event.error
-    return runs
+def _end(t: float | None, duration: float | None) -> float | None:
+    return None if t is None or duration is None else round(t + duration, 6)
+
+
+def _call_argument(message: Any, call_id: str | None) -> Any:
+    if isinstance(message, dict):
+        for call in message.get("tool_calls") or []:  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            if isinstance(call, dict) and call.get("id") == call_id:  # pyright: ignore[reportUnknownMemberType]
+                return call.get("arguments")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return None
+
+
+def _call_content(messages: Any, call_id: str | None) -> Any:
+    if isinstance(messages, list):
+        for message in messages:  # pyright: ignore[reportUnknownVariableType]
+            if isinstance(message, dict) and message.get("tool_call_id") == call_id:  # pyright: ignore[reportUnknownMemberType]
+                return message.get("content", "")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return None
+
+
+_CALL_ARGUMENTS = {"$call": "arguments"}
+_CALL_CONTENT = {"$call": "content"}
 
 
 class Steps(Sequence[Step]):
@@ -279,6 +260,7 @@ class Run:
         self._step_cache = _LRU(256)
         self._state_cache = _LRU(64)
         self._value_cache = _LRU(50_000)
+        self._branch_ends: dict[tuple[str, ...], dict[tuple[str, int], tuple[str, ...]]] = {}
         self.header = self._read_header()
         self.topology: Topology | None = self.header.topology
         self.run_id = self.header.run_id
@@ -334,6 +316,13 @@ class Run:
         if not isinstance(version, int) or version > FORMAT_VERSION:
             raise RunFileError(
                 f"format version {version} is newer than this inspector reads ({FORMAT_VERSION}); upgrade it",
+                path=self.path,
+                line_no=1,
+            )
+        if version < FORMAT_VERSION:
+            raise RunFileError(
+                f"format version {version} is older than this inspector reads ({FORMAT_VERSION}): it was "
+                "written by an early development version; record the run again",
                 path=self.path,
                 line_no=1,
             )
@@ -405,21 +394,13 @@ class Run:
         return out
 
     def _index(self, end: int) -> None:
-        starts = self._find_all(_STEP_STARTED, end)
-        finishes = self._find_all(_STEP_FINISHED, end)
+        """Offsets of the top-level step lines (each step's span runs from the previous one's end),
+        of full snapshots and of value lines; nothing is parsed."""
+        steps = self._find_all(_STEP, end)
         full = set(self._find_all(_STEP_FULL, end))
         self._values = self._find_all(_VALUE, end)
-        spans: list[tuple[int, int]] = []
-        j = 0
-        for k, s in enumerate(starts):
-            limit = starts[k + 1] if k + 1 < len(starts) else end
-            while j < len(finishes) and finishes[j] < s:
-                j += 1
-            if j < len(finishes) and finishes[j] < limit:
-                spans.append((s, finishes[j]))
-                j += 1
-        self._spans = spans
-        self._full = [i for i, (_, f) in enumerate(spans) if f in full]
+        self._spans = steps
+        self._full = [i for i, offset in enumerate(steps) if offset in full]
 
     def _read_tail(self, end: int) -> None:
         self.status: RunStatus = "incomplete"
@@ -458,36 +439,175 @@ class Run:
             self._corrupt(offset, f"is not a valid event ({_first_error(exc)})")
             return None
 
+    def _span_start(self, i: int) -> int:
+        return self._line_end(self._spans[i - 1]) + 1 if i > 0 else self._line_end(0) + 1
+
+    def _nested_in(self, start: int, stop: int) -> list[Any]:
+        """Parsed nested-graph step lines (and unfinished-step lines) between two offsets."""
+        data = self._data
+        out: list[Any] = []
+        pos = start
+        while pos < stop:
+            end = self._line_end(pos)
+            if data[pos : pos + 13] == b'{"kind":"step' and pos not in self._skipped:
+                event = self._parse_at(pos)
+                if event is not None:
+                    out.append(event)
+            pos = end + 1
+        return out
+
     def step(self, i: int) -> Step:
         cached = self._step_cache.get_lru(i)
         if cached is not None:
             return cached
-        start, finish = self._spans[i]
-        events: list[Any] = []
-        pos = start
-        while pos <= finish:
-            end = self._line_end(pos)
-            if self._data[pos : pos + 15] != b'{"kind":"value"' and pos not in self._skipped:
-                event = self._parse_at(pos)
-                if event is not None:
-                    events.append(event)
-            pos = end + 1
-        started, finished = events[0], events[-1]
-        if not isinstance(started, StepStarted) or not isinstance(finished, StepFinished):
-            raise self._error("a step's first or last line is not a step event", start)
-        step = Step(self, i, events[1:-1], started, finished)
+        offset = self._spans[i]
+        record = self.finished_event(i)
+        nested = [e for e in self._nested_in(self._span_start(i), offset) if isinstance(e, StepRecord)]
+        step = Step(self, i, record, nested)
         self._step_cache.put(i, step)
         return step
 
-    def finished_event(self, i: int) -> StepFinished:
-        """Step `i`'s `step_finished` line alone (nodes, budget, state payload): cheaper than `steps[i]`."""
+    def finished_event(self, i: int) -> StepRecord:
+        """Step `i`'s line alone (nodes, stored budget, state payload): cheaper than `steps[i]`."""
         cached = self._step_cache.get_lru(i)
         if cached is not None:
-            return cached.finished
-        event = self._parse_at(self._spans[i][1])
-        if not isinstance(event, StepFinished):
-            raise self._error("expected a step_finished line", self._spans[i][1])
+            return cached.record
+        cached = self._state_cache.get_lru(("line", i))
+        if cached is not None:
+            return cached[0]
+        event = self._parse_at(self._spans[i])
+        if not isinstance(event, StepRecord):
+            raise self._error("expected a step line", self._spans[i])
+        self._state_cache.put(("line", i), (event,))
         return event
+
+    # --- derived fields -------------------------------------------------------------------------
+
+    def budget_of(self, record: StepRecord | StepUnfinished) -> BudgetRecord:
+        """The budget after a step, its step counts filled in from the index where they were left out."""
+        stored = record.budget or BudgetFields()
+        used = record.index + 1 if isinstance(record, StepRecord) else record.index
+        return self._budget(stored, used, None if record.path else self.header.max_run_steps)
+
+    @staticmethod
+    def _budget(stored: BudgetFields, used: int, implied_max: int | None) -> BudgetRecord:
+        if stored.steps_used is not None:
+            used, steps_max, remaining = stored.steps_used, stored.steps_max, stored.steps_remaining
+        else:
+            steps_max = implied_max
+            remaining = None if steps_max is None else max(steps_max - used, 0)
+        return BudgetRecord(
+            steps_used=used,
+            steps_max=steps_max,
+            steps_remaining=remaining,
+            model_calls=stored.model_calls,
+            tool_calls=stored.tool_calls,
+            prompt_tokens=stored.prompt_tokens,
+            completion_tokens=stored.completion_tokens,
+            total_tokens=stored.total_tokens,
+            iterations_remaining=stored.iterations_remaining,
+        )
+
+    def budget_at(self, i: int) -> BudgetRecord:
+        """The budget after step `i` (reads only that step's line)."""
+        return self.budget_of(self.finished_event(i))
+
+    def budget_before(self, i: int) -> BudgetRecord:
+        """The budget before step `i`: as stored, else the previous step's counters (none for the first)."""
+        record = self.finished_event(i)
+        implied_max = self.header.max_run_steps
+        if record.budget_before is not None:
+            return self._budget(record.budget_before, record.index, implied_max)
+        counters = self.finished_event(i - 1).budget if i > 0 else BudgetFields()
+        fields = counters.model_copy(update={"steps_used": None, "steps_max": None, "steps_remaining": None})
+        return self._budget(fields, record.index, implied_max)
+
+    def _ends(self, path: tuple[str, ...]) -> dict[tuple[str, int], tuple[str, ...]]:
+        cached = self._branch_ends.get(path)
+        if cached is None:
+            topology = self.topology
+            for key in path:
+                node = None if topology is None else next((n for n in topology.nodes if n.key == key), None)
+                topology = None if node is None else node.graph
+            cached = self._branch_ends[path] = {} if topology is None else branch_ends(topology)
+        return cached
+
+    def branches_of(self, record: StepRecord) -> list[BranchDecided]:
+        """Branch decisions with `path`, `step` and (when left out) `skipped` filled in."""
+        path = tuple(record.path)
+        out: list[BranchDecided] = []
+        for branch in record.branches:
+            skipped = branch.skipped
+            if skipped is None:
+                ends = self._ends(path).get((branch.source, branch.branch_index), ())
+                skipped = [e for e in ends if e not in branch.chosen]
+            out.append(
+                branch.model_copy(update={"path": record.path, "step": record.index, "skipped": skipped})
+            )
+        return out
+
+    def _node_info(self, path: tuple[str, ...]) -> tuple[str, str]:
+        """A node's name and kind from the topology (nested graphs included), ("", "") if unknown."""
+        topology = self.topology
+        for depth, key in enumerate(path):
+            node = None if topology is None else next((n for n in topology.nodes if n.key == key), None)
+            if node is None:
+                return "", ""
+            if depth == len(path) - 1:
+                return node.name, node.kind
+            topology = node.graph
+        return "", ""
+
+    def node_runs_of(self, record: StepRecord | StepUnfinished) -> list[NodeRun]:
+        """A step line's node runs as `NodeRun`s, values resolved, tool calls inside their ToolsNode."""
+        path = tuple(record.path)
+        return [self._node_run(path, run) for run in record.runs]
+
+    def _node_run(self, path: tuple[str, ...], record: NodeRunRecord) -> NodeRun:
+        node_path = (*path, record.node)
+        name, component = record.name, record.component
+        if name is None or component is None:
+            known = self._node_info(node_path)
+            name = known[0] if name is None else name
+            component = known[1] if component is None else component
+        run = NodeRun(
+            node=record.node,
+            path=node_path,
+            name=name,
+            component=component,
+            input=self.resolve(record.input),
+            output=self.resolve(record.output),
+            error=record.error,
+            started=record.t,
+            finished=_end(record.t, record.duration),
+            duration=record.duration,
+        )
+        for tool in record.tools:
+            call_id = tool.tool_call_id
+            value = tool.input
+            tool_input = (
+                _call_argument(run.input, call_id) if value == _CALL_ARGUMENTS else self.resolve(value)
+            )
+            value = tool.output
+            tool_output = (
+                _call_content(run.output, call_id) if value == _CALL_CONTENT else self.resolve(value)
+            )
+            run.tools.append(
+                NodeRun(
+                    node=record.node,
+                    path=node_path,
+                    name=tool.name,
+                    component="Tool",
+                    tool_call_id=call_id,
+                    input=tool_input,
+                    output=tool_output,
+                    error=tool.error,
+                    started=tool.t,
+                    finished=_end(tool.t, tool.duration),
+                    duration=tool.duration,
+                )
+            )
+        return run
 
     @property
     def unfinished(self) -> UnfinishedStep | None:
@@ -498,21 +618,17 @@ class Run:
         return self._unfinished
 
     def _read_unfinished(self) -> UnfinishedStep | None:
-        data = self._data
-        pos = self._spans[-1][1] if self._spans else 0
-        pos = self._line_end(pos) + 1
-        events: list[Any] = []
-        while pos < self._end:
-            end = self._line_end(pos)
-            if data[pos : pos + 15] != b'{"kind":"value"' and pos not in self._skipped:
-                event = self._parse_at(pos)
-                if event is not None:
-                    events.append(event)
-            pos = end + 1
-        started = next((e for e in events if isinstance(e, StepStarted) and not e.path), None)
-        if started is None:
+        start = self._line_end(self._spans[-1]) + 1 if self._spans else self._line_end(0) + 1
+        events = self._nested_in(start, self._end)
+        top = next((e for e in events if isinstance(e, StepUnfinished) and not e.path), None)
+        if top is None:
             return None
-        return UnfinishedStep(started, events[events.index(started) + 1 :], self.resolve)
+        runs = self.node_runs_of(top)
+        for event in events:
+            if event is not top and isinstance(event, StepRecord | StepUnfinished):
+                runs.extend(self.node_runs_of(event))
+        before = self._budget(top.budget or BudgetFields(), top.index, self.header.max_run_steps)
+        return UnfinishedStep(top, runs, before)
 
     def raw_state_at(self, i: int) -> Any:
         """The state after step `i` as stored (messages still `{"$ref": n}`)."""
@@ -553,23 +669,30 @@ class Run:
         if not 0 <= ref < len(self._values):
             raise self._error(f"reference to value {ref}, which the file does not define", None)
         offset = self._values[ref]
+        raw = self._data[offset : self._line_end(offset)]
         try:
-            obj = json.loads(self._data[offset : self._line_end(offset)])
+            obj = json.loads(raw)
             value = obj["value"]
         except (ValueError, KeyError):
             raise self._error("a value line is corrupt", offset) from None
+        if b'"$$' in raw:
+            value = self.resolve(value)
         self._value_cache.put(ref, (value,))
         return value
 
     def resolve(self, value: Any) -> Any:
-        """`value` with every `{"$ref": n}` replaced by the stored value."""
+        """`value` with every `{"$ref": n}` replaced by the stored value and escaped keys (`$$x`)
+        given back their own name (`$x`)."""
         if type(value) is dict:
             if len(value) == 1:  # pyright: ignore[reportUnknownArgumentType]
                 if "$ref" in value:
                     return self.value(value["$ref"])
                 if "$refs" in value:
                     return [self.value(i) for start, stop in value["$refs"] for i in range(start, stop)]
-            return {k: self.resolve(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+            return {  # pyright: ignore[reportUnknownVariableType]
+                (k[1:] if k[:2] == "$$" else k): self.resolve(v)  # pyright: ignore[reportUnknownArgumentType]
+                for k, v in value.items()  # pyright: ignore[reportUnknownVariableType]
+            }
         if type(value) is list:
             return [self.resolve(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
         return value

@@ -1,9 +1,12 @@
 """`Recorder`: a callback that writes a run file as the run goes.
 
 `compiled.invoke(x, callbacks=[Recorder("run.jsonl")])` is all it takes. The top-level graph's
-`on_start` opens the file (truncating it) and writes the header; every later callback appends lines;
-each step boundary flushes, so a process killed mid-run leaves a file that replays up to its last
-complete step. The top-level graph's `on_end`/`on_error` writes `run_finished` and closes the file.
+`on_start` opens the file (truncating it) and writes the header. Node and tool callbacks only note what
+they were told (messages and message lists are held as they are, other values encoded right away);
+each top-level step boundary encodes the step in a fixed order (nodes in the step's order, tool calls
+in call order), writes its lines in one go and flushes. So files are byte-stable even when tools run in
+parallel, a process killed mid-run leaves whole steps only, and the run pays for one write per step.
+The top-level graph's `on_end`/`on_error` writes the unfinished step (if any) and `run_finished`.
 
 Recording never breaks the run it observes: values that cannot be encoded become marked
 representations, and any fault of the recorder itself (unwritable path, full disk, a bug) is reported
@@ -27,13 +30,13 @@ from typing import IO, Any
 
 from pydantic_core import to_json
 
-from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
+from graph_core.callbacks import Budget, RunInfo, StepInfo
 from graph_core.context import current_scope
 from graph_core.errors import InterruptError
 from graph_core.schema import Message, concat_messages
 from graph_core.topology import Topology
-from inspector.recording.encode import Encoder, type_name
-from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION
+from inspector.recording.encode import Encoder, Raw, type_name
+from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, branch_ends
 from inspector.recording.redact import RedactSpec, make_redaction
 from inspector.recording.statediff import delta
 
@@ -81,19 +84,24 @@ class _Counters:
         self.completion = (self.completion or 0) + usage.completion_tokens
         self.total = (self.total or 0) + (usage.total_tokens or usage.prompt_tokens + usage.completion_tokens)
 
-    def budget(self, budget: Budget) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "steps_used": budget.steps_used,
-            "steps_max": budget.steps_max,
-            "steps_remaining": budget.steps_remaining,
-            "model_calls": self.model_calls,
-            "tool_calls": self.tool_calls,
-        }
-        if self.total is not None:
-            out.update(prompt_tokens=self.prompt, completion_tokens=self.completion, total_tokens=self.total)
-        if self.iterations is not None:
-            out["iterations_remaining"] = self.iterations
-        return out
+    def snapshot(self) -> tuple[Any, ...]:
+        return (self.model_calls, self.tool_calls, self.prompt, self.completion, self.total, self.iterations)
+
+    def fill(self, out: dict[str, Any]) -> None:
+        """Add the counters to a stored budget (tokens and iterations only once known)."""
+        _Counters.fill_from(out, self.snapshot())
+
+    @staticmethod
+    def fill_from(out: dict[str, Any], counters: tuple[Any, ...]) -> None:
+        model_calls, tool_calls, prompt, completion, total, iterations = counters
+        out["model_calls"] = model_calls
+        out["tool_calls"] = tool_calls
+        if total is not None:
+            out["prompt_tokens"] = prompt
+            out["completion_tokens"] = completion
+            out["total_tokens"] = total
+        if iterations is not None:
+            out["iterations_remaining"] = iterations
 
 
 class _StateTrack:
@@ -112,22 +120,83 @@ class _StateTrack:
         self.delta_bytes = 0
         self.steps_since_full = 0
 
-    def record(self, encoded: Any) -> tuple[bool, Any, bytes]:
-        """(`full`, payload, payload JSON) for this step's state."""
+    def record(self, encoded: Any) -> tuple[bool, Any]:
+        """(`full`, payload) for this step's state."""
         if self.have_prev:
             ops = delta(self.prev, encoded)
-            text = _dumps(ops)
+            size = _size(ops)
             self.steps_since_full += 1
-            self.delta_bytes += len(text)
+            self.delta_bytes += size
             grown = self.delta_bytes >= max(self.full_bytes, 256)
             periodic = self.steps_since_full >= self.every and self.delta_bytes * 4 >= self.full_bytes
             if not (grown or periodic):
                 self.prev = encoded
-                return False, ops, text
-        text = _dumps(encoded)
+                return False, ops
         self.prev, self.have_prev = encoded, True
-        self.full_bytes, self.delta_bytes, self.steps_since_full = len(text), 0, 0
-        return True, encoded, text
+        self.full_bytes, self.delta_bytes, self.steps_since_full = len(_dumps(encoded)), 0, 0
+        return True, encoded
+
+
+def _size(ops: list[list[Any]]) -> int:
+    """JSON size of delta ops, counted without serialising the common one (a run of ids appended to a
+    list under plain keys)."""
+    if len(ops) == 1:
+        op = ops[0]
+        items = op[2] if len(op) > 2 else None
+        if op[0] == "append" and type(items) is dict and len(items) == 1 and "$refs" in items:
+            path = op[1]
+            if all(type(k) is str and k.isidentifier() and k.isascii() for k in path):
+                runs = items["$refs"]
+                size = 27 + (sum(len(k) + 3 for k in path) if path else 1) + len(runs) - 1
+                return size + sum(len(str(a)) + len(str(b)) + 3 for a, b in runs)
+    return len(_dumps(ops))
+
+
+class _Pending:
+    """A node (or tool call) run between its callbacks and its step's line: what was reported, held
+    as given (messages and message lists are encoded at the step boundary, in node order, so value
+    IDs do not depend on which thread finished first) or already encoded."""
+
+    __slots__ = (
+        "component",
+        "end",
+        "error",
+        "input",
+        "name",
+        "node",
+        "output",
+        "path",
+        "t",
+        "tool_call_id",
+        "tools",
+    )
+
+    def __init__(self, info: RunInfo, input: Any, t: float | None) -> None:
+        self.node: str = info.node_key or ""
+        self.path = info.path
+        self.name = info.name
+        self.component = info.kind
+        self.tool_call_id = info.tool_call_id
+        self.input = input
+        self.output: Any = _NOTHING
+        self.error: dict[str, Any] | None = None
+        self.t = t
+        self.end: float | None = None
+        self.tools: list[_Pending] | None = None
+
+
+class _Held:
+    """A list reported by a callback, with its length then: encoded later as it was (lists of messages
+    only grow; the prefix is what the callback saw)."""
+
+    __slots__ = ("n", "value")
+
+    def __init__(self, value: list[Any]) -> None:
+        self.value = value
+        self.n = len(value)
+
+
+_NOTHING: Any = object()
 
 
 class Recorder:
@@ -136,8 +205,12 @@ class Recorder:
     `redact` masks keys (default: api_key, authorization, password, secret, any case, any depth; see
     `make_redaction`). `topology` is stored in the header when given. `clock` (seconds, monotonic or
     not) and `run_id` make files byte-stable in tests. Strings longer than `max_str` characters are
-    truncated and marked. `progress(step_finished_dict)` is called after each top-level step (the CLI
-    prints a line). `snapshot_every` caps how many steps a reader replays from the last full snapshot.
+    truncated and marked. `progress(step_dict)` is called after each top-level step (the CLI prints a
+    line; `step_dict` has `index`, `nodes` and the full `budget`). `snapshot_every` caps how many steps
+    a reader replays from the last full snapshot.
+
+    Callbacks only note what they are told; each step's line (with the value lines it introduces and
+    the lines of nested graphs' steps) is built, written and flushed at the top-level step boundary.
     """
 
     def __init__(
@@ -171,20 +244,27 @@ class Recorder:
         self._encoder = Encoder(redaction=self._redaction, max_str=self._max_str)
         self._counters = _Counters()
         self._states: dict[tuple[str, ...], _StateTrack] = {}
-        self._started: dict[tuple[Any, ...], float] = {}
-        self._step_started: dict[tuple[str, ...], float] = {}
+        self._open_runs: dict[tuple[Any, ...], _Pending] = {}
+        self._done: dict[tuple[str, ...], list[_Pending]] = {}
+        self._steps: dict[tuple[str, ...], tuple[StepInfo, float, tuple[Any, ...]]] = {}
+        self._last_budget: dict[str, Any] | None = None
+        self._out: list[bytes] = []
         self._t0: float | None = None
         self._header_written = False
         self._graph_name = ""
         self._finished = False
+        self._nodes: dict[tuple[str, ...], tuple[str, str]] = {}
+        self._ends: dict[tuple[tuple[str, ...], str, int], tuple[str, ...]] = {}
+        self._max_steps: int | None = None
 
     # --- plumbing -------------------------------------------------------------------------------
 
-    def _now(self) -> float:
-        now = self._clock()
+    def _rel(self, t: float | None) -> float | None:
+        if t is None:
+            return None
         if self._t0 is None:
-            self._t0 = now
-        return round(now - self._t0, 6)
+            self._t0 = t
+        return round(t - self._t0, 6)
 
     def _open(self) -> IO[bytes]:
         if self._file is None:
@@ -205,17 +285,22 @@ class Recorder:
                 self._file.close()
             self._file = None
 
-    def _write(self, event: dict[str, Any], *, flush: bool = False) -> None:
-        """Write pending value definitions, then `event`; all encoding already happened."""
+    def _line(self, event: dict[str, Any]) -> None:
+        """Queue the value lines pending in the encoder, then `event`; all encoding already happened."""
+        out = self._out
+        if self._encoder.has_definitions:
+            for ref, value in self._encoder.take_definitions():
+                out.append(b'{"kind":"value","id":%d,"value":%b}\n' % (ref, _dumps(value)))
+        out.append(_dumps(event) + b"\n")
+
+    def _flush(self) -> None:
+        """Write the queued lines at once and flush: the file always ends with a whole step."""
         if not self._header_written:
             self._write_header()
         out = self._file or self._open()
-        if self._encoder.has_definitions:
-            for ref, value in self._encoder.take_definitions():
-                out.write(_dumps({"kind": "value", "id": ref, "value": value}) + b"\n")
-        out.write(_dumps(event) + b"\n")
-        if flush:
-            out.flush()
+        out.write(b"".join(self._out))
+        self._out = []
+        out.flush()
 
     def _write_header(self, input: Any = None) -> None:
         now = self._clock()
@@ -225,6 +310,9 @@ class Recorder:
         if topology is None:
             topology = _topology_from_scope()
             self.topology = topology
+        if topology is not None:
+            self._index_topology(topology, ())
+            self._max_steps = topology.max_run_steps
         started = dt.datetime.fromtimestamp(self._t0, tz=dt.UTC).isoformat()
         header: dict[str, Any] = {
             "kind": "header",
@@ -242,12 +330,19 @@ class Recorder:
         }
         self._header_written = True
         out = self._open()
-        out.write(_dumps(header))
-        out.write(b"\n")
+        out.write(_dumps(header) + b"\n")
         for ref, value in self._encoder.take_definitions():  # the input's messages, after the header line
-            out.write(_dumps({"kind": "value", "id": ref, "value": value}))
-            out.write(b"\n")
+            out.write(b'{"kind":"value","id":%d,"value":%b}\n' % (ref, _dumps(value)))
         out.flush()
+
+    def _index_topology(self, topology: Topology, path: tuple[str, ...]) -> None:
+        """Node names and kinds by path, and branch ends, so step lines can leave them out."""
+        for node in topology.nodes:
+            self._nodes[(*path, node.key)] = (node.name, node.kind)
+            if node.graph is not None:
+                self._index_topology(node.graph, (*path, node.key))
+        for (source, index), ends in branch_ends(topology).items():
+            self._ends[(path, source, index)] = ends
 
     def attach(self, target: Any) -> Recorder:
         """Take the header's topology from `target` (a CompiledGraph, a Graph's compiled form or an agent
@@ -270,13 +365,25 @@ class Recorder:
                 finally:
                     self._file = None
 
-    # --- callbacks ------------------------------------------------------------------------------
+    # --- callbacks: note what happened ----------------------------------------------------------
 
     def on_start(self, info: RunInfo, input: Any) -> None:
         if self.fault is None:
             try:
                 with self._lock:
-                    self._on_start(info, input)
+                    key = info.node_key
+                    if key is None:
+                        if not info.path:
+                            self._begin_run(info, input)
+                        return
+                    kind = info.kind
+                    if kind == "ChatModel":
+                        self._counters.model_calls += 1
+                    elif kind == "Tool":
+                        self._counters.tool_calls += 1
+                    self._open_runs[(info.path, key, info.tool_call_id)] = _Pending(
+                        info, self._hold(input), self._clock()
+                    )
             except Exception as exc:
                 self._fail(exc)
 
@@ -284,7 +391,14 @@ class Recorder:
         if self.fault is None:
             try:
                 with self._lock:
-                    self._on_end(info, output)
+                    if info.node_key is None:
+                        if not info.path:
+                            self._finish_run("ok", output=output)
+                        return
+                    if info.kind == "ChatModel" and type(output) is Message and output.usage is not None:
+                        self._counters.add_usage(output)
+                    pending = self._ended(info)
+                    pending.output = self._hold(output)
             except Exception as exc:
                 self._fail(exc)
 
@@ -292,7 +406,14 @@ class Recorder:
         if self.fault is None:
             try:
                 with self._lock:
-                    self._on_error(info, error)
+                    if info.node_key is None:
+                        if not info.path:
+                            if isinstance(error, InterruptError):
+                                self._interrupted(error)
+                            else:
+                                self._finish_run("error", error=error)
+                        return
+                    self._ended(info).error = error_record(error)
             except Exception as exc:
                 self._fail(exc)
 
@@ -306,7 +427,7 @@ class Recorder:
         if self.fault is None:
             try:
                 with self._lock:
-                    self._on_step_start(step)
+                    self._steps[step.path] = (step, self._clock(), self._counters.snapshot())
             except Exception as exc:
                 self._fail(exc)
 
@@ -318,23 +439,39 @@ class Recorder:
             except Exception as exc:
                 self._fail(exc)
 
-    # --- event builders -------------------------------------------------------------------------
+    def _hold(self, value: Any) -> Any:
+        """What to keep of a reported value until the step boundary: messages and message lists as they
+        are (cheap; encoded in node order later), strings and numbers as they are, anything else
+        encoded now (it may be mutated before the step ends)."""
+        cls = type(value)
+        if cls is Message or cls is str or value is None or cls is int:
+            return value
+        if cls is list and value and type(value[0]) is Message and type(value[-1]) is Message:
+            return _Held(value)
+        return _Encoded(self._encoder.encode(value))
 
-    def _on_start(self, info: RunInfo, input: Any) -> None:
-        if info.node_key is None:
-            if not info.path:
-                self._begin_run(info, input)
-            return
-        if info.kind == "ChatModel":
-            self._counters.model_calls += 1
-        elif info.kind == "Tool":
-            self._counters.tool_calls += 1
-        t = self._now()
-        self._started[_task_key(info)] = t
-        event = _node_fields("node_started", info)
-        event["input"] = self._encoder.encode(input)
-        event["t"] = t
-        self._write(event)
+    def _ended(self, info: RunInfo) -> _Pending:
+        key = info.node_key
+        pending = self._open_runs.pop((info.path, key, info.tool_call_id), None)
+        if pending is None:  # an end without a start: record what we have
+            pending = _Pending(info, _NOTHING, None)
+        pending.end = self._clock()
+        if info.kind == "Tool":
+            parent = self._open_runs.get((info.path, key, None))
+            if parent is not None:
+                if parent.tools is None:
+                    parent.tools = [pending]
+                else:
+                    parent.tools.append(pending)
+                return pending
+        done = self._done.get(info.path[:-1])
+        if done is None:
+            self._done[info.path[:-1]] = [pending]
+        else:
+            done.append(pending)
+        return pending
+
+    # --- step lines -----------------------------------------------------------------------------
 
     def _begin_run(self, info: RunInfo, input: Any) -> None:
         if self._header_written:  # the same Recorder reused for another run: start a new file
@@ -343,92 +480,223 @@ class Recorder:
         self._graph_name = info.name or info.graph_name
         self._write_header(input)
 
-    def _on_end(self, info: RunInfo, output: Any) -> None:
-        if info.node_key is None:
-            if not info.path:
-                self._finish_run("ok", output=output)
-            return
-        if info.kind == "ChatModel" and isinstance(output, Message):
-            self._counters.add_usage(output)
-        t = self._now()
-        event = _node_fields("node_finished", info)
-        event["output"] = self._encoder.encode(output)
-        event["t"] = t
-        event["duration"] = self._duration(info, t)
-        self._write(event)
+    def _value(self, held: Any) -> Any:
+        cls = type(held)
+        if cls is _Encoded:
+            return held.value
+        if cls is _Held:
+            value = held.value
+            return self._encoder.encode(value if len(value) == held.n else value[: held.n])
+        return self._encoder.encode(held)
 
-    def _on_error(self, info: RunInfo, error: BaseException) -> None:
-        if info.node_key is None:
-            if not info.path:
-                if isinstance(error, InterruptError):
-                    self._interrupted(error)
-                else:
-                    self._finish_run("error", error=error)
-            return
-        t = self._now()
-        event = _node_fields("node_failed", info)
-        event["error"] = error_record(error)
-        event["t"] = t
-        event["duration"] = self._duration(info, t)
-        self._write(event)
+    def _runs(self, path: tuple[str, ...], nodes: tuple[str, ...], done: list[_Pending]) -> list[Any]:
+        """The step's node runs as stored, in node order (a node missing from `nodes` goes last)."""
+        if len(done) > 1:
+            order = {node: i for i, node in enumerate(nodes)}
+            done = sorted(done, key=lambda p: order.get(p.node, len(order)))
+        return [self._run_record(p, path) for p in done]
 
-    def _duration(self, info: RunInfo, t: float) -> float | None:
-        start = self._started.pop(_task_key(info), None)
-        return None if start is None else round(t - start, 6)
+    def _run_record(self, pending: _Pending, path: tuple[str, ...]) -> dict[str, Any]:
+        record: dict[str, Any] = {"node": pending.node}
+        known = self._nodes.get((*path, pending.node))
+        if known is None or known[0] != pending.name:
+            record["name"] = pending.name
+        if known is None or known[1] != pending.component:
+            record["component"] = pending.component
+        if pending.input is not _NOTHING:
+            record["input"] = self._value(pending.input)
+        if pending.output is not _NOTHING:
+            record["output"] = self._value(pending.output)
+        if pending.error is not None:
+            record["error"] = pending.error
+        t = self._rel(pending.t)
+        record["t"] = t
+        if pending.end is not None:
+            end = self._rel(pending.end)
+            record["duration"] = None if t is None or end is None else round(end - t, 6)
+        if pending.tools:
+            record["tools"] = self._tool_records(pending)
+        return record
 
-    def _on_step_start(self, step: StepInfo) -> None:
-        t = self._now()
-        self._step_started[step.path] = t
-        event = {
-            "kind": "step_started",
-            "path": list(step.path),
-            "index": step.index,
-            "nodes": list(step.nodes),
-            "budget": self._counters.budget(step.budget),
-            "t": t,
-        }
-        self._write(event)
+    def _tool_records(self, parent: _Pending) -> list[dict[str, Any]]:
+        """Tool calls in call order, each without what its ToolsNode run already holds."""
+        calls = parent.input.tool_calls if type(parent.input) is Message else []
+        arguments = {c.id: c.arguments for c in calls}
+        order = {c.id: i for i, c in enumerate(calls)}
+        tools = sorted(
+            parent.tools or [],
+            key=lambda p: (order.get(p.tool_call_id or "", len(order)), p.tool_call_id or ""),
+        )
+        contents: dict[str | None, str] = {}
+        output = parent.output.value[: parent.output.n] if type(parent.output) is _Held else parent.output
+        if type(output) is list:
+            contents = {m.tool_call_id: m.content for m in output if type(m) is Message}
+        out: list[dict[str, Any]] = []
+        for tool in tools:
+            record: dict[str, Any] = {"name": tool.name}
+            call_id = tool.tool_call_id
+            if call_id is not None:
+                record["tool_call_id"] = call_id
+            value = tool.input
+            if type(value) is str and len(value) > 24 and arguments.get(call_id) == value:
+                record["input"] = _CALL_ARGUMENTS
+            elif value is not _NOTHING:
+                record["input"] = self._value(value)
+            value = tool.output
+            if type(value) is str and len(value) > 24 and contents.get(call_id) == value:
+                record["output"] = _CALL_CONTENT
+            elif value is not _NOTHING:
+                record["output"] = self._value(value)
+            if tool.error is not None:
+                record["error"] = tool.error
+            t = self._rel(tool.t)
+            record["t"] = t
+            if tool.end is not None:
+                end = self._rel(tool.end)
+                record["duration"] = None if t is None or end is None else round(end - t, 6)
+            out.append(record)
+        return out
+
+    def _branches(self, step: StepInfo) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for decision in step.branches:
+            record: dict[str, Any] = {"source": decision.source}
+            if decision.branch_index:
+                record["branch_index"] = decision.branch_index
+            record["chosen"] = list(decision.chosen)
+            ends = self._ends.get((step.path, decision.source, decision.branch_index))
+            if ends is None or tuple(e for e in ends if e not in decision.chosen) != tuple(decision.skipped):
+                record["skipped"] = list(decision.skipped)
+            out.append(record)
+        return out
+
+    def _budget(self, budget: Budget, index: int, path: tuple[str, ...]) -> dict[str, Any]:
+        """The budget as stored: step fields only where the step index and header do not imply them."""
+        out: dict[str, Any] = {}
+        implied_max = self._max_steps if not path else None
+        if budget.steps_used != index + 1 or budget.steps_max != implied_max:
+            out["steps_used"] = budget.steps_used
+            out["steps_max"] = budget.steps_max
+            out["steps_remaining"] = budget.steps_remaining
+        self._counters.fill(out)
+        return out
 
     def _on_step_end(self, step: StepInfo) -> None:
-        t = self._now()
-        for decision in step.branches:
-            self._write(_branch_event(step, decision))
+        path = step.path
+        end = self._clock()
+        started = self._steps.pop(path, None)
+        t = self._rel(started[1] if started is not None else end)
+        done = self._done.pop(path, None)
+        runs = self._runs(path, step.nodes, done) if done else []
         encoded_state = None if step.state is None else self._encoder.encode(step.state)
-        if not step.path and isinstance(encoded_state, dict):
+        if not path and type(encoded_state) is dict:
             self._counters.iterations = _iterations(encoded_state)  # pyright: ignore[reportUnknownArgumentType]
-        track = self._states.get(step.path)
+        track = self._states.get(path)
         if track is None:
-            track = self._states[step.path] = _StateTrack(self._snapshot_every)
-        full, payload, _ = (True, None, b"") if step.state is None else track.record(encoded_state)
-        started = self._step_started.pop(step.path, None)
-        event: dict[str, Any] = {
-            "kind": "step_finished",
-            "path": list(step.path),
-            "full": full,
-            "index": step.index,
-            "nodes": list(step.nodes),
-            "next_nodes": list(step.next_nodes),
-            "ended": step.ended,
-            "budget": self._counters.budget(step.budget),
-        }
-        if full:
-            event["state"] = payload
-        else:
-            event["delta"] = payload
+            track = self._states[path] = _StateTrack(self._snapshot_every)
+        full, payload = (True, None) if step.state is None else track.record(encoded_state)
+        budget = self._budget(step.budget, step.index, path)
+        event: dict[str, Any] = {"kind": "step", "path": list(path), "full": full, "index": step.index}
+        event["nodes"] = list(step.nodes)
+        event["t"] = t
+        end_t = self._rel(end)
+        event["duration"] = None if t is None or end_t is None else round(end_t - t, 6)
+        if step.next_nodes:
+            event["next_nodes"] = list(step.next_nodes)
+        if step.ended:
+            event["ended"] = True
+        event["budget"] = budget
+        if not path:
+            before = self._before(step, started)
+            if before is not None:
+                event["budget_before"] = before
+            self._last_budget = budget
+        if runs:
+            event["runs"] = runs
+        if step.branches:
+            event["branches"] = self._branches(step)
         if step.errors:
             event["errors"] = list(step.errors)
         interrupted = getattr(step, "interrupted", ())
         if interrupted:
             event["interrupted"] = list(interrupted)
-        event["t"] = t
-        event["duration"] = None if started is None else round(t - started, 6)
-        self._write(event, flush=True)
-        if self._progress is not None and not step.path:
-            self._progress(event)
+        if full:
+            event["state"] = payload
+        else:
+            event["delta"] = payload
+        self._line(event)
+        if not path:
+            self._flush()
+            if self._progress is not None:
+                self._progress(
+                    {"index": step.index, "nodes": list(step.nodes), "budget": self._full_budget(step.budget)}
+                )
+
+    def _before(self, step: StepInfo, started: tuple[StepInfo, float, tuple[Any, ...]] | None) -> Any:
+        """The budget before a top-level step, or None when it is what a reader assumes: the previous
+        step's budget (or, for the first step, nothing used yet)."""
+        if started is None:
+            return None
+        info, _, counters = started
+        before: dict[str, Any] = {}
+        used = info.budget.steps_used
+        if used != step.index or info.budget.steps_max != self._max_steps:
+            before.update(
+                steps_used=used, steps_max=info.budget.steps_max, steps_remaining=info.budget.steps_remaining
+            )
+        _Counters.fill_from(before, counters)
+        last = self._last_budget
+        if last is None:
+            implied = {"model_calls": 0, "tool_calls": 0}
+        else:
+            implied = {k: v for k, v in last.items() if not k.startswith("steps_")}
+        if before == implied:
+            return None
+        if "steps_used" not in before:
+            before = {"steps_used": used, "steps_max": info.budget.steps_max, **before}
+            before["steps_remaining"] = info.budget.steps_remaining
+        return before
+
+    def _full_budget(self, budget: Budget) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "steps_used": budget.steps_used,
+            "steps_max": budget.steps_max,
+            "steps_remaining": budget.steps_remaining,
+        }
+        self._counters.fill(out)
+        return out
+
+    def _unfinished(self) -> None:
+        """Lines for steps that started and never finished (the run failed or stopped inside them),
+        innermost graph first, with what ran in them."""
+        for path in sorted(self._steps, key=len, reverse=True):
+            info, started, counters = self._steps[path]
+            done = self._done.pop(path, [])
+            done.extend(p for p in self._open_runs.values() if p.path[:-1] == path and p.component != "Tool")
+            before: dict[str, Any] = {
+                "steps_used": info.budget.steps_used,
+                "steps_max": info.budget.steps_max,
+                "steps_remaining": info.budget.steps_remaining,
+            }
+            _Counters.fill_from(before, counters)
+            event: dict[str, Any] = {
+                "kind": "step_unfinished",
+                "path": list(path),
+                "index": info.index,
+                "nodes": list(info.nodes),
+                "t": self._rel(started),
+                "budget": before,
+            }
+            runs = self._runs(path, info.nodes, done)
+            if runs:
+                event["runs"] = runs
+            self._line(event)
+        self._steps.clear()
+        self._open_runs.clear()
 
     def _interrupted(self, error: BaseException) -> None:
         info = getattr(error, "info", None)
-        t = self._now()
+        self._unfinished()
         event: dict[str, Any] = {
             "kind": "interrupted",
             "before_nodes": list(getattr(info, "before_nodes", []) or []),
@@ -436,15 +704,16 @@ class Recorder:
             "rerun_nodes": list(getattr(info, "rerun_nodes", []) or []),
             "state": self._encoder.encode(getattr(info, "state", None)),
             "checkpoint_id": getattr(error, "checkpoint_id", None),
-            "t": t,
+            "t": self._rel(self._clock()),
         }
-        self._write(event)
+        self._line(event)
         self._finish_run("interrupted")
 
     def _finish_run(self, status: str, *, output: Any = None, error: BaseException | None = None) -> None:
         if self._finished:
             return
-        t = self._now()
+        self._unfinished()
+        t = self._rel(self._clock())
         event: dict[str, Any] = {"kind": "run_finished", "status": status}
         if status == "ok":
             event["output"] = self._encoder.encode(output)
@@ -452,36 +721,23 @@ class Recorder:
             event["error"] = error_record(error)
         event["t"] = t
         event["duration"] = t
-        self._write(event, flush=True)
+        self._line(event)
+        self._flush()
         self._finished = True
         self.close()
 
 
-def _task_key(info: RunInfo) -> tuple[Any, ...]:
-    return (info.path, info.node_key, info.kind, info.tool_call_id)
+class _Encoded:
+    """A value encoded when it was reported (it might change before the step ends)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
-def _node_fields(kind: str, info: RunInfo) -> dict[str, Any]:
-    """The identifying fields of a node event; empty name and missing tool call ID are left out."""
-    fields: dict[str, Any] = {"kind": kind, "path": list(info.path), "step": info.step, "node": info.node_key}
-    if info.name:
-        fields["name"] = info.name
-    fields["component"] = info.kind
-    if info.tool_call_id is not None:
-        fields["tool_call_id"] = info.tool_call_id
-    return fields
-
-
-def _branch_event(step: StepInfo, decision: BranchDecision) -> dict[str, Any]:
-    return {
-        "kind": "branch_decided",
-        "path": list(step.path),
-        "step": step.index,
-        "source": decision.source,
-        "branch_index": decision.branch_index,
-        "chosen": list(decision.chosen),
-        **({"skipped": list(decision.skipped)} if decision.skipped else {}),
-    }
+_CALL_ARGUMENTS = {"$call": "arguments"}
+_CALL_CONTENT = {"$call": "content"}
 
 
 def _iterations(state: dict[str, Any]) -> int | None:
@@ -497,7 +753,7 @@ def _drain(stream: Iterator[Any]) -> Any:
     try:
         chunks = list(stream)
     except Exception as error:
-        return {"$repr": f"<stream failed: {type(error).__name__}: {error}>", "$type": type_name(stream)}
+        return Raw({"$repr": f"<stream failed: {type(error).__name__}: {error}>", "$type": type_name(stream)})
     finally:
         close = getattr(stream, "close", None)
         if callable(close):

@@ -61,7 +61,7 @@ def test_cut_off_last_line_means_incomplete(run_file: Path) -> None:
     data = run_file.read_bytes()
     lines = data.splitlines(keepends=True)
     # cut in the middle of the 4th step's last line: steps 0..2 survive
-    fourth_end = [i for i, line in enumerate(lines) if line.startswith(b'{"kind":"step_finished"')][3]
+    fourth_end = [i for i, line in enumerate(lines) if line.startswith(b'{"kind":"step",')][3]
     cut = b"".join(lines[:fourth_end]) + lines[fourth_end][:30]
     run_file.write_bytes(cut)
     run = read_run(run_file)
@@ -89,19 +89,21 @@ def test_corrupt_middle_line_names_its_line(run_file: Path) -> None:
 
 def test_lenient_mode_skips_corrupt_lines_with_a_warning(run_file: Path) -> None:
     lines = run_file.read_text().splitlines(keepends=True)
-    index = next(i for i, line in enumerate(lines) if line.startswith('{"kind":"branch_decided"'))
-    lines[index] = "not json at all\n"
+    index = next(i for i, line in enumerate(lines) if line.startswith('{"kind":"step",'))
+    lines.insert(index, "not json at all\n")
     run_file.write_text("".join(lines))
+    with pytest.raises(RunFileError):
+        read_run(run_file)
     with pytest.warns(RunFileWarning):
         run = read_run(run_file, lenient=True)
     assert run.skipped_lines == [index + 1]
     assert run.status == "ok" and len(run.steps) == 7
-    assert run.steps[0].branches == []
+    assert [(b.source, b.chosen) for b in run.steps[0].branches] == [("chat", ["tools"])]
 
 
 def test_large_files_check_line_starts_at_open_and_the_rest_on_access(run_file: Path) -> None:
     lines = run_file.read_text().splitlines(keepends=True)
-    bad = next(i for i, line in enumerate(lines) if line.startswith('{"kind":"node_finished"'))
+    bad = next(i for i, line in enumerate(lines) if line.startswith('{"kind":"step",'))
     lines[bad] = lines[bad].replace('"output":', '"output"', 1)  # still starts like an event line
     run_file.write_text("".join(lines))
     run = read_run(run_file, check_limit=0)  # memory-mapped, indexed, not fully parsed
@@ -143,7 +145,7 @@ def test_header_only_file_is_an_incomplete_run(tmp_path: Path) -> None:
     header = {
         "kind": "header",
         "format": "graph-inspector-run",
-        "version": 1,
+        "version": 2,
         "run_id": "x",
         "started_at": "t",
     }

@@ -40,7 +40,7 @@ def test_every_line_is_a_valid_event_with_kind_first(tmp_path: Path) -> None:
         line_adapter.validate_json(line)
         kinds.append(json.loads(line)["kind"])
     assert kinds[-1] == "run_finished"
-    assert kinds.count("step_started") == kinds.count("step_finished") == 5
+    assert kinds.count("step") == 5 and "step_unfinished" not in kinds
 
 
 def test_recording_is_byte_stable_with_injected_clock_and_run_id(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_message_history_is_stored_once_not_per_step(tmp_path: Path) -> None:
     # every message text appears once (its value line), however many steps and model inputs mention it
     assert text.count("What is the weather in Paris?") == 1
     assert text.count("sunny, 29 C") == 2  # the tool's own output, and the tool message in the history
-    steps = [json.loads(line) for line in text.splitlines() if line.startswith('{"kind":"step_finished"')]
+    steps = [json.loads(line) for line in text.splitlines() if line.startswith('{"kind":"step",')]
     assert steps[0]["full"] is True
     # the history in state is a run of value ids; a step's growth is stored as an append of one id
     appends = [s["delta"] for s in steps if not s["full"]]
@@ -197,7 +197,7 @@ def test_snapshots_are_periodic_and_bounded(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     recorder = Recorder(path, clock=_clock(), run_id="r", snapshot_every=10)
     simulate_react(recorder, 100)
-    lines = [json.loads(x) for x in path.read_text().splitlines() if x.startswith('{"kind":"step_finished"')]
+    lines = [json.loads(x) for x in path.read_text().splitlines() if x.startswith('{"kind":"step",')]
     full = [x["index"] for x in lines if x["full"]]
     assert full[0] == 0 and 1 < len(full) < 40
     run = read_run(path)

@@ -125,7 +125,7 @@ def test_breakpoints_on_nodes_and_predicates(replay: Replay) -> None:
 def test_empty_run(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_text(
-        '{"kind":"header","format":"graph-inspector-run","version":1,"run_id":"x","started_at":"t"}\n'
+        '{"kind":"header","format":"graph-inspector-run","version":2,"run_id":"x","started_at":"t"}\n'
     )
     replay = Replay(read_run(path))
     assert replay.current is None and replay.forward() == 0 and replay.budget_series() == []
