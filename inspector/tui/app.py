@@ -21,7 +21,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from inspector.diagnostics import Diagnostic
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar
 from inspector.tui.graph_pane import GraphPane
@@ -113,7 +112,7 @@ class ReplayApp(App[None]):
         self.query_one(Timeline).focus()
         self.show_cursor()
         if self.session.diagnostics is None:
-            self.run_worker(self._diagnose, thread=True, exclusive=True, group="diagnose")
+            self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
         if self.follow:
             self._poll_timer = self.set_interval(self.poll_interval, self.poll)
 
@@ -182,13 +181,12 @@ class ReplayApp(App[None]):
 
     # --- background work ------------------------------------------------------------------------
 
-    def _diagnose(self) -> None:
-        found = self.session.diagnose_separately()
-        self.call_from_thread(self._diagnosed, found)
-
-    def _diagnosed(self, found: list[Diagnostic]) -> None:
-        self.session.diagnostics = found
-        self.show_cursor()
+    async def _diagnose(self) -> None:
+        session = self.session
+        found = await session.diagnose_separately()
+        if session is self.session and session.diagnostics is None:
+            session.diagnostics = found
+            self.show_cursor()
 
     def poll(self) -> None:
         """Follow mode: pick up whatever the recorder appended since the last poll."""
@@ -197,7 +195,7 @@ class ReplayApp(App[None]):
             timeline.session = self.session
             timeline.sync_size()
             if self.session.diagnostics is None:
-                self.run_worker(self._diagnose, thread=True, exclusive=True, group="diagnose")
+                self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
             self.show_cursor()
 
     # --- actions --------------------------------------------------------------------------------

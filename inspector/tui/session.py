@@ -14,6 +14,9 @@ The engine is never involved: a session only reads a file.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +28,12 @@ from inspector.replay import Replay
 
 __all__ = ["SYNC_DIAGNOSE_LIMIT", "PathSoFar", "Session", "StopReport", "TimelineRow"]
 
+_DIAGNOSE_SCRIPT = (
+    "import json, sys\n"
+    "from inspector.diagnostics import diagnose\n"
+    "from inspector.recording import read_run\n"
+    "print(json.dumps([d.to_dict() for d in diagnose(read_run(sys.argv[1]))]))\n"
+)
 _CHECKPOINT_EVERY = 256
 SYNC_DIAGNOSE_LIMIT = 5_000
 """Runs up to this many steps are diagnosed when opened; longer ones by `diagnose_separately` (slow)."""
@@ -122,13 +131,33 @@ class Session:
             unfinished_nodes=() if unfinished is None else unfinished.nodes,
         )
 
-    def diagnose_separately(self) -> list[Diagnostic]:
-        """Diagnose the run from a second reader of the same file, safe to call from a worker thread.
+    async def diagnose_separately(self) -> list[Diagnostic]:
+        """Diagnose the run in a child process and return what it found.
 
-        The run's own caches are not thread-safe, and diagnosing walks every step (seconds on a
-        100,000-step run), so a long run is diagnosed on its own copy while the screen stays live.
+        Diagnosing walks every step (seconds on a 100,000-step run). A thread would hold the GIL
+        and slow every keypress meanwhile, and the run's caches are not thread-safe; a child
+        process reads the file on its own and hands back JSON.
         """
-        return diagnose(read_run(self.run.path))
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            _DIAGNOSE_SCRIPT,
+            str(self.run.path),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            out, _ = await process.communicate()
+        except asyncio.CancelledError:  # the app closed (or the file grew) first: end our child
+            process.kill()
+            await process.wait()
+            raise
+        if process.returncode != 0:
+            return []
+        found = json.loads(out)
+        return [
+            Diagnostic(d["severity"], d["code"], d["message"], d["step"], tuple(d["nodes"])) for d in found
+        ]
 
     def budget_cycle(self) -> str | None:
         """The diagnostics' account of which cycle spent the budget, if the budget ran out."""

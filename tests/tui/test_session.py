@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from inspector.recording import read_run
 from inspector.replay import Replay
 from inspector.tui.session import Session
@@ -65,3 +67,24 @@ def test_reload_picks_up_appended_steps_and_keeps_breakpoints(tmp_path: Path, re
     assert len(session) == 9 and session.run.status == "ok"
     assert session.replay.cursor == 8, "a cursor on the last step follows the end"
     assert session.replay.breakpoints == {"tools"}
+
+
+@pytest.mark.anyio
+async def test_long_runs_are_diagnosed_in_a_child_process(
+    runaway_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import inspector.tui.session as session_module
+    from inspector.tui import make_app
+
+    monkeypatch.setattr(session_module, "SYNC_DIAGNOSE_LIMIT", 0)
+    session = Session.open(runaway_run)
+    assert session.diagnostics is None and session.budget_cycle() is None
+    app = make_app(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(100):
+            if session.diagnostics is not None:
+                break
+            await pilot.pause(0.05)
+        assert session.diagnostics is not None
+        assert [d.code for d in session.diagnostics] == ["budget-exhausted"]
+        assert "chat -> tools -> chat" in (session.budget_cycle() or "")
