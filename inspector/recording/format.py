@@ -22,11 +22,12 @@ stored as a full snapshot (`full: true`) or as changes against the previous step
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from graph_core.topology import Topology
+from graph_core.topology import END, Topology
 
 __all__ = [
     "FORMAT_NAME",
@@ -45,6 +46,7 @@ __all__ = [
     "ToolRunRecord",
     "ValueDefined",
     "branch_ends",
+    "next_from_branches",
     "event_adapter",
     "line_adapter",
 ]
@@ -62,6 +64,15 @@ def branch_ends(topology: Topology) -> dict[tuple[str, int], tuple[str, ...]]:
             key = (edge.source, edge.branch_index or 0)
             ends[key] = (*ends.get(key, ()), edge.target)
     return ends
+
+
+def next_from_branches(branches: Sequence[Any]) -> list[str]:
+    """The next step's nodes as the branch decisions imply them (chosen targets but END, in order): a
+    step line leaves out `next_nodes` when they are exactly these."""
+    out: list[str] = []
+    for decision in branches:
+        out.extend(t for t in decision.chosen if t != END and t not in out)
+    return out
 
 
 class _Record(BaseModel):
@@ -114,10 +125,10 @@ class Header(_Record):
 
 
 class ValueDefined(_Record):
-    """A value stored once and referenced as `{"$ref": id}` from later lines (messages, mostly)."""
+    """A value stored once and referenced as `{"$ref": n}` from later lines (messages, mostly): values
+    are numbered by their order in the file, from 0, and each is written before the first line using it."""
 
     kind: Literal["value"] = "value"
-    id: int
     value: Any
 
 
@@ -142,11 +153,12 @@ class ToolRunRecord(_Record):
 
     `input` is `{"$call": "arguments"}` when it is the arguments of the call with this ID in the
     ToolsNode's input message, and `output` `{"$call": "content"}` when it is the content of the tool
-    message answering that call in the ToolsNode's output: stored once, not twice.
+    message answering that call in the ToolsNode's output: stored once, not twice. `name` is left out
+    when it is the call's. `t` is seconds after the ToolsNode run started.
     """
 
-    name: str = ""
     tool_call_id: str | None = None
+    name: str | None = None
     input: Any = None
     output: Any = None
     error: ErrorRecord | None = None
@@ -156,8 +168,8 @@ class ToolRunRecord(_Record):
 
 class NodeRunRecord(_Record):
     """One execution of a node within a step. `name` and `component` are left out when they are the
-    topology's; `t` is when it started (seconds since the run started); `duration` is missing while it
-    never finished (a killed run's unfinished step)."""
+    topology's; `t` is when it started, in seconds after its step started; `duration` is missing when
+    it never finished (in a failed run's unfinished step)."""
 
     node: str
     name: str | None = None
@@ -173,12 +185,13 @@ class NodeRunRecord(_Record):
 class BranchDecided(_Record):
     """The branch `branch_index` on `source` chose `chosen` (and not `skipped`) after step `step`.
 
-    Stored inside a step line without `path` and `step` (the step's), and without `skipped` when it is
-    the branch's other end nodes in the topology; the reader fills all three in."""
+    Stored inside a step line without `path` and `step` (the step's), without `source` when the step
+    ran that one node only, and without `skipped` when it is the branch's other end nodes in the
+    topology; the reader fills them in."""
 
     path: list[str] = Field(default_factory=lambda: [])
     step: int = 0
-    source: str
+    source: str = ""
     branch_index: int = 0
     chosen: list[str]
     skipped: list[str] | None = None
@@ -189,7 +202,10 @@ class StepRecord(_Record):
 
     What ran (`runs`, in node order; tool calls in call order), the branch decisions, the state after
     it (`full` snapshot in `state`, or `delta` ops against the previous step of the same graph), the
-    budget after it (`budget_before` only when it is not the previous step's budget), what runs next.
+    budget after it (`budget_before` only when it is not the previous step's budget), what runs next
+    (`next_nodes`, left out when it is what the branches chose). Top-level steps leave out `path`, and
+    `full` is only written when true, so a top-level step line starts `{"kind":"step","index":` or
+    `{"kind":"step","full":true,`. `t` is seconds since the run started.
     """
 
     kind: Literal["step"] = "step"
@@ -199,7 +215,7 @@ class StepRecord(_Record):
     nodes: list[str]
     t: float
     duration: float | None = None
-    next_nodes: list[str] = Field(default_factory=lambda: [])
+    next_nodes: list[str] | None = None
     ended: bool = False
     budget: BudgetFields
     budget_before: BudgetFields | None = None

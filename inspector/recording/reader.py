@@ -45,6 +45,7 @@ from inspector.recording.format import (
     StepUnfinished,
     branch_ends,
     event_adapter,
+    next_from_branches,
 )
 from inspector.recording.statediff import apply_delta
 
@@ -61,10 +62,10 @@ __all__ = [
 
 RunStatus = Literal["ok", "error", "interrupted", "incomplete"]
 
-_STEP = b'\n{"kind":"step","path":[],'
-_STEP_FULL = b'\n{"kind":"step","path":[],"full":true,'
+_STEP = b'\n{"kind":"step","index":'
+_STEP_FULL = b'\n{"kind":"step","full":true,'
 _UNFINISHED = b'{"kind":"step_unfinished",'
-_VALUE = b'\n{"kind":"value","id":'
+_VALUE = b'\n{"kind":"value",'
 _BAD_START = re.compile(rb'\n(?!\{"kind":"|\Z)')
 _CHECK_LIMIT = 32 * 1024 * 1024
 
@@ -110,7 +111,9 @@ class Step:
         self.nested = nested
         self.index: int = record.index
         self.nodes: tuple[str, ...] = tuple(record.nodes)
-        self.next_nodes: tuple[str, ...] = tuple(record.next_nodes)
+        self.next_nodes: tuple[str, ...] = tuple(
+            next_from_branches(record.branches) if record.next_nodes is None else record.next_nodes
+        )
         self.ended: bool = record.ended
         self.budget: BudgetRecord = run.budget_of(record)
         self.t: float = record.t
@@ -177,11 +180,12 @@ def _end(t: float | None, duration: float | None) -> float | None:
     return None if t is None or duration is None else round(t + duration, 6)
 
 
-def _call_argument(message: Any, call_id: str | None) -> Any:
+def _call_field(message: Any, call_id: str | None, field: str) -> Any:
+    """A field of the tool call `call_id` in a (resolved) assistant message."""
     if isinstance(message, dict):
         for call in message.get("tool_calls") or []:  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             if isinstance(call, dict) and call.get("id") == call_id:  # pyright: ignore[reportUnknownMemberType]
-                return call.get("arguments")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                return call.get(field)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     return None
 
 
@@ -396,11 +400,12 @@ class Run:
     def _index(self, end: int) -> None:
         """Offsets of the top-level step lines (each step's span runs from the previous one's end),
         of full snapshots and of value lines; nothing is parsed."""
-        steps = self._find_all(_STEP, end)
-        full = set(self._find_all(_STEP_FULL, end))
+        full = self._find_all(_STEP_FULL, end)
+        steps = sorted([*self._find_all(_STEP, end), *full])
         self._values = self._find_all(_VALUE, end)
         self._spans = steps
-        self._full = [i for i, offset in enumerate(steps) if offset in full]
+        full_set = set(full)
+        self._full = [i for i, offset in enumerate(steps) if offset in full_set]
 
     def _read_tail(self, end: int) -> None:
         self.status: RunStatus = "incomplete"
@@ -537,13 +542,13 @@ class Run:
         path = tuple(record.path)
         out: list[BranchDecided] = []
         for branch in record.branches:
+            source = branch.source or (record.nodes[0] if len(record.nodes) == 1 else "")
             skipped = branch.skipped
             if skipped is None:
-                ends = self._ends(path).get((branch.source, branch.branch_index), ())
+                ends = self._ends(path).get((source, branch.branch_index), ())
                 skipped = [e for e in ends if e not in branch.chosen]
-            out.append(
-                branch.model_copy(update={"path": record.path, "step": record.index, "skipped": skipped})
-            )
+            update = {"path": record.path, "step": record.index, "source": source, "skipped": skipped}
+            out.append(branch.model_copy(update=update))
         return out
 
     def _node_info(self, path: tuple[str, ...]) -> tuple[str, str]:
@@ -561,10 +566,11 @@ class Run:
     def node_runs_of(self, record: StepRecord | StepUnfinished) -> list[NodeRun]:
         """A step line's node runs as `NodeRun`s, values resolved, tool calls inside their ToolsNode."""
         path = tuple(record.path)
-        return [self._node_run(path, run) for run in record.runs]
+        return [self._node_run(path, run, record.t) for run in record.runs]
 
-    def _node_run(self, path: tuple[str, ...], record: NodeRunRecord) -> NodeRun:
+    def _node_run(self, path: tuple[str, ...], record: NodeRunRecord, base: float) -> NodeRun:
         node_path = (*path, record.node)
+        started = _end(base, record.t)
         name, component = record.name, record.component
         if name is None or component is None:
             known = self._node_info(node_path)
@@ -578,32 +584,38 @@ class Run:
             input=self.resolve(record.input),
             output=self.resolve(record.output),
             error=record.error,
-            started=record.t,
-            finished=_end(record.t, record.duration),
+            started=started,
+            finished=_end(started, record.duration),
             duration=record.duration,
         )
         for tool in record.tools:
             call_id = tool.tool_call_id
             value = tool.input
             tool_input = (
-                _call_argument(run.input, call_id) if value == _CALL_ARGUMENTS else self.resolve(value)
+                _call_field(run.input, call_id, "arguments")
+                if value == _CALL_ARGUMENTS
+                else self.resolve(value)
             )
             value = tool.output
             tool_output = (
                 _call_content(run.output, call_id) if value == _CALL_CONTENT else self.resolve(value)
             )
+            tool_started = _end(started, tool.t)
+            tool_name = tool.name
+            if tool_name is None:
+                tool_name = _call_field(run.input, call_id, "name") or ""
             run.tools.append(
                 NodeRun(
                     node=record.node,
                     path=node_path,
-                    name=tool.name,
+                    name=tool_name,
                     component="Tool",
                     tool_call_id=call_id,
                     input=tool_input,
                     output=tool_output,
                     error=tool.error,
-                    started=tool.t,
-                    finished=_end(tool.t, tool.duration),
+                    started=tool_started,
+                    finished=_end(tool_started, tool.duration),
                     duration=tool.duration,
                 )
             )

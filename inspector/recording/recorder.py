@@ -36,7 +36,7 @@ from graph_core.errors import InterruptError
 from graph_core.schema import Message, concat_messages
 from graph_core.topology import Topology
 from inspector.recording.encode import Encoder, Raw, type_name
-from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, branch_ends
+from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, branch_ends, next_from_branches
 from inspector.recording.redact import RedactSpec, make_redaction
 from inspector.recording.statediff import delta
 
@@ -289,8 +289,8 @@ class Recorder:
         """Queue the value lines pending in the encoder, then `event`; all encoding already happened."""
         out = self._out
         if self._encoder.has_definitions:
-            for ref, value in self._encoder.take_definitions():
-                out.append(b'{"kind":"value","id":%d,"value":%b}\n' % (ref, _dumps(value)))
+            for _, value in self._encoder.take_definitions():
+                out.append(b'{"kind":"value","value":%b}\n' % _dumps(value))
         out.append(_dumps(event) + b"\n")
 
     def _flush(self) -> None:
@@ -331,8 +331,8 @@ class Recorder:
         self._header_written = True
         out = self._open()
         out.write(_dumps(header) + b"\n")
-        for ref, value in self._encoder.take_definitions():  # the input's messages, after the header line
-            out.write(b'{"kind":"value","id":%d,"value":%b}\n' % (ref, _dumps(value)))
+        for _, value in self._encoder.take_definitions():  # the input's messages, after the header line
+            out.write(b'{"kind":"value","value":%b}\n' % _dumps(value))
         out.flush()
 
     def _index_topology(self, topology: Topology, path: tuple[str, ...]) -> None:
@@ -489,14 +489,16 @@ class Recorder:
             return self._encoder.encode(value if len(value) == held.n else value[: held.n])
         return self._encoder.encode(held)
 
-    def _runs(self, path: tuple[str, ...], nodes: tuple[str, ...], done: list[_Pending]) -> list[Any]:
+    def _runs(
+        self, path: tuple[str, ...], nodes: tuple[str, ...], done: list[_Pending], base: float
+    ) -> list[Any]:
         """The step's node runs as stored, in node order (a node missing from `nodes` goes last)."""
         if len(done) > 1:
             order = {node: i for i, node in enumerate(nodes)}
             done = sorted(done, key=lambda p: order.get(p.node, len(order)))
-        return [self._run_record(p, path) for p in done]
+        return [self._run_record(p, path, base) for p in done]
 
-    def _run_record(self, pending: _Pending, path: tuple[str, ...]) -> dict[str, Any]:
+    def _run_record(self, pending: _Pending, path: tuple[str, ...], base: float) -> dict[str, Any]:
         record: dict[str, Any] = {"node": pending.node}
         known = self._nodes.get((*path, pending.node))
         if known is None or known[0] != pending.name:
@@ -509,11 +511,7 @@ class Recorder:
             record["output"] = self._value(pending.output)
         if pending.error is not None:
             record["error"] = pending.error
-        t = self._rel(pending.t)
-        record["t"] = t
-        if pending.end is not None:
-            end = self._rel(pending.end)
-            record["duration"] = None if t is None or end is None else round(end - t, 6)
+        _times(record, pending, base)
         if pending.tools:
             record["tools"] = self._tool_records(pending)
         return record
@@ -522,6 +520,7 @@ class Recorder:
         """Tool calls in call order, each without what its ToolsNode run already holds."""
         calls = parent.input.tool_calls if type(parent.input) is Message else []
         arguments = {c.id: c.arguments for c in calls}
+        names = {c.id: c.name for c in calls}
         order = {c.id: i for i, c in enumerate(calls)}
         tools = sorted(
             parent.tools or [],
@@ -533,10 +532,12 @@ class Recorder:
             contents = {m.tool_call_id: m.content for m in output if type(m) is Message}
         out: list[dict[str, Any]] = []
         for tool in tools:
-            record: dict[str, Any] = {"name": tool.name}
+            record: dict[str, Any] = {}
             call_id = tool.tool_call_id
             if call_id is not None:
                 record["tool_call_id"] = call_id
+            if names.get(call_id) != tool.name:
+                record["name"] = tool.name
             value = tool.input
             if type(value) is str and len(value) > 24 and arguments.get(call_id) == value:
                 record["input"] = _CALL_ARGUMENTS
@@ -549,18 +550,16 @@ class Recorder:
                 record["output"] = self._value(value)
             if tool.error is not None:
                 record["error"] = tool.error
-            t = self._rel(tool.t)
-            record["t"] = t
-            if tool.end is not None:
-                end = self._rel(tool.end)
-                record["duration"] = None if t is None or end is None else round(end - t, 6)
+            _times(record, tool, parent.t)
             out.append(record)
         return out
 
     def _branches(self, step: StepInfo) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for decision in step.branches:
-            record: dict[str, Any] = {"source": decision.source}
+            record: dict[str, Any] = {}
+            if len(step.nodes) != 1 or step.nodes[0] != decision.source:
+                record["source"] = decision.source
             if decision.branch_index:
                 record["branch_index"] = decision.branch_index
             record["chosen"] = list(decision.chosen)
@@ -587,7 +586,7 @@ class Recorder:
         started = self._steps.pop(path, None)
         t = self._rel(started[1] if started is not None else end)
         done = self._done.pop(path, None)
-        runs = self._runs(path, step.nodes, done) if done else []
+        runs = self._runs(path, step.nodes, done, started[1] if started is not None else end) if done else []
         encoded_state = None if step.state is None else self._encoder.encode(step.state)
         if not path and type(encoded_state) is dict:
             self._counters.iterations = _iterations(encoded_state)  # pyright: ignore[reportUnknownArgumentType]
@@ -596,12 +595,17 @@ class Recorder:
             track = self._states[path] = _StateTrack(self._snapshot_every)
         full, payload = (True, None) if step.state is None else track.record(encoded_state)
         budget = self._budget(step.budget, step.index, path)
-        event: dict[str, Any] = {"kind": "step", "path": list(path), "full": full, "index": step.index}
+        event: dict[str, Any] = {"kind": "step"}
+        if path:
+            event["path"] = list(path)
+        if full:
+            event["full"] = True
+        event["index"] = step.index
         event["nodes"] = list(step.nodes)
         event["t"] = t
         end_t = self._rel(end)
         event["duration"] = None if t is None or end_t is None else round(end_t - t, 6)
-        if step.next_nodes:
+        if list(step.next_nodes) != next_from_branches(step.branches):
             event["next_nodes"] = list(step.next_nodes)
         if step.ended:
             event["ended"] = True
@@ -679,15 +683,16 @@ class Recorder:
                 "steps_remaining": info.budget.steps_remaining,
             }
             _Counters.fill_from(before, counters)
-            event: dict[str, Any] = {
-                "kind": "step_unfinished",
-                "path": list(path),
+            event: dict[str, Any] = {"kind": "step_unfinished"}
+            if path:
+                event["path"] = list(path)
+            event |= {
                 "index": info.index,
                 "nodes": list(info.nodes),
                 "t": self._rel(started),
                 "budget": before,
             }
-            runs = self._runs(path, info.nodes, done)
+            runs = self._runs(path, info.nodes, done, started)
             if runs:
                 event["runs"] = runs
             self._line(event)
@@ -725,6 +730,15 @@ class Recorder:
         self._flush()
         self._finished = True
         self.close()
+
+
+def _times(record: dict[str, Any], pending: _Pending, base: float | None) -> None:
+    """`t` (start, seconds after `base`: the step's start for a node, the node's for a tool call) and
+    `duration`, when known."""
+    if pending.t is not None:
+        record["t"] = None if base is None else round(pending.t - base, 6)
+        if pending.end is not None:
+            record["duration"] = round(pending.end - pending.t, 6)
 
 
 class _Encoded:
