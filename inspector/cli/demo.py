@@ -78,12 +78,15 @@ def summary(session: Any) -> str:
 
 
 def _walk(app: Any) -> Any:
+    """Visit every step in both state views, then the keys' own path once, then leave."""
+
     async def pilot_script(pilot: Any) -> None:
         await pilot.pause()
-        await pilot.press("home")
-        for _ in range(len(app.session)):
-            await pilot.press("n")
-        await pilot.press("d", "d", "end")
+        for diff in (False, True):
+            app.diff_mode = diff
+            for position in range(len(app.session)):
+                app.go(position)
+        await pilot.press("home", "n", "end")
         app.exit()
 
     return pilot_script
