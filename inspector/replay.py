@@ -15,7 +15,7 @@ from typing import Any
 from graph_core.schema import Message
 from graph_core.topology import END, START
 from inspector.recording.format import BudgetRecord
-from inspector.recording.reader import Run, Step, to_messages
+from inspector.recording.reader import Run, Step, TextCandidates, to_messages
 from inspector.recording.statediff import Change, Path, changes
 
 __all__ = ["Change", "Replay", "StatePredicate"]
@@ -54,6 +54,7 @@ class Replay:
         self._breakpoints: set[str] = set()
         self._predicates: list[StatePredicate] = []
         self._nodes: list[tuple[str, ...]] | None = None
+        self._search_memo: tuple[str, TextCandidates | None] | None = None
         self._path_memo: tuple[int, frozenset[str], frozenset[tuple[str, str]], tuple[str, ...]] | None = None
         self.go(cursor)
 
@@ -214,15 +215,44 @@ class Replay:
 
     def search(self, text: str) -> list[int]:
         """Positions whose step matches `text` (any case): a node key, a node's output, a state key or
-        value that the step changed (messages included), or an error message."""
+        value that the step changed (messages included), or an error message. Reads every step that
+        could match; `find_next` stops at the first hit."""
         needle = text.lower()
         if not needle:
             return []
-        hits: list[int] = []
-        for i, step in enumerate(self.run.steps):
-            if self._matches(i, step, needle):
-                hits.append(i)
-        return hits
+        candidates = self._candidates(text)
+        return [
+            i
+            for i in range(len(self))
+            if (candidates is None or i in candidates) and self._matches(i, self.run.steps[i], needle)
+        ]
+
+    def find_next(self, text: str, start: int | None = None) -> int | None:
+        """The first position after `start` (default: the cursor) whose step matches `text` as in
+        `search`, or None. Steps whose lines cannot contain the text are skipped without being read,
+        and the scan stops at the first hit, so a search in a 100,000-step run stays interactive."""
+        return self._find(text, self.cursor if start is None else start, 1)
+
+    def find_prev(self, text: str, start: int | None = None) -> int | None:
+        """The last position before `start` (default: the cursor) whose step matches `text`, or None."""
+        return self._find(text, self.cursor if start is None else start, -1)
+
+    def _find(self, text: str, start: int, direction: int) -> int | None:
+        needle = text.lower()
+        if not needle or not len(self):
+            return None
+        candidates = self._candidates(text)
+        stop = len(self) if direction > 0 else -1
+        for i in range(start + direction, stop, direction):
+            if (candidates is None or i in candidates) and self._matches(i, self.run.steps[i], needle):
+                return i
+        return None
+
+    def _candidates(self, text: str) -> TextCandidates | None:
+        key = text.lower()
+        if self._search_memo is None or self._search_memo[0] != key:
+            self._search_memo = (key, self.run.text_candidates(text))
+        return self._search_memo[1]
 
     def _matches(self, i: int, step: Step, needle: str) -> bool:
         if any(needle in node.lower() for node in step.nodes):

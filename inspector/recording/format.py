@@ -46,9 +46,9 @@ __all__ = [
     "ToolRunRecord",
     "ValueDefined",
     "branch_ends",
-    "next_from_branches",
     "event_adapter",
     "line_adapter",
+    "next_from_branches",
 ]
 
 FORMAT_NAME = "graph-inspector-run"

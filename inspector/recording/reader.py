@@ -55,6 +55,7 @@ __all__ = [
     "RunFileWarning",
     "RunStatus",
     "Step",
+    "TextCandidates",
     "UnfinishedStep",
     "read_run",
     "to_messages",
@@ -201,6 +202,27 @@ _CALL_ARGUMENTS = {"$call": "arguments"}
 _CALL_CONTENT = {"$call": "content"}
 
 
+@dataclass(frozen=True)
+class TextCandidates:
+    """Steps that may match a text search: those whose own lines contain it, every step from the first
+    one that defines a matching value (a message can be appended to the state or passed to a node in
+    any later step), and full state snapshots after the first hit (what they remove is on an earlier
+    line, not theirs)."""
+
+    steps: frozenset[int]
+    first_value: int | None
+    full: frozenset[int]
+
+    def __contains__(self, position: object) -> bool:
+        if position in self.steps:
+            return True
+        if not isinstance(position, int) or not self.steps:
+            return False
+        if self.first_value is not None and position >= self.first_value:
+            return True
+        return position in self.full and position > min(self.steps)
+
+
 class Steps(Sequence[Step]):
     """The complete top-level steps of a run, parsed on demand (len, index, slice, iterate)."""
 
@@ -264,6 +286,7 @@ class Run:
         self._step_cache = _LRU(256)
         self._state_cache = _LRU(64)
         self._value_cache = _LRU(50_000)
+        self._span_ends: list[int] | None = None
         self._branch_ends: dict[tuple[str, ...], dict[tuple[str, int], tuple[str, ...]]] = {}
         self.header = self._read_header()
         self.topology: Topology | None = self.header.topology
@@ -641,6 +664,29 @@ class Run:
                 runs.extend(self.node_runs_of(event))
         before = self._budget(top.budget or BudgetFields(), top.index, self.header.max_run_steps)
         return UnfinishedStep(top, runs, before)
+
+    def text_candidates(self, text: str) -> TextCandidates | None:
+        """Which steps could mention `text` (any ASCII case), found by scanning the raw file once, not
+        by parsing steps; None when `text` cannot be searched as raw bytes (non-ASCII, quotes,
+        backslashes or control characters, which the file may hold escaped)."""
+        if not text or not text.isascii() or any(c in '"\\' or ord(c) < 32 for c in text):
+            return None
+        if self._span_ends is None:
+            self._span_ends = [self._line_end(offset) for offset in self._spans]
+        ends = self._span_ends
+        data = self._data
+        steps: set[int] = set()
+        first_value: int | None = None
+        pattern = re.compile(re.escape(text.encode()), re.IGNORECASE)
+        for match in pattern.finditer(data, 0, self._end):  # pyright: ignore[reportCallIssue, reportArgumentType]
+            at = match.start()
+            position = bisect.bisect_left(ends, at)
+            steps.add(position)
+            if first_value is None:
+                line = data.rfind(b"\n", 0, at) + 1
+                if data[line : line + 15] == b'{"kind":"value"':
+                    first_value = position
+        return TextCandidates(frozenset(steps), first_value, frozenset(self._full))
 
     def raw_state_at(self, i: int) -> Any:
         """The state after step `i` as stored (messages still `{"$ref": n}`)."""

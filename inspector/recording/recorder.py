@@ -536,6 +536,8 @@ class Recorder:
             call_id = tool.tool_call_id
             if call_id is not None:
                 record["tool_call_id"] = call_id
+            else:
+                call_id = "\0"  # matches no call: nothing is derived for a call without an ID
             if names.get(call_id) != tool.name:
                 record["name"] = tool.name
             value = tool.input
