@@ -42,8 +42,9 @@ _MAX_DEPTH = 64
 
 def _extend_runs(runs: list[list[int]], refs: list[int]) -> list[list[int]]:
     """`runs` (sorted [start, stop) pairs) followed by `refs`, as a new list; consecutive ids merge."""
-    out = [list(r) for r in runs[-1:]]
-    out = [*runs[:-1], *out]
+    out = runs[:-1]
+    if runs:
+        out.append(list(runs[-1]))
     for ref in refs:
         if out and out[-1][1] == ref:
             out[-1][1] = ref + 1
@@ -94,6 +95,7 @@ class Encoder:
         self._next_ref = 0
         self._stack: set[int] = set()
         self._plain_fields: bool | None = None
+        self._plans: dict[type[BaseModel], list[tuple[str, str, bool]]] = {}
 
     def encode(self, value: Any) -> Any:
         """A JSON-like version of `value`; never raises for ordinary exceptions inside `value`."""
@@ -101,6 +103,20 @@ class Encoder:
             return self._enc(value, 0)
         except Exception as exc:  # a hostile __repr__ or property: record that, not crash
             return {"$repr": f"<unencodable: {type(exc).__name__}: {exc}>", "$type": type_name(value)}
+
+    def encode_message(self, message: Message) -> Any:
+        """`encode` for a `Message` (the recorder's hot path): straight to its reference."""
+        try:
+            return self._message(message, 0) if self.intern else self._model(message, 0, True)
+        except Exception:
+            return self.encode(message)
+
+    def encode_list(self, value: list[Any]) -> Any:
+        """`encode` for a list (a message history, usually): straight to the list memo."""
+        try:
+            return self._list(value, 0)
+        except Exception:
+            return self.encode(value)
 
     @property
     def has_definitions(self) -> bool:
@@ -184,17 +200,24 @@ class Encoder:
             if obj is value and len(value) >= n and value[0] is first and value[n - 1] is last:
                 if len(value) == n:
                     return marker
-                tail = value[n:]
-                if all(type(v) is Message for v in tail):
-                    runs = _extend_runs(marker["$refs"], [self._message(v, depth + 1)["$ref"] for v in tail])
-                    marker = {"$refs": runs}
+                refs = self._refs(value, n, depth)
+                if refs is not None:
+                    marker = {"$refs": _extend_runs(marker["$refs"], refs)}
                     self._lists[key] = (value, len(value), value[0], value[-1], marker)
                     return marker
-        if all(type(v) is Message for v in value):
-            marker = {"$refs": _extend_runs([], [self._message(v, depth + 1)["$ref"] for v in value])}
+        refs = self._refs(value, 0, depth)
+        if refs is not None:
+            marker = {"$refs": _extend_runs([], refs)}
             self._lists[key] = (value, len(value), value[0], value[-1], marker)
             return marker
         return self._guarded(value, depth, self._sequence)
+
+    def _refs(self, value: list[Any], start: int, depth: int) -> list[int] | None:
+        """Value ids of `value[start:]`, or None if it holds anything but messages."""
+        for i in range(start, len(value)):
+            if type(value[i]) is not Message:
+                return None
+        return [self._message(value[i], depth + 1)["$ref"] for i in range(start, len(value))]
 
     def _message(self, message: Message, depth: int) -> dict[str, int]:
         memo = self._messages.get(id(message))
@@ -221,7 +244,7 @@ class Encoder:
             and not message.extra
             and len(message.content) <= limit
             and len(message.reasoning_content) <= limit
-            and all(len(c.arguments) <= limit for c in message.tool_calls)
+            and (not message.tool_calls or max(len(c.arguments) for c in message.tool_calls) <= limit)
         ):
             try:
                 return message.model_dump(mode="json", exclude_defaults=True, warnings=False)
@@ -238,7 +261,24 @@ class Encoder:
             except Exception:
                 dumped = {name: getattr(value, name, None) for name in type(value).model_fields}
             return self._mapping(dumped, depth)
-        out = {name: self._item(name, getattr(value, name, None), depth) for name in type(value).model_fields}
+        redaction = self.redaction
+        if redaction.fn is None:  # the usual case: which fields are masked is known per class
+            cls = type(value)
+            plan = self._plans.get(cls)
+            if plan is None:
+                plan = [
+                    (n, escape_key(n), redaction.active and redaction.masks_key(n)) for n in cls.model_fields
+                ]
+                self._plans[cls] = plan
+            mask = redaction.mask
+            fields = value.__dict__
+            out = {
+                key: mask if masked else self._enc(fields.get(name), depth + 1) for name, key, masked in plan
+            }
+        else:
+            out = {
+                name: self._item(name, getattr(value, name, None), depth) for name in type(value).model_fields
+            }
         for key, item in (value.model_extra or {}).items():
             out[escape_key(key)] = self._item(key, item, depth)
         return out

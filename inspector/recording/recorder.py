@@ -484,9 +484,11 @@ class Recorder:
         cls = type(held)
         if cls is _Encoded:
             return held.value
+        if cls is Message:
+            return self._encoder.encode_message(held)
         if cls is _Held:
             value = held.value
-            return self._encoder.encode(value if len(value) == held.n else value[: held.n])
+            return self._encoder.encode_list(value if len(value) == held.n else value[: held.n])
         return self._encoder.encode(held)
 
     def _runs(

@@ -25,8 +25,22 @@ ChangeOp = Literal["added", "removed", "changed", "appended"]
 def delta(old: Any, new: Any) -> list[list[Any]]:
     """Ops that turn `old` into `new` (both JSON-like)."""
     ops: list[list[Any]] = []
+    if type(old) is dict and type(new) is dict and len(old) == len(new) and not _is_marker(new):
+        for key, value in new.items():  # the usual step: most top-level values are the same objects
+            before = old.get(key, _ABSENT)
+            if before is value:
+                continue
+            if before is _ABSENT:
+                break
+            _delta(before, value, [key], ops)
+        else:
+            return ops
+        ops = []
     _delta(old, new, [], ops)
     return ops
+
+
+_ABSENT: Any = object()
 
 
 def _delta(old: Any, new: Any, path: list[Any], ops: list[list[Any]]) -> None:
