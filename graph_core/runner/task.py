@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from graph_core.context import _SCOPE, RunScope  # pyright: ignore[reportPrivateUsage]
+from graph_core.errors import NodeRunError
+from graph_core.interrupt import InterruptSignal
 from graph_core.runner.run import RunContext, Task
 from graph_core.stream import NO_VALUE, convert_stream, copy_stream
 
@@ -24,13 +26,33 @@ class InputKeyError(KeyError):
         return f"cannot find input key: {self.args[0]}"
 
 
+def stream_failure(exc: Exception, path: tuple[str, ...]) -> Exception:
+    """What a reader of node `path`'s output stream sees when producing a chunk raised `exc`.
+
+    Like a failing `invoke`, it is a `NodeRunError` naming the node, with `exc` as `__cause__`. An
+    error that already names its node (raised upstream of this node, or inside a nested graph, whose
+    own nodes wrap it with the full path) and interrupt signals pass through unchanged.
+    """
+    if isinstance(exc, NodeRunError | InterruptSignal):
+        return exc
+    wrapped = NodeRunError(exc, path)
+    wrapped.__cause__ = exc
+    return wrapped
+
+
 def _scoped_stream(stream: Iterator[Any], scope: RunScope) -> Iterator[Any]:
+    """The node's output stream, read inside its run scope; a failing read names the node."""
     while True:
         token = _SCOPE.set(scope)
         try:
             chunk = next(stream)
         except StopIteration:
             return
+        except Exception as exc:
+            failure = stream_failure(exc, scope.path)
+            if failure is exc:
+                raise
+            raise failure from exc
         finally:
             _SCOPE.reset(token)
         yield chunk
