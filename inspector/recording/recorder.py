@@ -248,6 +248,7 @@ class Recorder:
         self._done: dict[tuple[str, ...], list[_Pending]] = {}
         self._steps: dict[tuple[str, ...], tuple[StepInfo, float, tuple[Any, ...]]] = {}
         self._last_budget: dict[str, Any] | None = None
+        self._last_counters: tuple[Any, ...] = (0, 0, None, None, None, None)
         self._out: list[bytes] = []
         self._t0: float | None = None
         self._header_written = False
@@ -619,6 +620,7 @@ class Recorder:
             if before is not None:
                 event["budget_before"] = before
             self._last_budget = budget
+            self._last_counters = self._counters.snapshot()
         if runs:
             event["runs"] = runs
         if step.branches:
@@ -646,9 +648,12 @@ class Recorder:
         if started is None:
             return None
         info, _, counters = started
-        before: dict[str, Any] = {}
         used = info.budget.steps_used
-        if used != step.index or info.budget.steps_max != self._max_steps:
+        plain_steps = used == step.index and info.budget.steps_max == self._max_steps
+        if plain_steps and counters == self._last_counters:  # the usual case, without building dicts
+            return None
+        before: dict[str, Any] = {}
+        if not plain_steps:
             before.update(
                 steps_used=used, steps_max=info.budget.steps_max, steps_remaining=info.budget.steps_remaining
             )
