@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
+from textual.geometry import Spacing
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -23,7 +25,7 @@ from textual.widgets import Footer, Static
 
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar
-from inspector.tui.graph_pane import GraphPane
+from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
 from inspector.tui.literal import one_line
@@ -34,7 +36,10 @@ from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
 from inspector.tui.timeline import HEADER, Timeline
 
-__all__ = ["SPEEDS", "ReplayApp", "make_app"]
+__all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "ReplayApp", "make_app"]
+
+GRAPH_MIN_WIDTH = 24
+"""The graph pane never gets narrower than this, so its title and a short drawing fit."""
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
@@ -82,7 +87,7 @@ class ReplayApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="status")
         with Horizontal(id="top"):
-            with VerticalScroll(id="graph-box"):
+            with ScrollableContainer(id="graph-box"):
                 yield GraphPane(id="graph")
             with Vertical(id="timeline-box"):
                 yield Static(Text(HEADER, style="bold"), id="timeline-header")
@@ -131,13 +136,15 @@ class ReplayApp(App[None]):
         timeline.hits = frozenset(self.hits)
         timeline.cursor = cursor
         active = step.nodes if step is not None else (stop.unfinished_nodes if stop else ())
-        self.query_one(GraphPane).show(
+        painted = self.query_one(GraphPane).show(
             run.topology,
             active=active,
             so_far=session.path_at(cursor),
             breakpoints=replay.breakpoints,
             failed=stop.unfinished_nodes if stop and stop.status == "error" else (),
+            gutter=count_gutter(len(session)),
         )
+        self._fit_graph(painted)
         state = replay.state_at(cursor) if step is not None else None
         changes = replay.changes_at(cursor) if step is not None else []
         empty = None
@@ -151,6 +158,28 @@ class ReplayApp(App[None]):
         self.query_one(NodeDetail).show(step, stop=stop, expand=self.expand)
         self.query_one(BudgetBar).show(step.budget if step else None, cycle=session.budget_cycle())
         self.query_one("#status", Static).update(self._status())
+
+    def _fit_graph(self, painted: Painted | None) -> None:
+        """Size the graph pane to the drawing (up to 45% of the screen, at least 24 cells) and scroll
+        the highlighted box into view, a couple of rows of context around it."""
+        box = self.query_one("#graph-box", ScrollableContainer)
+        limit = max(GRAPH_MIN_WIDTH, self.size.width * 45 // 100)
+        if painted is None:  # no topology: room for the note that says so
+            width = 38
+        else:
+            width = painted.width + 2 + 2 + 1  # border, vertical scrollbar, a cell of air
+            width = max(GRAPH_MIN_WIDTH, min(width, limit))
+        if box.styles.width is None or box.styles.width.value != width:
+            box.styles.width = width
+        if painted is not None and painted.focus is not None:
+            focus = painted.focus
+            box.call_after_refresh(
+                box.scroll_to_region, focus, spacing=Spacing(2, 1, 2, 1), animate=False, immediate=True
+            )
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.is_mounted:
+            self.call_after_refresh(lambda: self._fit_graph(self.query_one(GraphPane).painted))
 
     def _status(self) -> Text:
         run, replay = self.session.run, self.replay

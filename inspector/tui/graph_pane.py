@@ -2,12 +2,23 @@
 
 The drawing comes from `inspector.layout.layout`, whose geometry (box and edge cells) lets us colour
 without parsing glyphs: the active nodes in the accent colour, everything executed so far in green,
-nodes with a breakpoint in red. Visit counts are listed under the drawing, where no lane can hide them.
+nodes with a breakpoint in red, nodes that interrupted (rerun on resume) in yellow.
+
+Visit counts sit in a gutter to the left of each box: lanes only ever run to the right of the boxes
+and the spine runs through their middle, so the gutter is the one place a count can never hide an
+edge. The gutter's width comes from the run's length, not the current counts, so the drawing does not
+shift sideways as counts grow.
+
+The pane does not scroll itself: it reports where the highlighted box is (`focus`), and the app scrolls
+its container there, so the active node stays in view however tall the drawing is.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual.geometry import Region
 from textual.widgets import Static
 
 from graph_core.topology import Topology
@@ -16,16 +27,33 @@ from inspector.layout._canvas import cell_width
 from inspector.tui.literal import one_line
 from inspector.tui.session import PathSoFar
 
-__all__ = ["GraphPane", "paint"]
+__all__ = ["GraphPane", "Painted", "count_gutter", "paint", "paint_geometry"]
 
 ACTIVE = "bold reverse"
 EXECUTED = "green"
 BREAKPOINT = "bold red"
 FAILED = "bold white on red"
+INTERRUPTED = "bold black on yellow"
+COUNT = "bold cyan"
 
 
 _DrawingKey = tuple[int, str | None, frozenset[str], frozenset[tuple[str, str]]]
 _drawings: dict[_DrawingKey, tuple[Topology, Drawing]] = {}
+
+
+@dataclass(frozen=True)
+class Painted:
+    """A painted drawing: the text, its size in cells, and the highlighted box's region (if any)."""
+
+    text: Text
+    width: int
+    height: int
+    focus: Region | None
+
+
+def count_gutter(steps: int) -> int:
+    """Cells left of the boxes for `×N` counts: room for the largest count a run of `steps` can reach."""
+    return len(str(max(steps, 1))) + 2 if steps > 0 else 0
 
 
 def _drawing(
@@ -55,26 +83,37 @@ def _cell_index(line: str) -> list[int]:
     return index
 
 
-def paint(
+def paint_geometry(
     topology: Topology,
     *,
     active: tuple[str, ...],
     so_far: PathSoFar,
     breakpoints: frozenset[str] = frozenset(),
     failed: tuple[str, ...] = (),
-) -> Text:
-    """The drawing as `Text` with styles from the geometry, plus a visits legend.
+    interrupted: tuple[str, ...] = (),
+    gutter: int | None = None,
+) -> Painted:
+    """The drawing as styled `Text` with visit counts beside the boxes, plus where the active box is.
 
-    `failed` names nodes of a step that never finished (the run failed in them): drawn in red."""
+    `failed` names nodes of a step that never finished (the run failed in them): drawn white on red.
+    `interrupted` names nodes that interrupted (they run again on resume): drawn black on yellow.
+    `gutter` is the width kept for counts left of the boxes (default: room for the current counts).
+    """
     top_level = {node.key for node in topology.nodes}
     nodes = frozenset(n for n in so_far.nodes if n in top_level)
     edges = frozenset(e for e in so_far.edges if e[0] in top_level and e[1] in top_level)
     highlight = next((n for n in active if n in top_level), None)
     drawing = _drawing(topology, highlight, nodes, edges)
-    lines = [Text(line) for line in drawing.lines]
-    indexes = [_cell_index(line) for line in drawing.lines]
+    counts = {key: f"×{count}" for key, count in so_far.visits.items() if key in top_level and count}
+    if gutter is None:
+        gutter = max((len(label) + 1 for label in counts.values()), default=0)
+    gutter = max(gutter, max((len(label) + 1 for label in counts.values()), default=0))
+    pad = " " * gutter
+    lines = [Text(pad + line) for line in drawing.lines]
+    indexes = [_cell_index(pad + line) for line in drawing.lines]
 
     def style_cell(row: int, col: int, style: str) -> None:
+        col += gutter
         if 0 <= row < len(lines) and col < len(indexes[row]):
             i = indexes[row][col]
             lines[row].stylize(style, i, i + 1)
@@ -83,12 +122,24 @@ def paint(
         if route.executed:
             for row, col in route.cells:
                 style_cell(row, col, EXECUTED)
+    focus: Region | None = None
     for box in drawing.nodes:
         key = box.path[0]
         if len(box.path) > 1:
             continue
+        if key == highlight:
+            focus = Region(box.col + gutter, box.row, box.width, box.height)
+        label = counts.get(key)
+        if label is not None:
+            # Every character before a box's left edge on its label row is padding or gutter.
+            start = gutter + box.col - len(label) - 1
+            row = _splice(lines[box.row + 1], start, label)
+            row.stylize(COUNT if key in active else "cyan", start, start + len(label))
+            lines[box.row + 1] = row
         if key in failed:
             style = FAILED
+        elif key in interrupted:
+            style = INTERRUPTED
         elif key in active:
             style = ACTIVE
         elif key in breakpoints:
@@ -102,26 +153,59 @@ def paint(
                 style_cell(row, col, style)
         if key in breakpoints and key in active:
             style_cell(box.row, box.col, BREAKPOINT)
+    width = max((cell_width(line.plain) for line in lines), default=0)
     out = Text("\n").join(lines)
-    if so_far.visits:
-        out.append("\n\nvisits  ", style="dim")
-        for i, (node, count) in enumerate(sorted(so_far.visits.items(), key=lambda kv: (-kv[1], kv[0]))):
-            if i:
-                out.append("  ")
-            out.append_text(one_line(node, limit=40, style=BREAKPOINT if node in breakpoints else ""))
-            out.append(f" ×{count}", style="bold")
+    height = len(lines)
     if breakpoints:
-        out.append("\nbreak   ", style="dim")
+        out.append("\n\nbreak ", style="dim")
         out.append_text(one_line(", ".join(sorted(breakpoints)), style=BREAKPOINT))
-    return out
+        height += 2
+    return Painted(out, width, height, focus)
+
+
+def _splice(line: Text, start: int, label: str) -> Text:
+    """`line` with `label` written over the (blank) characters from `start`, styles kept."""
+    plain = line.plain
+    end = start + len(label)
+    if plain[start:end].strip():  # never overwrite drawing characters
+        return line
+    spliced = Text(plain[:start] + label + plain[end:])
+    for span in line.spans:
+        spliced.stylize(span.style, span.start, span.end)
+    return spliced
+
+
+def paint(
+    topology: Topology,
+    *,
+    active: tuple[str, ...],
+    so_far: PathSoFar,
+    breakpoints: frozenset[str] = frozenset(),
+    failed: tuple[str, ...] = (),
+    interrupted: tuple[str, ...] = (),
+    gutter: int | None = None,
+) -> Text:
+    """The drawing as `Text` (see `paint_geometry`)."""
+    return paint_geometry(
+        topology,
+        active=active,
+        so_far=so_far,
+        breakpoints=breakpoints,
+        failed=failed,
+        interrupted=interrupted,
+        gutter=gutter,
+    ).text
 
 
 class GraphPane(Static):
-    """Shows `paint(...)`; the app calls `show(...)` when the cursor moves."""
+    """Shows `paint_geometry(...)`; the app calls `show(...)` when the cursor moves and reads
+    `painted` to size and scroll the pane's container."""
 
     DEFAULT_CSS = """
     GraphPane { width: auto; height: auto; }
     """
+
+    painted: Painted | None = None
 
     def show(
         self,
@@ -131,10 +215,24 @@ class GraphPane(Static):
         so_far: PathSoFar,
         breakpoints: frozenset[str] = frozenset(),
         failed: tuple[str, ...] = (),
-    ) -> None:
+        interrupted: tuple[str, ...] = (),
+        gutter: int | None = None,
+    ) -> Painted | None:
         if topology is None:
             text = Text("(this run file has no topology)\n\nactive: ", style="dim")
             text.append_text(one_line(", ".join(active) or "–"))
+            self.painted = None
             self.update(text)
-            return
-        self.update(paint(topology, active=active, so_far=so_far, breakpoints=breakpoints, failed=failed))
+            return None
+        painted = paint_geometry(
+            topology,
+            active=active,
+            so_far=so_far,
+            breakpoints=breakpoints,
+            failed=failed,
+            interrupted=interrupted,
+            gutter=gutter,
+        )
+        self.painted = painted
+        self.update(painted.text)
+        return painted

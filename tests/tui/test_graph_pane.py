@@ -1,0 +1,81 @@
+"""The graph pane: sized to the drawing, the active node kept in view, visit counts beside the boxes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.containers import ScrollableContainer
+
+from graph_core.topology import START
+from inspector.recording.synthetic import react_topology
+from inspector.tui import make_app
+from inspector.tui.app import GRAPH_MIN_WIDTH
+from inspector.tui.graph_pane import GraphPane, count_gutter, paint_geometry
+from inspector.tui.session import PathSoFar
+
+pytestmark = pytest.mark.anyio
+
+
+def _in_view(app: object) -> bool:
+    from inspector.tui.app import ReplayApp
+
+    assert isinstance(app, ReplayApp)
+    box = app.query_one("#graph-box", ScrollableContainer)
+    painted = app.query_one(GraphPane).painted
+    assert painted is not None and painted.focus is not None
+    focus, top = painted.focus, round(box.scroll_y)
+    return top <= focus.y and focus.bottom <= top + box.scrollable_content_region.height
+
+
+async def test_active_node_stays_in_view_in_a_short_terminal(react_run: Path) -> None:
+    app = make_app(react_run)
+    async with app.run_test(size=(100, 24)) as pilot:  # the pane shows ~8 of the drawing's ~24 rows
+        box = app.query_one("#graph-box", ScrollableContainer)
+        for keys in (("home",), ("n",), ("n",), ("end",), ("home",)):
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert _in_view(app), (keys, app.replay.cursor, box.scroll_y)
+        assert box.max_scroll_y > 0, "the drawing is taller than the pane: the test means something"
+        await pilot.press("n")
+        await pilot.pause()
+        tools_top = round(box.scroll_y)
+        await pilot.press("p")
+        await pilot.pause()
+        assert round(box.scroll_y) < tools_top, "moving back to chat scrolls up"
+
+
+async def test_pane_is_as_wide_as_the_drawing_when_the_terminal_allows(react_run: Path) -> None:
+    app = make_app(react_run)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        painted = app.query_one(GraphPane).painted
+        assert painted is not None
+        box = app.query_one("#graph-box", ScrollableContainer)
+        assert box.outer_size.width == painted.width + 5  # border, scrollbar, a cell of air
+        assert box.max_scroll_x == 0
+        await pilot.resize_terminal(60, 40)
+        await pilot.pause()
+        assert box.outer_size.width == max(GRAPH_MIN_WIDTH, 60 * 45 // 100) < painted.width + 5
+        await pilot.press("n")
+        await pilot.pause()
+        assert _in_view(app) and box.max_scroll_x > 0, "a narrow pane scrolls sideways to the node"
+
+
+def test_visit_counts_sit_left_of_their_boxes_in_a_fixed_gutter() -> None:
+    topology = react_topology()
+    so_far = PathSoFar(5, {"chat": 3, "tools": 12}, frozenset({START, "chat", "tools"}), frozenset())
+    painted = paint_geometry(topology, active=("tools",), so_far=so_far, gutter=count_gutter(100))
+    lines = painted.text.plain.split("\n")
+    assert count_gutter(100) == 5
+    chat_row = next(line for line in lines if "│ chat" in line or "║ chat" in line)
+    tools_row = next(line for line in lines if "┃ tools" in line)
+    assert chat_row.split("║")[0].rstrip().endswith("×3")
+    assert tools_row.split("┃")[0].rstrip().endswith("×12")
+    assert painted.focus is not None and lines[painted.focus.y + 1][painted.focus.x] == "┃"
+    # Same gutter with smaller counts: the boxes do not move.
+    fewer = PathSoFar(0, {"chat": 1}, frozenset({START, "chat"}), frozenset())
+    again = paint_geometry(topology, active=("tools",), so_far=fewer, gutter=count_gutter(100))
+    assert again.focus == painted.focus
+    # No count for a node never visited.
+    assert "×" not in next(line for line in again.text.plain.split("\n") if "tools" in line)
