@@ -7,7 +7,7 @@ mutation but may be compiled again (that is how nested graphs are embedded).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +19,21 @@ from graph_core.topology import END, START, TriggerMode
 if TYPE_CHECKING:
     from graph_core.runner.compiled import CompiledGraph
 
-__all__ = ["Graph", "NodeSpec"]
+__all__ = ["FanInMergeConfig", "Graph", "NodeSpec"]
 
 Handler = Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class FanInMergeConfig:
+    """How streams fanning into one node are merged (Eino `FanInMergeConfig`), per node at compile time.
+
+    With `stream_merge_with_source_eof`, the merged input stream carries a `graph_core.stream.SourceEOF`
+    chunk named by the predecessor's key each time one predecessor's stream ends, so a transform node
+    can tell its sources apart. Concatenation skips the markers. Invoke mode ignores the option.
+    """
+
+    stream_merge_with_source_eof: bool = False
 
 
 @dataclass(slots=True)
@@ -231,12 +243,22 @@ class Graph:
         interrupt_before: Iterable[str] = (),
         interrupt_after: Iterable[str] = (),
         checkpoint_store: Any = None,
+        fan_in_merge: Mapping[str, FanInMergeConfig] | None = None,
     ) -> CompiledGraph:
-        """Validate and freeze the graph (Eino `Compile`); see `graph_core.runner.plan` for the checks."""
+        """Validate and freeze the graph (Eino `Compile`); see `graph_core.runner.plan` for the checks.
+
+        `fan_in_merge` maps node keys (END included) to their `FanInMergeConfig` (Eino
+        `WithFanInMergeConfig`).
+        """
         from graph_core.runner.compiled import CompiledGraph
 
         if self._error is not None:
             raise self._error
+        for key, config in (fan_in_merge or {}).items():
+            if key != END and key not in self.nodes:
+                raise GraphBuildError(f"fan-in merge config for unknown node '{key}'")
+            if not isinstance(config, FanInMergeConfig):
+                raise GraphBuildError(f"fan-in merge config for node '{key}' must be a FanInMergeConfig")
         compiled = CompiledGraph(
             self,
             name=name,
@@ -245,6 +267,7 @@ class Graph:
             interrupt_before=tuple(interrupt_before),
             interrupt_after=tuple(interrupt_after),
             checkpoint_store=checkpoint_store,
+            fan_in_merge=dict(fan_in_merge or {}),
         )
         self._compiled = True
         return compiled

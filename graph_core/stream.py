@@ -3,9 +3,10 @@
 A stream is any iterator; an error raised by the producer reaches whoever reads that position. The graph
 needs more than plain iteration: fan-out and stream callbacks need `copy_stream` (n independent readers
 of one source, Eino's `Copy(n)`), input keys need `convert_stream` with `NO_VALUE` to drop chunks, fan-in
-needs `merge_streams` (interleave in arrival order), and anywhere a stream must become a value uses
-`concat_chunks` (Appendix A's rules). Async producers are bridged with `iterate_async` so the engine's
-stream plumbing exists once.
+needs `merge_streams` (interleave in arrival order; with source names it emits a `SourceEOF` marker as
+each source ends, Eino's `MergeNamedStreamReaders`), and anywhere a stream must become a value uses
+`concat_chunks` (Appendix A's rules; `SourceEOF` markers are skipped). Async producers are bridged with
+`iterate_async` so the engine's stream plumbing exists once.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from graph_core.schema import Message, concat_messages
 
 __all__ = [
     "NO_VALUE",
+    "PEEK_EMPTY",
+    "SourceEOF",
     "StreamError",
     "concat_chunks",
     "convert_stream",
@@ -28,6 +31,7 @@ __all__ = [
     "iterate_async",
     "merge_streams",
     "one_chunk",
+    "peek",
     "run_coroutine",
 ]
 
@@ -53,6 +57,32 @@ NO_VALUE: Final = _NoValue()
 
 class StreamError(ValueError):
     """A stream could not be turned into a value (empty, or chunks that do not concatenate)."""
+
+
+class SourceEOF:
+    """A chunk marking that one source of a merged stream ended (Eino's `SourceEOF` error).
+
+    Go readers receive it as an error from `Recv` and go on reading; a Python iterator cannot raise and
+    continue, so it arrives as a chunk instead. `source` is the predecessor's node key. Concatenation
+    skips it and `convert_stream` passes it through unchanged, as Eino's converters pass errors.
+    """
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"SourceEOF({self.source!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SourceEOF) and other.source == self.source
+
+    def __hash__(self) -> int:
+        return hash((SourceEOF, self.source))
+
+    def __str__(self) -> str:
+        return f"EOF from source stream: {self.source}"
 
 
 def one_chunk(value: T) -> Iterator[T]:
@@ -157,6 +187,9 @@ def copy_stream(source: Iterator[T], n: int) -> list[Iterator[T]]:
 def convert_stream(source: Iterator[Any], fn: Callable[[Any], Any]) -> Iterator[Any]:
     """Map each chunk through `fn`; a chunk mapped to `NO_VALUE` is dropped silently."""
     for chunk in source:
+        if type(chunk) is SourceEOF:
+            yield chunk
+            continue
         value = fn(chunk)
         if value is not NO_VALUE:
             yield value
@@ -165,37 +198,71 @@ def convert_stream(source: Iterator[Any], fn: Callable[[Any], Any]) -> Iterator[
 _DONE: Final = object()
 
 
-def merge_streams(sources: Sequence[Iterator[Any]]) -> Iterator[Any]:
+def merge_streams(sources: Sequence[Iterator[Any]], *, names: Sequence[str] | None = None) -> Iterator[Any]:
     """Interleave several streams in arrival order; ends when every source ended (Eino `MergeStreamReaders`).
 
     Each source is pulled on its own thread (under a copy of the caller's context) as soon as the merged
     stream is first read; an error from any source is raised to the reader at its arrival position.
+    With `names` (one per source), a `SourceEOF(name)` chunk follows the last chunk of each source
+    (Eino `MergeNamedStreamReaders`).
     """
-    if len(sources) == 1:
+    if len(sources) == 1 and names is None:
         yield from sources[0]
         return
-    inbox: queue.SimpleQueue[tuple[Any, BaseException | None]] = queue.SimpleQueue()
+    inbox: queue.SimpleQueue[tuple[Any, Any]] = queue.SimpleQueue()
+    labels = list(names) if names is not None else None
 
-    def pump(source: Iterator[Any]) -> None:
+    def pump(index: int, source: Iterator[Any]) -> None:
         try:
             for chunk in source:
                 inbox.put((chunk, None))
         except BaseException as exc:
             inbox.put((None, exc))
-        inbox.put((_DONE, None))
+        inbox.put((_DONE, index))
 
-    for source in sources:
+    for index, source in enumerate(sources):
         ctx = contextvars.copy_context()
-        threading.Thread(target=ctx.run, args=(pump, source), daemon=True).start()
+        threading.Thread(target=ctx.run, args=(pump, index, source), daemon=True).start()
     remaining = len(sources)
     while remaining:
-        chunk, error = inbox.get()
-        if error is not None:
-            raise error
+        chunk, extra = inbox.get()
         if chunk is _DONE:
             remaining -= 1
+            if labels is not None:
+                yield SourceEOF(labels[extra])
             continue
+        if extra is not None:
+            raise extra
         yield chunk
+
+
+PEEK_EMPTY: Final = object()
+
+
+def _replay(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
+
+
+def _raise_later(error: BaseException) -> Iterator[Any]:
+    if error is not None:  # always: the condition only makes this function a generator
+        raise error
+    yield None
+
+
+def peek(stream: Iterator[T]) -> tuple[Any, Iterator[T]]:
+    """Read the first chunk; return it and a stream that still yields it from the start.
+
+    The first item is `PEEK_EMPTY` for an empty stream, and also when the producer fails: its error is
+    deferred to the first read of the returned stream, where it would have surfaced without the peek.
+    """
+    try:
+        first = next(stream)
+    except StopIteration:
+        return PEEK_EMPTY, iter(())
+    except Exception as exc:
+        return PEEK_EMPTY, _raise_later(exc)
+    return first, _replay(first, stream)
 
 
 def _concat_message_lists(chunks: Sequence[Sequence[Message | None]]) -> list[Message | None]:
@@ -216,6 +283,8 @@ def concat_chunks(chunks: Sequence[Any]) -> Any:
     strings join; numbers and bools keep the last value; dicts concatenate key by key, recursively;
     anything else may have at most one non-None chunk.
     """
+    if any(type(c) is SourceEOF for c in chunks):
+        chunks = [c for c in chunks if type(c) is not SourceEOF]
     if not chunks:
         raise StreamError("stream reader is empty, concat fail")
     if len(chunks) == 1:

@@ -12,7 +12,7 @@ from typing import Any
 
 from graph_core.runner.plan import Plan
 from graph_core.runner.run import RunData
-from graph_core.stream import merge_streams, one_chunk
+from graph_core.stream import PEEK_EMPTY, merge_streams, one_chunk, peek
 
 __all__ = ["MergeError", "is_ready", "merge_values", "read", "report_ready", "report_skip"]
 
@@ -21,12 +21,35 @@ class MergeError(ValueError):
     """Several values reached one node and cannot be merged."""
 
 
-def merge_values(values: Sequence[Any], *, stream: bool) -> Any:
-    """One value passes through; streams interleave; dicts unite (a repeated key is an error)."""
+def _merge_streams(values: Sequence[Any], names: Sequence[str] | None) -> Any:
+    """Eino's stream fan-in: chunks must be of one type, and a mergeable one (maps).
+
+    Go knows a stream's chunk type statically; here the first chunk of each source is read to learn it,
+    so a mismatch still fails while the next tasks are computed, as in Eino, and not in a reader.
+    """
+    peeked = [peek(v) for v in values]
+    kinds = [type(first) for first, _ in peeked if first is not PEEK_EMPTY and first is not None]
+    if kinds:
+        expected = kinds[0]
+        if not issubclass(expected, dict):
+            raise MergeError(f"(mergeValues | stream type) unsupported chunk type: {expected.__name__}")
+        for kind in kinds[1:]:
+            if kind is not expected:
+                raise MergeError(
+                    f"(mergeStream) chunk type mismatch. expect: {expected.__name__}, got: {kind.__name__}"
+                )
+    return merge_streams([stream for _, stream in peeked], names=names)
+
+
+def merge_values(values: Sequence[Any], *, stream: bool, names: Sequence[str] | None = None) -> Any:
+    """One value passes through; streams interleave; dicts unite (a repeated key is an error).
+
+    `names` (stream mode) are the sources' node keys when the target wants `SourceEOF` markers.
+    """
     if len(values) == 1:
         return values[0]
     if stream:
-        return merge_streams(list(values))
+        return _merge_streams(values, names)
     first = values[0]
     if isinstance(first, dict):
         merged: dict[Any, Any] = {}
@@ -85,4 +108,5 @@ def read(plan: Plan, data: RunData, key: str, *, stream: bool) -> Any:
     assert values
     if len(values) == 1:  # one writer: its value passes through (merge_values' first rule, without a list)
         return next(iter(values.values()))
-    return merge_values(list(values.values()), stream=stream)
+    names = list(values) if stream and key in plan.source_eof else None
+    return merge_values(list(values.values()), stream=stream, names=names)

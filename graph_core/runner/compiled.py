@@ -45,6 +45,7 @@ class CompiledGraph:
         interrupt_before: tuple[str, ...] = (),
         interrupt_after: tuple[str, ...] = (),
         checkpoint_store: Any = None,
+        fan_in_merge: dict[str, Any] | None = None,
     ) -> None:
         self.graph = graph
         self.name = name or ""
@@ -60,7 +61,11 @@ class CompiledGraph:
             "interrupt_after": interrupt_after,
             "checkpoint_store": checkpoint_store,
         }
-        self.plan = build_plan(graph, trigger_mode=trigger_mode, max_run_steps=max_run_steps)
+        if fan_in_merge:
+            self.compile_options["fan_in_merge"] = dict(fan_in_merge)
+        self.plan = build_plan(
+            graph, trigger_mode=trigger_mode, max_run_steps=max_run_steps, fan_in_merge=fan_in_merge
+        )
         self.max_run_steps = self.plan.max_run_steps
 
     def __repr__(self) -> str:

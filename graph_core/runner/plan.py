@@ -57,6 +57,7 @@ class Plan:
     dag: bool
     max_run_steps: int | None
     has_state: bool
+    source_eof: frozenset[str] = frozenset()  # nodes whose merged input streams carry SourceEOF markers
 
 
 def _find_loops(starts: Sequence[str], successors: dict[str, list[str]]) -> list[list[str]]:
@@ -118,7 +119,13 @@ def _nested(spec: NodeSpec) -> CompiledGraph:
     return graph.compile(**options)
 
 
-def build_plan(graph: Graph, *, trigger_mode: TriggerMode, max_run_steps: int | None) -> Plan:
+def build_plan(
+    graph: Graph,
+    *,
+    trigger_mode: TriggerMode,
+    max_run_steps: int | None,
+    fan_in_merge: dict[str, Any] | None = None,
+) -> Plan:
     """Eino's compile checks in Eino's order, then the per-node routing tables."""
     targets = [e.target for e in graph.edges]
     if not any(e.source == START for e in graph.edges):
@@ -168,4 +175,7 @@ def build_plan(graph: Graph, *, trigger_mode: TriggerMode, max_run_steps: int | 
         node.branches = tuple(graph.branches.get(key, ()))
         node.control_successors = tuple(control[key])
         node.control_predecessors = frozenset(preds.get(key, ()))
-    return Plan(nodes=nodes, dag=dag, max_run_steps=steps, has_state=graph.state_factory is not None)
+    eof = frozenset(k for k, c in (fan_in_merge or {}).items() if c.stream_merge_with_source_eof)
+    return Plan(
+        nodes=nodes, dag=dag, max_run_steps=steps, has_state=graph.state_factory is not None, source_eof=eof
+    )
