@@ -34,7 +34,7 @@ from inspector.tui.node_detail import NodeDetail
 from inspector.tui.prompt import PromptScreen
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
-from inspector.tui.timeline import HEADER, Timeline
+from inspector.tui.timeline import Columns, Timeline, header
 
 __all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "ReplayApp", "make_app"]
 
@@ -90,7 +90,7 @@ class ReplayApp(App[None]):
             with ScrollableContainer(id="graph-box"):
                 yield GraphPane(id="graph")
             with Vertical(id="timeline-box"):
-                yield Static(Text(HEADER, style="bold"), id="timeline-header")
+                yield Static(id="timeline-header")
                 yield Timeline(self.session, id="timeline")
         with Horizontal(id="bottom"):
             yield StatePane(id="state")
@@ -112,6 +112,7 @@ class ReplayApp(App[None]):
             ("#budget", "budget"),
         ):
             self.query_one(selector).border_title = title
+        self._sync_columns()
         start = self.session.opening_position() if self._start is None else self._start
         self.replay.go(start)
         self.query_one(Timeline).focus()
@@ -120,6 +121,14 @@ class ReplayApp(App[None]):
             self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
         if self.follow:
             self._poll_timer = self.set_interval(self.poll_interval, self.poll)
+
+    def _sync_columns(self) -> None:
+        """Tokens and ADK iterations get timeline columns when the run has them."""
+        steps = self.session.run.steps
+        columns = Columns.for_budget(steps[-1].budget if len(steps) else None)
+        self.query_one(Timeline).columns = columns
+        self.query_one("#timeline-header", Static).update(Text(header(columns), style="bold"))
+        self.query_one(Timeline).sync_size()
 
     # --- showing --------------------------------------------------------------------------------
 
@@ -136,12 +145,14 @@ class ReplayApp(App[None]):
         timeline.hits = frozenset(self.hits)
         timeline.cursor = cursor
         active = step.nodes if step is not None else (stop.unfinished_nodes if stop else ())
+        mark = session.interrupt_at(cursor) if step is not None else (stop.interrupt if stop else None)
         painted = self.query_one(GraphPane).show(
             run.topology,
             active=active,
             so_far=session.path_at(cursor),
             breakpoints=replay.breakpoints,
             failed=stop.unfinished_nodes if stop and stop.status == "error" else (),
+            interrupted=mark.nodes if mark is not None else (),
             gutter=count_gutter(len(session)),
         )
         self._fit_graph(painted)
@@ -155,7 +166,7 @@ class ReplayApp(App[None]):
         self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
         self.query_one(MessagesPane).show(replay.messages_at(cursor) if step else [], expand=self.expand)
         self.query_one("#messages-box").scroll_end(animate=False, immediate=False)
-        self.query_one(NodeDetail).show(step, stop=stop, expand=self.expand)
+        self.query_one(NodeDetail).show(step, stop=stop, mark=mark, expand=self.expand)
         self.query_one(BudgetBar).show(step.budget if step else None, cycle=session.budget_cycle())
         self.query_one("#status", Static).update(self._status())
 
@@ -189,6 +200,13 @@ class ReplayApp(App[None]):
         text.append_text(one_line(run.graph_name or "(graph)", limit=40))
         colour = {"ok": "green", "error": "red", "incomplete": "yellow", "interrupted": "yellow"}[run.status]
         text.append(f"  {run.status}", style=f"bold {colour}")
+        if run.interrupt is not None and run.interrupt.checkpoint_id:
+            text.append_text(one_line(f" (checkpoint {run.interrupt.checkpoint_id})", limit=50, style=colour))
+        if run.header.resumed_from is not None:
+            text.append("  ↻ ", style="bold cyan")
+            text.append_text(
+                one_line(f"resumed from checkpoint {run.header.resumed_from}", limit=60, style="bold cyan")
+            )
         total = len(replay)
         text.append(f"  step {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
         text.append(f"  state: {'diff' if self.diff_mode else 'full'}", style="dim")
@@ -222,6 +240,7 @@ class ReplayApp(App[None]):
         if self.session.reload():
             timeline = self.query_one(Timeline)
             timeline.session = self.session
+            self._sync_columns()
             timeline.sync_size()
             if self.session.diagnostics is None:
                 self.run_worker(self._diagnose(), exclusive=True, group="diagnose")

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from inspector.recording.format import BudgetRecord
 from inspector.tui.literal import one_line
+from inspector.tui.timeline import UNBOUNDED
 
 __all__ = ["BudgetBar", "budget_level", "render_budget"]
 
@@ -22,7 +23,7 @@ BAR_WIDTH = 20
 def budget_level(budget: BudgetRecord) -> str:
     """`ok`, `low`, `critical`, or `none` when there is no limit to run low against."""
     levels: list[str] = []
-    if budget.steps_max:
+    if budget.steps_max and budget.steps_max < UNBOUNDED:
         left = (
             budget.steps_remaining
             if budget.steps_remaining is not None
@@ -45,7 +46,7 @@ def render_budget(budget: BudgetRecord | None, *, cycle: str | None = None) -> T
     level = budget_level(budget)
     style = _LEVEL_STYLE[level]
     text = Text()
-    if budget.steps_max:
+    if budget.steps_max and budget.steps_max < UNBOUNDED:
         left = (
             budget.steps_remaining
             if budget.steps_remaining is not None
@@ -57,6 +58,8 @@ def render_budget(budget: BudgetRecord | None, *, cycle: str | None = None) -> T
         text.append("░" * (BAR_WIDTH - filled), style="dim")
         text.append(f" {budget.steps_used}/{budget.steps_max}", style=style)
         text.append(f"  left {left}", style=style)
+    elif budget.steps_max:
+        text.append(f"steps {budget.steps_used} (max {budget.steps_max}: no practical limit)", style=style)
     else:
         text.append(f"steps {budget.steps_used} (no max)", style=style)
     text.append(f"   model calls {budget.model_calls}   tool calls {budget.tool_calls}")

@@ -12,10 +12,11 @@ from textual.widgets import Static
 
 from inspector.recording.format import ErrorRecord
 from inspector.recording.reader import NodeRun, Step
+from inspector.tui.interrupts import SAFE_POINTS, InterruptMark, is_interrupt, split_interrupt_message
 from inspector.tui.literal import literal, one_line
 from inspector.tui.session import StopReport
 
-__all__ = ["NodeDetail", "render_detail", "render_stop"]
+__all__ = ["NodeDetail", "render_detail", "render_interrupt", "render_stop"]
 
 VALUE_LIMIT = 400
 _SEVERITY = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
@@ -52,7 +53,14 @@ def _node_run(run: NodeRun, *, limit: int | None, indent: str = "") -> Text:
         text.append(f"  {run.duration * 1000:.1f} ms", style="dim")
     text.append(f"\n{indent}  input   ", style="dim")
     text.append_text(one_line(run.input, limit=limit))
-    if run.error is not None:
+    if run.error is not None and is_interrupt(run.error):
+        address, info = split_interrupt_message(run.error.message)
+        text.append(f"\n{indent}  interrupted  ", style="bold yellow")
+        text.append_text(literal(info, limit=limit, style="yellow"))
+        if address:
+            text.append(f"\n{indent}  address ", style="dim")
+            text.append_text(one_line(address, limit=limit))
+    elif run.error is not None:
         text.append(f"\n{indent}  ")
         text.append_text(_error(run.error, limit=limit))
     elif run.finished is None:
@@ -70,6 +78,8 @@ def render_stop(report: StopReport, *, limit: int | None = VALUE_LIMIT) -> Text:
     """Why the run stopped: status, error and where, the unfinished step, the diagnostics."""
     text = Text()
     text.append(f"run {report.status}", style="bold red" if report.status == "error" else "bold yellow")
+    if report.interrupt is not None and report.interrupt.kind == "cancel":
+        text.append(" (cancelled)", style="bold magenta")
     if report.unfinished_nodes:
         text.append("  in an unfinished step running ")
         text.append_text(one_line(", ".join(report.unfinished_nodes), limit=120, style="bold"))
@@ -83,6 +93,8 @@ def render_stop(report: StopReport, *, limit: int | None = VALUE_LIMIT) -> Text:
         text.append("\n")
         text.append_text(_node_run(run, limit=limit))
     for diagnostic in report.diagnostics:
+        if diagnostic.code == "interrupted" and report.interrupt is not None:
+            continue  # the interrupt block below says it in full
         text.append("\n")
         text.append(f"{diagnostic.severity:<8}", style=_SEVERITY.get(diagnostic.severity, "bold"))
         text.append_text(one_line(diagnostic.code, limit=40, style="bold"))
@@ -91,12 +103,55 @@ def render_stop(report: StopReport, *, limit: int | None = VALUE_LIMIT) -> Text:
     return text
 
 
+def render_interrupt(mark: InterruptMark, *, stopped: bool, limit: int | None = VALUE_LIMIT) -> Text:
+    """What interrupted here and what a resume does: the nodes, their info, the cancel safe point and
+    the checkpoint to resume from (`stopped`: this is where the run ended)."""
+    nodes = ", ".join(mark.nodes)
+    text = Text()
+    if mark.kind == "cancel":
+        text.append("⊘ cancel", style="bold magenta")
+        text.append(" took effect at safe point ")
+        text.append_text(one_line(mark.safe_point or nodes, limit=80, style="bold"))
+        when = SAFE_POINTS.get(mark.safe_point or "")
+        if when:
+            text.append(f" ({when})", style="dim")
+        text.append("\n  the node runs again on resume and the run carries on", style="dim")
+    elif mark.kind == "before":
+        text.append("⏸ interrupt before ", style="bold yellow")
+        text.append_text(one_line(nodes, limit=120, style="bold"))
+        text.append("\n  not run yet: runs first on resume (its pre-handler too)", style="dim")
+    elif mark.kind == "after":
+        text.append("⏸ interrupt after ", style="bold yellow")
+        text.append_text(one_line(nodes, limit=120, style="bold"))
+        text.append("\n  finished: its successors run on resume", style="dim")
+    else:
+        text.append("⏸ interrupt in ", style="bold yellow")
+        text.append_text(one_line(nodes, limit=120, style="bold"))
+        text.append("\n  rerun on resume with its original input", style="dim")
+    for info in mark.info:
+        text.append("\n  info        ", style="dim")
+        text.append_text(literal(info, limit=limit, style="yellow"))
+    if mark.checkpoint_id:
+        text.append("\n  checkpoint  ", style="dim")
+        text.append_text(one_line(mark.checkpoint_id, limit=120, style="bold"))
+    elif stopped:
+        text.append("\n  no checkpoint saved (run without a checkpoint_id): cannot be resumed", style="dim")
+    return text
+
+
 def render_detail(
-    step: Step | None, *, stop: StopReport | None = None, limit: int | None = VALUE_LIMIT
+    step: Step | None,
+    *,
+    stop: StopReport | None = None,
+    mark: InterruptMark | None = None,
+    limit: int | None = VALUE_LIMIT,
 ) -> Text:
     parts: list[Text] = []
     if stop is not None:
         parts.append(render_stop(stop, limit=limit))
+    if mark is not None:
+        stopped = stop is not None and stop.status == "interrupted"
+        parts.append(render_interrupt(mark, stopped=stopped, limit=limit))
     if step is None:
         parts.append(Text("(no complete step to show)", style="dim"))
     else:
@@ -126,5 +181,12 @@ class NodeDetail(Static):
     NodeDetail { height: auto; }
     """
 
-    def show(self, step: Step | None, *, stop: StopReport | None = None, expand: bool = False) -> None:
-        self.update(render_detail(step, stop=stop, limit=None if expand else VALUE_LIMIT))
+    def show(
+        self,
+        step: Step | None,
+        *,
+        stop: StopReport | None = None,
+        mark: InterruptMark | None = None,
+        expand: bool = False,
+    ) -> None:
+        self.update(render_detail(step, stop=stop, mark=mark, limit=None if expand else VALUE_LIMIT))

@@ -25,6 +25,7 @@ from inspector.diagnostics import Diagnostic, diagnose
 from inspector.recording.format import BudgetRecord, ErrorRecord
 from inspector.recording.reader import NodeRun, Run, read_run
 from inspector.replay import Replay
+from inspector.tui.interrupts import InterruptMark, interrupt_at, is_interrupt, stop_mark
 
 __all__ = ["SYNC_DIAGNOSE_LIMIT", "PathSoFar", "Session", "StopReport", "TimelineRow"]
 
@@ -50,6 +51,8 @@ class TimelineRow:
     duration: float | None
     failed: bool
     ended: bool
+    interrupt: InterruptMark | None = None
+    resumed_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class StopReport:
     failed: tuple[NodeRun, ...]
     diagnostics: tuple[Diagnostic, ...]
     unfinished_nodes: tuple[str, ...] = field(default=())
+    interrupt: InterruptMark | None = None
 
 
 class Session:
@@ -103,10 +107,19 @@ class Session:
     # --- where to start -------------------------------------------------------------------------
 
     def opening_position(self) -> int:
-        """Step 0 for a run that ended normally; the last step for one that failed or stopped early."""
+        """Step 0 for a run that ended normally; the last step for one that failed or stopped early;
+        the step that interrupted for an interrupted run."""
+        if self.run.status == "interrupted":
+            for position in range(len(self) - 1, max(len(self) - 3, -1), -1):
+                if self.run.steps[position].interrupted:
+                    return position
         if self.run.status in ("error", "incomplete", "interrupted"):
             return max(len(self) - 1, 0)
         return 0
+
+    def interrupt_at(self, position: int) -> InterruptMark | None:
+        """The interrupt (or cancel) at step `position`, if the run stopped or paused a node there."""
+        return interrupt_at(self.run, position)
 
     def stop_report(self) -> StopReport | None:
         """Why the run stopped, when it did not end `ok`; None for a normal run."""
@@ -117,6 +130,7 @@ class Session:
         failed = tuple(unfinished.failed_nodes) if unfinished is not None else ()
         if not failed and len(run.steps):
             failed = tuple(run.steps[-1].failed_nodes)
+        failed = tuple(r for r in failed if not is_interrupt(r.error))
         node_path: tuple[str, ...] = ()
         if run.error is not None and run.error.node_path:
             node_path = tuple(run.error.node_path)
@@ -129,6 +143,7 @@ class Session:
             failed=failed,
             diagnostics=tuple(self.diagnostics or ()),
             unfinished_nodes=() if unfinished is None else unfinished.nodes,
+            interrupt=stop_mark(run) if run.status == "interrupted" else None,
         )
 
     async def diagnose_separately(self) -> list[Diagnostic]:
@@ -169,15 +184,20 @@ class Session:
     # --- rows -----------------------------------------------------------------------------------
 
     def row(self, i: int) -> TimelineRow:
-        step = self.run.steps[i]
+        run = self.run
+        step = run.steps[i]
+        interrupted = bool(step.interrupted) or (i == len(run.steps) - 1 and run.interrupt is not None)
         return TimelineRow(
             position=i,
             index=step.index,
             nodes=step.nodes,
             budget=step.budget,
             duration=step.duration,
-            failed=bool(step.errors) or any(not r.ok for r in step.node_runs),
+            failed=bool(step.errors)
+            or any(r.error is not None and not is_interrupt(r.error) for r in step.node_runs),
             ended=step.ended,
+            interrupt=interrupt_at(run, i) if interrupted else None,
+            resumed_from=run.header.resumed_from if i == 0 else None,
         )
 
     # --- executed path --------------------------------------------------------------------------

@@ -7,6 +7,8 @@ the step record alone, so opening and scrolling cost the same for 10 steps or 10
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -17,41 +19,118 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from inspector.recording.format import BudgetRecord
 from inspector.tui.literal import one_line
 from inspector.tui.session import Session, TimelineRow
 
-__all__ = ["Timeline", "format_row"]
+__all__ = ["HEADER", "Columns", "Timeline", "format_row", "header", "mark_text"]
 
-HEADER = "   step  nodes                    steps used/left   model tool   duration"
+HEADER = (
+    f"{'':2}{'step':>5}  {'nodes':<24} {'steps/max':^13}{'left':>6}{'model':>6}{'tool':>6}  {'duration':>8}"
+)
+"""The header of a run without token counts or ADK iterations (see `header`)."""
+
+UNBOUNDED = 1_000_000_000
+"""A step maximum at least this large is no practical limit (the ADK agent runs with 2**31 - 1 and
+counts iterations instead); shown as `–`."""
+
+INTERRUPT_STYLE = "bold yellow"
+CANCEL_STYLE = "bold magenta"
+RESUMED_STYLE = "bold cyan"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Optional timeline columns, chosen once per run: tokens when a model reported usage, iterations
+    left for ADK agents."""
+
+    tokens: bool = False
+    iterations: bool = False
+
+    @classmethod
+    def for_budget(cls, budget: BudgetRecord | None) -> Columns:
+        if budget is None:
+            return cls()
+        return cls(tokens=budget.total_tokens is not None, iterations=budget.iterations_remaining is not None)
+
+
+def header(columns: Columns = Columns()) -> str:
+    text = HEADER.removesuffix(f"  {'duration':>8}")
+    if columns.tokens:
+        text += f"{'tokens':>9}"
+    if columns.iterations:
+        text += f"{'iter':>6}"
+    return text + f"  {'duration':>8}"
 
 
 def _budget_cell(row: TimelineRow) -> str:
+    """`used/max` and what is left, 19 cells; `–` where there is no (practical) limit."""
     budget = row.budget
-    if budget.steps_max is None:
-        return f"{budget.steps_used:>6}/–   left –"
+    if budget.steps_max is None or budget.steps_max >= UNBOUNDED:
+        return f"{budget.steps_used:>6}/{'–':<6}{'–':>6}"
     left = (
         budget.steps_remaining if budget.steps_remaining is not None else budget.steps_max - budget.steps_used
     )
-    return f"{budget.steps_used:>6}/{budget.steps_max:<6} left {left:<4}"
+    return f"{budget.steps_used:>6}/{budget.steps_max:<6}{left:>6}"
 
 
-def format_row(row: TimelineRow, *, current: bool, breakpoint: bool, hit: bool) -> Text:
-    """One timeline row as literal text (node keys are run data)."""
-    marker = "▶" if current else ("●" if breakpoint else ("»" if hit else " "))
+def mark_text(row: TimelineRow) -> Text:
+    """The interrupt, cancel or resume note at the end of a row: a marker glyph, a colour, a reason."""
     text = Text()
-    text.append(f"{marker} ", style="bold red" if breakpoint and not current else "")
+    if row.resumed_from is not None:
+        text.append("  ↻ ", style=RESUMED_STYLE)
+        text.append_text(one_line(f"resumed from {row.resumed_from}", limit=60, style=RESUMED_STYLE))
+    mark = row.interrupt
+    if mark is not None:
+        style = CANCEL_STYLE if mark.kind == "cancel" else INTERRUPT_STYLE
+        text.append("  ⊘ " if mark.kind == "cancel" else "  ⏸ ", style=style)
+        text.append_text(one_line(mark.reason, limit=80, style=style))
+    return text
+
+
+def _marker(row: TimelineRow, *, breakpoint: bool, hit: bool) -> tuple[str, str]:
+    """The glyph in a row's first column (the cursor's `▶` wins over all of these)."""
+    if breakpoint:
+        return "●", "bold red"
+    if row.interrupt is not None:
+        return ("⊘", CANCEL_STYLE) if row.interrupt.kind == "cancel" else ("⏸", INTERRUPT_STYLE)
+    if hit:
+        return "»", ""
+    if row.resumed_from is not None:
+        return "↻", RESUMED_STYLE
+    return " ", ""
+
+
+def format_row(
+    row: TimelineRow, *, current: bool, breakpoint: bool, hit: bool, columns: Columns = Columns()
+) -> Text:
+    """One timeline row as literal text (node keys are run data)."""
+    marker, style = "▶", ""
+    if not current:
+        marker, style = _marker(row, breakpoint=breakpoint, hit=hit)
+    text = Text()
+    text.append(f"{marker} ", style=style)
     text.append(f"{row.index:>5}  ")
     nodes = one_line(", ".join(row.nodes), limit=None)
     nodes.truncate(24, overflow="ellipsis", pad=True)
     if row.failed:
         nodes.stylize("bold red")
+    elif row.interrupt is not None:
+        nodes.stylize(CANCEL_STYLE if row.interrupt.kind == "cancel" else INTERRUPT_STYLE)
     text.append_text(nodes)
-    text.append(f" {_budget_cell(row):<18}")
-    text.append(f"{row.budget.model_calls:>5} {row.budget.tool_calls:>4}")
+    text.append(f" {_budget_cell(row)}")
+    text.append(f"{row.budget.model_calls:>6}{row.budget.tool_calls:>6}")
+    if columns.tokens:
+        tokens = "" if row.budget.total_tokens is None else str(row.budget.total_tokens)
+        text.append(f"{tokens:>9}")
+    if columns.iterations:
+        left = "" if row.budget.iterations_remaining is None else str(row.budget.iterations_remaining)
+        text.append(f"{left:>6}")
     duration = "" if row.duration is None else f"{row.duration:.3f}s"
-    text.append(f"   {duration:>8}")
+    text.append(f"  {duration:>8}")
     if row.ended:
         text.append("  ⏹", style="dim")
+    text.append_text(mark_text(row))
     return text
 
 
@@ -76,6 +155,7 @@ class Timeline(ScrollView, can_focus=True):
         self.session = session
         self.breakpoints: frozenset[str] = frozenset()
         self.hits: frozenset[int] = frozenset()
+        self.columns = Columns()
         self._cursor_style = Style(reverse=True, bold=True)
 
     def on_mount(self) -> None:
@@ -83,7 +163,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def sync_size(self) -> None:
         """Match the virtual size to the step count (after a follow-mode reload)."""
-        self.virtual_size = Size(len(HEADER) + 8, max(len(self.session), 1))
+        self.virtual_size = Size(len(header(self.columns)) + 48, max(len(self.session), 1))
 
     def watch_cursor(self, old: int, new: int) -> None:
         height = self.scrollable_content_region.height or 1
@@ -112,6 +192,7 @@ class Timeline(ScrollView, can_focus=True):
             current=position == self.cursor,
             breakpoint=bool(self.breakpoints.intersection(row.nodes)),
             hit=position in self.hits,
+            columns=self.columns,
         )
         segments = list(text.render(self.app.console))
         strip = Strip(segments).apply_style(base)

@@ -141,3 +141,84 @@ def split_after_steps(path: Path, steps: int) -> tuple[bytes, bytes]:
             return data[:offset], data[offset:]
         offset = data.index(b"\n", offset) + 1
     raise AssertionError(f"{path} never reads as {steps} steps")
+
+
+def _ask(text: str) -> str:
+    from graph_core import get_resume_data, interrupt
+    from graph_core.interrupt import was_interrupted
+
+    if not was_interrupted():
+        interrupt({"question": "send it?"})
+    return f"{text}{get_resume_data()}"
+
+
+def record_interrupts(folder: Path) -> dict[str, Path]:
+    """Real recordings (engine + Recorder) of every way a run stops early and continues:
+
+    `after` (interrupt_after `draft`), `rerun` (the resumed run, interrupted inside `ask`), `done` (resumed
+    again with resume data, finishes), `before` (interrupt_before `ask`, after `draft` ran), `cancel` (an ADK
+    agent cancelled after its tool calls, at `AfterToolCallsCancelCheck`).
+    """
+    from graph_core import END, START, Graph
+    from graph_core.checkpoint import InMemoryCheckpointStore
+    from graph_core.errors import InterruptError
+
+    def build(**compile_options: Any) -> Any:
+        graph = Graph(state=lambda: {"drafts": 0})
+        graph.add_lambda_node("draft", lambda t: f"{t} draft")
+        graph.add_lambda_node("ask", _ask)
+        graph.add_lambda_node("send", lambda t: f"{t} sent")
+        graph.add_edge(START, "draft")
+        graph.add_edge("draft", "ask")
+        graph.add_edge("ask", "send")
+        graph.add_edge("send", END)
+        return graph.compile(name="Approval", checkpoint_store=InMemoryCheckpointStore(), **compile_options)
+
+    paths = {name: folder / f"{name}.jsonl" for name in ("after", "rerun", "done", "before", "cancel")}
+
+    def recorder(name: str) -> Recorder:
+        return Recorder(paths[name], clock=clock(), run_id=name)
+
+    compiled = build(interrupt_after=["draft"])
+    for name, options in (("after", {}), ("rerun", {}), ("done", {"resume_data": "yes"})):
+        with contextlib.suppress(InterruptError):
+            compiled.invoke(
+                "memo" if name == "after" else None,
+                checkpoint_id="cp-42",
+                callbacks=[recorder(name)],
+                **options,
+            )
+    with contextlib.suppress(InterruptError):
+        build(interrupt_before=["ask"]).invoke("memo", checkpoint_id="cp-b", callbacks=[recorder("before")])
+    _record_cancel(recorder("cancel"))
+    return paths
+
+
+def _record_cancel(recorder: Recorder) -> None:
+    """An ADK agent whose tool asks for a cancel after tool calls: deterministic, no second thread."""
+    from graph_core.agents.adk import ChatModelAgent
+    from graph_core.agents.cancel import CancelMode
+    from graph_core.models import ScriptedChatModel
+    from graph_core.schema import ToolCall
+    from graph_core.tools import tool
+
+    agents: list[ChatModelAgent] = []
+
+    @tool
+    def lookup(q: str) -> str:
+        """Looks things up, and asks the agent to stop after this round."""
+        agents[0].cancel(CancelMode.AFTER_TOOL_CALLS)
+        return f"found {q}"
+
+    script = [
+        Message.assistant(tool_calls=[ToolCall(id="c1", name="lookup", arguments='{"q": "x"}')]),
+        Message.assistant("done"),
+    ]
+    agents.append(ChatModelAgent(name="Planner", model=ScriptedChatModel(script), tools=[lookup]))
+    for _ in agents[0].run("hi", checkpoint_id="cp-cancel", callbacks=[recorder]):
+        pass
+
+
+@pytest.fixture(scope="module")
+def interrupt_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return record_interrupts(tmp_path_factory.mktemp("interrupts"))

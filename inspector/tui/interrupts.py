@@ -1,0 +1,129 @@
+"""Where a recorded run stopped at an interrupt or a cancel, and why, told from the run file alone.
+
+The recording has the facts in three places: a step's `interrupted` list (nodes that interrupted and
+run again on resume, with an `InterruptSignal` error on their node run carrying the address and info),
+the run's closing `interrupted` line (`before_nodes`, `after_nodes`, `rerun_nodes`, checkpoint ID), and
+the header's `resumed_from`. An ADK cancel is an interrupt raised by one of the agent's two safe-point
+nodes (`CancelCheck`, `AfterToolCallsCancelCheck`) with a `CancelAfter…` info; an immediate cancel
+looks like an interrupt before the next step's nodes, and is reported as such.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from inspector.recording.format import ErrorRecord
+from inspector.recording.reader import Run, Step
+
+__all__ = [
+    "SAFE_POINTS",
+    "InterruptMark",
+    "interrupt_at",
+    "is_interrupt",
+    "split_interrupt_message",
+    "stop_mark",
+]
+
+SAFE_POINTS = {
+    "CancelCheck": "after the chat model",
+    "AfterToolCallsCancelCheck": "after tool calls",
+}
+"""The ADK agent's cancel safe points (node keys) and when each takes effect."""
+
+_INTERRUPT_TYPES = frozenset({"InterruptSignal", "InterruptError"})
+
+MarkKind = Literal["interrupt", "cancel", "before", "after"]
+
+
+@dataclass(frozen=True)
+class InterruptMark:
+    """One step's interrupt: what kind, which nodes, the node's info, checkpoint and cancel safe point.
+
+    `nodes` are the rerun nodes (`interrupt`, `cancel`) or the static interrupt's nodes (`before`,
+    `after`). `checkpoint_id` is known only at the step where the run stopped.
+    """
+
+    kind: MarkKind
+    nodes: tuple[str, ...]
+    info: tuple[str, ...] = ()
+    address: tuple[str, ...] = ()
+    checkpoint_id: str | None = None
+    safe_point: str | None = None
+
+    @property
+    def reason(self) -> str:
+        """A short account for a timeline row."""
+        nodes = ", ".join(self.nodes)
+        if self.kind == "cancel":
+            return f"cancel at {self.safe_point}"
+        if self.kind == "before":
+            return f"interrupt before {nodes}"
+        if self.kind == "after":
+            return f"interrupt after {nodes}"
+        return f"interrupt: {nodes} (rerun on resume)"
+
+
+def is_interrupt(error: ErrorRecord | None) -> bool:
+    """Whether a node run's error is an interrupt (a pause), not a failure."""
+    return error is not None and error.type in _INTERRUPT_TYPES
+
+
+def split_interrupt_message(message: str) -> tuple[str, str]:
+    """`("runnable:root;node:ask", "{'question': 'ok?'}")` from the engine's
+    `interrupt at runnable:root;node:ask: {'question': 'ok?'}`; `("", message)` for anything else.
+    Addresses use `:` without a space, so the first `": "` ends the address."""
+    prefix = "interrupt at "
+    if not message.startswith(prefix) or ": " not in message:
+        return "", message
+    address, _, info = message[len(prefix) :].partition(": ")
+    return address, info
+
+
+def interrupt_at(run: Run, position: int) -> InterruptMark | None:
+    """The interrupt at step `position`, if the run interrupted (or was cancelled) there."""
+    steps = run.steps
+    if not 0 <= position < len(steps):
+        return None
+    step = steps[position]
+    last = position == len(steps) - 1
+    stop = run.interrupt if last else None
+    checkpoint = stop.checkpoint_id if stop is not None else None
+    if step.interrupted:
+        return _rerun_mark(step, checkpoint)
+    return stop_mark(run) if last else None
+
+
+def stop_mark(run: Run) -> InterruptMark | None:
+    """The interrupt the run stopped at (also for a run interrupted before its first step)."""
+    if len(run.steps) and run.steps[-1].interrupted:
+        return interrupt_at(run, len(run.steps) - 1)
+    stop = run.interrupt
+    checkpoint = stop.checkpoint_id if stop is not None else None
+    if stop is None:
+        return None
+    if stop.rerun_nodes:
+        return InterruptMark("interrupt", tuple(stop.rerun_nodes), checkpoint_id=checkpoint)
+    if stop.before_nodes:
+        return InterruptMark("before", tuple(stop.before_nodes), checkpoint_id=checkpoint)
+    if stop.after_nodes:
+        return InterruptMark("after", tuple(stop.after_nodes), checkpoint_id=checkpoint)
+    return None
+
+
+def _rerun_mark(step: Step, checkpoint: str | None) -> InterruptMark:
+    infos: list[str] = []
+    addresses: list[str] = []
+    safe_point: str | None = None
+    for node in step.interrupted:
+        run = step.node_run(node)
+        if run is None or not is_interrupt(run.error):
+            continue
+        assert run.error is not None
+        address, info = split_interrupt_message(run.error.message)
+        infos.append(info)
+        addresses.append(address)
+        if node in SAFE_POINTS and "CancelAfter" in info:
+            safe_point = node
+    kind: MarkKind = "cancel" if safe_point is not None else "interrupt"
+    return InterruptMark(kind, step.interrupted, tuple(infos), tuple(addresses), checkpoint, safe_point)
