@@ -45,6 +45,7 @@ class Restored:
 
     points: dict[str, PointRecord] = field(default_factory=lambda: {})
     skip_pre_handler: set[str] = field(default_factory=lambda: set())
+    carried: tuple[str, ...] = ()  # channels restored with content: read with the first step's targets
 
 
 def is_interrupt(error: BaseException | None) -> bool:
@@ -154,4 +155,5 @@ def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets
         record = cp.points.get(key) or PointRecord(address_of((*rc.path, key)))
         record.sub = cp.sub_graphs.get(key)
         points[key] = record.with_resume(resume)
-    rc.restored = Restored(points, set(cp.skip_pre_handler))
+    carried = tuple(sorted(set(cp.values) | set(cp.control), key=lambda k: rc.plan.nodes[k].order))
+    rc.restored = Restored(points, set(cp.skip_pre_handler), carried)

@@ -126,14 +126,22 @@ def _route(
     completed: list[tuple[NodePlan, Any]],
     decisions: list[Any],
     prefix: str = "failed to calculate next tasks",
+    *,
+    carried: tuple[str, ...] = (),
+    deliver_only: bool = False,
 ) -> Effects:
-    """Eino's `calculateNextTasks`: deliver outputs, evaluate branches, then collect ready channels."""
+    """Eino's `calculateNextTasks`: deliver outputs, evaluate branches, then collect ready channels.
+
+    `deliver_only` is Eino's `resolveCompletedTasks` in a step where some task interrupted: outputs go
+    into the channels (END's included) and stay there for the checkpoint; nothing is read. `carried`
+    names channels restored from a checkpoint, which are checked for readiness with this step's targets.
+    """
     plan = rc.plan
     stream = rc.stream
     dag = plan.dag
     observed = bool(rc.handlers.step_end)  # decisions are only reported at on_step_end
     channel_values = data.values
-    touched: dict[str, None] = {}
+    touched: dict[str, None] = dict.fromkeys(carried) if carried else {}
     for node, output in completed:
         targets = node.successors
         skipped: tuple[str, ...] = ()
@@ -177,6 +185,8 @@ def _route(
                 channels.report_ready(data, node.key, target)
         for target in skipped:
             channels.report_skip(plan, data, node.key, target, touched)
+    if deliver_only:
+        return _NOT_ENDED
     ready = [key for key in touched if key in channel_values] if not dag else None
     if ready is None:
         ready = [key for key in touched if channels.is_ready(plan, data, key)]
@@ -304,7 +314,14 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                 if len(completed) == 1
                 else [(t.node, t.output) for t in completed]
             )
-            result = yield from _route(rc, data, outputs, decisions)
+            result = yield from _route(
+                rc,
+                data,
+                outputs,
+                decisions,
+                carried=restored.carried if restored is not None else (),
+                deliver_only=bool(halted),
+            )
         except GraphError:
             if handlers.step_end and (done or failing):
                 info = rc.step_info(step, done, step + 1, branches=tuple(decisions), errors=failing)
@@ -313,8 +330,8 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             raise
         data.step += 1
         last = done
-        if halted:  # some tasks interrupted: the others' outputs are routed, then the run stops
-            result = _NOT_ENDED
+        # some tasks interrupted: the others' outputs were delivered to the channels (END's too) and
+        # the run stops; on resume they are read after the rerun step, as in Eino
         if handlers.step_end:
             ended = result is not _NOT_ENDED
             info = rc.step_info(

@@ -18,9 +18,9 @@ import asyncio
 import inspect
 import queue
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start
@@ -33,6 +33,8 @@ from graph_core.tools.errors import ToolCallError, ToolNotFoundError, ToolsNodeI
 from graph_core.tools.function import Tool
 
 __all__ = ["ArgumentsHandler", "ToolsNode", "UnknownToolsHandler"]
+
+T = TypeVar("T")
 
 UnknownToolsHandler = Callable[[str, str], Any]
 """`(name, arguments) -> str` (or an async function): the result for a call to an unknown tool."""
@@ -427,61 +429,113 @@ class ToolsNode:
         finally:
             stop.set()
 
-    async def astream(self, message: Message) -> AsyncIterator[list[Message | None]]:
-        """Async `stream`: tool streams are read concurrently; chunks are yielded as they arrive."""
+    def astream(self, message: Message) -> OpeningStream[list[Message | None]]:
+        """Async `stream`: tool streams are read concurrently; chunks are yielded as they arrive.
+
+        The result is an async iterator that may also be awaited first: `await node.astream(m)` opens
+        the tools' streams (each tool runs up to its first chunk, so a non-streaming tool runs to the
+        end) and raises what opening raises, a composite interrupt included, before any chunk is read,
+        as `stream` does. The engine awaits it; iterating directly opens on the first read.
+        """
+        return OpeningStream(lambda: self._aopen(message))
+
+    async def _aopen_one(self, task: _Task) -> _Opened:
+        info = self._info(task)
+        with tool_call_scope(task.call_id):
+            notify_start(info, task.arguments)
+            try:
+                chunks = task.endpoints.astream(ToolInput(task.name, task.arguments, task.call_id))
+                first = await anext(aiter(chunks), _NO_CHUNK)
+            except Exception as exc:
+                notify_error(info, exc)
+                return _Opened(error=exc)
+        return _Opened(first=first, rest=chunks)
+
+    async def _aopen(self, message: Message) -> AsyncIterator[list[Message | None]]:
+        saved, executed = _resumed()
+        message = saved if saved is not None else message
         tasks = self._tasks(message)
+        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
+        if self.execute_sequentially or len(todo) <= 1:
+            opened = [await self._aopen_one(t) for t in todo]
+        else:
+            opened = list(await asyncio.gather(*(self._aopen_one(t) for t in todo)))
+        signals: dict[str, InterruptSignal] = {}
+        for task, outcome in zip(todo, opened, strict=True):
+            if isinstance(outcome.error, InterruptSignal):
+                signals[task.call_id] = outcome.error
+            elif outcome.error is not None:
+                raise self._failure(task, outcome.error, "stream")
+        by_id = {t.call_id: o for t, o in zip(todo, opened, strict=True)}
+        if signals:  # the completed calls' streams are concatenated and saved (Eino)
+            completed = dict(executed)
+            for task in todo:
+                if task.call_id not in signals:
+                    parts = [c async for c in self._apump_parts(task, by_id[task.call_id])]
+                    completed[task.call_id] = "".join(parts)
+            _interrupt_calls(tasks, message, completed, signals)
+        for task in tasks:
+            if task.call_id not in by_id:  # reused from before the interrupt: one chunk, no callbacks
+                by_id[task.call_id] = _Opened(first=executed[task.call_id], rest=None, reused=True)
+        return self._arows(tasks, by_id)
+
+    async def _apump_parts(self, task: _Task, opened: _Opened) -> AsyncIterator[str]:
+        """One tool's chunks from its first; callbacks see the whole content at the end."""
+        info = self._info(task)
+        parts: list[str] = []
+        if opened.first is not _NO_CHUNK:
+            parts.append(opened.first)
+            yield opened.first
+        if opened.rest is not None and opened.first is not _NO_CHUNK:
+            iterator = aiter(opened.rest)
+            while True:
+                with tool_call_scope(task.call_id):
+                    try:
+                        chunk = await anext(iterator)
+                    except StopAsyncIteration:
+                        break
+                    except Exception as exc:
+                        notify_error(info, exc)
+                        raise self._failure(task, exc, "stream") from exc
+                parts.append(chunk)
+                yield chunk
+        if not opened.reused:
+            notify_end(info, "".join(parts))
+
+    async def _arows(
+        self, tasks: Sequence[_Task], opened: dict[str, _Opened]
+    ) -> AsyncIterator[list[Message | None]]:
+        if self.execute_sequentially or len(tasks) == 1:
+            for task in tasks:
+                async for chunk in self._apump_parts(task, opened[task.call_id]):
+                    yield self._slot(tasks, task.index, chunk)
+            return
         inbox: asyncio.Queue[tuple[int, str] | BaseException | None] = asyncio.Queue()
 
         async def pump(task: _Task) -> None:
-            info = self._info(task)
-            parts: list[str] = []
-            with tool_call_scope(task.call_id):
-                notify_start(info, task.arguments)
-                try:
-                    async for chunk in task.endpoints.astream(
-                        ToolInput(task.name, task.arguments, task.call_id)
-                    ):
-                        parts.append(chunk)
-                        await inbox.put((task.index, chunk))
-                except Exception as exc:
-                    notify_error(info, exc)
-                    await inbox.put(self._failure(task, exc, "stream"))
-                else:
-                    notify_end(info, "".join(parts))
-                finally:
-                    await inbox.put(None)
+            try:
+                async for chunk in self._apump_parts(task, opened[task.call_id]):
+                    await inbox.put((task.index, chunk))
+            except Exception as exc:
+                await inbox.put(exc)
+            finally:
+                await inbox.put(None)
 
-        if self.execute_sequentially:
-            for task in tasks:
-                runner = asyncio.ensure_future(pump(task))
-                async for row in self._adrain_inbox(tasks, inbox, 1):
-                    yield row
-                await runner
-            return
         runners = [asyncio.ensure_future(pump(t)) for t in tasks]
         try:
-            async for row in self._adrain_inbox(tasks, inbox, len(tasks)):
-                yield row
+            remaining = len(tasks)
+            while remaining:
+                item = await inbox.get()
+                if item is None:
+                    remaining -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield self._slot(tasks, item[0], item[1])
         finally:
             for runner in runners:
                 runner.cancel()
             await asyncio.gather(*runners, return_exceptions=True)
-
-    async def _adrain_inbox(
-        self,
-        tasks: Sequence[_Task],
-        inbox: asyncio.Queue[tuple[int, str] | BaseException | None],
-        expected: int,
-    ) -> AsyncIterator[list[Message | None]]:
-        remaining = expected
-        while remaining:
-            item = await inbox.get()
-            if item is None:
-                remaining -= 1
-            elif isinstance(item, BaseException):
-                raise item
-            else:
-                yield self._slot(tasks, item[0], item[1])
 
     def __repr__(self) -> str:
         return f"ToolsNode([{', '.join(t.info.name for t in self.tools)}])"
@@ -489,3 +543,46 @@ class ToolsNode:
 
 class _Cancelled(Exception):
     """The consumer of a merged stream went away; pumps stop quietly."""
+
+
+_NO_CHUNK: Any = object()
+
+
+@dataclass(slots=True)
+class _Opened:
+    """One tool's opened async stream: its first chunk (`_NO_CHUNK` if none), the rest, or the error."""
+
+    first: Any = _NO_CHUNK
+    rest: AsyncIterator[str] | None = None
+    error: BaseException | None = None
+    reused: bool = False  # a result saved before an interrupt, replayed without running the tool
+
+
+class OpeningStream(AsyncIterator[T]):
+    """An async iterator whose opening may be awaited first (see `ToolsNode.astream`)."""
+
+    def __init__(self, opener: Callable[[], Awaitable[AsyncIterator[T]]]) -> None:
+        self._opener = opener
+        self._inner: AsyncIterator[T] | None = None
+
+    async def _open(self) -> OpeningStream[T]:
+        if self._inner is None:
+            self._inner = await self._opener()
+        return self
+
+    def __await__(self) -> Generator[Any, None, OpeningStream[T]]:
+        return self._open().__await__()
+
+    def __aiter__(self) -> OpeningStream[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        if self._inner is None:
+            await self._open()
+        assert self._inner is not None
+        return await self._inner.__anext__()
+
+    async def aclose(self) -> None:
+        close = getattr(self._inner, "aclose", None)
+        if close is not None:
+            await close()
