@@ -59,15 +59,19 @@ class ReplayApp(App[None]):
 
     def __init__(
         self,
-        session: Session,
+        session: Session | None,
         *,
         follow: bool = False,
         poll_interval: float = 0.5,
         theme: str = "textual-dark",
         start: int | None = None,
+        path: str | Path | None = None,
     ) -> None:
         super().__init__()
-        self.session = session
+        if session is None and (path is None or not follow):
+            raise ValueError("without a session the app needs `path` and `follow=True` to wait for it")
+        self._session = session
+        self.path = Path(path) if path is not None else session.run.path if session is not None else None
         self.follow = follow
         self.poll_interval = poll_interval
         self._theme_name = theme
@@ -79,12 +83,31 @@ class ReplayApp(App[None]):
         self._poll_timer: Timer | None = None
 
     @property
+    def session(self) -> Session:
+        if self._session is None:
+            raise RuntimeError("no run yet: the app is waiting for its run file")
+        return self._session
+
+    @session.setter
+    def session(self, session: Session) -> None:
+        self._session = session
+
+    @property
+    def waiting(self) -> bool:
+        """Follow mode before the run file has a complete header: nothing to show yet."""
+        return self._session is None
+
+    @property
     def replay(self):
         return self.session.replay
 
     # --- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        if self._session is None:
+            yield Static(self._waiting_text(), id="waiting")
+            yield Footer()
+            return
         yield Static(id="status")
         with Horizontal(id="top"):
             with ScrollableContainer(id="graph-box"):
@@ -103,6 +126,26 @@ class ReplayApp(App[None]):
 
     def on_mount(self) -> None:
         self.theme = self._theme_name
+        if self.follow:
+            self._poll_timer = self.set_interval(self.poll_interval, self.poll)
+        if self._session is not None:
+            self._begin()
+
+    def _waiting_text(self) -> Text:
+        name = self.path.name if self.path is not None else "the run file"
+        text = Text("waiting for ", style="bold")
+        text.append_text(one_line(name, limit=80, style="bold magenta"))
+        text.append("\n\n")
+        text.append_text(one_line(str(self.path), limit=None, style="dim"))
+        text.append(
+            f"\nchecked every {self.poll_interval:g} s; the run opens once the recorder has written",
+            style="dim",
+        )
+        text.append(" its header line (q quits)", style="dim")
+        return text
+
+    def _begin(self) -> None:
+        """Set up the panes for the session (on mount, or once a followed file appears)."""
         for selector, title in (
             ("#graph-box", "graph"),
             ("#timeline-box", "timeline"),
@@ -119,8 +162,6 @@ class ReplayApp(App[None]):
         self.show_cursor()
         if self.session.diagnostics is None:
             self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
-        if self.follow:
-            self._poll_timer = self.set_interval(self.poll_interval, self.poll)
 
     def _sync_columns(self) -> None:
         """Tokens and ADK iterations get timeline columns when the run has them."""
@@ -189,7 +230,7 @@ class ReplayApp(App[None]):
             )
 
     def on_resize(self, event: events.Resize) -> None:
-        if self.is_mounted:
+        if self.is_mounted and not self.waiting:
             self.call_after_refresh(lambda: self._fit_graph(self.query_one(GraphPane).painted))
 
     def _status(self) -> Text:
@@ -235,8 +276,20 @@ class ReplayApp(App[None]):
             session.diagnostics = found
             self.show_cursor()
 
-    def poll(self) -> None:
-        """Follow mode: pick up whatever the recorder appended since the last poll."""
+    async def poll(self) -> None:
+        """Follow mode: pick up whatever the recorder appended since the last poll.
+
+        `inspector.recording` has no incremental reader, so a poll that sees the file grow re-reads it
+        (an index of line offsets, no parsing); a poll that sees the same size reads nothing."""
+        if self._session is None:
+            assert self.path is not None
+            session = Session.try_open(self.path)
+            if session is None:
+                return
+            self._session = session
+            await self.recompose()
+            self._begin()
+            return
         if self.session.reload():
             timeline = self.query_one(Timeline)
             timeline.session = self.session
@@ -249,8 +302,9 @@ class ReplayApp(App[None]):
     # --- actions --------------------------------------------------------------------------------
 
     def _main_screen_only(self) -> None:
-        """Priority keys must not steal typing from a prompt or the command palette."""
-        if len(self.screen_stack) > 1:
+        """Priority keys must not steal typing from a prompt or the command palette, and do nothing
+        while there is no run to move through."""
+        if len(self.screen_stack) > 1 or self._session is None:
             raise SkipAction()
 
     def action_next(self) -> None:
@@ -400,11 +454,13 @@ class ReplayApp(App[None]):
         self.expand = not self.expand
 
     def action_help(self) -> None:
-        self._main_screen_only()
+        if len(self.screen_stack) > 1:
+            raise SkipAction()
         self.push_screen(HelpScreen(help_rows()))
 
     async def action_quit(self) -> None:
-        self._main_screen_only()
+        if len(self.screen_stack) > 1:
+            raise SkipAction()
         self.exit()
 
     # --- watchers -------------------------------------------------------------------------------
@@ -470,14 +526,17 @@ def make_app(
 ) -> ReplayApp:
     """The replay app for a run file (or an opened `Run`/`Session`); shared by the CLI and tests.
 
-    `follow` tails a file that is still being written (polled every `poll_interval` seconds);
+    `follow` tails a file that is still being written (polled every `poll_interval` seconds); a file
+    that does not exist yet, or has no complete header, is waited for ("waiting for RUN.jsonl");
     `start` overrides where the cursor opens (default: step 0, or the last step of a run that failed
     or stopped early).
     """
+    path: Path | None = None
     if isinstance(run_or_path, Session):
         session = run_or_path
     elif isinstance(run_or_path, Run):
         session = Session(run_or_path)
     else:
-        session = Session.open(run_or_path)
-    return ReplayApp(session, follow=follow, poll_interval=poll_interval, theme=theme, start=start)
+        path = Path(run_or_path)
+        session = Session.try_open(path) if follow else Session.open(path)
+    return ReplayApp(session, follow=follow, poll_interval=poll_interval, theme=theme, start=start, path=path)

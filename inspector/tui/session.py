@@ -97,6 +97,19 @@ class Session:
     def open(cls, path: str | Path) -> Session:
         return cls(read_run(path))
 
+    @classmethod
+    def try_open(cls, path: str | Path) -> Session | None:
+        """The session, or None while there is nothing to read yet: no file, or no complete header
+        line (a recorder that has just started). Anything else wrong with the file still raises."""
+        try:
+            with open(path, "rb") as file:
+                first = file.readline()
+        except FileNotFoundError:
+            return None
+        if not first.endswith(b"\n"):
+            return None
+        return cls.open(path)
+
     @property
     def run(self) -> Run:
         return self.replay.run

@@ -51,3 +51,54 @@ async def test_without_follow_the_file_is_read_once(tmp_path: Path, react_run: P
             out.write(tail)
         await pilot.pause(0.1)
         assert len(app.replay) == 3
+
+
+async def test_follow_waits_for_a_file_that_does_not_exist_yet(tmp_path: Path, react_run: Path) -> None:
+    head, tail = split_after_steps(react_run, 2)
+    header_end = head.index(b"\n") + 1
+    live = tmp_path / "later.jsonl"
+    app = make_app(live, follow=True, poll_interval=0.02)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.waiting
+        assert "waiting for later.jsonl" in screen_text(app)
+        await pilot.press("n", "end", "d", "space")  # nothing to move through: no crash
+        live.write_bytes(head[: header_end - 5])  # the header line, cut short: keep waiting
+        await pilot.pause(0.1)
+        assert app.waiting
+        live.write_bytes(head[:header_end])  # a header and no steps yet: open it
+        await pilot.pause(0.1)
+        assert not app.waiting and len(app.replay) == 0
+        assert "no complete steps recorded" in screen_text(app)
+        with live.open("ab") as out:
+            out.write(head[header_end:])
+        await pilot.pause(0.1)
+        assert len(app.replay) == 2 and app.replay.cursor == 1, "the cursor follows the end"
+        with live.open("ab") as out:
+            out.write(tail)
+        await pilot.pause(0.1)
+        assert len(app.replay) == 9 and app.session.run.status == "ok"
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_a_poll_without_growth_reads_nothing(tmp_path: Path, react_run: Path) -> None:
+    app = make_app(react_run, follow=True, poll_interval=0.01)
+    async with app.run_test(size=SIZE) as pilot:
+        session = app.session
+        run = session.run
+        await pilot.pause(0.1)
+        assert app.session is session and app.session.run is run, "no re-read without growth"
+
+
+def test_without_follow_a_missing_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no such file"):
+        make_app(tmp_path / "missing.jsonl")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="empty"):
+        make_app(empty)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"not a run\n")
+    with pytest.raises(ValueError, match="not JSON"):
+        make_app(bad, follow=True)  # a complete first line that is no header: not worth waiting for
