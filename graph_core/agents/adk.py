@@ -15,6 +15,9 @@ recordings show it) and fails with `ExceedMaxIterationsError` when none is left;
 no step limit; the stream branch on ChatModel scans the whole stream; the return-directly call is the
 **last** matching call; tool results are appended to the state by `AfterToolCalls`.
 
+Without tools the agent is Eino's chain `genInput -> model` (keys `node_0`, `node_1`): one model call,
+no state, no iteration check. `ChatModelAgent`'s docstring lists the differences from Eino that remain.
+
 `run(messages)` yields `AgentEvent`s as the run goes: one per model output and one per tool result, the
 return-directly tool's event held back until its round finishes so it is always last, and a final event
 with `.error` if the run fails. `exit=True` adds an `exit` tool that ends the run with its
@@ -26,6 +29,7 @@ carries the interrupt info and whose `checkpoint_id` names the saved checkpoint.
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 import uuid
@@ -67,6 +71,10 @@ TOOL_NODE = "ToolNode"
 AFTER_TOOL_CALLS = "AfterToolCalls"
 AFTER_TOOL_CALLS_CANCEL_CHECK = "AfterToolCallsCancelCheck"
 TO_END_CONVERTER = "ToolNodeToEndConverter"
+# Without tools Eino runs a Chain `genInput -> model`, whose nodes get the chain's generated keys.
+GEN_INPUT = "node_0"
+CHAIN_MODEL = "node_1"
+GEN_INPUT_NAME = "GenModelInput"
 
 DEFAULT_MAX_ITERATIONS = 20
 
@@ -174,6 +182,40 @@ class _StateModel:
         return self._record(await self.model.agenerate(self._history()))
 
 
+class _EventModel:
+    """The no-tools chain's model node: the model itself, each output also reported as an event.
+
+    Unlike the ReAct graph's model node it reads its input (the chain has no state) and streams the
+    model's chunks through; the event carries the concatenated message once the stream has ended.
+    """
+
+    def __init__(self, model: Any, agent_name: str) -> None:
+        self.model = model
+        self.agent_name = agent_name
+
+    def _emit(self, output: Message) -> Message:
+        sink = _SINK.get()
+        if sink is not None:
+            sink.emit(AgentEvent(self.agent_name, message=output))
+        return output
+
+    def generate(self, messages: list[Message]) -> Message:
+        return self._emit(self.model.generate(messages))
+
+    def stream(self, messages: list[Message]) -> Iterator[Message]:
+        chunks: list[Message] = []
+        for chunk in self.model.stream(messages):
+            chunks.append(chunk)
+            yield chunk
+        self._emit(concat_messages(chunks))
+
+    async def agenerate(self, messages: list[Message]) -> Message:
+        agenerate = getattr(self.model, "agenerate", None)
+        if agenerate is None:
+            return await asyncio.to_thread(self.generate, messages)
+        return self._emit(await agenerate(messages))
+
+
 def _event_middleware(agent_name: str) -> ToolMiddleware:
     """Emits one event per finished tool call; the return-directly call's event is held for later."""
 
@@ -223,7 +265,34 @@ def _as_messages(messages: Sequence[Message] | str | None) -> list[Message]:
 
 
 class ChatModelAgent:
-    """Eino's ADK ChatModelAgent; see the module docstring. `.compiled` is its graph."""
+    """Eino's ADK ChatModelAgent (see the module docstring); `.compiled` is its graph.
+
+    With tools (or `exit=True`) the graph is the ReAct graph with node keys `Init`, `ChatModel`,
+    `CancelCheck`, `ToolNode`, `AfterToolCalls`, `AfterToolCallsCancelCheck` (+ `ToolNodeToEndConverter`).
+    Without tools it is Eino's chain `genInput -> model`: keys `node_0` (display name `GenModelInput`)
+    and `node_1` (`ChatModel`), one model call, no state and no iteration check.
+
+    Differences from Eino that remain:
+
+    - Flat graph: Eino wraps the ReAct graph in an outer chain (`node_0` computes the model input,
+      `node_1` is the ReAct graph as a nested node named `ReAct`); here the ReAct graph is compiled at
+      the top level and `Init` applies the instruction. Node paths and step indexes therefore lack the
+      outer level (Eino: 2 outer steps around the inner graph's own counter), and interrupt addresses
+      read `runnable:root;node:ToolNode;tool:<name>:<id>` instead of starting with `agent:<name>`.
+    - The instruction is used as is (no f-string formatting with session values: there are no sessions).
+    - Not implemented: `GenModelInput` override, `OutputKey`, `Middlewares`/`Handlers` (so no
+      `AfterAgent` node), BeforeChatModel/AfterChatModel state hooks, `ModelRetryConfig`,
+      `ModelFailoverConfig`, `EmitInternalEvents`, per-run tool lists and return-directly overrides;
+      `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
+    - Events carry whole messages: in streaming mode a model output's event is its concatenation, not
+      a stream (the chain's model node still streams its chunks through `stream()`).
+    - The state (`AdkState`) keeps only its JSON-friendly fields; tool actions and the held
+      return-directly event live beside the run, not in the state.
+    - Checkpoints are graph_core's versioned JSON saved directly under the run's checkpoint ID, not
+      gob bytes in a bridge store wrapped by a Runner checkpoint.
+    - An immediate cancel takes effect at the next step boundary (a running Python thread cannot be
+      preempted); Eino turns running tasks into rerun nodes.
+    """
 
     def __init__(
         self,
@@ -264,15 +333,20 @@ class ChatModelAgent:
         )
         infos = self.tools_node.tool_infos
         self.model = model.with_tools(infos) if infos else model
-        self.graph = self._build()
-        # Eino runs the graph with WithMaxRunSteps(math.MaxInt): max_iterations is the only limit.
+        self.has_tools = bool(all_tools)
         # Interrupted and cancelled runs checkpoint to `checkpoint_store` (in memory by default).
         self.checkpoint_store = (
             checkpoint_store if checkpoint_store is not None else InMemoryCheckpointStore()
         )
-        self.compiled: CompiledGraph = self.graph.compile(
-            name=name, max_run_steps=2**31 - 1, checkpoint_store=self.checkpoint_store
-        )
+        if self.has_tools:
+            self.graph = self._build()
+            # Eino runs the graph with WithMaxRunSteps(math.MaxInt): max_iterations is the only limit.
+            self.compiled: CompiledGraph = self.graph.compile(
+                name=name, max_run_steps=2**31 - 1, checkpoint_store=self.checkpoint_store
+            )
+        else:
+            self.graph = self._build_chain()
+            self.compiled = self.graph.compile(name=name, checkpoint_store=self.checkpoint_store)
         self._active: list[_RunSink] = []
         self._active_lock = threading.Lock()
 
@@ -286,7 +360,7 @@ class ChatModelAgent:
         )
 
     def _init(self, messages: list[Message]) -> list[Message]:
-        full = [Message.system(self.instruction), *messages] if self.instruction else list(messages)
+        full = self._gen_input(messages)
         process_state(AdkState, lambda s: s.messages.extend(full))
         return full
 
@@ -362,6 +436,20 @@ class ChatModelAgent:
             if message.tool_call_id == direct:
                 return message
         raise LookupError("return directly tool call result not found")
+
+    def _gen_input(self, messages: list[Message]) -> list[Message]:
+        """Eino's default `GenModelInput`: the instruction as a system message, then the input."""
+        return [Message.system(self.instruction), *messages] if self.instruction else list(messages)
+
+    def _build_chain(self) -> Graph:
+        """No tools: Eino's chain `genInput -> model`, one model call, no state, no iteration check."""
+        graph = Graph()
+        graph.add_lambda_node(GEN_INPUT, self._gen_input, name=GEN_INPUT_NAME)
+        graph.add_chat_model_node(CHAIN_MODEL, _EventModel(self.model, self.name), name=CHAT_MODEL)
+        graph.add_edge(START, GEN_INPUT)
+        graph.add_edge(GEN_INPUT, CHAIN_MODEL)
+        graph.add_edge(CHAIN_MODEL, END)
+        return graph
 
     def _build(self) -> Graph:
         graph = Graph(state=self._new_state)
