@@ -24,7 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from inspector.recording.reader import Run
-from inspector.tui.budget_bar import BudgetBar
+from inspector.tui.budget_bar import BudgetBar, budget_level
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
@@ -208,7 +208,14 @@ class ReplayApp(App[None]):
         self.query_one(MessagesPane).show(replay.messages_at(cursor) if step else [], expand=self.expand)
         self.query_one("#messages-box").scroll_end(animate=False, immediate=False)
         self.query_one(NodeDetail).show(step, stop=stop, mark=mark, expand=self.expand)
-        self.query_one(BudgetBar).show(step.budget if step else None, cycle=session.budget_cycle())
+        budget = step.budget if step else None
+        level = budget_level(budget, iterations_max=session.iterations_max) if budget else "none"
+        self.query_one(BudgetBar).show(
+            budget,
+            cycle=session.budget_cycle(),
+            iterations_max=session.iterations_max,
+            consuming=session.consuming_cycle(cursor) if level in ("low", "critical") else None,
+        )
         self.query_one("#status", Static).update(self._status())
 
     def _fit_graph(self, painted: Painted | None) -> None:

@@ -25,7 +25,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 72; height: auto; max-height: 90%;
+        width: 80; height: auto; max-height: 90%;
         border: round $accent; background: $surface; padding: 0 1;
     }
     """

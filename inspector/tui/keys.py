@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-__all__ = ["KEYS", "Key", "bindings", "help_rows"]
+__all__ = ["KEYS", "OTHER_KEYS", "Key", "bindings", "help_rows"]
 
 
 @dataclass(frozen=True)
@@ -79,5 +79,16 @@ def _key_names(keys: str) -> str:
     return " ".join(names.get(k, k) for k in keys.split(","))
 
 
+OTHER_KEYS: tuple[tuple[str, str], ...] = (
+    ("enter", "State pane: fold/unfold; a clipped leaf shows whole"),
+    ("tab shift+tab", "Move focus between the panes"),
+    ("click", "Timeline: go to the clicked step"),
+    ("ctrl+p", "Command palette: every action by name"),
+    ("escape", "Close a prompt, this help or the palette"),
+)
+"""Keys that are not app bindings (widget keys, Textual's own) but belong in the help."""
+
+
 def help_rows() -> list[tuple[str, str]]:
-    return [(_key_names(k.keys), k.description) for k in KEYS]
+    """Every key the debugger answers to: its bindings, then the widget and Textual keys."""
+    return [(_key_names(k.keys), k.description) for k in KEYS] + list(OTHER_KEYS)

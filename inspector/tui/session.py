@@ -194,6 +194,42 @@ class Session:
                 return diagnostic.message
         return None
 
+    @property
+    def iterations_max(self) -> int | None:
+        """An ADK agent's iterations at the start of the run (its first step, before any model call)."""
+        steps = self.run.steps
+        return steps[0].budget.iterations_remaining if len(steps) else None
+
+    def consuming_cycle(self, position: int, *, lookback: int = 200) -> tuple[str, int] | None:
+        """The loop spending the budget up to `position`: `("chat -> tools -> chat", rounds)`, from the
+        topology's back edge whose target was visited most, walked back over the last round (at most
+        `lookback` steps). None without back edges taken twice."""
+        topology = self.run.topology
+        if topology is None or not len(self):
+            return None
+        position = max(0, min(position, len(self) - 1))
+        visits = self.path_at(position).visits
+        taken = [(e.source, e.target) for e in topology.back_edges if visits.get(e.source, 0) >= 1]
+        taken = [edge for edge in taken if visits.get(edge[1], 0) >= 2]
+        if not taken:
+            return None
+        source, target = max(taken, key=lambda edge: visits.get(edge[1], 0))
+        steps = self.run.steps
+        seen: list[int] = []
+        for i in range(position, max(position - lookback, -1), -1):
+            if target in steps[i].nodes:
+                seen.append(i)
+                if len(seen) == 2:
+                    break
+        if len(seen) < 2:
+            return None
+        later, earlier = seen
+        loop = [
+            n[0] if len(n) == 1 else "{" + ", ".join(n) + "}"
+            for n in (steps[i].nodes for i in range(earlier, later))
+        ]
+        return " -> ".join([*loop, target]), visits.get(source, 0)
+
     # --- rows -----------------------------------------------------------------------------------
 
     def row(self, i: int) -> TimelineRow:

@@ -166,7 +166,12 @@ async def test_help_and_quit(react_run: Path) -> None:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
-        assert "Run forward to the next breakpoint" in text
+        from inspector.tui.keys import KEYS, OTHER_KEYS
+
+        for key in KEYS:
+            assert key.description in text, key
+        for keys, description in OTHER_KEYS:
+            assert keys in text and description in text
         await pilot.press("q")  # closes help, does not quit
         assert not isinstance(app.screen, HelpScreen)
         assert app.is_running
