@@ -19,7 +19,9 @@ def test_step_thresholds_half_and_a_fifth_left(used: int, level: str) -> None:
     assert budget_level(BudgetRecord(steps_used=used, steps_max=10)) == level
 
 
-@pytest.mark.parametrize(("left", "level"), [(20, "ok"), (11, "ok"), (10, "low"), (5, "low"), (4, "critical")])
+@pytest.mark.parametrize(
+    ("left", "level"), [(20, "ok"), (11, "ok"), (10, "low"), (5, "low"), (4, "critical")]
+)
 def test_iterations_use_the_same_shares_of_their_start(left: int, level: str) -> None:
     budget = BudgetRecord(steps_used=3, steps_max=2**31 - 1, iterations_remaining=left)
     assert budget_level(budget, iterations_max=20) == level
