@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
+import json
 import math
 from collections.abc import Mapping
 from pathlib import PurePath
@@ -31,6 +32,7 @@ from typing import Any
 from uuid import UUID
 
 from pydantic import BaseModel
+from pydantic_core import to_json
 
 from graph_core.schema import Message, TokenUsage, ToolCall
 from inspector.recording.redact import Redaction
@@ -38,6 +40,7 @@ from inspector.recording.redact import Redaction
 __all__ = ["Encoder", "Raw", "escape_key", "type_name", "unescape_key"]
 
 _MAX_DEPTH = 64
+_message_json = Message.__pydantic_serializer__.to_json
 
 
 def _extend_runs(runs: list[list[int]], refs: list[int]) -> list[list[int]]:
@@ -71,6 +74,29 @@ def type_name(value: Any) -> str:
 
 def _fingerprint(message: Message) -> tuple[Any, ...]:
     return (message.role, message.content, message.tool_call_id, len(message.tool_calls), message.usage)
+
+
+_KINDS: dict[type, str] = {dict: "mapping", tuple: "sequence"}
+
+
+def _kind_of(cls: type) -> str:
+    """How `_enc` walks instances of `cls` (the checks it would otherwise repeat for every value, in the
+    same order: mappings, sequences, pydantic models, dataclasses), remembered per class."""
+    if issubclass(cls, type):
+        return "other"  # a class object: never walked as its own instances would be
+    if issubclass(cls, Mapping):
+        kind = "mapping"
+    elif issubclass(cls, (list, tuple)):
+        kind = "sequence"
+    elif issubclass(cls, BaseModel):
+        kind = "model"
+    elif dataclasses.is_dataclass(cls):
+        kind = "dataclass"
+    else:
+        kind = "other"
+    if len(_KINDS) < 10_000:
+        _KINDS[cls] = kind
+    return kind
 
 
 class Raw:
@@ -123,9 +149,18 @@ class Encoder:
         return bool(self._pending)
 
     def take_definitions(self) -> list[tuple[int, Any]]:
-        """Message definitions created since the last call, in reference order."""
+        """Message definitions created since the last call, in reference order, as JSON-like values."""
         pending, self._pending = self._pending, []
-        return pending
+        return [(ref, json.loads(value) if type(value) is bytes else value) for ref, value in pending]
+
+    def take_definition_lines(self) -> list[bytes]:
+        """`take_definitions` as the run file's `value` lines, ready to write: most definitions are
+        already JSON (serialised by pydantic-core straight from the message), so nothing is built twice."""
+        pending, self._pending = self._pending, []
+        return [
+            b'{"kind":"value","value":%b}\n' % (value if type(value) is bytes else to_json(value))
+            for _, value in pending
+        ]
 
     # --- the walk -------------------------------------------------------------------------------
 
@@ -145,13 +180,14 @@ class Encoder:
             return {"$repr": "<too deep>", "$type": type_name(value)}
         if cls is list:
             return self._list(value, depth)
-        if cls is dict or isinstance(value, Mapping):
+        kind = _KINDS.get(cls) or _kind_of(cls)
+        if kind == "mapping":
             return self._guarded(value, depth, self._mapping)
-        if isinstance(value, (list, tuple)):
+        if kind == "sequence":
             return self._guarded(value, depth, self._sequence)
-        if isinstance(value, BaseModel):
+        if kind == "model":
             return self._guarded(value, depth, self._model)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if kind == "dataclass":
             return self._guarded(value, depth, self._dataclass)
         return self._other(value, depth)
 
@@ -195,44 +231,58 @@ class Encoder:
             return self._guarded(value, depth, self._sequence)
         key = id(value)
         memo = self._lists.get(key)
+        size = len(value)
         if memo is not None:
             obj, n, first, last, marker = memo
-            if obj is value and len(value) >= n and value[0] is first and value[n - 1] is last:
-                if len(value) == n:
+            if obj is value and size >= n and value[0] is first and value[n - 1] is last:
+                if size == n:
                     return marker
                 refs = self._refs(value, n, depth)
                 if refs is not None:
                     marker = {"$refs": _extend_runs(marker["$refs"], refs)}
-                    self._lists[key] = (value, len(value), value[0], value[-1], marker)
+                    self._lists[key] = (value, size, first, value[-1], marker)
                     return marker
         refs = self._refs(value, 0, depth)
         if refs is not None:
             marker = {"$refs": _extend_runs([], refs)}
-            self._lists[key] = (value, len(value), value[0], value[-1], marker)
+            self._lists[key] = (value, size, value[0], value[-1], marker)
             return marker
         return self._guarded(value, depth, self._sequence)
 
     def _refs(self, value: list[Any], start: int, depth: int) -> list[int] | None:
-        """Value ids of `value[start:]`, or None if it holds anything but messages."""
+        """Value ids of `value[start:]`, or None if it holds anything but messages (the messages met
+        before that are interned all the same, as encoding the list item by item would)."""
+        refs: list[int] = []
+        messages = self._messages
         for i in range(start, len(value)):
-            if type(value[i]) is not Message:
+            item = value[i]
+            if type(item) is not Message:
                 return None
-        return [self._message(value[i], depth + 1)["$ref"] for i in range(start, len(value))]
+            memo = messages.get(id(item))
+            if memo is not None and memo[0] is item and memo[1] == _fingerprint(item):
+                refs.append(memo[2]["$ref"])
+            else:
+                refs.append(self._new_message(item, depth + 1)["$ref"])
+        return refs
 
     def _message(self, message: Message, depth: int) -> dict[str, int]:
         memo = self._messages.get(id(message))
-        fingerprint = _fingerprint(message)
-        if memo is not None and memo[0] is message and memo[1] == fingerprint:
+        if memo is not None and memo[0] is message and memo[1] == _fingerprint(message):
             return memo[2]
-        ref = {"$ref": self._next_ref}
-        self._next_ref += 1
-        self._pending.append((ref["$ref"], self._message_value(message, depth)))
-        self._messages[id(message)] = (message, fingerprint, ref)
+        return self._new_message(message, depth)
+
+    def _new_message(self, message: Message, depth: int) -> dict[str, int]:
+        number = self._next_ref
+        self._next_ref = number + 1
+        ref = {"$ref": number}
+        self._pending.append((number, self._message_value(message, depth)))
+        self._messages[id(message)] = (message, _fingerprint(message), ref)
         return ref
 
     def _message_value(self, message: Message, depth: int) -> Any:
-        """pydantic's dump as is when nothing in it can need masking or truncating (the common case:
-        no `extra`, field names the key patterns leave alone, short texts); else the full walk."""
+        """pydantic-core's JSON bytes as they are when nothing in the message can need masking or
+        truncating (the common case: no `extra`, field names the key patterns leave alone, short texts),
+        which the writer embeds without building a dict; else the full walk, a JSON-like value."""
         if self._plain_fields is None:
             names = {*Message.model_fields, *ToolCall.model_fields, *TokenUsage.model_fields}
             self._plain_fields = (
@@ -247,7 +297,7 @@ class Encoder:
             and (not message.tool_calls or max(len(c.arguments) for c in message.tool_calls) <= limit)
         ):
             try:
-                return message.model_dump(mode="json", exclude_defaults=True, warnings=False)
+                return _message_json(message, exclude_defaults=True, warnings=False)
             except Exception:
                 pass
         return self._model(message, depth, True)

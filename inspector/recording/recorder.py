@@ -290,9 +290,9 @@ class Recorder:
         """Queue the value lines pending in the encoder, then `event`; all encoding already happened."""
         out = self._out
         if self._encoder.has_definitions:
-            for _, value in self._encoder.take_definitions():
-                out.append(b'{"kind":"value","value":%b}\n' % _dumps(value))
-        out.append(_dumps(event) + b"\n")
+            out += self._encoder.take_definition_lines()
+        out.append(_dumps(event))
+        out.append(b"\n")
 
     def _flush(self) -> None:
         """Write the queued lines at once and flush: the file always ends with a whole step."""
@@ -332,8 +332,7 @@ class Recorder:
         self._header_written = True
         out = self._open()
         out.write(_dumps(header) + b"\n")
-        for _, value in self._encoder.take_definitions():  # the input's messages, after the header line
-            out.write(b'{"kind":"value","value":%b}\n' % _dumps(value))
+        out.write(b"".join(self._encoder.take_definition_lines()))  # the input's messages, after the header
         out.flush()
 
     def _index_topology(self, topology: Topology, path: tuple[str, ...]) -> None:
