@@ -21,7 +21,7 @@ from inspector.recording import Recorder
 
 __all__ = ["AGENTS", "record_demo", "register", "run", "summary"]
 
-AGENTS = ("weather", "runaway", "report", "parallel")
+AGENTS = ("weather", "runaway", "report", "parallel", "adk")
 """Fixture modules (`fixtures.<name>`) the demo can record; each has `build_agent()` and `QUESTION`."""
 
 

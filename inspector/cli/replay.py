@@ -18,7 +18,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("run_file", metavar="RUN.jsonl")
     parser.add_argument(
-        "--follow", "-f", action="store_true", help="keep reading the file as a running process writes it"
+        "--follow",
+        "-f",
+        action="store_true",
+        help="keep reading the file as a running process writes it (waits for a file not created yet)",
     )
     parser.add_argument(
         "--poll", type=float, default=0.5, metavar="SECONDS", help="how often --follow checks the file"
