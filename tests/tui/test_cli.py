@@ -48,3 +48,12 @@ def test_demo_headless_in_a_fresh_process_exits_zero(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "status       ok" in done.stdout
+
+
+def test_demo_records_the_adk_agent(tmp_path: Path) -> None:
+    from inspector.cli.demo import record_demo
+    from inspector.recording import read_run
+
+    run = read_run(record_demo(tmp_path / "adk.jsonl", "adk"))
+    assert run.status == "ok" and run.graph_name == "TripPlanner"
+    assert run.steps[-1].budget.iterations_remaining == 18
