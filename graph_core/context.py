@@ -10,10 +10,11 @@ follows them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from types import MemberDescriptorType
 from typing import Any
 
 from graph_core.callbacks import RunInfo
@@ -25,7 +26,9 @@ __all__ = [
     "notify_end",
     "notify_error",
     "notify_start",
+    "run_info",
     "scoped",
+    "slot_setters",
 ]
 
 
@@ -71,25 +74,99 @@ def scoped(scope: RunScope) -> Iterator[RunScope]:
         _SCOPE.reset(token)
 
 
-def _handlers(method: str, *, reverse: bool) -> list[Any]:
-    scope = _SCOPE.get()
-    if scope is None or not scope.callbacks:
-        return []
-    handlers = reversed(scope.callbacks) if reverse else scope.callbacks
-    return [fn for h in handlers if (fn := getattr(h, method, None)) is not None]
+def slot_setters(cls: type, expected: tuple[str, ...]) -> tuple[Callable[[Any, Any], None], ...] | None:
+    """The slot setters of the frozen, slotted dataclass `cls` in field order, or None if its fields are
+    not exactly `expected` or something else runs at construction (`__post_init__`).
+
+    Observers get a fresh `RunInfo`/`StepInfo` for every node and step; a frozen dataclass assigns
+    each field through `object.__setattr__`, while writing the slot descriptors directly builds the
+    same object in about half the time. Callers fall back to the constructor when this returns None,
+    so a change of shape can never build an incomplete object.
+    """
+    names = tuple(f.name for f in fields(cls))
+    slots = [cls.__dict__.get(name) for name in names]
+    if (
+        names != expected
+        or hasattr(cls, "__post_init__")
+        or not all(isinstance(slot, MemberDescriptorType) for slot in slots)
+    ):
+        return None
+    return tuple(slot.__set__ for slot in slots)  # pyright: ignore[reportOptionalMemberAccess]
+
+
+def _run_info_factory() -> Callable[..., RunInfo]:
+    setters = slot_setters(
+        RunInfo, ("node_key", "name", "kind", "path", "step", "graph_name", "tool_call_id")
+    )
+    if setters is None:
+        return RunInfo
+    set_key, set_name, set_kind, set_path, set_step, set_graph, set_call = setters
+    new = object.__new__
+
+    def build(
+        node_key: str | None,
+        name: str,
+        kind: str,
+        path: tuple[str, ...] = (),
+        step: int | None = None,
+        graph_name: str = "",
+        tool_call_id: str | None = None,
+    ) -> RunInfo:
+        info = new(RunInfo)
+        set_key(info, node_key)
+        set_name(info, name)
+        set_kind(info, kind)
+        set_path(info, path)
+        set_step(info, step)
+        set_graph(info, graph_name)
+        set_call(info, tool_call_id)
+        return info
+
+    return build
+
+
+run_info = _run_info_factory()
+"""`RunInfo(...)` (same arguments, same object) for the runner's hot paths."""
+
+_NOTIFY = "graph_core.notify"  # key in `RunScope.extras`: the run's callback methods, looked up once
+
+
+def _methods(scope: RunScope) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+    """(`on_start` in reverse registration order, `on_end`, `on_error`) of the scope's callbacks.
+
+    Tools report through these on every call, so they are looked up once per run and kept in the run's
+    `extras` (shared by every scope of the run), checked against the callbacks they were taken from.
+    """
+    callbacks = scope.callbacks
+    cached = scope.extras.get(_NOTIFY)
+    if cached is not None and cached[0] is callbacks:
+        return cached[1]
+    methods = (
+        tuple(fn for h in reversed(callbacks) if (fn := getattr(h, "on_start", None)) is not None),
+        tuple(fn for h in callbacks if (fn := getattr(h, "on_end", None)) is not None),
+        tuple(fn for h in callbacks if (fn := getattr(h, "on_error", None)) is not None),
+    )
+    scope.extras[_NOTIFY] = (callbacks, methods)
+    return methods
 
 
 def notify_start(info: RunInfo, input: Any) -> None:
     """Tell the current run's callbacks that `info` starts; reverse registration order, as in Eino."""
-    for fn in _handlers("on_start", reverse=True):
-        fn(info, input)
+    scope = _SCOPE.get()
+    if scope is not None and scope.callbacks:
+        for fn in _methods(scope)[0]:
+            fn(info, input)
 
 
 def notify_end(info: RunInfo, output: Any) -> None:
-    for fn in _handlers("on_end", reverse=False):
-        fn(info, output)
+    scope = _SCOPE.get()
+    if scope is not None and scope.callbacks:
+        for fn in _methods(scope)[1]:
+            fn(info, output)
 
 
 def notify_error(info: RunInfo, error: BaseException) -> None:
-    for fn in _handlers("on_error", reverse=False):
-        fn(info, error)
+    scope = _SCOPE.get()
+    if scope is not None and scope.callbacks:
+        for fn in _methods(scope)[2]:
+            fn(info, error)

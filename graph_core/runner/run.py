@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, fields
 from types import MemberDescriptorType
 from typing import Any
 
-from graph_core.callbacks import Budget, RunInfo, StepInfo
-from graph_core.context import RunScope, StateFrame
+from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
+from graph_core.context import RunScope, StateFrame, run_info, slot_setters
 from graph_core.runner.plan import NodePlan, Plan
 
 __all__ = ["Await", "Handlers", "RunContext", "RunData", "Task", "Wait"]
@@ -168,6 +168,65 @@ def _scope_factory() -> ScopeFactory:
 _new_scope = _scope_factory()
 
 
+def _step_info_factory() -> Callable[..., StepInfo]:
+    """`StepInfo(...)` with every field positional, through the slots (see `slot_setters`): the runner
+    builds two per step while anyone observes steps."""
+    setters = slot_setters(
+        StepInfo,
+        (
+            "index",
+            "nodes",
+            "budget",
+            "path",
+            "graph_name",
+            "state",
+            "branches",
+            "next_nodes",
+            "ended",
+            "errors",
+            "interrupted",
+        ),
+    )
+    if setters is None:
+        return StepInfo
+    s_index, s_nodes, s_budget, s_path, s_graph, s_state, s_branches, s_next, s_ended, s_errors, s_int = (
+        setters
+    )
+    new = object.__new__
+
+    def build(
+        index: int,
+        nodes: tuple[str, ...],
+        budget: Budget,
+        path: tuple[str, ...],
+        graph_name: str,
+        state: Any,
+        branches: tuple[BranchDecision, ...],
+        next_nodes: tuple[str, ...],
+        ended: bool,
+        errors: tuple[str, ...],
+        interrupted: tuple[str, ...],
+    ) -> StepInfo:
+        info = new(StepInfo)
+        s_index(info, index)
+        s_nodes(info, nodes)
+        s_budget(info, budget)
+        s_path(info, path)
+        s_graph(info, graph_name)
+        s_state(info, state)
+        s_branches(info, branches)
+        s_next(info, next_nodes)
+        s_ended(info, ended)
+        s_errors(info, errors)
+        s_int(info, interrupted)
+        return info
+
+    return build
+
+
+_new_step_info = _step_info_factory()
+
+
 @dataclass(slots=True)
 class RunContext:
     """The wiring of one run of one (possibly nested) graph."""
@@ -187,13 +246,19 @@ class RunContext:
     keep_inputs: bool = False  # stream mode: keep a copy of each task's input for a possible rerun
     restored: Any = None  # graph_core.runner.interrupts.Restored until the first resumed step starts
     interrupt_event: threading.Event | None = None  # set: stop with a checkpoint before the next step
+    last_budget: Budget | None = None  # the budget after a step is the next one's budget before it
+    node_paths: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})  # RunInfo.path per node
+    decisions: dict[tuple[Any, ...], BranchDecision] = field(default_factory=lambda: {})  # reported ones
 
     def scope(self, key: str | None = None, step: int | None = None) -> RunScope:
         path = self.path if key is None else (*self.path, key)
         return _new_scope(self.handlers.callbacks, path, step, self.graph_name, self.frame, self.extras)
 
     def node_info(self, node: NodePlan, step: int) -> RunInfo:
-        return RunInfo(node.key, node.name, node.kind, (*self.path, node.key), step, self.graph_name)
+        path = self.node_paths.get(node.key)
+        if path is None:
+            path = self.node_paths[node.key] = (*self.path, node.key)
+        return run_info(node.key, node.name, node.kind, path, step, self.graph_name)
 
     def graph_info(self) -> RunInfo:
         return RunInfo(None, self.graph_name, "Graph", self.path, None, self.graph_name)
@@ -202,13 +267,35 @@ class RunContext:
     def state_value(self) -> Any:
         return self.frame.value if self.frame is not None and self.plan.has_state else None
 
-    def step_info(self, index: int, nodes: tuple[str, ...], used: int, **extra: Any) -> StepInfo:
-        return StepInfo(
-            index=index,
-            nodes=nodes,
-            budget=Budget.of(used, self.max_steps),
-            path=self.path,
-            graph_name=self.graph_name,
-            state=self.state_value,
-            **extra,
+    def budget(self, used: int) -> Budget:
+        budget = self.last_budget
+        if budget is None or budget.steps_used != used:
+            budget = self.last_budget = Budget.of(used, self.max_steps)
+        return budget
+
+    def step_info(
+        self,
+        index: int,
+        nodes: tuple[str, ...],
+        used: int,
+        *,
+        branches: tuple[BranchDecision, ...] = (),
+        next_nodes: tuple[str, ...] = (),
+        ended: bool = False,
+        errors: tuple[str, ...] = (),
+        interrupted: tuple[str, ...] = (),
+    ) -> StepInfo:
+        frame = self.frame
+        return _new_step_info(
+            index,
+            nodes,
+            self.budget(used),
+            self.path,
+            self.graph_name,
+            frame.value if frame is not None and self.plan.has_state else None,
+            branches,
+            next_nodes,
+            ended,
+            errors,
+            interrupted,
         )
