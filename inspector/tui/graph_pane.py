@@ -21,7 +21,7 @@ from rich.text import Text
 from textual.geometry import Region
 from textual.widgets import Static
 
-from graph_core.topology import Topology
+from graph_core.topology import END, Topology
 from inspector.layout import Drawing, layout
 from inspector.layout._canvas import cell_width
 from inspector.tui.literal import one_line
@@ -43,12 +43,14 @@ _drawings: dict[_DrawingKey, tuple[Topology, Drawing]] = {}
 
 @dataclass(frozen=True)
 class Painted:
-    """A painted drawing: the text, its size in cells, and the highlighted box's region (if any)."""
+    """A painted drawing: the text, its size in cells, the highlighted box's region (`active`) and the
+    region to scroll into view (`focus`: the active box, and END's box too once the run reached it)."""
 
     text: Text
     width: int
     height: int
     focus: Region | None
+    active: Region | None = None
 
 
 def count_gutter(steps: int) -> int:
@@ -153,6 +155,11 @@ def paint_geometry(
                 style_cell(row, col, style)
         if key in breakpoints and key in active:
             style_cell(box.row, box.col, BREAKPOINT)
+    active_region = focus
+    if focus is not None and END in nodes:  # the run ended: show where it went too
+        end = next((b for b in drawing.nodes if b.path == (END,)), None)
+        if end is not None:
+            focus = focus.union(Region(end.col + gutter, end.row, end.width, end.height))
     width = max((cell_width(line.plain) for line in lines), default=0)
     out = Text("\n").join(lines)
     height = len(lines)
@@ -160,7 +167,7 @@ def paint_geometry(
         out.append("\n\nbreak ", style="dim")
         out.append_text(one_line(", ".join(sorted(breakpoints)), style=BREAKPOINT))
         height += 2
-    return Painted(out, width, height, focus)
+    return Painted(out, width, height, focus, active_region)
 
 
 def _splice(line: Text, start: int, label: str) -> Text:

@@ -23,9 +23,9 @@ def _in_view(app: object) -> bool:
     assert isinstance(app, ReplayApp)
     box = app.query_one("#graph-box", ScrollableContainer)
     painted = app.query_one(GraphPane).painted
-    assert painted is not None and painted.focus is not None
-    focus, top = painted.focus, round(box.scroll_y)
-    return top <= focus.y and focus.bottom <= top + box.scrollable_content_region.height
+    assert painted is not None and painted.active is not None
+    active, top = painted.active, round(box.scroll_y)
+    return top <= active.y and active.bottom <= top + box.scrollable_content_region.height
 
 
 async def test_active_node_stays_in_view_in_a_short_terminal(react_run: Path) -> None:
@@ -43,6 +43,19 @@ async def test_active_node_stays_in_view_in_a_short_terminal(react_run: Path) ->
         await pilot.press("p")
         await pilot.pause()
         assert round(box.scroll_y) < tools_top, "moving back to chat scrolls up"
+
+
+async def test_the_end_of_a_run_brings_end_into_view(react_run: Path) -> None:
+    app = make_app(react_run)
+    async with app.run_test(size=(100, 64)) as pilot:  # tall enough for chat down to END
+        await pilot.press("end")
+        await pilot.pause()
+        box = app.query_one("#graph-box", ScrollableContainer)
+        painted = app.query_one(GraphPane).painted
+        assert painted is not None and painted.focus is not None and painted.active is not None
+        assert painted.focus.bottom > painted.active.bottom, "the focus reaches down to END"
+        assert painted.focus.bottom <= round(box.scroll_y) + box.scrollable_content_region.height
+        assert _in_view(app)
 
 
 async def test_pane_is_as_wide_as_the_drawing_when_the_terminal_allows(react_run: Path) -> None:
@@ -72,10 +85,10 @@ def test_visit_counts_sit_left_of_their_boxes_in_a_fixed_gutter() -> None:
     tools_row = next(line for line in lines if "┃ tools" in line)
     assert chat_row.split("║")[0].rstrip().endswith("×3")
     assert tools_row.split("┃")[0].rstrip().endswith("×12")
-    assert painted.focus is not None and lines[painted.focus.y + 1][painted.focus.x] == "┃"
+    assert painted.active is not None and lines[painted.active.y + 1][painted.active.x] == "┃"
     # Same gutter with smaller counts: the boxes do not move.
     fewer = PathSoFar(0, {"chat": 1}, frozenset({START, "chat"}), frozenset())
     again = paint_geometry(topology, active=("tools",), so_far=fewer, gutter=count_gutter(100))
-    assert again.focus == painted.focus
+    assert again.active == painted.active
     # No count for a node never visited.
     assert "×" not in next(line for line in again.text.plain.split("\n") if "tools" in line)
