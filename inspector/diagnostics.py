@@ -123,6 +123,10 @@ def _label(nodes: tuple[str, ...]) -> str:
 # --- tools ----------------------------------------------------------------------------------------
 
 
+def _paused(node_run: NodeRun) -> bool:
+    return node_run.error is not None and node_run.error.type == "InterruptSignal"
+
+
 def _tool_failures(run: Run) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     located: list[tuple[int, list[NodeRun]]] = [(i, step.node_runs) for i, step in enumerate(run.steps)]
@@ -131,7 +135,7 @@ def _tool_failures(run: Run) -> list[Diagnostic]:
         located.append((len(run.steps), unfinished.node_runs))
     for position, node_runs in located:
         for node_run in node_runs:
-            failed_tools = [t for t in node_run.tools if t.error is not None]
+            failed_tools = [t for t in node_run.tools if t.error is not None and not _paused(t)]
             for tool in failed_tools:
                 assert tool.error is not None
                 found.append(
@@ -144,6 +148,8 @@ def _tool_failures(run: Run) -> list[Diagnostic]:
                         (tool.node,),
                     )
                 )
+            if _paused(node_run):  # an interrupt (rerun on resume) is not a failure
+                continue
             if node_run.component == "Tool" and node_run.error is not None:
                 found.append(
                     Diagnostic(
