@@ -129,9 +129,22 @@ def execute_sync(task: Task, rc: RunContext) -> None:
     info = None
     try:
         executable = node.executable
-        if executable is not None and not rc.stream and not rc.handlers.node and node.plain_io:
-            task.output = executable.invoke_sync(task.input)  # nothing to extract, notify or wrap
-            return
+        if executable is not None and not rc.stream and node.plain_io:
+            handlers = rc.handlers
+            if not handlers.node:
+                task.output = executable.invoke_sync(task.input)  # nothing to extract, notify or wrap
+                return
+            if not node.is_passthrough:  # observed, invoke mode: `_before`/`_after` without their checks
+                value = task.input
+                started = rc.node_info(node, task.step)
+                for fn in handlers.start:
+                    fn(started, value)
+                info = started
+                out = executable.invoke_sync(value)
+                for fn in handlers.end:
+                    fn(info, out)
+                task.output = out
+                return
         value, info = _before(task, rc)
         if node.is_passthrough:
             out = value

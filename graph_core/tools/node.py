@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from graph_core.callbacks import RunInfo
-from graph_core.context import current_scope, notify_end, notify_error, notify_start
+from graph_core.context import current_scope, notify_end, notify_error, notify_start, run_info
 from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools.bridge import run_blocking, submit
@@ -192,14 +192,14 @@ class ToolsNode:
     def _info(task: _Task) -> RunInfo:
         scope = current_scope()
         path = scope.path if scope is not None else ()
-        return RunInfo(
-            node_key=path[-1] if path else None,
-            name=task.name,
-            kind="Tool",
-            path=path,
-            step=scope.step if scope is not None else None,
-            graph_name=scope.graph_name if scope is not None else "",
-            tool_call_id=task.call_id,
+        return run_info(
+            path[-1] if path else None,
+            task.name,
+            "Tool",
+            path,
+            scope.step if scope is not None else None,
+            scope.graph_name if scope is not None else "",
+            task.call_id,
         )
 
     @staticmethod
@@ -233,8 +233,12 @@ class ToolsNode:
                 return _Outcome(error=exc)
             finally:
                 _TOOL_CALL_ID.reset(token)
-        info = self._info(task)
-        with tool_call_scope(task.call_id):
+        path = scope.path
+        info = run_info(
+            path[-1] if path else None, task.name, "Tool", path, scope.step, scope.graph_name, task.call_id
+        )
+        token = _TOOL_CALL_ID.set(task.call_id)
+        try:
             notify_start(info, task.arguments)
             try:
                 content = task.endpoints.invoke(ToolInput(task.name, task.arguments, task.call_id))
@@ -243,6 +247,8 @@ class ToolsNode:
                 return _Outcome(error=exc)
             notify_end(info, content)
             return _Outcome(content=content)
+        finally:
+            _TOOL_CALL_ID.reset(token)
 
     def invoke(self, message: Message) -> list[Message]:
         """Run every call of `message`; the tool messages come back in call order.
