@@ -19,6 +19,7 @@ from inspector.recording.reader import Run, Step
 __all__ = [
     "SAFE_POINTS",
     "InterruptMark",
+    "ToolOutcome",
     "interrupt_at",
     "is_interrupt",
     "split_interrupt_message",
@@ -37,6 +38,17 @@ MarkKind = Literal["interrupt", "cancel", "before", "after"]
 
 
 @dataclass(frozen=True)
+class ToolOutcome:
+    """One tool call of a ToolsNode that interrupted: interrupted calls run again on resume, completed
+    ones are reused."""
+
+    name: str
+    call_id: str | None
+    interrupted: bool
+    info: str = ""
+
+
+@dataclass(frozen=True)
 class InterruptMark:
     """One step's interrupt: what kind, which nodes, the node's info, checkpoint and cancel safe point.
 
@@ -50,6 +62,7 @@ class InterruptMark:
     address: tuple[str, ...] = ()
     checkpoint_id: str | None = None
     safe_point: str | None = None
+    tools: tuple[ToolOutcome, ...] = ()
 
     @property
     def reason(self) -> str:
@@ -114,6 +127,7 @@ def stop_mark(run: Run) -> InterruptMark | None:
 def _rerun_mark(step: Step, checkpoint: str | None) -> InterruptMark:
     infos: list[str] = []
     addresses: list[str] = []
+    tools: list[ToolOutcome] = []
     safe_point: str | None = None
     for node in step.interrupted:
         run = step.node_run(node)
@@ -121,9 +135,18 @@ def _rerun_mark(step: Step, checkpoint: str | None) -> InterruptMark:
             continue
         assert run.error is not None
         address, info = split_interrupt_message(run.error.message)
-        infos.append(info)
+        if any(is_interrupt(tool.error) for tool in run.tools):
+            for tool in run.tools:
+                paused = is_interrupt(tool.error)
+                detail = split_interrupt_message(tool.error.message)[1] if tool.error and paused else ""
+                tools.append(ToolOutcome(tool.name or tool.node, tool.tool_call_id, paused, detail))
+            info = ""  # the composite info repeats every call; the outcomes say it shorter
+        else:
+            infos.append(info)
         addresses.append(address)
         if node in SAFE_POINTS and "CancelAfter" in info:
             safe_point = node
     kind: MarkKind = "cancel" if safe_point is not None else "interrupt"
-    return InterruptMark(kind, step.interrupted, tuple(infos), tuple(addresses), checkpoint, safe_point)
+    return InterruptMark(
+        kind, step.interrupted, tuple(infos), tuple(addresses), checkpoint, safe_point, tuple(tools)
+    )

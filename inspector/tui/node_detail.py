@@ -56,7 +56,11 @@ def _node_run(run: NodeRun, *, limit: int | None, indent: str = "") -> Text:
     if run.error is not None and is_interrupt(run.error):
         address, info = split_interrupt_message(run.error.message)
         text.append(f"\n{indent}  interrupted  ", style="bold yellow")
-        text.append_text(literal(info, limit=limit, style="yellow"))
+        paused = sum(1 for tool in run.tools if is_interrupt(tool.error))
+        if paused:
+            text.append(f"{paused} of {len(run.tools)} tool calls (below)", style="yellow")
+        else:
+            text.append_text(literal(info, limit=limit, style="yellow"))
         if address:
             text.append(f"\n{indent}  address ", style="dim")
             text.append_text(one_line(address, limit=limit))
@@ -127,10 +131,21 @@ def render_interrupt(mark: InterruptMark, *, stopped: bool, limit: int | None = 
     else:
         text.append("⏸ interrupt in ", style="bold yellow")
         text.append_text(one_line(nodes, limit=120, style="bold"))
-        text.append("\n  rerun on resume with its original input", style="dim")
+        if mark.tools:
+            text.append("\n  rerun on resume: only the interrupted tool calls run again", style="dim")
+        else:
+            text.append("\n  rerun on resume with its original input", style="dim")
     for info in mark.info:
         text.append("\n  info        ", style="dim")
         text.append_text(literal(info, limit=limit, style="yellow"))
+    for tool in mark.tools:
+        text.append("\n  tool        ", style="dim")
+        text.append_text(one_line(f"{tool.name} ({tool.call_id})", limit=120, style="bold"))
+        if tool.interrupted:
+            text.append("  interrupted, runs again on resume  ", style="yellow")
+            text.append_text(literal(tool.info, limit=limit, style="yellow"))
+        else:
+            text.append("  completed, result reused on resume", style="dim")
     if mark.checkpoint_id:
         text.append("\n  checkpoint  ", style="dim")
         text.append_text(one_line(mark.checkpoint_id, limit=120, style="bold"))

@@ -157,7 +157,8 @@ def record_interrupts(folder: Path) -> dict[str, Path]:
 
     `after` (interrupt_after `draft`), `rerun` (the resumed run, interrupted inside `ask`), `done` (resumed
     again with resume data, finishes), `before` (interrupt_before `ask`, after `draft` ran), `cancel` (an ADK
-    agent cancelled after its tool calls, at `AfterToolCallsCancelCheck`).
+    agent cancelled after its tool calls, at `AfterToolCallsCancelCheck`), `tools` (a ToolsNode where one of
+    two tool calls interrupts).
     """
     from graph_core import END, START, Graph
     from graph_core.checkpoint import InMemoryCheckpointStore
@@ -174,7 +175,8 @@ def record_interrupts(folder: Path) -> dict[str, Path]:
         graph.add_edge("send", END)
         return graph.compile(name="Approval", checkpoint_store=InMemoryCheckpointStore(), **compile_options)
 
-    paths = {name: folder / f"{name}.jsonl" for name in ("after", "rerun", "done", "before", "cancel")}
+    names = ("after", "rerun", "done", "before", "cancel", "tools")
+    paths = {name: folder / f"{name}.jsonl" for name in names}
 
     def recorder(name: str) -> Recorder:
         return Recorder(paths[name], clock=clock(), run_id=name)
@@ -191,7 +193,41 @@ def record_interrupts(folder: Path) -> dict[str, Path]:
     with contextlib.suppress(InterruptError):
         build(interrupt_before=["ask"]).invoke("memo", checkpoint_id="cp-b", callbacks=[recorder("before")])
     _record_cancel(recorder("cancel"))
+    _record_tools_interrupt(recorder("tools"))
     return paths
+
+
+def _approve(item: str) -> str:
+    """Needs a human's approval."""
+    from graph_core import get_resume_data, interrupt
+    from graph_core.interrupt import was_interrupted
+
+    if not was_interrupted():
+        interrupt({"approve": item})
+    return f"approved {item}: {get_resume_data()}"
+
+
+def _look(item: str) -> str:
+    """Looks an item up."""
+    return f"looked at {item}"
+
+
+def _record_tools_interrupt(recorder: Recorder) -> None:
+    """A ReAct round with two tool calls, one of which interrupts: a composite ToolsNode interrupt."""
+    from graph_core.agents.react import ReActAgent
+    from graph_core.checkpoint import InMemoryCheckpointStore
+    from graph_core.errors import InterruptError
+    from graph_core.models import ScriptedChatModel
+    from graph_core.schema import ToolCall
+    from graph_core.tools import tool
+
+    calls = [ToolCall(id="a1", name="_approve", arguments='{"item": "x"}')]
+    calls.append(ToolCall(id="l1", name="_look", arguments='{"item": "y"}'))
+    script = [Message.assistant(tool_calls=calls), Message.assistant("done")]
+    agent = ReActAgent(ScriptedChatModel(script), tools=[tool(_approve), tool(_look)])
+    compiled = agent.graph.compile(checkpoint_store=InMemoryCheckpointStore())
+    with contextlib.suppress(InterruptError):
+        compiled.invoke([Message.user("go")], checkpoint_id="cp-t", callbacks=[recorder])
 
 
 def _record_cancel(recorder: Recorder) -> None:

@@ -78,6 +78,25 @@ def test_cancel_names_its_safe_point(interrupt_runs: dict[str, Path]) -> None:
     assert "info        'CancelAfterToolCalls'" in detail and "checkpoint  cp-cancel" in detail
 
 
+def test_tools_node_interrupt_lists_which_calls_run_again(interrupt_runs: dict[str, Path]) -> None:
+    session = Session.open(interrupt_runs["tools"])
+    mark = session.interrupt_at(1)
+    assert mark is not None and mark.kind == "interrupt" and mark.nodes == ("tools",)
+    assert [(t.name, t.call_id, t.interrupted) for t in mark.tools] == [
+        ("_approve", "a1", True),
+        ("_look", "l1", False),
+    ]
+    detail = _detail(session, 1)
+    assert "only the interrupted tool calls run again" in detail
+    assert "tool        _approve (a1)  interrupted, runs again on resume  {'approve': 'x'}" in detail
+    assert "tool        _look (l1)  completed, result reused on resume" in detail
+    assert "interrupted  1 of 2 tool calls (below)" in detail
+    assert "executed_tools" not in detail, "the composite info is summarised, not dumped"
+    assert session.diagnostics is not None
+    assert [d.code for d in session.diagnostics] == ["interrupted"], "an interrupt is no tool failure"
+    assert not session.row(1).failed
+
+
 def test_interrupt_messages_split_at_the_address() -> None:
     message = "interrupt at runnable:root;node:agent;tool:get_weather:call_1: {'a': 'b: c'}"
     assert split_interrupt_message(message) == (
