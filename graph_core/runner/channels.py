@@ -12,23 +12,17 @@ from typing import Any
 
 from graph_core.runner.plan import Plan
 from graph_core.runner.run import RunData
-from graph_core.stream import PEEK_EMPTY, merge_streams, one_chunk, peek
+from graph_core.stream import PEEK_EMPTY, amerge_streams, aone_chunk, apeek, merge_streams, one_chunk, peek
 
-__all__ = ["MergeError", "is_ready", "merge_values", "read", "report_ready", "report_skip"]
+__all__ = ["MergeError", "aread", "is_ready", "merge_values", "read", "report_ready", "report_skip"]
 
 
 class MergeError(ValueError):
     """Several values reached one node and cannot be merged."""
 
 
-def _merge_streams(values: Sequence[Any], names: Sequence[str] | None) -> Any:
-    """Eino's stream fan-in: chunks must be of one type, and a mergeable one (maps).
-
-    Go knows a stream's chunk type statically; here the first chunk of each source is read to learn it,
-    so a mismatch still fails while the next tasks are computed, as in Eino, and not in a reader.
-    """
-    peeked = [peek(v) for v in values]
-    kinds = [type(first) for first, _ in peeked if first is not PEEK_EMPTY and first is not None]
+def _check_chunk_types(firsts: Sequence[Any]) -> None:
+    kinds = [type(first) for first in firsts if first is not PEEK_EMPTY and first is not None]
     if kinds:
         expected = kinds[0]
         if not issubclass(expected, dict):
@@ -38,7 +32,33 @@ def _merge_streams(values: Sequence[Any], names: Sequence[str] | None) -> Any:
                 raise MergeError(
                     f"(mergeStream) chunk type mismatch. expect: {expected.__name__}, got: {kind.__name__}"
                 )
+
+
+def _merge_streams(values: Sequence[Any], names: Sequence[str] | None) -> Any:
+    """Eino's stream fan-in: chunks must be of one type, and a mergeable one (maps).
+
+    Go knows a stream's chunk type statically; here the first chunk of each source is read to learn it,
+    so a mismatch still fails while the next tasks are computed, as in Eino, and not in a reader.
+    """
+    peeked = [peek(v) for v in values]
+    _check_chunk_types([first for first, _ in peeked])
     return merge_streams([stream for _, stream in peeked], names=names)
+
+
+async def aread(plan: Plan, data: RunData, key: str) -> Any:
+    """`read` in an `astream` run: streams are async, so peeking at merged ones is awaited."""
+    values = data.values.pop(key, None)
+    if plan.dag:
+        data.control.pop(key, None)
+        if not values:
+            return aone_chunk(None)
+    assert values
+    if len(values) == 1:
+        return next(iter(values.values()))
+    peeked = [await apeek(v) for v in values.values()]
+    _check_chunk_types([first for first, _ in peeked])
+    names = list(values) if key in plan.source_eof else None
+    return amerge_streams([stream for _, stream in peeked], names=names)
 
 
 def merge_values(values: Sequence[Any], *, stream: bool, names: Sequence[str] | None = None) -> Any:

@@ -21,15 +21,13 @@ from graph_core.runner.interrupts import CheckpointPlan, restore
 from graph_core.runner.loop import run_graph
 from graph_core.runner.plan import build_plan
 from graph_core.runner.run import Handlers, RunContext, RunData
-from graph_core.stream import one_chunk
+from graph_core.stream import aone_chunk, one_chunk
 from graph_core.topology import Topology, TopologyEdge, TopologyNode, TriggerMode, build_topology
 
 if TYPE_CHECKING:
     from graph_core.graph import Graph
 
 __all__ = ["CompiledGraph"]
-
-_END_OF_STREAM: Any = object()
 
 
 class CompiledGraph:
@@ -165,14 +163,21 @@ class CompiledGraph:
         resume_data: Any,
         force_new_run: bool,
         interrupt_event: threading.Event | None = None,
+        aio: bool = False,
     ) -> tuple[RunContext, RunData]:
-        """A top-level run: new, or resumed from the checkpoint saved under `checkpoint_id` (Eino §7.3)."""
+        """A top-level run: new, or resumed from the checkpoint saved under `checkpoint_id` (Eino §7.3).
+
+        `aio`: a stream-mode run on the running event loop (`astream`).
+        """
         if not force_new_run:
             self._check_checkpoint(checkpoint_id)
         rc, data = self._context(
             stream=stream, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
         )
         rc.interrupt_event = interrupt_event
+        if aio:
+            rc.aio = True
+            rc.loop = asyncio.get_running_loop()
         if checkpoint_id is None or force_new_run:  # WithForceNewRun: the store is neither read nor written
             return rc, data
         store = self.checkpoint_store
@@ -308,24 +313,27 @@ class CompiledGraph:
         write_checkpoint_id: str | None = None,
         interrupt_event: threading.Event | None = None,
     ) -> AsyncIterator[Any]:
-        """`stream` from async code: the run and every chunk are pulled on a worker thread."""
-        chunks = await asyncio.to_thread(
-            self.stream,
-            input,
+        """Run in stream mode on the running event loop; yields the END stream's chunks.
+
+        Async components (a chat model's `astream`, a ToolsNode's `astream`, async generator lambdas,
+        `async def` conditions and handlers) run on this loop; sync code that reads a stream runs on
+        worker threads (see `graph_core.runner.aio`).
+        """
+        rc, data = self._start(
+            stream=True,
             callbacks=callbacks,
             max_steps=max_steps,
-            checkpoint_id=checkpoint_id,
             cancel_event=cancel_event,
+            checkpoint_id=checkpoint_id,
+            write_checkpoint_id=write_checkpoint_id,
             state_modifier=state_modifier,
             resume_data=resume_data,
             force_new_run=force_new_run,
-            write_checkpoint_id=write_checkpoint_id,
             interrupt_event=interrupt_event,
+            aio=True,
         )
-        while True:
-            chunk = await asyncio.to_thread(next, chunks, _END_OF_STREAM)
-            if chunk is _END_OF_STREAM:
-                return
+        output = await drive_async(run_graph(rc, data, aone_chunk(input)), rc)
+        async for chunk in output:
             yield chunk
 
     # -- nesting ------------------------------------------------------------------------------------
@@ -344,6 +352,8 @@ class CompiledGraph:
         )
         rc.keep_inputs = parent.keep_inputs
         rc.interrupt_event = parent.interrupt_event
+        rc.aio = parent.aio
+        rc.loop = parent.loop
         if record is not None and record.sub is not None:  # the node reruns: resume the nested run
             restore(rc, data, record.sub, record.resume)
         return rc, data

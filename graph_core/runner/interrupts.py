@@ -26,7 +26,7 @@ from graph_core.interrupt import (
     address_of,
 )
 from graph_core.runner.run import RunContext, RunData, Task
-from graph_core.stream import collect, one_chunk
+from graph_core.stream import aone_chunk, collect, one_chunk
 
 __all__ = ["CheckpointPlan", "Restored", "capture", "is_interrupt", "restore"]
 
@@ -140,7 +140,7 @@ def capture(
 
 def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets | None) -> None:
     """Load `cp` into a fresh run: the step counter restarts at 0 and START is not routed again."""
-    wrap = one_chunk if rc.stream else None
+    wrap = (aone_chunk if rc.aio else one_chunk) if rc.stream else None
     data.values = {t: {s: wrap(v) if wrap else v for s, v in row.items()} for t, row in cp.values.items()}
     data.control = {t: dict(row) for t, row in cp.control.items()}
     data.skipped = set(cp.skipped)

@@ -21,12 +21,12 @@ from graph_core.callbacks import BranchDecision
 from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphError, GraphRunError, MaxStepsExceededError, NodeRunError
 from graph_core.interrupt import InterruptSignal, address_of
-from graph_core.runner import channels
+from graph_core.runner import aio, channels
 from graph_core.runner.interrupts import capture, is_interrupt
 from graph_core.runner.plan import NodePlan
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait
 from graph_core.state import StreamHandler
-from graph_core.stream import collect, copy_stream, one_chunk
+from graph_core.stream import acollect, acopy_stream, aone_chunk, collect, copy_stream, one_chunk
 
 __all__ = ["HandlerError", "run_graph"]
 
@@ -63,8 +63,13 @@ def _run_handler(rc: RunContext, node: NodePlan, which: str, value: Any) -> Effe
     assert frame is not None
     streaming = isinstance(handler, StreamHandler)
     try:
+        if rc.aio and streaming:  # a stream handler of an `astream` run reads on a worker thread
+            result = yield Await(aio.in_thread(_locked, handler, aio.AsyncStream(value, rc.loop), frame))
+            if _is_awaitable(result):
+                result = yield Await(result)
+            return aio.as_async_stream(result)
         if rc.stream and not streaming:
-            value = collect(value)
+            value = (yield Await(acollect(value))) if rc.aio else collect(value)
         elif streaming and not rc.stream:
             value = one_chunk(value)
         with frame.lock:
@@ -77,7 +82,14 @@ def _run_handler(rc: RunContext, node: NodePlan, which: str, value: Any) -> Effe
         raise  # a pre-handler may interrupt: its node becomes a rerun node
     except Exception as exc:
         raise _handler_error(rc, node, which, exc) from exc
-    return one_chunk(result) if rc.stream else result
+    if rc.stream:
+        return aone_chunk(result) if rc.aio else one_chunk(result)
+    return result
+
+
+def _locked(handler: Any, value: Any, frame: Any) -> Any:
+    with frame.lock:
+        return handler(value, frame.value)
 
 
 _SYNC_TYPES: set[type] = {str, list, dict, tuple, int, float, bool, type(None)}
@@ -101,12 +113,21 @@ def _is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
 
 def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str) -> Effects:
     is_stream = branch.kind == "stream" or branch.kind == "stream_multi"
-    if rc.stream:
-        arg = output if is_stream else collect(output)
-    else:
-        arg = one_chunk(output) if is_stream else output
     try:
-        result = branch.condition(arg)
+        if rc.aio:  # an `astream` run: a sync condition reading the stream does so on a worker thread
+            if not is_stream:
+                arg = yield Await(acollect(output))
+                result = branch.condition(arg)
+            elif aio.is_async_fn(branch.condition):
+                result = branch.condition(aio.AsyncStream(output, rc.loop))
+            else:
+                result = aio.in_thread(branch.condition, aio.AsyncStream(output, rc.loop))
+        else:
+            if rc.stream:
+                arg = output if is_stream else collect(output)
+            else:
+                arg = one_chunk(output) if is_stream else output
+            result = branch.condition(arg)
         if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
             if result in branch.ends:  # the common case, without the generic validation below
                 return (result,)
@@ -138,6 +159,7 @@ def _route(
     """
     plan = rc.plan
     stream = rc.stream
+    copy: Any = acopy_stream if rc.aio else copy_stream
     dag = plan.dag
     observed = bool(rc.handlers.step_end)  # decisions are only reported at on_step_end
     channel_values = data.values
@@ -147,7 +169,7 @@ def _route(
         skipped: tuple[str, ...] = ()
         branches = node.branches
         if branches:
-            outputs = copy_stream(output, len(branches) + 1) if stream else None
+            outputs = copy(output, len(branches) + 1) if stream else None
             picks: list[tuple[int, tuple[str, ...]]] = []
             if len(branches) == 1:
                 first = output if outputs is None else outputs[0]
@@ -179,7 +201,7 @@ def _route(
                         rest = tuple(e for e in branches[index].ends if e not in chosen)
                         decision = known[key] = BranchDecision(node.key, index, picked, rest)
                     decisions.append(decision)
-        values = copy_stream(output, len(targets)) if stream and len(targets) > 1 else None
+        values = copy(output, len(targets)) if stream and len(targets) > 1 else None
         for i, target in enumerate(targets):
             slot = channel_values.get(target)
             if slot is None:
@@ -196,6 +218,15 @@ def _route(
     if ready is None:
         ready = [key for key in touched if channels.is_ready(plan, data, key)]
     try:
+        if rc.aio:  # reading a merged channel peeks at async streams: awaited
+            if "end" in ready:
+                return (yield Await(channels.aread(plan, data, "end")))
+            ready.sort(key=lambda key: plan.nodes[key].order)
+            pending: list[tuple[str, Any]] = []
+            for key in ready:
+                pending.append((key, (yield Await(channels.aread(plan, data, key)))))
+            data.pending = pending
+            return _NOT_ENDED
         if "end" in ready:
             return channels.read(plan, data, "end", stream=stream)
         if len(ready) == 1:
@@ -219,11 +250,13 @@ def _check_budget(rc: RunContext, data: RunData) -> None:
         raise MaxStepsExceededError(rc.max_steps, path=rc.path)
 
 
-def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> None:
+def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> Effects:
     """Eino's interrupt-after (a completed node) and interrupt-before (a computed next task)."""
     after = [k for k in done if k in rc.interrupt_after]
     before = [k for k, _ in data.pending if k in rc.interrupt_before]
     if after or before:
+        if rc.aio:
+            yield Await(aio.settle(data, []))
         raise capture(rc, data, [], before=before, after=after)
 
 
@@ -233,6 +266,8 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     need_all = not plan.dag
     last: tuple[str, ...] = ()
     while True:
+        if rc.aio and rc.interrupt_event is not None and rc.interrupt_event.is_set():
+            yield Await(aio.settle(data, []))  # the external interrupt below saves the next tasks' inputs
         _check_budget(rc, data)
         step = data.step
         pending = data.pending
@@ -247,8 +282,9 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             for task in tasks:
                 task.resume = restored.points.get(task.node.key)
         if rc.keep_inputs and rc.stream:
+            copy: Any = acopy_stream if rc.aio else copy_stream
             for task in tasks:
-                task.input, task.original = copy_stream(task.input, 2)
+                task.input, task.original = copy(task.input, 2)
         if handlers.step_start:
             keys = (tasks[0].node.key,) if len(tasks) == 1 else tuple(t.node.key for t in tasks)
             info = rc.step_info(step, keys, step)
@@ -354,9 +390,11 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
         if result is not _NOT_ENDED:
             return result
         if halted:
+            if rc.aio:
+                yield Await(aio.settle(data, halted))
             raise capture(rc, data, halted)
         if rc.interrupt_after or rc.interrupt_before:
-            _static_interrupt(rc, data, done)
+            yield from _static_interrupt(rc, data, done)
 
 
 def _notify(fns: tuple[Any, ...], info: Any, value: Any, *, stream: bool) -> Any:
@@ -380,20 +418,23 @@ def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
     info = rc.graph_info() if report else None
     try:
         if report:
-            starts = handlers.start_stream if rc.stream else handlers.start
-            input = _notify(starts, info, input, stream=rc.stream)
+            if rc.aio:
+                input = yield Await(aio.anotify(handlers.start_stream, info, input, rc))
+            else:
+                starts = handlers.start_stream if rc.stream else handlers.start
+                input = _notify(starts, info, input, stream=rc.stream)
         if not data.started:
             data.started = True
             start = [(rc.plan.nodes["start"], input)]
             result = yield from _route(rc, data, start, [], "calculate next tasks fail")
             if result is not _NOT_ENDED:
-                return _finish(rc, info, result)
+                return (yield from _finish(rc, info, result))
             if not data.pending:
                 raise GraphRunError("no tasks to execute after graph start")
             if rc.interrupt_before:
-                _static_interrupt(rc, data, ())
+                yield from _static_interrupt(rc, data, ())
         result = yield from _steps(rc, data)
-        return _finish(rc, info, result)
+        return (yield from _finish(rc, info, result))
     except Exception as exc:
         if report:
             for fn in handlers.error:
@@ -401,8 +442,10 @@ def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
         raise
 
 
-def _finish(rc: RunContext, info: Any, result: Any) -> Any:
+def _finish(rc: RunContext, info: Any, result: Any) -> Effects:
     if info is None:
         return result
+    if rc.aio:
+        return (yield Await(aio.anotify(rc.handlers.end_stream, info, result, rc)))
     ends = rc.handlers.end_stream if rc.stream else rc.handlers.end
     return _notify(ends, info, result, stream=rc.stream)

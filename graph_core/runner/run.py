@@ -249,6 +249,8 @@ class RunContext:
     last_budget: Budget | None = None  # the budget after a step is the next one's budget before it
     node_paths: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})  # RunInfo.path per node
     decisions: dict[tuple[Any, ...], BranchDecision] = field(default_factory=lambda: {})  # reported ones
+    aio: bool = False  # stream mode on an event loop (`astream`): streams are async iterators
+    loop: Any = None  # that event loop
 
     def scope(self, key: str | None = None, step: int | None = None) -> RunScope:
         path = self.path if key is None else (*self.path, key)

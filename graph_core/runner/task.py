@@ -15,8 +15,9 @@ from typing import Any
 from graph_core.context import _SCOPE, RunScope  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import NodeRunError
 from graph_core.interrupt import InterruptSignal
+from graph_core.runner import aio
 from graph_core.runner.run import RunContext, Task
-from graph_core.stream import NO_VALUE, convert_stream, copy_stream
+from graph_core.stream import NO_VALUE, aconvert_stream, convert_stream, copy_stream
 
 __all__ = ["execute_async", "execute_sync"]
 
@@ -161,13 +162,60 @@ def execute_sync(task: Task, rc: RunContext) -> None:
         _SCOPE.reset(token)
 
 
+async def _abefore(task: Task, rc: RunContext) -> tuple[Any, Any]:
+    """`_before` of an `astream` run: the input is an async stream."""
+    key = task.node.input_key
+    value = task.input
+    if key is not None:
+        value = aconvert_stream(value, lambda chunk: chunk.get(key, NO_VALUE))
+    node = task.node
+    if node.is_passthrough or not rc.handlers.node:
+        return value, None
+    info = rc.node_info(node, task.step)
+    return await aio.anotify(rc.handlers.start_stream, info, value, rc), info
+
+
+async def _aafter(task: Task, rc: RunContext, info: Any, value: Any, scope: RunScope) -> None:
+    value = aio.ascoped_stream(value, scope, stream_failure)
+    if info is not None:
+        value = await aio.anotify(rc.handlers.end_stream, info, value, rc)
+    key = task.node.output_key
+    task.output = value if key is None else aconvert_stream(value, lambda chunk: {key: chunk})
+
+
+async def _execute_astream(task: Task, rc: RunContext, offload: bool, scope: RunScope) -> None:
+    node = task.node
+    info = None
+    try:
+        value, info = await _abefore(task, rc)
+        if node.is_passthrough:
+            out = value
+        elif node.graph is not None:
+            out = await node.graph.run_nested_async(value, rc, node.key, task.resume)
+        else:
+            assert node.executable is not None
+            out = await aio.transform(node.executable, value, rc, offload)
+        await _aafter(task, rc, info, out, scope)
+    except Exception as exc:
+        _failed(task, rc, info, exc)
+
+
 async def execute_async(task: Task, rc: RunContext, *, offload: bool) -> None:
-    """Run one task in invoke mode on the event loop; sync components go to a thread when `offload`."""
+    """Run one task on the event loop; sync components go to a thread when `offload`.
+
+    In an `astream` run (`rc.aio`) the task's input and output are async streams.
+    """
     node = task.node
     scope = rc.scope(node.key, task.step)
     if task.resume is not None:  # a rerun after an interrupt: the node can read its saved record
         scope = scope.child(resume=task.resume)
     token = _SCOPE.set(scope)
+    if rc.aio:
+        try:
+            await _execute_astream(task, rc, offload, scope)
+        finally:
+            _SCOPE.reset(token)
+        return
     info = None
     try:
         value, info = _before(task, rc)
