@@ -98,6 +98,40 @@ async def _measure(path: Path) -> tuple[float, float, float, float]:
     return first_paint, statistics.median(steps), presses["p"], presses["z"]
 
 
+def _follow(big: Path) -> tuple[float, float, float]:
+    """Follow mode on the big run: (a poll that finds no growth, a poll after the recorder appended
+    the last steps, including the path to the new end; baseline: `read_run` of the whole file).
+
+    The reader has no incremental API, so a poll after growth re-reads the file: this says what that
+    costs at 100,000 steps."""
+    from inspector.recording import read_run
+    from inspector.tui import Session
+
+    data = big.read_bytes()
+    cut = data.rfind(b'\n{"kind":"step"', 0, len(data) - 2_000) + 1
+    live = big.with_name("live.jsonl")
+    live.write_bytes(data[:cut])
+    session = Session(read_run(live))
+    session.replay.go(len(session) - 1)
+    session.path_at(len(session) - 1)
+    idle: list[float] = []
+    for _ in range(50):
+        t = time.perf_counter()
+        assert not session.reload()
+        idle.append(time.perf_counter() - t)
+    with live.open("ab") as out:
+        out.write(data[cut:])
+    t = time.perf_counter()
+    assert session.reload()
+    session.path_at(session.replay.cursor)
+    grown = time.perf_counter() - t
+    assert session.replay.cursor == STEPS - 1
+    t = time.perf_counter()
+    read_run(big)
+    baseline = time.perf_counter() - t
+    return statistics.median(idle), grown, baseline
+
+
 async def _datatable(steps: int) -> float:
     from textual.app import App, ComposeResult
     from textual.widgets import DataTable
@@ -129,6 +163,7 @@ def run() -> None:
         small_paint, small_step, _, _ = asyncio.run(_measure(small))
         big_paint, big_step, big_press, idle_press = asyncio.run(_measure(big))
         table = asyncio.run(_datatable(STEPS))
+        idle_poll, grown_poll, reread = _follow(big)
     print(f"first paint   {STEPS:,} steps: {big_paint:.3f} s   9 steps: {small_paint:.3f} s   "
           f"ratio {big_paint / small_paint:.1f}x   target < {FIRST_PAINT_TARGET_S:.1f} s   "
           f"{'OK' if big_paint < FIRST_PAINT_TARGET_S else 'MISSED'}")  # fmt: skip
@@ -140,6 +175,9 @@ def run() -> None:
           f"{idle_press * 1000:.1f} ms (Pilot's own idle waits; difference {share:.1f} ms)")  # fmt: skip
     print(f"baseline: DataTable with {STEPS:,} rows, fill + first paint {table:.3f} s "
           f"({table / big_paint:.1f}x the replay app's first paint)")  # fmt: skip
+    print(f"follow, {STEPS:,} steps: poll without growth {idle_poll * 1e6:.0f} µs; poll after growth "
+          f"(re-read, cursor to the new end) {grown_poll * 1000:.0f} ms; baseline read_run of the whole "
+          f"file {reread * 1000:.0f} ms ({grown_poll / reread:.2f}x)")  # fmt: skip
 
 
 if __name__ == "__main__":
