@@ -21,8 +21,9 @@ from inspector.recording import Recorder
 
 __all__ = ["AGENTS", "record_demo", "register", "run", "summary"]
 
-AGENTS = ("weather", "runaway", "report", "parallel", "adk")
-"""Fixture modules (`fixtures.<name>`) the demo can record; each has `build_agent()` and `QUESTION`."""
+AGENTS = ("weather", "runaway", "report", "parallel", "adk", "interrupt")
+"""What the demo can record: fixture modules (`fixtures.<name>`, each with `build_agent()` and
+`QUESTION`), and `interrupt`: the weather agent stopped before its tools run, then resumed."""
 
 
 def register(subparsers: Any) -> None:
@@ -44,6 +45,8 @@ def record_demo(path: Path, agent: str = "weather") -> Path:
     """Record the fixture agent `agent` to `path` (its failure, if any, is part of the recording)."""
     if agent not in AGENTS:
         raise InspectorError(f"unknown demo agent `{agent}`; choose one of {', '.join(AGENTS)}")
+    if agent == "interrupt":
+        return _record_interrupt(path)
     module = importlib.import_module(f"fixtures.{agent}")
     runnable = module.build_agent()
     recorder = Recorder(path, topology=runnable.compiled.topology(), meta={"demo": agent})
@@ -55,6 +58,34 @@ def record_demo(path: Path, agent: str = "weather") -> Path:
         recorder.close()
     if recorder.fault is not None:
         raise InspectorError(f"could not write the demo recording {path}: {recorder.fault}")
+    return path
+
+
+def resumed_path(path: Path) -> Path:
+    """Where the `interrupt` demo records the resumed run (next to the interrupted one)."""
+    return path.with_name(f"{path.stem}.resumed.jsonl")
+
+
+def _record_interrupt(path: Path) -> Path:
+    """The weather agent compiled with `interrupt_before=["tools"]`: the first recording stops there with
+    a checkpoint; the second (`resumed_path(path)`) resumes from it and finishes."""
+    from graph_core.checkpoint import InMemoryCheckpointStore
+    from graph_core.errors import InterruptError
+
+    weather = importlib.import_module("fixtures.weather")
+    compiled = weather.build_agent().graph.compile(
+        name="ReActAgent", interrupt_before=["tools"], checkpoint_store=InMemoryCheckpointStore()
+    )
+    for target, payload in ((path, [Message.user(weather.QUESTION)]), (resumed_path(path), None)):
+        recorder = Recorder(target, topology=compiled.topology(), meta={"demo": "interrupt"})
+        try:
+            compiled.invoke(payload, checkpoint_id="demo-checkpoint", callbacks=[recorder])
+        except InterruptError:
+            pass
+        finally:
+            recorder.close()
+        if recorder.fault is not None:
+            raise InspectorError(f"could not write the demo recording {target}: {recorder.fault}")
     return path
 
 
@@ -107,7 +138,11 @@ def run(args: argparse.Namespace) -> int:
         if app.return_code not in (None, 0):
             raise InspectorError(f"the replay app failed off-screen (exit status {app.return_code})")
         print(summary(session))
+        if args.agent == "interrupt":
+            print(f"resumed run  {resumed_path(path)} (status {Session.open(resumed_path(path)).run.status})")
         return 0
     print(f"recorded the {args.agent} demo to {path}", file=sys.stderr)
+    if args.agent == "interrupt":
+        print(f"the resumed run is in {resumed_path(path)}", file=sys.stderr)
     app.run()
     return 0

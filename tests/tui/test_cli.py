@@ -57,3 +57,16 @@ def test_demo_records_the_adk_agent(tmp_path: Path) -> None:
     run = read_run(record_demo(tmp_path / "adk.jsonl", "adk"))
     assert run.status == "ok" and run.graph_name == "TripPlanner"
     assert run.steps[-1].budget.iterations_remaining == 18
+
+
+def test_demo_records_an_interrupt_and_its_resume(tmp_path: Path) -> None:
+    from inspector.cli.demo import record_demo, resumed_path
+    from inspector.recording import read_run
+
+    first = read_run(record_demo(tmp_path / "i.jsonl", "interrupt"))
+    assert first.status == "interrupted" and [s.nodes for s in first.steps] == [("chat",)]
+    assert first.interrupt is not None and first.interrupt.before_nodes == ["tools"]
+    assert first.interrupt.checkpoint_id == "demo-checkpoint"
+    resumed = read_run(resumed_path(tmp_path / "i.jsonl"))
+    assert resumed.status == "ok" and resumed.header.resumed_from == "demo-checkpoint"
+    assert [s.nodes for s in resumed.steps] == [("tools",), ("chat",)]
