@@ -144,6 +144,47 @@ class Encoder:
         except Exception:
             return self.encode(value)
 
+    def top_level(self, value: Any) -> list[tuple[str, Any, bool]] | None:
+        """(stored key, raw value, masked) per top-level field of a state `encode` would walk field by
+        field (a pydantic model without extras, or a dict with string keys, and no redaction function),
+        in `encode`'s order; None for anything else. With `encode_field` it lets the recorder encode
+        only the fields that may have changed, with the same result as `encode(value)`."""
+        if self.redaction.fn is not None:
+            return None
+        cls = type(value)
+        kind = _KINDS.get(cls) or _kind_of(cls)
+        if kind == "model":
+            if cls.__module__ == "graph_core.schema" or value.model_extra:
+                return None
+            plan = self._plan(cls)
+            fields = value.__dict__
+            return [(key, fields.get(name), masked) for name, key, masked in plan]
+        if cls is dict:
+            redaction = self.redaction
+            active = redaction.active
+            out: list[tuple[str, Any, bool]] = []
+            for k, v in value.items():
+                if type(k) is not str:
+                    return None
+                out.append((escape_key(k), v, active and redaction.masks_key(k)))
+            return out
+        return None
+
+    def encode_field(self, value: Any, parent: Any) -> Any:
+        """`encode` of one top-level field of `parent` (see `top_level`), exactly as `encode(parent)`
+        encodes it: one level down, with `parent` on the cycle guard. Unlike `encode` it may raise;
+        the caller then encodes `parent` as a whole, which records the failure."""
+        key = id(parent)
+        self._stack.add(key)
+        try:
+            return self._enc(value, 1)
+        finally:
+            self._stack.discard(key)
+
+    @property
+    def mask(self) -> str:
+        return self.redaction.mask
+
     @property
     def has_definitions(self) -> bool:
         return bool(self._pending)
@@ -313,13 +354,7 @@ class Encoder:
             return self._mapping(dumped, depth)
         redaction = self.redaction
         if redaction.fn is None:  # the usual case: which fields are masked is known per class
-            cls = type(value)
-            plan = self._plans.get(cls)
-            if plan is None:
-                plan = [
-                    (n, escape_key(n), redaction.active and redaction.masks_key(n)) for n in cls.model_fields
-                ]
-                self._plans[cls] = plan
+            plan = self._plan(type(value))
             mask = redaction.mask
             fields = value.__dict__
             out = {
@@ -332,6 +367,15 @@ class Encoder:
         for key, item in (value.model_extra or {}).items():
             out[escape_key(key)] = self._item(key, item, depth)
         return out
+
+    def _plan(self, cls: type[BaseModel]) -> list[tuple[str, str, bool]]:
+        """(field name, stored key, masked) per field of a model class."""
+        plan = self._plans.get(cls)
+        if plan is None:
+            redaction = self.redaction
+            plan = [(n, escape_key(n), redaction.active and redaction.masks_key(n)) for n in cls.model_fields]
+            self._plans[cls] = plan
+        return plan
 
     def _dataclass(self, value: Any, depth: int) -> dict[str, Any]:
         return {

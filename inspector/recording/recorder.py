@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -38,7 +39,7 @@ from graph_core.topology import Topology
 from inspector.recording.encode import Encoder, Raw, type_name
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, branch_ends, next_from_branches
 from inspector.recording.redact import RedactSpec, make_redaction
-from inspector.recording.statediff import delta
+from inspector.recording.statediff import delta, delta_into
 
 __all__ = ["Recorder", "error_record"]
 
@@ -119,36 +120,74 @@ class _StateTrack:
         self.full_bytes = 0
         self.delta_bytes = 0
         self.steps_since_full = 0
+        self.raw: dict[str, Any] = {}  # the live top-level field values `prev` was encoded from
+
+    def record_state(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any]:
+        """(`full`, payload, encoded state) for this step's live `state`.
+
+        Encoding and diffing in one pass over the top-level fields: a field still holding the same
+        immutable scalar as last step keeps its encoding and needs no diff; the others (message lists
+        through the encoder's memo) are encoded and diffed alone. The result is `record(encode(state))`;
+        anything unusual (first step, fields added or removed, a field failing to encode) takes that
+        path.
+        """
+        prev = self.prev
+        fields = encoder.top_level(state) if self.have_prev and type(prev) is dict else None
+        if fields is None or len(fields) != len(prev):
+            self.raw = {}
+            encoded = encoder.encode(state)
+            return (*self.record(encoded), encoded)
+        raw_before = self.raw
+        encoded: dict[str, Any] = {}
+        ops: list[list[Any]] = []
+        try:
+            for key, raw, masked in fields:
+                before = prev.get(key, _ABSENT)
+                if before is _ABSENT:
+                    raise LookupError(key)  # a field appeared: the generic diff handles it
+                if masked:
+                    value = encoder.mask
+                elif type(raw) in _SCALARS and raw_before.get(key, _ABSENT) is raw:
+                    value = before
+                else:
+                    value = encoder.encode_field(raw, state)
+                encoded[key] = value
+                if value is not before:
+                    delta_into(before, value, [key], ops)
+        except Exception:
+            self.raw = {}
+            encoded = encoder.encode(state)
+            return (*self.record(encoded), encoded)
+        self.raw = {key: raw for key, raw, _ in fields}
+        return (*self._policy(encoded, ops), encoded)
 
     def record(self, encoded: Any) -> tuple[bool, Any]:
         """(`full`, payload) for this step's state."""
         if self.have_prev:
-            ops = delta(self.prev, encoded)
-            size = _size(ops)
-            self.steps_since_full += 1
-            self.delta_bytes += size
-            grown = self.delta_bytes >= max(self.full_bytes, 256)
-            periodic = self.steps_since_full >= self.every and self.delta_bytes * 4 >= self.full_bytes
-            if not (grown or periodic):
-                self.prev = encoded
-                return False, ops
+            return self._policy(encoded, delta(self.prev, encoded))
         self.prev, self.have_prev = encoded, True
         self.full_bytes, self.delta_bytes, self.steps_since_full = len(_dumps(encoded)), 0, 0
         return True, encoded
 
+    def _policy(self, encoded: Any, ops: list[list[Any]]) -> tuple[bool, Any]:
+        size = _size(ops)
+        self.steps_since_full += 1
+        self.delta_bytes += size
+        grown = self.delta_bytes >= max(self.full_bytes, 256)
+        periodic = self.steps_since_full >= self.every and self.delta_bytes * 4 >= self.full_bytes
+        self.prev = encoded
+        if not (grown or periodic):
+            return False, ops
+        self.full_bytes, self.delta_bytes, self.steps_since_full = len(_dumps(encoded)), 0, 0
+        return True, encoded
+
+
+_ABSENT: Any = object()
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
 
 def _size(ops: list[list[Any]]) -> int:
-    """JSON size of delta ops, counted without serialising the common one (a run of ids appended to a
-    list under plain keys)."""
-    if len(ops) == 1:
-        op = ops[0]
-        items = op[2] if len(op) > 2 else None
-        if op[0] == "append" and type(items) is dict and len(items) == 1 and "$refs" in items:
-            path = op[1]
-            if all(type(k) is str and k.isidentifier() and k.isascii() for k in path):
-                runs = items["$refs"]
-                size = 27 + (sum(len(k) + 3 for k in path) if path else 1) + len(runs) - 1
-                return size + sum(len(str(a)) + len(str(b)) + 3 for a, b in runs)
+    """JSON size of delta ops: serialising them is cheaper than any arithmetic on their parts."""
     return len(_dumps(ops))
 
 
@@ -269,8 +308,11 @@ class Recorder:
 
     def _open(self) -> IO[bytes]:
         if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("wb")
+            try:
+                self._file = self.path.open("wb")
+            except FileNotFoundError:  # only then create the directory (checking first costs every run)
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = self.path.open("wb")
         return self._file
 
     def _fail(self, error: BaseException) -> None:
@@ -324,7 +366,7 @@ class Recorder:
             "started_at": started,
             "trigger_mode": None if topology is None else topology.trigger_mode.value,
             "max_run_steps": None if topology is None else topology.max_run_steps,
-            "topology": None if topology is None else topology.model_dump(mode="json"),
+            "topology": None if topology is None else _topology_json(topology),
             "input": self._encoder.encode(input),
             "resumed_from": _scope_extra("resumed_from"),
             "meta": self._encoder.encode(self._meta),
@@ -495,25 +537,41 @@ class Recorder:
         self, path: tuple[str, ...], nodes: tuple[str, ...], done: list[_Pending], base: float
     ) -> list[Any]:
         """The step's node runs as stored, in node order (a node missing from `nodes` goes last)."""
-        if len(done) > 1:
-            order = {node: i for i, node in enumerate(nodes)}
-            done = sorted(done, key=lambda p: order.get(p.node, len(order)))
+        if len(done) == 1:
+            return [self._run_record(done[0], path, base)]
+        order = {node: i for i, node in enumerate(nodes)}
+        done = sorted(done, key=lambda p: order.get(p.node, len(order)))
         return [self._run_record(p, path, base) for p in done]
 
     def _run_record(self, pending: _Pending, path: tuple[str, ...], base: float) -> dict[str, Any]:
-        record: dict[str, Any] = {"node": pending.node}
-        known = self._nodes.get((*path, pending.node))
+        node = pending.node
+        record: dict[str, Any] = {"node": node}
+        known = self._nodes.get((*path, node) if path else (node,))
         if known is None or known[0] != pending.name:
             record["name"] = pending.name
         if known is None or known[1] != pending.component:
             record["component"] = pending.component
-        if pending.input is not _NOTHING:
-            record["input"] = self._value(pending.input)
-        if pending.output is not _NOTHING:
-            record["output"] = self._value(pending.output)
+        encoder = self._encoder
+        for field, held in (("input", pending.input), ("output", pending.output)):
+            if held is _NOTHING:
+                continue
+            cls = type(held)  # `_value`, inline: this runs for every node of every step
+            if cls is Message:
+                record[field] = encoder.encode_message(held)
+            elif cls is _Held:
+                value = held.value
+                record[field] = encoder.encode_list(value if len(value) == held.n else value[: held.n])
+            elif cls is _Encoded:
+                record[field] = held.value
+            else:
+                record[field] = encoder.encode(held)
         if pending.error is not None:
             record["error"] = pending.error
-        _times(record, pending, base)
+        t = pending.t
+        if t is not None:
+            record["t"] = None if base is None else round(t - base, 6)
+            if pending.end is not None:
+                record["duration"] = round(pending.end - t, 6)
         if pending.tools:
             record["tools"] = self._tool_records(pending)
         return record
@@ -521,40 +579,52 @@ class Recorder:
     def _tool_records(self, parent: _Pending) -> list[dict[str, Any]]:
         """Tool calls in call order, each without what its ToolsNode run already holds."""
         calls = parent.input.tool_calls if type(parent.input) is Message else []
-        arguments = {c.id: c.arguments for c in calls}
-        names = {c.id: c.name for c in calls}
-        order = {c.id: i for i, c in enumerate(calls)}
-        tools = sorted(
-            parent.tools or [],
-            key=lambda p: (order.get(p.tool_call_id or "", len(order)), p.tool_call_id or ""),
-        )
+        by_id = {c.id: c for c in calls}
+        tools = parent.tools or []
+        if len(tools) > 1:
+            order = {c.id: i for i, c in enumerate(calls)}
+            tools = sorted(
+                tools, key=lambda p: (order.get(p.tool_call_id or "", len(order)), p.tool_call_id or "")
+            )
+        held = parent.output
+        output = held.value[: held.n] if type(held) is _Held else held
         contents: dict[str | None, str] = {}
-        output = parent.output.value[: parent.output.n] if type(parent.output) is _Held else parent.output
         if type(output) is list:
             contents = {m.tool_call_id: m.content for m in output if type(m) is Message}
         out: list[dict[str, Any]] = []
+        base = parent.t
         for tool in tools:
             record: dict[str, Any] = {}
             call_id = tool.tool_call_id
             if call_id is not None:
                 record["tool_call_id"] = call_id
-            else:
-                call_id = "\0"  # matches no call: nothing is derived for a call without an ID
-            if names.get(call_id) != tool.name:
+            call = by_id.get(call_id) if call_id is not None else None  # no ID: nothing is derived
+            if call is None or call.name != tool.name:
                 record["name"] = tool.name
             value = tool.input
-            if type(value) is str and len(value) > 24 and arguments.get(call_id) == value:
+            if type(value) is str and len(value) > 24 and call is not None and call.arguments == value:
                 record["input"] = _CALL_ARGUMENTS
             elif value is not _NOTHING:
-                record["input"] = self._value(value)
+                record["input"] = (
+                    value if type(value) is str and len(value) <= self._max_str else self._value(value)
+                )
             value = tool.output
-            if type(value) is str and len(value) > 24 and contents.get(call_id) == value:
+            if (
+                type(value) is str
+                and len(value) > 24
+                and call_id is not None
+                and contents.get(call_id) == value
+            ):
                 record["output"] = _CALL_CONTENT
             elif value is not _NOTHING:
                 record["output"] = self._value(value)
             if tool.error is not None:
                 record["error"] = tool.error
-            _times(record, tool, parent.t)
+            t = tool.t
+            if t is not None:
+                record["t"] = None if base is None else round(t - base, 6)
+                if tool.end is not None:
+                    record["duration"] = round(tool.end - t, 6)
             out.append(record)
         return out
 
@@ -591,13 +661,15 @@ class Recorder:
         t = self._rel(started[1] if started is not None else end)
         done = self._done.pop(path, None)
         runs = self._runs(path, step.nodes, done, started[1] if started is not None else end) if done else []
-        encoded_state = None if step.state is None else self._encoder.encode(step.state)
-        if not path and type(encoded_state) is dict:
-            self._counters.iterations = _iterations(encoded_state)  # pyright: ignore[reportUnknownArgumentType]
-        track = self._states.get(path)
-        if track is None:
-            track = self._states[path] = _StateTrack(self._snapshot_every)
-        full, payload = (True, None) if step.state is None else track.record(encoded_state)
+        if step.state is None:
+            full, payload = True, None
+        else:
+            track = self._states.get(path)
+            if track is None:
+                track = self._states[path] = _StateTrack(self._snapshot_every)
+            full, payload, encoded_state = track.record_state(step.state, self._encoder)
+            if not path and type(encoded_state) is dict:
+                self._counters.iterations = _iterations(encoded_state)  # pyright: ignore[reportUnknownArgumentType]
         budget = self._budget(step.budget, step.index, path)
         event: dict[str, Any] = {"kind": "step"}
         if path:
@@ -795,7 +867,21 @@ def _scope_extra(key: str) -> Any:
     return value if isinstance(value, str) else None
 
 
+_TOPOLOGIES: weakref.WeakKeyDictionary[Any, Topology] = weakref.WeakKeyDictionary()
+_TOPOLOGY_JSON: weakref.WeakKeyDictionary[Topology, Any] = weakref.WeakKeyDictionary()
+
+
+def _topology_json(topology: Topology) -> Any:
+    """The header's topology, dumped once per `Topology` object (it is frozen)."""
+    dumped = _TOPOLOGY_JSON.get(topology)
+    if dumped is None:
+        dumped = _TOPOLOGY_JSON[topology] = topology.model_dump(mode="json")
+    return dumped
+
+
 def _topology_from_scope() -> Topology | None:
+    """The running graph's topology: from the scope, else made by the compiled graph, once per compiled
+    graph (compiled graphs do not change, and a run is often recorded many times)."""
     scope = current_scope()
     if scope is None:
         return None
@@ -806,8 +892,18 @@ def _topology_from_scope() -> Topology | None:
     make = getattr(compiled, "topology", None)
     if callable(make):
         try:
+            made = _TOPOLOGIES.get(compiled)
+        except TypeError:  # not weakly referenceable: not cached
+            made = None
+        if made is not None:
+            return made
+        try:
             made = make()
         except Exception:
             return None
-        return made if isinstance(made, Topology) else None
+        if not isinstance(made, Topology):
+            return None
+        with contextlib.suppress(TypeError):
+            _TOPOLOGIES[compiled] = made
+        return made
     return None

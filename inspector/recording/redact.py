@@ -67,11 +67,15 @@ def make_redaction(spec: RedactSpec) -> Redaction:
     if isinstance(spec, Redaction):
         return spec
     if spec is True:
-        return Redaction()
+        return _DEFAULT  # shared: its per-key cache then outlives one recorder
     if spec is False or spec is None:
-        return Redaction(keys=())
+        return _NONE
     if isinstance(spec, str):
         return Redaction(keys=(spec,))
     if callable(spec):
         return Redaction(fn=spec)
     return Redaction(keys=tuple(spec))
+
+
+_DEFAULT = Redaction()
+_NONE = Redaction(keys=())

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Change", "ChangeOp", "Path", "apply_delta", "changes", "delta"]
+__all__ = ["Change", "ChangeOp", "Path", "apply_delta", "changes", "delta", "delta_into"]
 
 Path = tuple[str | int, ...]
 ChangeOp = Literal["added", "removed", "changed", "appended"]
@@ -75,6 +75,12 @@ def _delta(old: Any, new: Any, path: list[Any], ops: list[list[Any]]) -> None:
         return
     if type(old) is not type(new) or old != new:
         ops.append(["set", list(path), new])
+
+
+def delta_into(old: Any, new: Any, path: list[Any], ops: list[list[Any]]) -> None:
+    """Append to `ops` what turns `old` into `new` below `path`: `delta` for one top-level field, for
+    a caller that walks the top level itself (the recorder, which knows which fields are unchanged)."""
+    _delta(old, new, path, ops)
 
 
 def _is_marker(value: dict[str, Any]) -> bool:
