@@ -170,6 +170,23 @@ class ReplayApp(App[None]):
         self.query_one(Timeline).columns = columns
         self.query_one("#timeline-header", Static).update(Text(header(columns), style="bold"))
         self.query_one(Timeline).sync_size()
+        self.query_one("#timeline-box").border_subtitle = self._stop_note()
+
+    def _stop_note(self) -> Text:
+        """Where the run stopped at an interrupt, on the timeline's border (row ends can be off-screen).
+        A `Text`, not a string: a string border title is parsed as markup, and node keys are run data."""
+        session = self.session
+        stop = session.stop_report() if session.run.status == "interrupted" else None
+        mark = stop.interrupt if stop is not None else None
+        if mark is None:
+            return Text()
+        cancel = mark.kind == "cancel"
+        where = f"step {len(session) - 1}: " if len(session) else ""
+        return one_line(
+            f"{'⊘' if cancel else '⏸'} {where}{mark.reason}",
+            limit=100,
+            style=("bold magenta" if cancel else "bold yellow"),
+        )
 
     # --- showing --------------------------------------------------------------------------------
 

@@ -113,6 +113,7 @@ async def test_cancelled_run_opens_at_the_interrupt_step(interrupt_runs: dict[st
         assert app.replay.cursor == len(app.replay) - 1
         text = screen_text(app)
         assert "interrupted (checkpoint cp-cancel)" in text
+        assert "⊘ step 5: cancel at AfterToolCallsCancelCheck" in text, "on the timeline's border"
         assert " iter " in text and "/–" in text, "ADK runs get an iterations column and no fake step max"
         detail = str(app.query_one(NodeDetail).render())
         assert "cancel took effect at safe point AfterToolCallsCancelCheck" in detail
