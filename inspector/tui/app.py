@@ -267,13 +267,13 @@ class ReplayApp(App[None]):
         text.append(f"  {run.status}", style=f"bold {colour}")
         if run.interrupt is not None and run.interrupt.checkpoint_id:
             text.append_text(one_line(f" (checkpoint {run.interrupt.checkpoint_id})", limit=50, style=colour))
+        total = len(replay)
+        text.append(f"  step {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
         if run.header.resumed_from is not None:
             text.append("  ↻ ", style="bold cyan")
             text.append_text(
                 one_line(f"resumed from checkpoint {run.header.resumed_from}", limit=60, style="bold cyan")
             )
-        total = len(replay)
-        text.append(f"  step {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
         text.append(f"  state: {'diff' if self.diff_mode else 'full'}", style="dim")
         if self.playing:
             text.append(f"  ▶ playing {SPEEDS[self.speed_index]:g}/s", style="bold cyan")
