@@ -1,0 +1,169 @@
+"""The recorder's fast paths give exactly what the generic ones give.
+
+Each step's state is encoded and diffed in one pass over its top-level fields (`_StateTrack.
+record_state`), reusing last step's encoding for fields that still hold the same scalar; message
+definitions are written as pydantic-core JSON bytes. These tests drive both paths side by side over
+states that change in every way a state can, and check the results are equal.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from graph_core.schema import Message, ToolCall
+from inspector.recording.encode import Encoder
+from inspector.recording.recorder import _StateTrack  # pyright: ignore[reportPrivateUsage]
+from inspector.recording.redact import make_redaction
+
+
+class _State(BaseModel):
+    messages: list[Message] = []
+    note: str = ""
+    count: int = 0
+    api_key: str = "sk-1"
+    tags: list[str] = []
+    extra_map: dict[str, Any] = {}
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    n: int = 0
+
+
+def _pair() -> tuple[Encoder, Encoder, _StateTrack, _StateTrack]:
+    redaction = make_redaction(True)
+    return Encoder(redaction=redaction), Encoder(redaction=redaction), _StateTrack(5), _StateTrack(5)
+
+
+def _mutations(state: Any) -> list[Any]:
+    """Step-by-step edits of a live state object: appends, in-place edits, replacements, no change."""
+
+    def grow(s: Any) -> None:
+        s.messages.append(Message.user(f"m{len(s.messages)}"))
+
+    def edit_note(s: Any) -> None:
+        s.note = s.note + "x"
+
+    def same(s: Any) -> None:
+        pass
+
+    def bump(s: Any) -> None:
+        s.count += 1
+
+    def tag_in_place(s: Any) -> None:
+        if s.tags:
+            s.tags[0] = s.tags[0] + "!"
+        else:
+            s.tags.append("t")
+
+    def replace_history(s: Any) -> None:
+        s.messages = [Message.system("fresh"), *s.messages[-1:]]
+
+    def nested(s: Any) -> None:
+        s.extra_map["k"] = {"password": "p", "n": len(s.extra_map)}
+
+    def long_note(s: Any) -> None:
+        s.note = "y" * 50
+
+    return [
+        grow,
+        grow,
+        edit_note,
+        same,
+        bump,
+        tag_in_place,
+        tag_in_place,
+        grow,
+        replace_history,
+        nested,
+        long_note,
+    ]
+
+
+def test_fused_state_path_equals_encode_then_diff() -> None:
+    fast_enc, slow_enc, fast, slow = _pair()
+    fast_enc.max_str = slow_enc.max_str = 20  # the long note is truncated on both paths
+    state = _State()
+    for step, change in enumerate(_mutations(state) * 3):
+        change(state)
+        full, payload, encoded = fast.record_state(state, fast_enc)
+        expected = slow_enc.encode(state)
+        assert (full, payload) == slow.record(expected), f"step {step} ({change.__name__})"
+        assert encoded == expected
+        assert encoded["api_key"] == "[REDACTED]"
+        assert fast_enc.take_definitions() == slow_enc.take_definitions()
+
+
+def test_fused_state_path_on_dict_states_with_keys_coming_and_going() -> None:
+    fast_enc, slow_enc, fast, slow = _pair()
+    state: dict[Any, Any] = {"messages": [], "$odd": 1, "secret": "s"}
+    steps = [
+        lambda s: s["messages"].append(Message.user("a")),
+        lambda s: s.update(new=1),  # a key appears
+        lambda s: s.pop("new"),  # and goes
+        lambda s: s.update({"$odd": 2}),
+        lambda s: s.update({3: "int key"}),  # not a plain top level: generic path
+        lambda s: s.pop(3),
+        lambda s: s["messages"].append(Message.assistant("b", tool_calls=[ToolCall("c", "t", "{}")])),
+    ]
+    for step in steps:
+        step(state)
+        full, payload, encoded = fast.record_state(state, fast_enc)
+        expected = slow_enc.encode(state)
+        assert (full, payload) == slow.record(expected)
+        assert encoded == expected
+
+
+def test_fused_state_path_falls_back_when_a_field_fails_or_extras_appear() -> None:
+    class Hostile:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    fast_enc, slow_enc, fast, slow = _pair()
+    state = _Open(n=1)
+    for change in (
+        lambda s: setattr(s, "n", 2),
+        lambda s: setattr(s, "later", [1]),  # an extra field: generic path
+        lambda s: setattr(s, "later", Hostile()),  # unencodable: recorded as such, not raised
+    ):
+        change(state)
+        full, payload, encoded = fast.record_state(state, fast_enc)
+        expected = slow_enc.encode(state)
+        assert (full, payload) == slow.record(expected)
+        assert encoded == expected
+
+
+def test_a_state_field_pointing_back_at_the_state_is_a_cycle_on_both_paths() -> None:
+    fast_enc, slow_enc, fast, slow = _pair()
+    state: dict[str, Any] = {"n": 0, "self": None}
+    fast.record_state(state, fast_enc)
+    slow.record(slow_enc.encode(state))
+    state["self"] = state
+    state["n"] = 1
+    _, _, encoded = fast.record_state(state, fast_enc)
+    assert encoded == slow_enc.encode(state)
+    assert encoded["self"]["$repr"] == "<cycle>"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message.user('héllo \u2028 "quoted" \\ back'),
+        Message.assistant("", tool_calls=[ToolCall("c1", "f", '{"a": [1, 2.5, null]}', index=0)]),
+        Message.tool("r" * 30, tool_call_id="c1", tool_name="f"),
+    ],
+)
+def test_message_definitions_as_bytes_equal_the_dumped_value(message: Message) -> None:
+    encoder = Encoder()
+    encoder.encode(message)
+    (line,) = encoder.take_definition_lines()
+    assert json.loads(line) == {
+        "kind": "value",
+        "value": message.model_dump(mode="json", exclude_defaults=True),
+    }
+    encoder.encode(Message.user("again"))
+    assert encoder.take_definitions() == [(1, {"role": "user", "content": "again"})]
