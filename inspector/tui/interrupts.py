@@ -5,7 +5,8 @@ run again on resume, with an `InterruptSignal` error on their node run carrying 
 the run's closing `interrupted` line (`before_nodes`, `after_nodes`, `rerun_nodes`, checkpoint ID), and
 the header's `resumed_from`. An ADK cancel is an interrupt raised by one of the agent's two safe-point
 nodes (`CancelCheck`, `AfterToolCallsCancelCheck`) with a `CancelAfter…` info; an immediate cancel
-looks like an interrupt before the next step's nodes, and is reported as such.
+stops before the next step's nodes, which in an ADK agent's graph (compiled without static
+interrupts) can mean nothing else.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class InterruptMark:
         """A short account for a timeline row."""
         nodes = ", ".join(self.nodes)
         if self.kind == "cancel":
-            return f"cancel at {self.safe_point}"
+            return f"cancel at {self.safe_point}" if self.safe_point else f"cancel (immediate) before {nodes}"
         if self.kind == "before":
             return f"interrupt before {nodes}"
         if self.kind == "after":
@@ -118,10 +119,18 @@ def stop_mark(run: Run) -> InterruptMark | None:
     if stop.rerun_nodes:
         return InterruptMark("interrupt", tuple(stop.rerun_nodes), checkpoint_id=checkpoint)
     if stop.before_nodes:
-        return InterruptMark("before", tuple(stop.before_nodes), checkpoint_id=checkpoint)
+        # An ADK agent's graph is compiled without static interrupts: stopping before a node there is
+        # an immediate cancel (or a safe-point cancel whose timeout escalated it).
+        kind: MarkKind = "cancel" if _is_adk(run) else "before"
+        return InterruptMark(kind, tuple(stop.before_nodes), checkpoint_id=checkpoint)
     if stop.after_nodes:
         return InterruptMark("after", tuple(stop.after_nodes), checkpoint_id=checkpoint)
     return None
+
+
+def _is_adk(run: Run) -> bool:
+    keys = {node.key for node in run.topology.nodes} if run.topology is not None else set[str]()
+    return all(point in keys for point in SAFE_POINTS)
 
 
 def _rerun_mark(step: Step, checkpoint: str | None) -> InterruptMark:

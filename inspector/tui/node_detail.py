@@ -112,7 +112,13 @@ def render_interrupt(mark: InterruptMark, *, stopped: bool, limit: int | None = 
     the checkpoint to resume from (`stopped`: this is where the run ended)."""
     nodes = ", ".join(mark.nodes)
     text = Text()
-    if mark.kind == "cancel":
+    if mark.kind == "cancel" and mark.safe_point is None:
+        text.append("⊘ cancel", style="bold magenta")
+        text.append(" took effect immediately, before ")
+        text.append_text(one_line(nodes, limit=120, style="bold"))
+        text.append("\n  not at a safe point: an immediate cancel, or a safe-point cancel whose", style="dim")
+        text.append(" timeout ran out; these nodes run first on resume", style="dim")
+    elif mark.kind == "cancel":
         text.append("⊘ cancel", style="bold magenta")
         text.append(" took effect at safe point ")
         text.append_text(one_line(mark.safe_point or nodes, limit=80, style="bold"))

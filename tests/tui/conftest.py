@@ -157,7 +157,8 @@ def record_interrupts(folder: Path) -> dict[str, Path]:
 
     `after` (interrupt_after `draft`), `rerun` (the resumed run, interrupted inside `ask`), `done` (resumed
     again with resume data, finishes), `before` (interrupt_before `ask`, after `draft` ran), `cancel` (an ADK
-    agent cancelled after its tool calls, at `AfterToolCallsCancelCheck`), `tools` (a ToolsNode where one of
+    agent cancelled after its tool calls, at `AfterToolCallsCancelCheck`), `immediate` (the same agent
+    cancelled immediately: it stops before `AfterToolCalls`), `tools` (a ToolsNode where one of
     two tool calls interrupts).
     """
     from graph_core import END, START, Graph
@@ -175,7 +176,7 @@ def record_interrupts(folder: Path) -> dict[str, Path]:
         graph.add_edge("send", END)
         return graph.compile(name="Approval", checkpoint_store=InMemoryCheckpointStore(), **compile_options)
 
-    names = ("after", "rerun", "done", "before", "cancel", "tools")
+    names = ("after", "rerun", "done", "before", "cancel", "immediate", "tools")
     paths = {name: folder / f"{name}.jsonl" for name in names}
 
     def recorder(name: str) -> Recorder:
@@ -192,7 +193,8 @@ def record_interrupts(folder: Path) -> dict[str, Path]:
             )
     with contextlib.suppress(InterruptError):
         build(interrupt_before=["ask"]).invoke("memo", checkpoint_id="cp-b", callbacks=[recorder("before")])
-    _record_cancel(recorder("cancel"))
+    _record_cancel(recorder("cancel"), "AFTER_TOOL_CALLS")
+    _record_cancel(recorder("immediate"), "IMMEDIATE")
     _record_tools_interrupt(recorder("tools"))
     return paths
 
@@ -230,8 +232,8 @@ def _record_tools_interrupt(recorder: Recorder) -> None:
         compiled.invoke([Message.user("go")], checkpoint_id="cp-t", callbacks=[recorder])
 
 
-def _record_cancel(recorder: Recorder) -> None:
-    """An ADK agent whose tool asks for a cancel after tool calls: deterministic, no second thread."""
+def _record_cancel(recorder: Recorder, mode: str) -> None:
+    """An ADK agent whose tool asks for a cancel (`CancelMode[mode]`): deterministic, no second thread."""
     from graph_core.agents.adk import ChatModelAgent
     from graph_core.agents.cancel import CancelMode
     from graph_core.models import ScriptedChatModel
@@ -243,7 +245,7 @@ def _record_cancel(recorder: Recorder) -> None:
     @tool
     def lookup(q: str) -> str:
         """Looks things up, and asks the agent to stop after this round."""
-        agents[0].cancel(CancelMode.AFTER_TOOL_CALLS)
+        agents[0].cancel(CancelMode[mode])
         return f"found {q}"
 
     script = [

@@ -78,6 +78,25 @@ def test_cancel_names_its_safe_point(interrupt_runs: dict[str, Path]) -> None:
     assert "info        'CancelAfterToolCalls'" in detail and "checkpoint  cp-cancel" in detail
 
 
+def test_immediate_cancel_of_an_adk_agent_is_a_cancel_not_a_static_interrupt(
+    interrupt_runs: dict[str, Path],
+) -> None:
+    session = Session.open(interrupt_runs["immediate"])
+    last = len(session) - 1
+    mark = session.interrupt_at(last)
+    assert mark is not None and (mark.kind, mark.safe_point, mark.nodes) == (
+        "cancel",
+        None,
+        ("AfterToolCalls",),
+    )
+    assert _row(session, last).endswith("⊘ cancel (immediate) before AfterToolCalls")
+    detail = _detail(session, last)
+    assert "⊘ cancel took effect immediately, before AfterToolCalls\n  not at a safe point" in detail
+    # the same stop in a graph that is no ADK agent is a static interrupt
+    before = Session.open(interrupt_runs["before"]).interrupt_at(0)
+    assert before is not None and before.kind == "before"
+
+
 def test_tools_node_interrupt_lists_which_calls_run_again(interrupt_runs: dict[str, Path]) -> None:
     session = Session.open(interrupt_runs["tools"])
     mark = session.interrupt_at(1)
