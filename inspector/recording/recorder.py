@@ -296,6 +296,7 @@ class Recorder:
         self._nodes: dict[tuple[str, ...], tuple[str, str]] = {}
         self._ends: dict[tuple[tuple[str, ...], str, int], tuple[str, ...]] = {}
         self._max_steps: int | None = None
+        self._decisions: dict[tuple[Any, ...], tuple[list[str] | None, list[dict[str, Any]] | None]] = {}
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -681,8 +682,16 @@ class Recorder:
         event["t"] = t
         end_t = self._rel(end)
         event["duration"] = None if t is None or end_t is None else round(end_t - t, 6)
-        if list(step.next_nodes) != next_from_branches(step.branches):
-            event["next_nodes"] = list(step.next_nodes)
+        key = (path, step.nodes, step.branches, step.next_nodes)
+        stored = self._decisions.get(key)
+        if stored is None:  # loops repeat the same decisions: each is worked out once per run
+            implied = list(step.next_nodes) == next_from_branches(step.branches)
+            stored = self._decisions[key] = (
+                None if implied else list(step.next_nodes),
+                self._branches(step) if step.branches else None,
+            )
+        if stored[0] is not None:
+            event["next_nodes"] = stored[0]
         if step.ended:
             event["ended"] = True
         event["budget"] = budget
@@ -694,8 +703,8 @@ class Recorder:
             self._last_counters = self._counters.snapshot()
         if runs:
             event["runs"] = runs
-        if step.branches:
-            event["branches"] = self._branches(step)
+        if stored[1] is not None:
+            event["branches"] = stored[1]
         if step.errors:
             event["errors"] = list(step.errors)
         interrupted = getattr(step, "interrupted", ())
