@@ -376,14 +376,21 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
         # the run stops; on resume they are read after the rerun step, as in Eino
         if handlers.step_end:
             ended = result is not _NOT_ENDED
+            pending = data.pending
+            if ended or not pending:
+                next_nodes: tuple[str, ...] = ()
+            elif len(pending) == 1:  # most Pregel steps: no generator
+                next_nodes = (pending[0][0],)
+            else:
+                next_nodes = tuple(k for k, _ in pending)
             info = rc.step_info(
                 step,
                 done,
                 step + 1,
                 branches=tuple(decisions),
-                next_nodes=() if ended else tuple(k for k, _ in data.pending),
+                next_nodes=next_nodes,
                 ended=ended,
-                interrupted=tuple(t.node.key for t in halted),
+                interrupted=tuple(t.node.key for t in halted) if halted else (),
             )
             for fn in handlers.step_end:
                 fn(info)
