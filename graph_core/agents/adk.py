@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel, Field
 
@@ -53,6 +53,7 @@ from graph_core.topology import END, START
 
 if TYPE_CHECKING:
     from graph_core.runner.compiled import CompiledGraph
+    from graph_core.runner.options import RunOptions
 
 __all__ = [
     "AdkState",
@@ -587,14 +588,14 @@ class ChatModelAgent:
             **options,
         )
 
-    def invoke(self, messages: Sequence[Message] | str, **options: Any) -> Message:
+    def invoke(self, messages: Sequence[Message] | str, **options: Unpack[RunOptions]) -> Message:
         """Run to the final message (the answer, or the return-directly tool's result) without events."""
         return self.compiled.invoke(_as_messages(messages), **options)
 
-    def stream(self, messages: Sequence[Message] | str, **options: Any) -> Iterator[Message]:
+    def stream(self, messages: Sequence[Message] | str, **options: Unpack[RunOptions]) -> Iterator[Message]:
         return self.compiled.stream(_as_messages(messages), **options)
 
-    async def ainvoke(self, messages: Sequence[Message] | str, **options: Any) -> Message:
+    async def ainvoke(self, messages: Sequence[Message] | str, **options: Unpack[RunOptions]) -> Message:
         return await self.compiled.ainvoke(_as_messages(messages), **options)
 
     def topology(self) -> Any:

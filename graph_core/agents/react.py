@@ -24,7 +24,7 @@ whole stream and goes to the tools if any chunk has tool calls.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,6 +39,7 @@ from graph_core.topology import END, START
 
 if TYPE_CHECKING:
     from graph_core.runner.compiled import CompiledGraph
+    from graph_core.runner.options import RunOptions
 
 __all__ = [
     "ReActAgent",
@@ -228,18 +229,20 @@ class ReActAgent:
 
     # -- running ----------------------------------------------------------------------------------------
 
-    def invoke(self, messages: Sequence[Message] | str, **options: Any) -> Message:
+    def invoke(self, messages: Sequence[Message] | str, **options: Unpack[RunOptions]) -> Message:
         """Run to the final answer (Eino `Generate`); `options` go to `CompiledGraph.invoke`."""
         return self.compiled.invoke(_as_messages(messages), **options)
 
-    def stream(self, messages: Sequence[Message] | str, **options: Any) -> Iterator[Message]:
+    def stream(self, messages: Sequence[Message] | str, **options: Unpack[RunOptions]) -> Iterator[Message]:
         """Run in stream mode; yields the answer's chunks (Eino `Stream`)."""
         return self.compiled.stream(_as_messages(messages), **options)
 
-    async def ainvoke(self, messages: Sequence[Message] | str, **options: Any) -> Message:
+    async def ainvoke(self, messages: Sequence[Message] | str, **options: Unpack[RunOptions]) -> Message:
         return await self.compiled.ainvoke(_as_messages(messages), **options)
 
-    def astream(self, messages: Sequence[Message] | str, **options: Any) -> AsyncIterator[Message]:
+    def astream(
+        self, messages: Sequence[Message] | str, **options: Unpack[RunOptions]
+    ) -> AsyncIterator[Message]:
         return self.compiled.astream(_as_messages(messages), **options)
 
     def topology(self) -> Any:

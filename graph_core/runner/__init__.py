@@ -5,6 +5,7 @@ explicit data (`RunData`) so checkpoints can capture a run between steps.
 """
 
 from graph_core.runner.compiled import CompiledGraph
+from graph_core.runner.options import RunOptions
 from graph_core.runner.run import RunContext, RunData
 
-__all__ = ["CompiledGraph", "RunContext", "RunData"]
+__all__ = ["CompiledGraph", "RunContext", "RunData", "RunOptions"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.checkpoint.codec import decode_checkpoint
 from graph_core.context import StateFrame
@@ -19,6 +19,7 @@ from graph_core.interrupt import PointRecord, ResumeTargets
 from graph_core.runner.driver import drive_async, drive_sync
 from graph_core.runner.interrupts import CheckpointPlan, restore
 from graph_core.runner.loop import run_graph
+from graph_core.runner.options import RunOptions, check_run_options
 from graph_core.runner.plan import build_plan
 from graph_core.runner.run import Handlers, RunContext, RunData
 from graph_core.stream import aone_chunk, one_chunk
@@ -151,45 +152,43 @@ class CompiledGraph:
         return rc, data
 
     def _start(
-        self,
-        *,
-        stream: bool,
-        callbacks: Iterable[Any],
-        max_steps: int | None,
-        cancel_event: threading.Event | None,
-        checkpoint_id: str | None,
-        write_checkpoint_id: str | None,
-        state_modifier: Callable[[Any], Any] | None,
-        resume_data: Any,
-        force_new_run: bool,
-        interrupt_event: threading.Event | None = None,
-        aio: bool = False,
+        self, entry: str, options: RunOptions, *, stream: bool, aio: bool = False
     ) -> tuple[RunContext, RunData]:
         """A top-level run: new, or resumed from the checkpoint saved under `checkpoint_id` (Eino §7.3).
 
-        `aio`: a stream-mode run on the running event loop (`astream`).
+        `entry` names the public method for error messages; `aio`: a stream-mode run on the running
+        event loop (`astream`).
         """
+        check_run_options(entry, options)
+        checkpoint_id = options.get("checkpoint_id")
+        force_new_run = options.get("force_new_run", False)
         if not force_new_run:
             self._check_checkpoint(checkpoint_id)
         rc, data = self._context(
-            stream=stream, handlers=Handlers(tuple(callbacks)), max_steps=max_steps, cancel_event=cancel_event
+            stream=stream,
+            handlers=Handlers(tuple(options.get("callbacks", ()))),
+            max_steps=options.get("max_steps"),
+            cancel_event=options.get("cancel_event"),
         )
-        rc.interrupt_event = interrupt_event
+        rc.interrupt_event = options.get("interrupt_event")
         if aio:
             rc.aio = True
             rc.loop = asyncio.get_running_loop()
         if checkpoint_id is None or force_new_run:  # WithForceNewRun: the store is neither read nor written
             return rc, data
         store = self.checkpoint_store
+        write_checkpoint_id = options.get("write_checkpoint_id")
         rc.extras["checkpoint_plan"] = CheckpointPlan(store, write_checkpoint_id or checkpoint_id)
         rc.keep_inputs = True
         raw = store.get(checkpoint_id)
         if raw is None:
             return rc, data
         cp = decode_checkpoint(raw)
+        resume_data = options.get("resume_data")
         resume = None if resume_data is None else ResumeTargets(resume_data, cp.addresses())
         restore(rc, data, cp, resume)
         rc.extras["resumed_from"] = checkpoint_id
+        state_modifier = options.get("state_modifier")
         if state_modifier is not None and rc.frame is not None and self.plan.has_state:
             changed = state_modifier(rc.frame.value)
             if changed is not None:
@@ -200,138 +199,34 @@ class CompiledGraph:
         if checkpoint_id is not None and self.checkpoint_store is None:
             raise GraphRunError("receive checkpoint id but have not set checkpoint store")
 
-    def invoke(
-        self,
-        input: Any,
-        *,
-        callbacks: Iterable[Any] = (),
-        max_steps: int | None = None,
-        checkpoint_id: str | None = None,
-        cancel_event: threading.Event | None = None,
-        state_modifier: Callable[[Any], Any] | None = None,
-        resume_data: Any = None,
-        force_new_run: bool = False,
-        write_checkpoint_id: str | None = None,
-        interrupt_event: threading.Event | None = None,
-    ) -> Any:
+    def invoke(self, input: Any, **options: Unpack[RunOptions]) -> Any:
         """Run in invoke mode and return the value that reached END.
 
-        `max_steps` overrides the compiled budget for this run (Pregel only); setting `cancel_event`
-        stops the run before its next step with `GraphRunError("context has been canceled: ...")`.
-
-        With `checkpoint_id` (and a `checkpoint_store` at compile time) an interrupted run saves its
-        checkpoint under that ID (or `write_checkpoint_id`), and a run with the ID of a saved checkpoint
-        resumes it: `input` is ignored, `state_modifier(state)` may change the restored state (or
-        return a new one), `resume_data` reaches the interrupted nodes through `get_resume_data()`
-        (a mapping keyed by interrupt addresses targets single points). `force_new_run` ignores the store.
-        Setting `interrupt_event` stops the run before its next step with an `InterruptError` (and a
-        checkpoint), the tasks of that step saved to run first on resume (Eino `WithGraphInterrupt`).
+        The keyword options (`callbacks`, `max_steps`, `checkpoint_id`, `cancel_event`, `state_modifier`,
+        `resume_data`, `force_new_run`, `write_checkpoint_id`, `interrupt_event`) are described on
+        `graph_core.runner.options.RunOptions`; all four entry points take the same ones.
         """
-        rc, data = self._start(
-            stream=False,
-            callbacks=callbacks,
-            max_steps=max_steps,
-            cancel_event=cancel_event,
-            checkpoint_id=checkpoint_id,
-            write_checkpoint_id=write_checkpoint_id,
-            state_modifier=state_modifier,
-            resume_data=resume_data,
-            force_new_run=force_new_run,
-            interrupt_event=interrupt_event,
-        )
+        rc, data = self._start("CompiledGraph.invoke", options, stream=False)
         return drive_sync(run_graph(rc, data, input), rc)
 
-    async def ainvoke(
-        self,
-        input: Any,
-        *,
-        callbacks: Iterable[Any] = (),
-        max_steps: int | None = None,
-        checkpoint_id: str | None = None,
-        cancel_event: threading.Event | None = None,
-        state_modifier: Callable[[Any], Any] | None = None,
-        resume_data: Any = None,
-        force_new_run: bool = False,
-        write_checkpoint_id: str | None = None,
-        interrupt_event: threading.Event | None = None,
-    ) -> Any:
+    async def ainvoke(self, input: Any, **options: Unpack[RunOptions]) -> Any:
         """`invoke` on the running event loop: async components are awaited, tasks of a step overlap."""
-        rc, data = self._start(
-            stream=False,
-            callbacks=callbacks,
-            max_steps=max_steps,
-            cancel_event=cancel_event,
-            checkpoint_id=checkpoint_id,
-            write_checkpoint_id=write_checkpoint_id,
-            state_modifier=state_modifier,
-            resume_data=resume_data,
-            force_new_run=force_new_run,
-            interrupt_event=interrupt_event,
-        )
+        rc, data = self._start("CompiledGraph.ainvoke", options, stream=False)
         return await drive_async(run_graph(rc, data, input), rc)
 
-    def stream(
-        self,
-        input: Any,
-        *,
-        callbacks: Iterable[Any] = (),
-        max_steps: int | None = None,
-        checkpoint_id: str | None = None,
-        cancel_event: threading.Event | None = None,
-        state_modifier: Callable[[Any], Any] | None = None,
-        resume_data: Any = None,
-        force_new_run: bool = False,
-        write_checkpoint_id: str | None = None,
-        interrupt_event: threading.Event | None = None,
-    ) -> Iterator[Any]:
+    def stream(self, input: Any, **options: Unpack[RunOptions]) -> Iterator[Any]:
         """Run in stream mode; returns the END stream once END is reached (chunks may still be produced)."""
-        rc, data = self._start(
-            stream=True,
-            callbacks=callbacks,
-            max_steps=max_steps,
-            cancel_event=cancel_event,
-            checkpoint_id=checkpoint_id,
-            write_checkpoint_id=write_checkpoint_id,
-            state_modifier=state_modifier,
-            resume_data=resume_data,
-            force_new_run=force_new_run,
-            interrupt_event=interrupt_event,
-        )
+        rc, data = self._start("CompiledGraph.stream", options, stream=True)
         return drive_sync(run_graph(rc, data, one_chunk(input)), rc)
 
-    async def astream(
-        self,
-        input: Any,
-        *,
-        callbacks: Iterable[Any] = (),
-        max_steps: int | None = None,
-        checkpoint_id: str | None = None,
-        cancel_event: threading.Event | None = None,
-        state_modifier: Callable[[Any], Any] | None = None,
-        resume_data: Any = None,
-        force_new_run: bool = False,
-        write_checkpoint_id: str | None = None,
-        interrupt_event: threading.Event | None = None,
-    ) -> AsyncIterator[Any]:
+    async def astream(self, input: Any, **options: Unpack[RunOptions]) -> AsyncIterator[Any]:
         """Run in stream mode on the running event loop; yields the END stream's chunks.
 
         Async components (a chat model's `astream`, a ToolsNode's `astream`, async generator lambdas,
         `async def` conditions and handlers) run on this loop; sync code that reads a stream runs on
         worker threads (see `graph_core.runner.aio`).
         """
-        rc, data = self._start(
-            stream=True,
-            callbacks=callbacks,
-            max_steps=max_steps,
-            cancel_event=cancel_event,
-            checkpoint_id=checkpoint_id,
-            write_checkpoint_id=write_checkpoint_id,
-            state_modifier=state_modifier,
-            resume_data=resume_data,
-            force_new_run=force_new_run,
-            interrupt_event=interrupt_event,
-            aio=True,
-        )
+        rc, data = self._start("CompiledGraph.astream", options, stream=True, aio=True)
         output = await drive_async(run_graph(rc, data, aone_chunk(input)), rc)
         async for chunk in output:
             yield chunk
