@@ -111,14 +111,23 @@ class Raw:
 class Encoder:
     """Encodes values for one run file; not thread-safe (the recorder holds its lock around it)."""
 
-    def __init__(self, *, redaction: Redaction | None = None, max_str: int = 10_000, intern: bool = True):
+    def __init__(
+        self,
+        *,
+        redaction: Redaction | None = None,
+        max_str: int = 10_000,
+        intern: bool = True,
+        first_ref: int = 0,
+    ):
+        """`first_ref`: the id of the first value this encoder defines; a resumed run appended to a
+        file continues the numbering of the values already in it."""
         self.redaction = redaction or Redaction(keys=())
         self.max_str = max_str
         self.intern = intern
         self._messages: dict[int, tuple[Message, tuple[Any, ...], dict[str, int]]] = {}
         self._lists: dict[int, tuple[list[Any], int, Any, Any, dict[str, Any]]] = {}
         self._pending: list[tuple[int, Any]] = []
-        self._next_ref = 0
+        self._next_ref = first_ref
         self._stack: set[int] = set()
         self._plain_fields: bool | None = None
         self._plans: dict[type[BaseModel], list[tuple[str, str, bool]]] = {}

@@ -4,8 +4,9 @@ Every line is one of the models below, told apart by `kind` (one discriminated u
 `header`, `value` lines (a message stored once, referred to as `{"$ref": id}`), one `step` line per
 completed superstep (what ran with inputs and outputs, branch decisions, budget, state), a
 `step_unfinished` line for the step a failed or interrupted run stopped in, `interrupted` and
-`run_finished`. A step's lines (the values it introduced, nested graphs' steps, then the step itself)
-are written together at the step boundary and flushed, so a killed process leaves whole steps only.
+`run_finished`, and a `segment` line where a resumed run continues an interrupted one in the same
+file. A step's lines (the values it introduced, nested graphs' steps, then the step itself) are written
+together at the step boundary and flushed, so a killed process leaves whole steps only.
 
 The field order is part of the format: `kind` comes first, step lines carry `path` and then `full`
 right after it, so a reader can index a large file by scanning line prefixes instead of parsing every
@@ -41,6 +42,7 @@ __all__ = [
     "Interrupted",
     "NodeRunRecord",
     "RunFinished",
+    "SegmentStarted",
     "StepRecord",
     "StepUnfinished",
     "ToolRunRecord",
@@ -252,6 +254,30 @@ class Interrupted(_Record):
     t: float
 
 
+class SegmentStarted(_Record):
+    """A resumed run appended to the file of the run it continues (`Recorder(path, resume=True)`).
+
+    Everything after this line, up to the next `segment` line, belongs to segment `index` (the first
+    resume is 1; segment 0 is what follows the header): its steps (indexed from 0 again, as Eino's
+    step counter restarts, budgets counted afresh), its `interrupted` and `run_finished` lines. Step
+    times in the segment are seconds after `started_at`. `topology` (with `graph_name`,
+    `trigger_mode` and `max_run_steps`, which then hold as written, None included) is written only
+    when the resumed run's topology differs from what applied before; without it the reader carries
+    the previous values forward. Value ids continue the file's numbering.
+    """
+
+    kind: Literal["segment"] = "segment"
+    index: int
+    resumed_from: str
+    started_at: str
+    graph_name: str | None = None
+    trigger_mode: str | None = None
+    max_run_steps: int | None = None
+    topology: Topology | None = None
+    input: Any = None
+    meta: dict[str, Any] = Field(default_factory=lambda: {})
+
+
 class RunFinished(_Record):
     """Last line of a complete run: `ok` with `output`, `error` with `error`, or `interrupted`."""
 
@@ -264,13 +290,13 @@ class RunFinished(_Record):
 
 
 Event = Annotated[
-    ValueDefined | StepRecord | StepUnfinished | Interrupted | RunFinished,
+    ValueDefined | StepRecord | StepUnfinished | Interrupted | RunFinished | SegmentStarted,
     Field(discriminator="kind"),
 ]
 """Any line after the header."""
 
 Line = Annotated[
-    Header | ValueDefined | StepRecord | StepUnfinished | Interrupted | RunFinished,
+    Header | ValueDefined | StepRecord | StepUnfinished | Interrupted | RunFinished | SegmentStarted,
     Field(discriminator="kind"),
 ]
 

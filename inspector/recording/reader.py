@@ -10,6 +10,12 @@ Tolerance: a cut-off last line (a killed process) gives status `incomplete` and 
 complete. A corrupt line elsewhere raises `RunFileError` with its 1-based line number, at open time
 when the file is small enough to check every line (`check_limit` bytes), else when the step holding it
 is read; `lenient=True` skips corrupt lines with a `RunFileWarning` instead.
+
+Segments: a resumed run recorded into the file of the run it continues follows a `segment` line. The
+reader joins the segments into one timeline: `steps` runs across them in file order (each step keeps
+its `index` within its segment, which restarts at 0 as Eino's step counter does, and gains `segment`
+and `position`), `segments` describes each one, and the run's status, output and error are the last
+segment's. A file without `segment` lines is one segment, read exactly as before.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from inspector.recording.format import (
     Interrupted,
     NodeRunRecord,
     RunFinished,
+    SegmentStarted,
     StepRecord,
     StepUnfinished,
     branch_ends,
@@ -54,6 +61,7 @@ __all__ = [
     "Run",
     "RunFileWarning",
     "RunStatus",
+    "Segment",
     "Step",
     "TextCandidates",
     "UnfinishedStep",
@@ -67,6 +75,7 @@ _STEP = b'\n{"kind":"step","index":'
 _STEP_FULL = b'\n{"kind":"step","full":true,'
 _UNFINISHED = b'{"kind":"step_unfinished",'
 _VALUE = b'\n{"kind":"value",'
+_SEGMENT = b'\n{"kind":"segment",'
 _BAD_START = re.compile(rb'\n(?!\{"kind":"|\Z)')
 _CHECK_LIMIT = 32 * 1024 * 1024
 
@@ -101,12 +110,94 @@ class NodeRun:
         return self.error is None
 
 
-class Step:
-    """One top-level superstep: what ran, what the branches chose, the state and budget after it."""
+class Segment:
+    """One run of a recorded timeline: the first run (segment 0), or a resumed run appended after it.
 
-    def __init__(self, run: Run, position: int, record: StepRecord, nested: list[StepRecord]):
+    `start`/`stop` are the positions of its steps in `run.steps` (`stop` exclusive); `resumed_from` the
+    checkpoint it resumed from (for segment 0, the header's, when the file's first run was itself a
+    resume); `status`, `output`, `error`, `interrupt` (the `interrupted` line: nodes and the checkpoint
+    it saved) and `duration` how it ended; `topology`, `graph_name` and `max_run_steps` those that
+    applied to it (carried forward when a segment line does not repeat them); `started_at` when it
+    started (its steps' `t` count from there).
+    """
+
+    def __init__(
+        self,
+        run: Run,
+        index: int,
+        *,
+        resumed_from: str | None,
+        started_at: str,
+        start: int,
+        stop: int,
+        topology: Topology | None,
+        graph_name: str,
+        max_run_steps: int | None,
+        meta: dict[str, Any],
+        input: Any,
+        head: int,
+        end: int,
+    ) -> None:
+        self._run = run
+        self.index = index
+        self.resumed_from = resumed_from
+        self.started_at = started_at
+        self.start = start
+        self.stop = stop
+        self.topology = topology
+        self.graph_name = graph_name
+        self.max_run_steps = max_run_steps
+        self.meta = meta
+        self.input = input
+        self.head = head  # offset of the header or segment line
+        self.end = end  # offset just past the segment's last complete line
+        self.status: RunStatus = "incomplete"
+        self.output: Any = None
+        self.error: ErrorRecord | None = None
+        self.interrupt: Interrupted | None = None
+        self.duration: float | None = None
+
+    @property
+    def steps(self) -> range:
+        """Positions of this segment's steps in `run.steps`."""
+        return range(self.start, self.stop)
+
+    @property
+    def unfinished(self) -> UnfinishedStep | None:
+        """The step this segment started and never finished (it failed, stopped or was killed in it)."""
+        return self._run.unfinished_of(self.index)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready facts (no state): index, checkpoints, status, step range."""
+        return {
+            "index": self.index,
+            "resumed_from": self.resumed_from,
+            "started_at": self.started_at,
+            "status": self.status,
+            "start": self.start,
+            "stop": self.stop,
+            "checkpoint_id": None if self.interrupt is None else self.interrupt.checkpoint_id,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"Segment(index={self.index}, resumed_from={self.resumed_from!r}, status={self.status!r}, "
+            f"steps={self.start}..{self.stop})"
+        )
+
+
+class Step:
+    """One top-level superstep: what ran, what the branches chose, the state and budget after it.
+
+    `index` is the superstep index within its segment (it restarts at 0 when a run is resumed),
+    `position` its place in `run.steps`, `segment` the index of the segment it belongs to."""
+
+    def __init__(
+        self, run: Run, position: int, record: StepRecord, nested: list[StepRecord], segment: int = 0
+    ):
         self._run = run
         self.position = position
+        self.segment = segment
         self.record = record
         self.finished = record
         self.nested = nested
@@ -116,16 +207,17 @@ class Step:
             next_from_branches(record.branches) if record.next_nodes is None else record.next_nodes
         )
         self.ended: bool = record.ended
-        self.budget: BudgetRecord = run.budget_of(record)
+        self.budget: BudgetRecord = run.budget_of(record, segment=segment)
         self.t: float = record.t
         self.duration: float | None = record.duration
         self.errors: tuple[str, ...] = tuple(record.errors)
         self.interrupted: tuple[str, ...] = tuple(record.interrupted)
-        self.branches: list[BranchDecided] = run.branches_of(record)
+        self.branches: list[BranchDecided] = run.branches_of(record, segment=segment)
         self._node_runs: list[NodeRun] | None = None
 
     def __repr__(self) -> str:
-        return f"Step(index={self.index}, nodes={list(self.nodes)})"
+        where = f", segment={self.segment}, position={self.position}" if self.segment else ""
+        return f"Step(index={self.index}, nodes={list(self.nodes)}{where})"
 
     @property
     def budget_before(self) -> BudgetRecord:
@@ -141,9 +233,9 @@ class Step:
     def node_runs(self) -> list[NodeRun]:
         """Per-node executions of this step in node order, then nested graphs' (longer paths)."""
         if self._node_runs is None:
-            runs = self._run.node_runs_of(self.record)
+            runs = self._run.node_runs_of(self.record, segment=self.segment)
             for record in self.nested:
-                runs.extend(self._run.node_runs_of(record))
+                runs.extend(self._run.node_runs_of(record, segment=self.segment))
             self._node_runs = runs
         return self._node_runs
 
@@ -162,8 +254,11 @@ class Step:
 class UnfinishedStep:
     """A step that started and never finished: what ran in it before the run failed or stopped."""
 
-    def __init__(self, record: StepUnfinished, node_runs: list[NodeRun], budget_before: BudgetRecord) -> None:
+    def __init__(
+        self, record: StepUnfinished, node_runs: list[NodeRun], budget_before: BudgetRecord, segment: int = 0
+    ) -> None:
         self.started = record
+        self.segment = segment
         self.index = record.index
         self.nodes: tuple[str, ...] = tuple(record.nodes)
         self.budget_before = budget_before
@@ -287,7 +382,7 @@ class Run:
         self._state_cache = _LRU(64)
         self._value_cache = _LRU(50_000)
         self._span_ends: list[int] | None = None
-        self._branch_ends: dict[tuple[str, ...], dict[tuple[str, int], tuple[str, ...]]] = {}
+        self._branch_ends: dict[tuple[int, tuple[str, ...]], dict[tuple[str, int], tuple[str, ...]]] = {}
         self.header = self._read_header()
         self.topology: Topology | None = self.header.topology
         self.run_id = self.header.run_id
@@ -299,10 +394,9 @@ class Run:
         else:
             self._check_line_starts(end)
         self._end = end
-        self._unfinished: UnfinishedStep | None = None
-        self._unfinished_read = False
+        self._unfinished: dict[int, UnfinishedStep | None] = {}
         self._index(end)
-        self._read_tail(end)
+        self._read_segments(end)
         self.steps = Steps(self)
 
     # --- opening --------------------------------------------------------------------------------
@@ -430,28 +524,78 @@ class Run:
         full_set = set(full)
         self._full = [i for i, offset in enumerate(steps) if offset in full_set]
 
-    def _read_tail(self, end: int) -> None:
-        self.status: RunStatus = "incomplete"
-        self.output: Any = None
-        self.error: ErrorRecord | None = None
-        self.interrupt: Interrupted | None = None
-        self.duration: float | None = None
+    def _read_segments(self, end: int) -> None:
+        """Split the file at its `segment` lines, read how each segment ended, and take the run's
+        status, output, error and interrupt from the last one."""
+        header = self.header
+        heads = [0, *self._find_all(_SEGMENT, end)]
+        segments: list[Segment] = []
+        topology, graph_name, max_steps = header.topology, header.graph_name, header.max_run_steps
+        for k, head in enumerate(heads):
+            stop_offset = heads[k + 1] if k + 1 < len(heads) else end
+            opening: Header | SegmentStarted = header
+            if k:
+                line = self._parse_at(head)
+                if not isinstance(line, SegmentStarted):
+                    raise self._error("expected a segment line", head)
+                opening = line
+                if line.topology is not None:
+                    topology, max_steps = line.topology, line.max_run_steps
+                    graph_name = line.graph_name if line.graph_name is not None else line.topology.name
+            segment = Segment(
+                self,
+                k,
+                resumed_from=opening.resumed_from,
+                started_at=opening.started_at,
+                start=bisect.bisect_left(self._spans, head),
+                stop=bisect.bisect_left(self._spans, stop_offset),
+                topology=topology,
+                graph_name=graph_name,
+                max_run_steps=max_steps,
+                meta=opening.meta,
+                input=opening.input,
+                head=head,
+                end=stop_offset,
+            )
+            self._read_tail(segment)
+            segments.append(segment)
+        self.segments: list[Segment] = segments
+        self._segment_starts = [segment.start for segment in segments]
+        last = segments[-1]
+        self.status: RunStatus = last.status
+        self.output: Any = last.output
+        self.error: ErrorRecord | None = last.error
+        self.interrupt: Interrupted | None = last.interrupt
+        self.duration: float | None = last.duration
+
+    def _read_tail(self, segment: Segment) -> None:
+        """How a segment ended, from its last line (and the `interrupted` line before `run_finished`)."""
         data = self._data
+        end = segment.end
         if end <= 0:
             return
         last = data.rfind(b"\n", 0, end - 1) + 1
-        event = self._parse_at(last) if last > 0 else None
+        event = self._parse_at(last) if last > segment.head else None
         if isinstance(event, RunFinished):
-            self.status = event.status
-            self.output = self.resolve(event.output)
-            self.error = event.error
-            self.duration = event.duration
+            segment.status = event.status
+            segment.output = self.resolve(event.output)
+            segment.error = event.error
+            segment.duration = event.duration
             before = data.rfind(b"\n", 0, last - 1) + 1
-            previous = self._parse_at(before) if before > 0 else None
+            previous = self._parse_at(before) if before > segment.head else None
             if isinstance(previous, Interrupted):
-                self.interrupt = previous
+                segment.interrupt = previous
         elif isinstance(event, Interrupted):
-            self.interrupt = event
+            segment.interrupt = event
+
+    def segment_of(self, position: int) -> int:
+        """The index of the segment holding step `position`."""
+        return max(bisect.bisect_right(self._segment_starts, position) - 1, 0)
+
+    @property
+    def value_count(self) -> int:
+        """How many `value` lines the file defines (a resumed segment's values are numbered after them)."""
+        return len(self._values)
 
     # --- lazy parsing ---------------------------------------------------------------------------
 
@@ -468,7 +612,10 @@ class Run:
             return None
 
     def _span_start(self, i: int) -> int:
-        return self._line_end(self._spans[i - 1]) + 1 if i > 0 else self._line_end(0) + 1
+        segment = self.segments[self.segment_of(i)]
+        if i == segment.start:  # nothing before a segment's line belongs to its first step
+            return self._line_end(segment.head) + 1
+        return self._line_end(self._spans[i - 1]) + 1
 
     def _nested_in(self, start: int, stop: int) -> list[Any]:
         """Parsed nested-graph step lines (and unfinished-step lines) between two offsets."""
@@ -491,7 +638,7 @@ class Run:
         offset = self._spans[i]
         record = self.finished_event(i)
         nested = [e for e in self._nested_in(self._span_start(i), offset) if isinstance(e, StepRecord)]
-        step = Step(self, i, record, nested)
+        step = Step(self, i, record, nested, self.segment_of(i))
         self._step_cache.put(i, step)
         return step
 
@@ -511,11 +658,15 @@ class Run:
 
     # --- derived fields -------------------------------------------------------------------------
 
-    def budget_of(self, record: StepRecord | StepUnfinished) -> BudgetRecord:
-        """The budget after a step, its step counts filled in from the index where they were left out."""
+    def _implied_max(self, segment: int | None) -> int | None:
+        return self.header.max_run_steps if segment is None else self.segments[segment].max_run_steps
+
+    def budget_of(self, record: StepRecord | StepUnfinished, *, segment: int | None = None) -> BudgetRecord:
+        """The budget after a step, its step counts filled in from the index where they were left out
+        (against the step limit of `segment`; the header's when None)."""
         stored = record.budget or BudgetFields()
         used = record.index + 1 if isinstance(record, StepRecord) else record.index
-        return self._budget(stored, used, None if record.path else self.header.max_run_steps)
+        return self._budget(stored, used, None if record.path else self._implied_max(segment))
 
     @staticmethod
     def _budget(stored: BudgetFields, used: int, implied_max: int | None) -> BudgetRecord:
@@ -538,29 +689,40 @@ class Run:
 
     def budget_at(self, i: int) -> BudgetRecord:
         """The budget after step `i` (reads only that step's line)."""
-        return self.budget_of(self.finished_event(i))
+        return self.budget_of(self.finished_event(i), segment=self.segment_of(i))
 
     def budget_before(self, i: int) -> BudgetRecord:
-        """The budget before step `i`: as stored, else the previous step's counters (none for the first)."""
+        """The budget before step `i`: as stored, else the previous step's counters (none for the first
+        step of a segment: a resumed run counts afresh)."""
         record = self.finished_event(i)
-        implied_max = self.header.max_run_steps
+        segment = self.segment_of(i)
+        implied_max = self._implied_max(segment)
         if record.budget_before is not None:
             return self._budget(record.budget_before, record.index, implied_max)
-        counters = self.finished_event(i - 1).budget if i > 0 else BudgetFields()
+        first = i == self.segments[segment].start
+        counters = self.finished_event(i - 1).budget if i > 0 and not first else BudgetFields()
         fields = counters.model_copy(update={"steps_used": None, "steps_max": None, "steps_remaining": None})
         return self._budget(fields, record.index, implied_max)
 
-    def _ends(self, path: tuple[str, ...]) -> dict[tuple[str, int], tuple[str, ...]]:
-        cached = self._branch_ends.get(path)
+    def _topology_of(self, segment: int | None) -> Topology | None:
+        return self.topology if segment is None else self.segments[segment].topology
+
+    def _ends(
+        self, path: tuple[str, ...], segment: int | None = None
+    ) -> dict[tuple[str, int], tuple[str, ...]]:
+        key = (id(self._topology_of(segment)), path)
+        cached = self._branch_ends.get(key)
         if cached is None:
-            topology = self.topology
-            for key in path:
-                node = None if topology is None else next((n for n in topology.nodes if n.key == key), None)
+            topology = self._topology_of(segment)
+            for node_key in path:
+                node = (
+                    None if topology is None else next((n for n in topology.nodes if n.key == node_key), None)
+                )
                 topology = None if node is None else node.graph
-            cached = self._branch_ends[path] = {} if topology is None else branch_ends(topology)
+            cached = self._branch_ends[key] = {} if topology is None else branch_ends(topology)
         return cached
 
-    def branches_of(self, record: StepRecord) -> list[BranchDecided]:
+    def branches_of(self, record: StepRecord, *, segment: int | None = None) -> list[BranchDecided]:
         """Branch decisions with `path`, `step` and (when left out) `skipped` filled in."""
         path = tuple(record.path)
         out: list[BranchDecided] = []
@@ -568,15 +730,15 @@ class Run:
             source = branch.source or (record.nodes[0] if len(record.nodes) == 1 else "")
             skipped = branch.skipped
             if skipped is None:
-                ends = self._ends(path).get((source, branch.branch_index), ())
+                ends = self._ends(path, segment).get((source, branch.branch_index), ())
                 skipped = [e for e in ends if e not in branch.chosen]
             update = {"path": record.path, "step": record.index, "source": source, "skipped": skipped}
             out.append(branch.model_copy(update=update))
         return out
 
-    def _node_info(self, path: tuple[str, ...]) -> tuple[str, str]:
+    def _node_info(self, path: tuple[str, ...], segment: int | None = None) -> tuple[str, str]:
         """A node's name and kind from the topology (nested graphs included), ("", "") if unknown."""
-        topology = self.topology
+        topology = self._topology_of(segment)
         for depth, key in enumerate(path):
             node = None if topology is None else next((n for n in topology.nodes if n.key == key), None)
             if node is None:
@@ -586,17 +748,22 @@ class Run:
             topology = node.graph
         return "", ""
 
-    def node_runs_of(self, record: StepRecord | StepUnfinished) -> list[NodeRun]:
-        """A step line's node runs as `NodeRun`s, values resolved, tool calls inside their ToolsNode."""
+    def node_runs_of(
+        self, record: StepRecord | StepUnfinished, *, segment: int | None = None
+    ) -> list[NodeRun]:
+        """A step line's node runs as `NodeRun`s, values resolved, tool calls inside their ToolsNode
+        (names and kinds from the topology of `segment`; the header's when None)."""
         path = tuple(record.path)
-        return [self._node_run(path, run, record.t) for run in record.runs]
+        return [self._node_run(path, run, record.t, segment) for run in record.runs]
 
-    def _node_run(self, path: tuple[str, ...], record: NodeRunRecord, base: float) -> NodeRun:
+    def _node_run(
+        self, path: tuple[str, ...], record: NodeRunRecord, base: float, segment: int | None = None
+    ) -> NodeRun:
         node_path = (*path, record.node)
         started = _end(base, record.t)
         name, component = record.name, record.component
         if name is None or component is None:
-            known = self._node_info(node_path)
+            known = self._node_info(node_path, segment)
             name = known[0] if name is None else name
             component = known[1] if component is None else component
         run = NodeRun(
@@ -646,24 +813,29 @@ class Run:
 
     @property
     def unfinished(self) -> UnfinishedStep | None:
-        """The top-level step that started but never finished (the run failed or was killed in it)."""
-        if not self._unfinished_read:
-            self._unfinished = self._read_unfinished()
-            self._unfinished_read = True
-        return self._unfinished
+        """The top-level step that started but never finished (the run failed or was killed in it);
+        of the last segment when the run was resumed (`segments[k].unfinished` for the others)."""
+        return self.unfinished_of(len(self.segments) - 1)
 
-    def _read_unfinished(self) -> UnfinishedStep | None:
-        start = self._line_end(self._spans[-1]) + 1 if self._spans else self._line_end(0) + 1
-        events = self._nested_in(start, self._end)
+    def unfinished_of(self, segment: int) -> UnfinishedStep | None:
+        """The step segment `segment` started and never finished, if any."""
+        if segment not in self._unfinished:
+            self._unfinished[segment] = self._read_unfinished(self.segments[segment])
+        return self._unfinished[segment]
+
+    def _read_unfinished(self, segment: Segment) -> UnfinishedStep | None:
+        after = self._spans[segment.stop - 1] if segment.stop > segment.start else segment.head
+        events = self._nested_in(self._line_end(after) + 1, segment.end)
         top = next((e for e in events if isinstance(e, StepUnfinished) and not e.path), None)
         if top is None:
             return None
-        runs = self.node_runs_of(top)
+        k = segment.index
+        runs = self.node_runs_of(top, segment=k)
         for event in events:
             if event is not top and isinstance(event, StepRecord | StepUnfinished):
-                runs.extend(self.node_runs_of(event))
-        before = self._budget(top.budget or BudgetFields(), top.index, self.header.max_run_steps)
-        return UnfinishedStep(top, runs, before)
+                runs.extend(self.node_runs_of(event, segment=k))
+        before = self._budget(top.budget or BudgetFields(), top.index, segment.max_run_steps)
+        return UnfinishedStep(top, runs, before, k)
 
     def text_candidates(self, text: str) -> TextCandidates | None:
         """Which steps could mention `text` (any ASCII case), found by scanning the raw file once, not

@@ -14,6 +14,12 @@ once on stderr, kept in `Recorder.fault`, and turns the recorder off for the res
 
 The topology comes from `topology=`, else from the run scope (`scope.extras["topology"]` or
 `scope.extras["compiled"].topology()`) when the engine offers it, else it is left out of the header.
+
+`Recorder(path, resume=True)` (or `Recorder.resume(path)`) records a resumed run into the file of the
+run it continues, as a new segment: the file must end with an interrupted run that saved a checkpoint,
+and the run must be resumed from that checkpoint (the engine's `scope.extras["resumed_from"]`). The
+file is opened for appending only, so a process killed in the resumed segment leaves the earlier
+segments intact and every complete step of the new one readable.
 """
 
 from __future__ import annotations
@@ -36,12 +42,13 @@ from graph_core.context import current_scope
 from graph_core.errors import InterruptError
 from graph_core.schema import Message, concat_messages
 from graph_core.topology import Topology
+from inspector.errors import RunFileError
 from inspector.recording.encode import Encoder, Raw, type_name
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, branch_ends, next_from_branches
 from inspector.recording.redact import RedactSpec, make_redaction
 from inspector.recording.statediff import delta, delta_into
 
-__all__ = ["Recorder", "error_record"]
+__all__ = ["Continuation", "Recorder", "check_resumable", "error_record"]
 
 _ITERATION_KEYS = ("remaining_iterations", "RemainingIterations", "iterations_remaining")
 ProgressFn = Callable[[dict[str, Any]], None]
@@ -238,6 +245,84 @@ class _Held:
 _NOTHING: Any = object()
 
 
+class Continuation:
+    """What appending a resumed run to an existing run file needs to know about that file: the
+    checkpoint its last segment saved, how many segments and values it holds (value ids continue), the
+    topology that applies at its end (a new segment repeats it only when it changed), and its size
+    (to notice that the file changed between the check and the run)."""
+
+    __slots__ = ("checkpoint_id", "graph_name", "segments", "size", "topology_json", "values")
+
+    def __init__(
+        self,
+        *,
+        checkpoint_id: str,
+        segments: int,
+        values: int,
+        topology_json: Any,
+        graph_name: str,
+        size: int,
+    ) -> None:
+        self.checkpoint_id = checkpoint_id
+        self.segments = segments
+        self.values = values
+        self.topology_json = topology_json
+        self.graph_name = graph_name
+        self.size = size
+
+
+def check_resumable(path: str | Path, checkpoint_id: str | None = None) -> Continuation:
+    """Check that a resumed run can be appended to the run file at `path`: its last segment ended
+    interrupted and saved a checkpoint (equal to `checkpoint_id` when given). Raises `RunFileError`
+    with a one-paragraph reason otherwise."""
+    from inspector.recording.reader import read_run  # the reader imports this module's neighbours
+
+    path = Path(path)
+    advice = (
+        "A resumed run is appended to the recording of the run it continues: record that run with "
+        "`Recorder(path)` and a `checkpoint_id`, let it stop at an interrupt, then resume it from that "
+        "checkpoint with `Recorder(path, resume=True)`; or record the resumed run to a new file."
+    )
+    try:
+        run = read_run(path)
+    except RunFileError as exc:
+        raise RunFileError(
+            f"cannot record a resumed run into it: {exc}. {advice}", path=None if exc.path else path
+        ) from None
+    with run:
+        if run.status != "interrupted" or run.interrupt is None:
+            last = "its run" if len(run.segments) == 1 else f"its last segment ({len(run.segments)} segments)"
+            raise RunFileError(
+                f"cannot record a resumed run into it: {last} ended with status `{run.status}`, not "
+                f"`interrupted`, so there is nothing to continue. {advice}",
+                path=path,
+            )
+        saved = run.interrupt.checkpoint_id
+        if saved is None:
+            raise RunFileError(
+                "cannot record a resumed run into it: the interrupted run saved no checkpoint (it ran "
+                f"without a `checkpoint_id`), so no run can resume it. {advice}",
+                path=path,
+            )
+        if checkpoint_id is not None and checkpoint_id != saved:
+            raise RunFileError(
+                f"cannot record a resumed run into it: the interrupted run saved checkpoint `{saved}`, but "
+                f"the resumed run is to start from checkpoint `{checkpoint_id}`; a file holds one run, "
+                "continued from the checkpoint it saved. Resume with the checkpoint ID the file names, or "
+                "record the other run to a new file.",
+                path=path,
+            )
+        topology = run.segments[-1].topology
+        return Continuation(
+            checkpoint_id=saved,
+            segments=len(run.segments),
+            values=run.value_count,
+            topology_json=None if topology is None else _topology_json(topology),
+            graph_name=run.segments[-1].graph_name,
+            size=path.stat().st_size,
+        )
+
+
 class Recorder:
     """Write a run file at `path` while a graph or agent runs; pass it in `callbacks=[...]`.
 
@@ -247,6 +332,12 @@ class Recorder:
     truncated and marked. `progress(step_dict)` is called after each top-level step (the CLI prints a
     line; `step_dict` has `index`, `nodes` and the full `budget`). `snapshot_every` caps how many steps
     a reader replays from the last full snapshot.
+
+    `resume=True` appends the run to `path` as a new segment instead of starting the file afresh: the
+    file must end with an interrupted run that saved a checkpoint (`checkpoint_id`, when given, must be
+    that one), checked now (`RunFileError` if not) and again when the run starts, which must be a
+    resume from that checkpoint; otherwise the recorder faults (stderr, `fault`) and leaves the file as
+    it was. Each run such a recorder sees is appended as one more segment.
 
     Callbacks only note what they are told; each step's line (with the value lines it introduces and
     the lines of nested graphs' steps) is built, written and flushed at the top-level step boundary.
@@ -264,8 +355,13 @@ class Recorder:
         snapshot_every: int = 200,
         progress: ProgressFn | None = None,
         meta: dict[str, Any] | None = None,
+        resume: bool = False,
+        checkpoint_id: str | None = None,
     ) -> None:
         self.path = Path(path)
+        self.resuming = resume
+        self._expected_checkpoint = checkpoint_id
+        self._continuation: Continuation | None = check_resumable(path, checkpoint_id) if resume else None
         self.topology = topology
         self.fault: BaseException | None = None
         self._redaction = make_redaction(redact)
@@ -279,8 +375,14 @@ class Recorder:
         self._file: IO[bytes] | None = None
         self._reset()
 
+    @classmethod
+    def resume(cls, path: str | Path, *, checkpoint_id: str | None = None, **options: Any) -> Recorder:
+        """`Recorder(path, resume=True, ...)`: record a resumed run into the file of the run it continues."""
+        return cls(path, resume=True, checkpoint_id=checkpoint_id, **options)
+
     def _reset(self) -> None:
-        self._encoder = Encoder(redaction=self._redaction, max_str=self._max_str)
+        first_ref = 0 if self._continuation is None else self._continuation.values
+        self._encoder = Encoder(redaction=self._redaction, max_str=self._max_str, first_ref=first_ref)
         self._counters = _Counters()
         self._states: dict[tuple[str, ...], _StateTrack] = {}
         self._open_runs: dict[tuple[Any, ...], _Pending] = {}
@@ -309,6 +411,9 @@ class Recorder:
 
     def _open(self) -> IO[bytes]:
         if self._file is None:
+            if self.resuming:  # never truncate the segments already recorded
+                self._file = self.path.open("ab")
+                return self._file
             try:
                 self._file = self.path.open("wb")
             except FileNotFoundError:  # only then create the directory (checking first costs every run)
@@ -358,6 +463,9 @@ class Recorder:
             self._index_topology(topology, ())
             self._max_steps = topology.max_run_steps
         started = dt.datetime.fromtimestamp(self._t0, tz=dt.UTC).isoformat()
+        if self._continuation is not None:
+            self._write_segment(self._continuation, topology, started, input)
+            return
         header: dict[str, Any] = {
             "kind": "header",
             "format": FORMAT_NAME,
@@ -376,6 +484,33 @@ class Recorder:
         out = self._open()
         out.write(_dumps(header) + b"\n")
         out.write(b"".join(self._encoder.take_definition_lines()))  # the input's messages, after the header
+        out.flush()
+
+    def _write_segment(
+        self, continuation: Continuation, topology: Topology | None, started: str, input: Any
+    ) -> None:
+        """The `segment` line that opens a resumed run in the file of the run it continues."""
+        segment: dict[str, Any] = {
+            "kind": "segment",
+            "index": continuation.segments,
+            "resumed_from": continuation.checkpoint_id,
+            "started_at": started,
+        }
+        if topology is not None and _topology_json(topology) != continuation.topology_json:
+            segment["graph_name"] = self._graph_name or topology.name
+            segment["trigger_mode"] = topology.trigger_mode.value
+            segment["max_run_steps"] = topology.max_run_steps
+            segment["topology"] = _topology_json(topology)
+        elif topology is None and continuation.topology_json is not None:
+            self._max_steps = continuation.topology_json.get("max_run_steps")
+        if input is not None:
+            segment["input"] = self._encoder.encode(input)
+        if self._meta:
+            segment["meta"] = self._encoder.encode(self._meta)
+        self._header_written = True
+        out = self._open()
+        out.write(_dumps(segment) + b"\n")
+        out.write(b"".join(self._encoder.take_definition_lines()))
         out.flush()
 
     def _index_topology(self, topology: Topology, path: tuple[str, ...]) -> None:
@@ -517,11 +652,36 @@ class Recorder:
     # --- step lines -----------------------------------------------------------------------------
 
     def _begin_run(self, info: RunInfo, input: Any) -> None:
-        if self._header_written:  # the same Recorder reused for another run: start a new file
+        if self.resuming:
+            self._begin_segment()
+        elif self._header_written:  # the same Recorder reused for another run: start a new file
             self.close()
             self._reset()
         self._graph_name = info.name or info.graph_name
         self._write_header(input)
+
+    def _begin_segment(self) -> None:
+        """Check that this run continues the file's interrupted run (raises `RunFileError`, which
+        faults the recorder and leaves the file alone), then start a new segment."""
+        continuation = self._continuation
+        if self._header_written or continuation is None or _size_of(self.path) != continuation.size:
+            self.close()  # a second resumed run, or the file changed since it was checked
+            continuation = self._continuation = check_resumable(self.path, self._expected_checkpoint)
+        resumed_from = _scope_extra("resumed_from")
+        if resumed_from != continuation.checkpoint_id:
+            what = (
+                "a new run (no checkpoint was restored: the run had no `checkpoint_id`, or its store "
+                "holds no checkpoint under it)"
+                if resumed_from is None
+                else f"a run resumed from checkpoint `{resumed_from}`"
+            )
+            raise RunFileError(
+                f"not recording into it: the file's interrupted run saved checkpoint "
+                f"`{continuation.checkpoint_id}`, and this is {what}. Resume with "
+                f"`checkpoint_id={continuation.checkpoint_id!r}`, or record this run to a new file.",
+                path=self.path,
+            )
+        self._reset()
 
     def _value(self, held: Any) -> Any:
         cls = type(held)
@@ -868,6 +1028,13 @@ def _drain(stream: Iterator[Any]) -> Any:
         except ValueError:
             return chunks
     return chunks[0] if len(chunks) == 1 else chunks
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
 
 
 def _scope_extra(key: str) -> Any:
