@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from graph_core.branch import Branch
 from graph_core.errors import GraphBuildError
@@ -19,9 +19,36 @@ from graph_core.topology import END, START, TriggerMode
 if TYPE_CHECKING:
     from graph_core.runner.compiled import CompiledGraph
 
-__all__ = ["FanInMergeConfig", "Graph", "NodeSpec"]
+__all__ = ["FanInMergeConfig", "Graph", "NodeOptions", "NodeSpec"]
 
 Handler = Callable[[Any, Any], Any]
+
+
+class NodeOptions(TypedDict, total=False):
+    """Keyword options every `add_*_node` takes (Eino's `GraphAddNodeOpt`s); every one may be left out.
+
+    - `name`: the display name callbacks and exporters show (default: none, the key is used).
+    - `pre(input, state) -> input` / `post(output, state) -> output`: state handlers around the node;
+      they need a graph built with `state=`.
+    - `input_key`: the node receives `input[input_key]`; `output_key`: its output is wrapped as
+      `{output_key: output}` (Eino `WithInputKey`/`WithOutputKey`).
+    """
+
+    name: str | None
+    pre: Handler | None
+    post: Handler | None
+    input_key: str | None
+    output_key: str | None
+
+
+_NODE_OPTION_NAMES: frozenset[str] = frozenset(NodeOptions.__annotations__)
+
+
+def _check_node_options(entry: str, options: NodeOptions) -> None:
+    """Reject an unknown option as a misspelt keyword argument would be, before anything else runs."""
+    if not _NODE_OPTION_NAMES.issuperset(options):
+        unknown = min(options.keys() - _NODE_OPTION_NAMES)
+        raise TypeError(f"Graph.{entry}() got an unexpected keyword argument {unknown!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,78 +116,66 @@ class Graph:
 
     # -- nodes --------------------------------------------------------------------------------------
 
-    def _add(self, spec: NodeSpec) -> None:
+    def _add(
+        self, key: str, kind: str, executable: Executable | None, options: NodeOptions, **extra: Any
+    ) -> None:
+        """Register the node after Eino's checks; `extra` are the `NodeSpec` fields of one node kind."""
         self._check_open()
-        if spec.key in (START, END):
-            raise self._fail(f"node '{spec.key}' is reserved, cannot add manually")
-        if spec.key in self.nodes:
-            raise self._fail(f"node '{spec.key}' already present")
-        if (spec.pre is not None or spec.post is not None) and self.state_factory is None:
-            raise self._fail(f"node '{spec.key}' needs state but graph state is not enabled")
-        self.nodes[spec.key] = spec
+        pre, post = options.get("pre"), options.get("post")
+        if key in (START, END):
+            raise self._fail(f"node '{key}' is reserved, cannot add manually")
+        if key in self.nodes:
+            raise self._fail(f"node '{key}' already present")
+        if (pre is not None or post is not None) and self.state_factory is None:
+            raise self._fail(f"node '{key}' needs state but graph state is not enabled")
+        self.nodes[key] = NodeSpec(
+            key,
+            kind,
+            options.get("name") or "",
+            executable,
+            pre=pre,
+            post=post,
+            input_key=options.get("input_key"),
+            output_key=options.get("output_key"),
+            **extra,
+        )
+
+    def _component(self, component: Any, methods: tuple[str, str, str, str], missing: str) -> Executable:
+        """A component's executable from its (invoke, stream, ainvoke, astream) methods; needs a sync one."""
+        invoke, stream, ainvoke, astream = (getattr(component, method, None) for method in methods)
+        if invoke is None and stream is None:
+            raise self._fail(missing)
+        return Executable(invoke=invoke, stream=stream, ainvoke=ainvoke, astream=astream)
 
     def add_lambda_node(
-        self,
-        key: str,
-        fn: Callable[..., Any] | Lambda,
-        *,
-        name: str | None = None,
-        pre: Handler | None = None,
-        post: Handler | None = None,
-        input_key: str | None = None,
-        output_key: str | None = None,
+        self, key: str, fn: Callable[..., Any] | Lambda, **options: Unpack[NodeOptions]
     ) -> Graph:
         """A node running `fn`: a plain function, an `async def`, or a `Lambda` with several paradigms."""
+        _check_node_options("add_lambda_node", options)
         executable = Executable.of_lambda(fn) if isinstance(fn, Lambda) else Executable.of_function(fn)
-        self._add(NodeSpec(key, "Lambda", name or "", executable, None, pre, post, input_key, output_key))
+        self._add(key, "Lambda", executable, options)
         return self
 
-    def add_chat_model_node(
-        self,
-        key: str,
-        model: Any,
-        *,
-        name: str | None = None,
-        pre: Handler | None = None,
-        post: Handler | None = None,
-        input_key: str | None = None,
-        output_key: str | None = None,
-    ) -> Graph:
+    def add_chat_model_node(self, key: str, model: Any, **options: Unpack[NodeOptions]) -> Graph:
         """A chat model: `generate(messages)` in invoke mode, `stream(messages)` in stream mode."""
-        executable = Executable(
-            invoke=getattr(model, "generate", None),
-            stream=getattr(model, "stream", None),
-            ainvoke=getattr(model, "agenerate", None),
-            astream=getattr(model, "astream", None),
+        _check_node_options("add_chat_model_node", options)
+        executable = self._component(
+            model,
+            ("generate", "stream", "agenerate", "astream"),
+            f"chat model node '{key}' needs a model with generate or stream",
         )
-        if executable.invoke is None and executable.stream is None:
-            raise self._fail(f"chat model node '{key}' needs a model with generate or stream")
-        spec = NodeSpec(key, "ChatModel", name or "", executable, None, pre, post, input_key, output_key)
-        self._add(spec)
+        self._add(key, "ChatModel", executable, options)
         return self
 
-    def add_tools_node(
-        self,
-        key: str,
-        tools_node: Any,
-        *,
-        name: str | None = None,
-        pre: Handler | None = None,
-        post: Handler | None = None,
-        input_key: str | None = None,
-        output_key: str | None = None,
-    ) -> Graph:
+    def add_tools_node(self, key: str, tools_node: Any, **options: Unpack[NodeOptions]) -> Graph:
         """A tools node: `invoke(message) -> list[Message]`, `stream(message) -> Iterator[list]`."""
-        executable = Executable(
-            invoke=getattr(tools_node, "invoke", None),
-            stream=getattr(tools_node, "stream", None),
-            ainvoke=getattr(tools_node, "ainvoke", None),
-            astream=getattr(tools_node, "astream", None),
+        _check_node_options("add_tools_node", options)
+        executable = self._component(
+            tools_node,
+            ("invoke", "stream", "ainvoke", "astream"),
+            f"tools node '{key}' needs an object with invoke or stream",
         )
-        if executable.invoke is None and executable.stream is None:
-            raise self._fail(f"tools node '{key}' needs an object with invoke or stream")
-        spec = NodeSpec(key, "ToolsNode", name or "", executable, None, pre, post, input_key, output_key)
-        self._add(spec)
+        self._add(key, "ToolsNode", executable, options)
         return self
 
     def add_graph_node(
@@ -168,29 +183,25 @@ class Graph:
         key: str,
         graph: Graph | CompiledGraph,
         *,
-        name: str | None = None,
-        pre: Handler | None = None,
-        post: Handler | None = None,
-        input_key: str | None = None,
-        output_key: str | None = None,
         compile_options: dict[str, Any] | None = None,
+        **options: Unpack[NodeOptions],
     ) -> Graph:
         """A nested graph, compiled with the parent (with `compile_options`); one step in the parent."""
         from graph_core.runner.compiled import CompiledGraph
 
-        options = dict(compile_options or {})
+        _check_node_options("add_graph_node", options)
+        merged = dict(compile_options or {})
         if isinstance(graph, CompiledGraph):
-            options = {**graph.compile_options, **options}
+            merged = {**graph.compile_options, **merged}
             graph = graph.graph
         if not isinstance(graph, Graph):
             raise self._fail(f"graph node '{key}' needs a Graph, got {type(graph).__name__}")
-        spec = NodeSpec(key, "Graph", name or "", None, graph, pre, post, input_key, output_key, options)
-        self._add(spec)
+        self._add(key, "Graph", None, options, graph=graph, compile_options=merged)
         return self
 
     def add_passthrough_node(self, key: str, *, name: str | None = None) -> Graph:
         """A node that forwards its input unchanged and fires no callbacks."""
-        self._add(NodeSpec(key, "Passthrough", name or ""))
+        self._add(key, "Passthrough", None, {"name": name})
         return self
 
     # -- edges and branches -------------------------------------------------------------------------
