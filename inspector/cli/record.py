@@ -3,6 +3,10 @@
 A run that fails (a runaway agent, a failing tool) is still a good recording: the command reports the
 outcome on stderr and exits 0; only problems with the command itself (bad TARGET, bad input, an
 unwritable output) are user errors with exit status 2.
+
+With a checkpoint store on TARGET's compiled graph, `--checkpoint-id ID` lets a run stop at an interrupt
+and save a checkpoint; `--checkpoint-id ID --resume [--resume-data JSON]` resumes it and appends the
+resumed run to the same file as a new segment (the file must end with that interrupted run).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from graph_core.errors import GraphError
+from graph_core.errors import GraphError, InterruptError
 from graph_core.schema import Message
 from inspector.errors import InspectorError
 from inspector.recording import Recorder, read_run
@@ -30,7 +34,7 @@ def register(subparsers: Any) -> None:
         "agent, --input becomes one user message; a graph gets the string as its input.",
     )
     parser.add_argument("target", metavar="TARGET")
-    source = parser.add_mutually_exclusive_group(required=True)
+    source = parser.add_mutually_exclusive_group()
     source.add_argument("--input", metavar="TEXT", help="input text (an agent gets one user message)")
     source.add_argument(
         "--input-json",
@@ -40,6 +44,22 @@ def register(subparsers: Any) -> None:
     parser.add_argument("-o", "--output", metavar="RUN.jsonl", required=True, help="run file to write")
     parser.add_argument("--stream", action="store_true", help="run in stream mode instead of invoke mode")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--checkpoint-id",
+        metavar="ID",
+        help="save a checkpoint under ID if the run stops at an interrupt (TARGET needs a checkpoint store)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="resume the run interrupted under --checkpoint-id and append it to RUN.jsonl as a new segment "
+        "(no --input)",
+    )
+    parser.add_argument(
+        "--resume-data",
+        metavar="JSON",
+        help="with --resume: a JSON value handed to the interrupted nodes (get_resume_data())",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -76,23 +96,69 @@ def _progress(event: dict[str, Any]) -> None:
     print(f"step {event['index']}: {nodes}  (steps {used}{extra})", file=sys.stderr, flush=True)
 
 
+def _check_options(args: argparse.Namespace, target: LoadedTarget) -> Any:
+    """The resume data (parsed), after checking that the options fit together and fit TARGET."""
+    has_input = args.input is not None or args.input_json is not None
+    if args.resume and has_input:
+        raise InspectorError("--resume continues a saved run, whose input is in the checkpoint: drop --input")
+    if not args.resume and not has_input:
+        raise InspectorError("one of --input or --input-json is required (or --resume with --checkpoint-id)")
+    if args.resume and args.checkpoint_id is None:
+        raise InspectorError(
+            "--resume needs --checkpoint-id: the ID the interrupted run saved its checkpoint under"
+        )
+    if args.resume_data is not None and not args.resume:
+        raise InspectorError("--resume-data is only for --resume")
+    store = getattr(target.compiled, "checkpoint_store", None)
+    if args.checkpoint_id is not None and store is None:
+        raise InspectorError(
+            f"--checkpoint-id needs a checkpoint store, and TARGET `{args.target}` was compiled without one: "
+            "compile it with `checkpoint_store=SqliteCheckpointStore(path)` (it must outlive the process "
+            "to resume from another command)"
+        )
+    if args.resume and store is not None and store.get(args.checkpoint_id) is None:
+        raise InspectorError(
+            f"TARGET `{args.target}`'s checkpoint store holds no checkpoint `{args.checkpoint_id}`: record "
+            "the run with --input and --checkpoint-id first, and let it stop at an interrupt"
+        )
+    if args.resume_data is None:
+        return None
+    try:
+        return json.loads(args.resume_data)
+    except ValueError as exc:
+        raise InspectorError(f"--resume-data is not valid JSON: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     target = load_target(args.target)
-    value = make_input(target, args.input, args.input_json)
+    resume_data = _check_options(args, target)
+    value = None if args.resume else make_input(target, args.input, args.input_json)
     output = Path(args.output)
+    meta: dict[str, Any] = {"target": args.target, "mode": "stream" if args.stream else "invoke"}
+    if args.resume and args.resume_data is not None:
+        meta["resume_data"] = resume_data
     recorder = Recorder(
         output,
         topology=target.topology(),
         progress=None if args.quiet else _progress,
-        meta={"target": args.target, "mode": "stream" if args.stream else "invoke"},
+        meta=meta,
+        resume=args.resume,
+        checkpoint_id=args.checkpoint_id if args.resume else None,
     )
+    options: dict[str, Any] = {"callbacks": [recorder]}
+    if args.checkpoint_id is not None:
+        options["checkpoint_id"] = args.checkpoint_id
+    if args.resume:
+        options["resume_data"] = resume_data
+    # A resumed run's input is in the checkpoint: the compiled graph takes None (an agent would wrap it).
+    runnable = target.compiled if args.resume else target.runnable
     failure: BaseException | None = None
     try:
         if args.stream:
-            for _ in target.runnable.stream(value, callbacks=[recorder]):
+            for _ in runnable.stream(value, **options):
                 pass
         else:
-            target.runnable.invoke(value, callbacks=[recorder])
+            runnable.invoke(value, **options)
     except (GraphError, Exception) as exc:  # the run's own failure is part of the recording
         failure = exc
     finally:
@@ -100,8 +166,21 @@ def run(args: argparse.Namespace) -> int:
     if recorder.fault is not None:
         raise InspectorError(f"could not write the run file {output}: {recorder.fault}")
     recorded = read_run(output)
-    summary = f"recorded {len(recorded.steps)} steps to {output} (status {recorded.status})"
-    if failure is not None:
+    segment = recorded.segments[-1]
+    where = f"segment {segment.index + 1} of {len(recorded.segments)}, " if len(recorded.segments) > 1 else ""
+    summary = f"recorded {len(segment.steps)} steps to {output} ({where}status {recorded.status})"
+    if isinstance(failure, InterruptError):
+        saved = getattr(failure, "checkpoint_id", None)
+        if saved:
+            summary += (
+                f"; the run stopped at an interrupt and saved checkpoint {saved}: continue it with "
+                f"`inspector record {args.target} -o {output} --checkpoint-id {saved} --resume`"
+            )
+        else:
+            summary += (
+                "; the run stopped at an interrupt (no checkpoint saved: pass --checkpoint-id to resume it)"
+            )
+    elif failure is not None:
         first = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
         summary += f"; the run failed: {type(failure).__name__}: {first}"
     print(summary, file=sys.stderr)

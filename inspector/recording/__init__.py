@@ -6,12 +6,15 @@ from inspector.recording import Recorder, read_run
 compiled.invoke(x, callbacks=[Recorder("run.jsonl")])
 run = read_run("run.jsonl")
 run.status, run.output, [step.nodes for step in run.steps]
+
+compiled.invoke(None, checkpoint_id="t1", callbacks=[Recorder("run.jsonl", resume=True)])  # a resume
+run.segments                      # the first run and its resumed continuation, one timeline in `run.steps`
 ```
 """
 
 from inspector.errors import RunFileError
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION
-from inspector.recording.reader import NodeRun, Run, RunFileWarning, Step, read_run
+from inspector.recording.reader import NodeRun, Run, RunFileWarning, Segment, Step, read_run
 from inspector.recording.recorder import Recorder
 from inspector.recording.redact import DEFAULT_REDACT_KEYS, Redaction
 
@@ -25,6 +28,7 @@ __all__ = [
     "Run",
     "RunFileError",
     "RunFileWarning",
+    "Segment",
     "Step",
     "read_run",
 ]
