@@ -46,11 +46,21 @@ def diagnose(run: Run) -> list[Diagnostic]:
     found.extend(_branch_findings(run))
     if run.status == "incomplete":
         last = len(run.steps) - 1
+        segment = run.segments[-1]
+        if len(run.segments) > 1:
+            where = (
+                f"step {run.steps[last].index} of segment {segment.index} (the run resumed from "
+                f"checkpoint {segment.resumed_from})"
+                if segment.stop > segment.start
+                else f"the start of segment {segment.index} (resumed from checkpoint {segment.resumed_from})"
+            )
+        else:
+            where = f"step {last}"
         found.append(
             Diagnostic(
                 "info",
                 "incomplete",
-                f"the recording stops after step {last} without a run_finished line "
+                f"the recording stops after {where} without a run_finished line "
                 "(the process was killed, or the run is still going)",
                 last if last >= 0 else None,
             )
@@ -90,8 +100,10 @@ def _budget(run: Run) -> list[Diagnostic]:
 
 
 def _cycle(run: Run) -> tuple[list[str], int]:
-    """The loop that spent the budget: from a taken back edge's target round to its source and back."""
-    sequence = [step.nodes for step in run.steps]
+    """The loop that spent the budget: from a taken back edge's target round to its source and back.
+    Only the last segment counts: a resumed run's step budget starts afresh."""
+    last_segment = run.segments[-1]
+    sequence = [run.steps[i].nodes for i in last_segment.steps]
     unfinished = run.unfinished
     if unfinished is not None:
         sequence.append(unfinished.nodes)
@@ -210,7 +222,7 @@ def _branch_findings(run: Run) -> list[Diagnostic]:
                         "warning",
                         "unexecuted-tool-calls",
                         f"`{node_run.node}` answered with {len(calls)} tool call(s) ({names}) but the branch "
-                        f"went to END at step {step.index}, so they never ran.{why}",
+                        f"went to END at {_at(run, step)}, so they never ran.{why}",
                         position,
                         (node_run.node,),
                     )
@@ -220,13 +232,18 @@ def _branch_findings(run: Run) -> list[Diagnostic]:
                     Diagnostic(
                         "warning",
                         "early-end",
-                        f"the branch after `{node_run.node}` chose END at step {step.index} "
+                        f"the branch after `{node_run.node}` chose END at {_at(run, step)} "
                         "on an empty answer",
                         position,
                         (node_run.node,),
                     )
                 )
     return found
+
+
+def _at(run: Run, step: Step) -> str:
+    """`step 3`, or `step 0 of segment 1` in a resumed run (step indices restart per segment)."""
+    return f"step {step.index} of segment {step.segment}" if len(run.segments) > 1 else f"step {step.index}"
 
 
 def _went_to_end(step: Step, source: str) -> bool:

@@ -167,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
         raise InspectorError(f"could not write the run file {output}: {recorder.fault}")
     recorded = read_run(output)
     segment = recorded.segments[-1]
-    where = f"segment {segment.index + 1} of {len(recorded.segments)}, " if len(recorded.segments) > 1 else ""
+    count = len(recorded.segments)
+    where = f"segment {segment.index}, {count} segments in the file, " if count > 1 else ""
     summary = f"recorded {len(segment.steps)} steps to {output} ({where}status {recorded.status})"
     if isinstance(failure, InterruptError):
         saved = getattr(failure, "checkpoint_id", None)

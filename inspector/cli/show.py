@@ -1,4 +1,8 @@
-"""`inspector show RUN.jsonl [--json]`: a per-step timeline of a recorded run, then its diagnostics."""
+"""`inspector show RUN.jsonl [--json]`: a per-step timeline of a recorded run, then its diagnostics.
+
+A run resumed into the same file reads as one timeline: each resumed segment starts with a
+`— resumed from checkpoint ID —` line, and each interrupted segment ends with where it stopped.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,11 @@ import warnings
 from typing import Any
 
 from inspector.diagnostics import Diagnostic, diagnose
-from inspector.recording import Run, RunFileWarning, read_run
+from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.format import BudgetRecord
 from inspector.recording.statediff import Change, changes, format_path
 
-__all__ = ["register", "run", "summary", "timeline"]
+__all__ = ["register", "run", "step_label", "summary", "timeline"]
 
 _PREVIEW = 80
 
@@ -69,15 +73,30 @@ def _change_text(change: Change) -> str:
     return f"{sign} {format_path(change.path)}: {_preview(value)}"
 
 
-def timeline(run: Run) -> list[str]:
-    """The text timeline, one block per step."""
+def step_label(run: Run, position: int | None) -> str:
+    """`step 4` for a position in `run.steps` (the unfinished step's one past the end); with several
+    segments `segment 1 step 0`, since step indices restart in each segment."""
+    if position is None:
+        return ""
+    if len(run.segments) == 1:
+        return f"step {position}"
+    if 0 <= position < len(run.steps):
+        step = run.steps[position]
+        return f"segment {step.segment} step {step.index}"
+    unfinished = run.unfinished
+    index = unfinished.index if unfinished is not None else position
+    return f"segment {len(run.segments) - 1} step {index}"
+
+
+def _segment_lines(run: Run, segment: Segment, previous: Any) -> tuple[list[str], Any]:
+    """One segment's steps, then the step it did not finish and where it stopped at an interrupt."""
     lines: list[str] = []
-    head = run.graph_name or (run.topology.name if run.topology else "run")
-    lines.append(f"{head}  run {run.run_id}  started {run.started_at}  status {run.status}")
-    if run.header.resumed_from is not None:
-        lines.append(f"resumed from checkpoint {run.header.resumed_from}")
-    previous: Any = None
-    for step in run.steps:
+    if segment.index > 0:
+        lines.append(
+            f"— resumed from checkpoint {segment.resumed_from} (segment {segment.index}, "
+            f"started {segment.started_at}) —"
+        )
+    for step in run.steps[segment.start : segment.stop]:
         duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
         lines.append(f"step {step.index}  {', '.join(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
         for node_run in step.node_runs:
@@ -101,10 +120,10 @@ def timeline(run: Run) -> list[str]:
         previous = state
         for branch in step.branches:
             lines.append(f"    branch {branch.source} -> {', '.join(branch.chosen)}")
-    unfinished = run.unfinished
+    unfinished = segment.unfinished
     if unfinished is not None:
         lines.append(f"step {unfinished.index}  {', '.join(unfinished.nodes)}  (did not finish)")
-    stop = run.interrupt
+    stop = segment.interrupt
     if stop is not None:
         parts = [
             f"{label} {', '.join(nodes)}"
@@ -114,6 +133,25 @@ def timeline(run: Run) -> list[str]:
         where = f" ({'; '.join(parts)})" if parts else ""
         checkpoint = f", checkpoint {stop.checkpoint_id}" if stop.checkpoint_id else ", no checkpoint saved"
         lines.append(f"interrupted{where}{checkpoint}")
+    return lines, previous
+
+
+def timeline(run: Run) -> list[str]:
+    """The text timeline, one block per step, segment by segment."""
+    lines: list[str] = []
+    head = run.graph_name or (run.topology.name if run.topology else "run")
+    lines.append(f"{head}  run {run.run_id}  started {run.started_at}  status {run.status}")
+    if len(run.segments) > 1:
+        lines.append(
+            f"{len(run.segments)} segments: the run was interrupted and resumed {len(run.segments) - 1} "
+            "time(s); step indices restart in each segment"
+        )
+    if run.header.resumed_from is not None:
+        lines.append(f"resumed from checkpoint {run.header.resumed_from}")
+    previous: Any = None
+    for segment in run.segments:
+        block, previous = _segment_lines(run, segment, previous)
+        lines.extend(block)
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
@@ -130,6 +168,8 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
         steps.append(
             {
                 "index": step.index,
+                "segment": step.segment,
+                "position": step.position,
                 "nodes": list(step.nodes),
                 "budget": step.budget.model_dump(),
                 "duration": step.duration,
@@ -148,6 +188,7 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
         "status": run.status,
         "resumed_from": run.header.resumed_from,
         "interrupt": None if run.interrupt is None else run.interrupt.model_dump(exclude={"kind", "state"}),
+        "segments": [segment.to_dict() for segment in run.segments],
         "output": run.output,
         "error": None if run.error is None else run.error.model_dump(),
         "steps": steps,
@@ -172,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     if diagnostics:
         out.append("diagnostics:")
         for d in diagnostics:
-            where = f" (step {d.step})" if d.step is not None else ""
+            where = f" ({step_label(recorded, d.step)})" if d.step is not None else ""
             out.append(f"  {d.severity}: [{d.code}]{where} {d.message}")
     else:
         out.append("diagnostics: none")

@@ -5,6 +5,9 @@ nodes produced (role, and tool names only: text and tool arguments vary with the
 budget; plus the run's status and error type. It never holds timestamps, durations, run IDs, token counts
 or tool-call IDs, so the same behaviour gives byte-identical text on every machine.
 
+A run resumed into the same file (several segments) keeps one list of steps; each entry then names its
+`segment` (step indices restart in each one) and the document lists the checkpoints resumed from.
+
 The text form (`to_text`) is JSON laid out for review: one line per step, so a changed step is one
 changed line in a code review and in a snapshot diff. `first_divergence` explains a mismatch as the
 first step where two trajectories part, and how.
@@ -81,8 +84,10 @@ def _budget(record: Any) -> dict[str, int]:
     return {name: value for name in _BUDGET_FIELDS if (value := getattr(record, name, None)) is not None}
 
 
-def _step(step: Step) -> dict[str, Any]:
+def _step(step: Step, segmented: bool) -> dict[str, Any]:
     entry: dict[str, Any] = {"index": step.index, "nodes": list(step.nodes)}
+    if segmented:
+        entry = {"segment": step.segment, **entry}
     branches = [f"{b.source} -> {', '.join(b.chosen) or '(nothing)'}" for b in step.branches]
     if branches:
         entry["branches"] = branches
@@ -106,7 +111,8 @@ def trajectory(subject: Run | str | os.PathLike[str] | dict[str, Any], /) -> dic
         return subject
     run = subject if isinstance(subject, Run) else read_run(Path(subject))
     topology = run.topology
-    steps = [_step(step) for step in run.steps]
+    segmented = len(run.segments) > 1
+    steps = [_step(step, segmented) for step in run.steps]
     unfinished = run.unfinished
     if unfinished is not None:
         entry: dict[str, Any] = {
@@ -114,6 +120,8 @@ def trajectory(subject: Run | str | os.PathLike[str] | dict[str, Any], /) -> dic
             "nodes": list(unfinished.nodes),
             "unfinished": True,
         }
+        if segmented:
+            entry = {"segment": unfinished.segment, **entry}
         messages = _node_messages(unfinished.node_runs)
         if messages:
             entry["messages"] = messages
@@ -126,7 +134,7 @@ def trajectory(subject: Run | str | os.PathLike[str] | dict[str, Any], /) -> dic
         error = {"type": run.error.type}
         if run.error.node_path:
             error["node_path"] = "/".join(run.error.node_path)
-    return {
+    out: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
         "graph": run.graph_name,
@@ -134,8 +142,11 @@ def trajectory(subject: Run | str | os.PathLike[str] | dict[str, Any], /) -> dic
         "max_run_steps": run.header.max_run_steps,
         "status": run.status,
         "error": error,
-        "steps": steps,
     }
+    if segmented:
+        out["resumed_from"] = [segment.resumed_from for segment in run.segments[1:]]
+    out["steps"] = steps
+    return out
 
 
 def _dump(value: Any) -> str:
@@ -169,15 +180,19 @@ def from_text(text: str, /) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Divergence:
-    """Where `actual` first departs from `expected`: `step` (None for run-level facts), `what`, `how`."""
+    """Where `actual` first departs from `expected`: `step` (None for run-level facts), `what`, `how`;
+    `segment` when the expected run was resumed into several segments (`step` is then its index there)."""
 
     step: int | None
     what: str
     expected: Any
     actual: Any
+    segment: int | None = None
 
     def describe(self) -> str:
         where = f"step {self.step}: " if self.step is not None else ""
+        if self.segment is not None and self.step is not None:
+            where = f"segment {self.segment} step {self.step}: "
         return f"{where}{self.what}: expected {_show(self.expected)}, got {_show(self.actual)}"
 
 
@@ -215,38 +230,54 @@ def first_divergence(expected: Any, actual: Any, /) -> Divergence | None:
     steps_a, steps_b = a.get("steps", []), b.get("steps", [])
     for sa, sb in zip(steps_a, steps_b, strict=False):
         index = sa.get("index")
+        segment = sa.get("segment")
+        if segment is not None and sb.get("segment") is not None and segment != sb.get("segment"):
+            return Divergence(
+                index,
+                "different segment (a run resumed at another point)",
+                segment,
+                sb.get("segment"),
+                segment,
+            )
         for key, what in _STEP_FACTS:
             if sa.get(key) != sb.get(key):
                 if key == "budget":
-                    return _budget_divergence(index, sa.get(key) or {}, sb.get(key) or {})
-                return Divergence(index, what, _fact(sa, key), _fact(sb, key))
+                    return _budget_divergence(index, sa.get(key) or {}, sb.get(key) or {}, segment)
+                return Divergence(index, what, _fact(sa, key), _fact(sb, key), segment)
     if len(steps_a) != len(steps_b):
         n = min(len(steps_a), len(steps_b))
         extra_a = steps_a[n] if n < len(steps_a) else None
         extra_b = steps_b[n] if n < len(steps_b) else None
-        index = (extra_a or extra_b or {}).get("index", n)
+        extra = extra_a or extra_b or {}
+        index = extra.get("index", n)
         return Divergence(
             index,
             "the runs have different lengths",
             f"{len(steps_a)} steps" + (f" (next runs {extra_a['nodes']})" if extra_a else " (run ended)"),
             f"{len(steps_b)} steps" + (f" (next runs {extra_b['nodes']})" if extra_b else " (run ended)"),
+            extra.get("segment"),
         )
     if a.get("status") != b.get("status"):
         return Divergence(None, "status", a.get("status"), b.get("status"))
     if a.get("error") != b.get("error"):
         return Divergence(None, "error", a.get("error"), b.get("error"))
+    if a.get("resumed_from") != b.get("resumed_from"):
+        return Divergence(None, "resumed from checkpoints", a.get("resumed_from"), b.get("resumed_from"))
     if a != b:
         return Divergence(None, "trajectory", a, b)
     return None
 
 
-def _budget_divergence(index: int | None, a: dict[str, Any], b: dict[str, Any]) -> Divergence:
+def _budget_divergence(
+    index: int | None, a: dict[str, Any], b: dict[str, Any], segment: int | None = None
+) -> Divergence:
     keys = [k for k in _BUDGET_FIELDS if a.get(k) != b.get(k)]
     return Divergence(
         index,
         "different budget",
         ", ".join(f"{k}={a.get(k)}" for k in keys),
         ", ".join(f"{k}={b.get(k)}" for k in keys),
+        segment,
     )
 
 

@@ -182,6 +182,13 @@ class ReplayApp(App[None]):
             return Text()
         cancel = mark.kind == "cancel"
         where = f"step {len(session) - 1}: " if len(session) else ""
+        segment = session.run.segments[-1]
+        if len(session.run.segments) > 1:
+            where = (
+                f"segment {segment.index} step {session.run.steps[segment.stop - 1].index}: "
+                if segment.stop > segment.start
+                else f"segment {segment.index}: "
+            )
         return one_line(
             f"{'⊘' if cancel else '⏸'} {where}{mark.reason}",
             limit=100,
@@ -226,13 +233,17 @@ class ReplayApp(App[None]):
         self.query_one("#messages-box").scroll_end(animate=False, immediate=False)
         self.query_one(NodeDetail).show(step, stop=stop, mark=mark, expand=self.expand)
         budget = step.budget if step else None
-        level = budget_level(budget, iterations_max=session.iterations_max) if budget else "none"
-        self.query_one(BudgetBar).show(
+        iterations_max = session.iterations_max_at(cursor)
+        level = budget_level(budget, iterations_max=iterations_max) if budget else "none"
+        bar = self.query_one(BudgetBar)
+        bar.show(
             budget,
-            cycle=session.budget_cycle(),
-            iterations_max=session.iterations_max,
+            cycle=session.budget_cycle() if session.segment_at(cursor) == len(run.segments) - 1 else None,
+            iterations_max=iterations_max,
             consuming=session.consuming_cycle(cursor) if level in ("low", "critical") else None,
         )
+        if len(run.segments) > 1:  # each resumed run has its own step budget
+            bar.border_title = f"budget · segment {session.segment_at(cursor)} (restarts at each resume)"
         self.query_one("#status", Static).update(self._status())
 
     def _fit_graph(self, painted: Painted | None) -> None:
@@ -269,10 +280,13 @@ class ReplayApp(App[None]):
             text.append_text(one_line(f" (checkpoint {run.interrupt.checkpoint_id})", limit=50, style=colour))
         total = len(replay)
         text.append(f"  step {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
-        if run.header.resumed_from is not None:
+        segment = run.segments[self.session.segment_at(replay.cursor)]
+        if len(run.segments) > 1:
+            text.append(f"  segment {segment.index} ({len(run.segments)} segments)", style="bold cyan")
+        if segment.resumed_from is not None:
             text.append("  ↻ ", style="bold cyan")
             text.append_text(
-                one_line(f"resumed from checkpoint {run.header.resumed_from}", limit=60, style="bold cyan")
+                one_line(f"resumed from checkpoint {segment.resumed_from}", limit=60, style="bold cyan")
             )
         text.append(f"  state: {'diff' if self.diff_mode else 'full'}", style="dim")
         if self.playing:

@@ -3,10 +3,11 @@
 The recording has the facts in three places: a step's `interrupted` list (nodes that interrupted and
 run again on resume, with an `InterruptSignal` error on their node run carrying the address and info),
 the run's closing `interrupted` line (`before_nodes`, `after_nodes`, `rerun_nodes`, checkpoint ID), and
-the header's `resumed_from`. An ADK cancel is an interrupt raised by one of the agent's two safe-point
-nodes (`CancelCheck`, `AfterToolCallsCancelCheck`) with a `CancelAfter…` info; an immediate cancel
-stops before the next step's nodes, which in an ADK agent's graph (compiled without static
-interrupts) can mean nothing else.
+the header's `resumed_from` (a resumed run recorded into the same file adds a segment per resume;
+each segment ends with its own `interrupted` line). An ADK cancel is an interrupt raised by one of the
+agent's two safe-point nodes (`CancelCheck`, `AfterToolCallsCancelCheck`) with a `CancelAfter…` info;
+an immediate cancel stops before the next step's nodes, which in an ADK agent's graph (compiled
+without static interrupts) can mean nothing else.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from inspector.recording.format import ErrorRecord
-from inspector.recording.reader import Run, Step
+from inspector.recording.reader import Run, Segment, Step
 
 __all__ = [
     "SAFE_POINTS",
@@ -95,24 +96,34 @@ def split_interrupt_message(message: str) -> tuple[str, str]:
 
 
 def interrupt_at(run: Run, position: int) -> InterruptMark | None:
-    """The interrupt at step `position`, if the run interrupted (or was cancelled) there."""
+    """The interrupt at step `position`, if the run interrupted (or was cancelled) there: a node that
+    interrupted in that step, or the interrupt its segment stopped at when it is the segment's last."""
     steps = run.steps
     if not 0 <= position < len(steps):
         return None
     step = steps[position]
-    last = position == len(steps) - 1
-    stop = run.interrupt if last else None
+    segment = run.segments[step.segment]
+    last = position == segment.stop - 1
+    stop = segment.interrupt if last else None
     checkpoint = stop.checkpoint_id if stop is not None else None
     if step.interrupted:
         return _rerun_mark(step, checkpoint)
-    return stop_mark(run) if last else None
+    return _segment_stop(run, segment) if last else None
 
 
 def stop_mark(run: Run) -> InterruptMark | None:
-    """The interrupt the run stopped at (also for a run interrupted before its first step)."""
-    if len(run.steps) and run.steps[-1].interrupted:
-        return interrupt_at(run, len(run.steps) - 1)
-    stop = run.interrupt
+    """The interrupt the run stopped at (also for a run interrupted before its first step); of its last
+    segment when it was resumed."""
+    return _segment_stop(run, run.segments[-1])
+
+
+def _segment_stop(run: Run, segment: Segment) -> InterruptMark | None:
+    """The interrupt `segment` stopped at, if it did."""
+    if segment.stop > segment.start and run.steps[segment.stop - 1].interrupted:
+        step = run.steps[segment.stop - 1]
+        checkpoint = segment.interrupt.checkpoint_id if segment.interrupt is not None else None
+        return _rerun_mark(step, checkpoint)
+    stop = segment.interrupt
     checkpoint = stop.checkpoint_id if stop is not None else None
     if stop is None:
         return None

@@ -53,6 +53,7 @@ class TimelineRow:
     ended: bool
     interrupt: InterruptMark | None = None
     resumed_from: str | None = None
+    segment: int = 0
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,21 @@ class Session:
         steps = self.run.steps
         return steps[0].budget.iterations_remaining if len(steps) else None
 
+    def iterations_max_at(self, position: int) -> int | None:
+        """`iterations_max` for the segment holding `position`: a resumed run's budget starts afresh."""
+        steps = self.run.steps
+        if not 0 <= position < len(steps):
+            return self.iterations_max
+        start = self.run.segments[steps[position].segment].start
+        return steps[start].budget.iterations_remaining
+
+    def segment_at(self, position: int) -> int:
+        """The segment (0 for the first run, 1 after the first resume, ...) holding step `position`;
+        the last one for a position past the end."""
+        if not len(self):
+            return len(self.run.segments) - 1
+        return self.run.segment_of(max(0, min(position, len(self) - 1)))
+
     def consuming_cycle(self, position: int, *, lookback: int = 200) -> tuple[str, int] | None:
         """The loop spending the budget up to `position`: `("chat -> tools -> chat", rounds)`, from the
         topology's back edge whose target was visited most, walked back over the last round (at most
@@ -216,7 +232,8 @@ class Session:
         source, target = max(taken, key=lambda edge: visits.get(edge[1], 0))
         steps = self.run.steps
         seen: list[int] = []
-        for i in range(position, max(position - lookback, -1), -1):
+        first = self.run.segments[steps[position].segment].start  # the budget restarts at a resume
+        for i in range(position, max(position - lookback, first - 1), -1):
             if target in steps[i].nodes:
                 seen.append(i)
                 if len(seen) == 2:
@@ -235,7 +252,8 @@ class Session:
     def row(self, i: int) -> TimelineRow:
         run = self.run
         step = run.steps[i]
-        interrupted = bool(step.interrupted) or (i == len(run.steps) - 1 and run.interrupt is not None)
+        segment = run.segments[step.segment]
+        interrupted = bool(step.interrupted) or (i == segment.stop - 1 and segment.interrupt is not None)
         return TimelineRow(
             position=i,
             index=step.index,
@@ -246,7 +264,8 @@ class Session:
             or any(r.error is not None and not is_interrupt(r.error) for r in step.node_runs),
             ended=step.ended,
             interrupt=interrupt_at(run, i) if interrupted else None,
-            resumed_from=run.header.resumed_from if i == 0 else None,
+            resumed_from=segment.resumed_from if i == segment.start else None,
+            segment=step.segment,
         )
 
     # --- executed path --------------------------------------------------------------------------

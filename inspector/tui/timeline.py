@@ -1,5 +1,8 @@
 """`Timeline`: one row per superstep, drawn with the Line API so only the visible rows are ever built.
 
+A run resumed into the same file is one timeline: a resumed segment's first row carries the `↻` marker
+and `resumed from ID (segment k …)`, and its step numbers start again at 0 as the engine's do.
+
 A `DataTable` materialises every row; a 100,000-step run would take seconds to open and megabytes to
 hold. Here the virtual height is the step count and `render_line` builds the one row asked for, from
 the step record alone, so opening and scrolling cost the same for 10 steps or 100,000.
@@ -80,6 +83,8 @@ def mark_text(row: TimelineRow) -> Text:
     if row.resumed_from is not None:
         text.append("  ↻ ", style=RESUMED_STYLE)
         text.append_text(one_line(f"resumed from {row.resumed_from}", limit=60, style=RESUMED_STYLE))
+        if row.segment:
+            text.append(f" (segment {row.segment}: steps and budget restart)", style=RESUMED_STYLE)
     mark = row.interrupt
     if mark is not None:
         style = CANCEL_STYLE if mark.kind == "cancel" else INTERRUPT_STYLE
@@ -110,7 +115,8 @@ def format_row(
         marker, style = _marker(row, breakpoint=breakpoint, hit=hit)
     text = Text()
     text.append(f"{marker} ", style=style)
-    text.append(f"{row.index:>5}  ")
+    # A resumed segment's first row is drawn overlined: the boundary between two runs of one timeline.
+    text.append(f"{row.index:>5}  ", style="overline" if row.segment and row.resumed_from is not None else "")
     nodes = one_line(", ".join(row.nodes), limit=None)
     nodes.truncate(24, overflow="ellipsis", pad=True)
     if row.failed:
