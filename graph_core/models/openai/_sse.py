@@ -1,0 +1,169 @@
+"""Server-sent events of a streamed completion to message chunks, with tool-call delta assembly.
+
+Sans-io: the client feeds it lines however it reads them (sync or async), so both paths share every
+decision about what a chunk is and whether the stream ended properly.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from graph_core.models.openai._errors import ChatModelStreamError, Redactor
+from graph_core.models.openai._wire import (
+    arguments_of,
+    as_dict,
+    check_arguments,
+    error_text,
+    provenance,
+    reasoning_of,
+    text_of,
+    usage_of,
+)
+from graph_core.schema import Message, ToolCall
+
+__all__ = ["StreamDecoder"]
+
+
+class StreamDecoder:
+    """Turns SSE lines of a Chat Completions stream into message chunks, and judges how the stream ended.
+
+    Tool-call deltas keep the server's `index`; servers that omit it get one from the call ID (a new ID
+    opens a new index, a missing ID continues the last call), which is what Appendix A concatenation needs.
+    """
+
+    def __init__(self, *, endpoint: str, status: int, redact: Redactor) -> None:
+        self._endpoint = endpoint
+        self._where = f"POST {endpoint} (HTTP {status})"
+        self._redact = redact
+        self._data: list[str] = []
+        self.events = 0
+        self.chunks = 0
+        self.done = False
+        self._finished = False
+        self._provenance_sent = False
+        self._index_of_id: dict[str, int] = {}
+        self._last_index: int | None = None
+        self._calls: dict[int, ToolCall] = {}
+
+    def feed(self, line: str) -> list[Message]:
+        """One line without its terminator; returns the chunks completed by it (usually zero or one)."""
+        if line == "":
+            return self._dispatch()
+        if line.startswith(":"):
+            return []
+        field, _, value = line.partition(":")
+        if field == "data":
+            self._data.append(value.removeprefix(" "))
+        return []
+
+    def finish(self) -> list[Message]:
+        """The connection ended cleanly: flush, then insist the stream actually completed."""
+        chunks = self._dispatch()
+        if not self.done and not self._finished:
+            raise ChatModelStreamError(
+                f"{self._where}: stream ended after {self.events} events without [DONE] or a finish reason "
+                "(truncated response)",
+                endpoint=self._endpoint,
+            )
+        if self.chunks + len(chunks) == 0:
+            raise ChatModelStreamError(
+                f"{self._where}: stream ended without any message chunk", endpoint=self._endpoint
+            )
+        for index in sorted(self._calls):
+            check_arguments(self._calls[index], endpoint=self._endpoint, redact=self._redact)
+        return chunks
+
+    def broken(self, reason: str) -> ChatModelStreamError:
+        return ChatModelStreamError(
+            f"{self._where}: stream broke off after {self.events} events: {self._redact(reason)}",
+            endpoint=self._endpoint,
+        )
+
+    def _dispatch(self) -> list[Message]:
+        if not self._data:
+            return []
+        payload = "\n".join(self._data)
+        self._data = []
+        if self.done:
+            return []
+        self.events += 1
+        if payload.strip() == "[DONE]":
+            self.done = True
+            return []
+        try:
+            data = json.loads(payload)
+        except json.JSONDecodeError:
+            raise ChatModelStreamError(
+                f"{self._where}: malformed stream event {self.events}: {self._redact(payload[:200])!r}",
+                endpoint=self._endpoint,
+            ) from None
+        if not isinstance(data, dict):
+            raise ChatModelStreamError(
+                f"{self._where}: stream event {self.events} is not a JSON object", endpoint=self._endpoint
+            )
+        event: dict[str, Any] = data
+        if event.get("error"):
+            raise ChatModelStreamError(
+                f"{self._where}: server reported {error_text(event, self._redact)}", endpoint=self._endpoint
+            )
+        chunk = self._chunk(event)
+        if chunk is None:
+            return []
+        self.chunks += 1
+        return [chunk]
+
+    def _chunk(self, event: dict[str, Any]) -> Message | None:
+        choices = event.get("choices")
+        choice = as_dict(choices[0]) if isinstance(choices, list) and choices else {}
+        delta = as_dict(choice.get("delta"))
+        tool_calls = [self._tool_call(as_dict(item)) for item in delta.get("tool_calls") or []]
+        finish = choice.get("finish_reason") or None
+        if finish:
+            self._finished = True
+        usage = usage_of(event)
+        content = text_of(delta.get("content"))
+        reasoning = reasoning_of(delta)
+        if not (content or reasoning or tool_calls or finish or usage):
+            return None
+        extra: dict[str, Any] = {}
+        if not self._provenance_sent:
+            extra = provenance(event)
+            self._provenance_sent = True
+        return Message(
+            "assistant",
+            content,
+            tool_calls=tool_calls,
+            reasoning_content=reasoning,
+            finish_reason=finish,
+            usage=usage,
+            extra=extra,
+        )
+
+    def _tool_call(self, item: dict[str, Any]) -> ToolCall:
+        function = as_dict(item.get("function"))
+        call_id = str(item.get("id") or "")
+        raw_index = item.get("index")
+        if isinstance(raw_index, int):
+            index = raw_index
+        elif call_id and call_id in self._index_of_id:
+            index = self._index_of_id[call_id]
+        elif call_id or self._last_index is None:
+            index = max(self._calls, default=-1) + 1
+        else:
+            index = self._last_index
+        if call_id:
+            self._index_of_id.setdefault(call_id, index)
+        self._last_index = index
+        delta = ToolCall(
+            id=call_id,
+            name=str(function.get("name") or ""),
+            arguments=arguments_of(function),
+            index=index,
+            type=str(item.get("type") or "function"),
+        )
+        merged = self._calls.setdefault(index, ToolCall(index=index))
+        merged.id = merged.id or delta.id
+        merged.name = merged.name or delta.name
+        merged.arguments += delta.arguments
+        return delta
