@@ -116,7 +116,14 @@ def _check_options(args: argparse.Namespace, target: LoadedTarget) -> Any:
             "compile it with `checkpoint_store=SqliteCheckpointStore(path)` (it must outlive the process "
             "to resume from another command)"
         )
-    if args.resume and store is not None and store.get(args.checkpoint_id) is None:
+    existing = None if store is None or args.checkpoint_id is None else store.get(args.checkpoint_id)
+    if not args.resume and existing is not None:
+        raise InspectorError(
+            f"TARGET `{args.target}`'s checkpoint store already holds a checkpoint `{args.checkpoint_id}`, "
+            "so the run would resume it and ignore --input: add --resume (without --input) to continue it "
+            "into the file that recorded it, or pick another --checkpoint-id for a new run"
+        )
+    if args.resume and existing is None:
         raise InspectorError(
             f"TARGET `{args.target}`'s checkpoint store holds no checkpoint `{args.checkpoint_id}`: record "
             "the run with --input and --checkpoint-id first, and let it stop at an interrupt"
