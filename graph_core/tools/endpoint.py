@@ -76,6 +76,7 @@ class Endpoints:
 
 
 def _native_surfaces(tool: Any) -> tuple[bool, bool]:
+    """Whether the tool natively invokes and/or streams; only those surfaces get middlewares."""
     if isinstance(tool, Tool):
         return not tool.streams, tool.streams
     invokes = callable(getattr(tool, "invoke", None)) or callable(getattr(tool, "ainvoke", None))
@@ -86,85 +87,84 @@ def _native_surfaces(tool: Any) -> tuple[bool, bool]:
     return invokes, streams
 
 
-def _raw_invoke(tool: Any) -> tuple[InvokeEndpoint, AsyncInvokeEndpoint]:
-    sync_fn = getattr(tool, "invoke", None)
-    async_fn = getattr(tool, "ainvoke", None)
-    if isinstance(tool, Tool) or (sync_fn is not None and async_fn is not None):
-        return (lambda inp: sync_fn(inp.arguments)), (lambda inp: async_fn(inp.arguments))  # type: ignore[misc]
-    if sync_fn is not None:
-        return (lambda inp: sync_fn(inp.arguments)), (lambda inp: asyncio.to_thread(sync_fn, inp.arguments))
-    assert async_fn is not None
-    return (lambda inp: run_blocking(lambda: _as_coro(async_fn(inp.arguments)))), (
-        lambda inp: async_fn(inp.arguments)
-    )
+Endpoint = Callable[[ToolInput], Any]
 
 
-def _raw_stream(tool: Any) -> tuple[StreamEndpoint, AsyncStreamEndpoint]:
-    sync_fn = getattr(tool, "stream", None)
-    async_fn = getattr(tool, "astream", None)
-    if isinstance(tool, Tool) or (sync_fn is not None and async_fn is not None):
-        return (lambda inp: sync_fn(inp.arguments)), (lambda inp: async_fn(inp.arguments))  # type: ignore[misc]
-    if sync_fn is not None:
-        return (lambda inp: sync_fn(inp.arguments)), (lambda inp: aiterate_sync(sync_fn(inp.arguments)))
-    assert async_fn is not None
-    return (lambda inp: iterate_async(async_fn(inp.arguments))), (lambda inp: async_fn(inp.arguments))
+@dataclass(frozen=True, slots=True)
+class _Surface:
+    """One of a tool's two surfaces (invoking, streaming): its method names on tools and middlewares, and
+    how its sync endpoint is derived from its async one (`to_sync`) and vice versa (`to_async`)."""
+
+    sync_name: str
+    async_name: str
+    to_sync: Callable[[Endpoint], Endpoint]
+    to_async: Callable[[Endpoint], Endpoint]
+
+    def complete(self, sync_ep: Endpoint | None, async_ep: Endpoint | None) -> tuple[Endpoint, Endpoint]:
+        """Both endpoints, deriving the missing one from the other (one of them must be given)."""
+        if sync_ep is None:
+            assert async_ep is not None
+            return self.to_sync(async_ep), async_ep
+        return sync_ep, async_ep if async_ep is not None else self.to_async(sync_ep)
+
+
+def _run_async_blocking(endpoint: Endpoint) -> Endpoint:
+    return lambda inp: run_blocking(lambda: _as_coro(endpoint(inp)))
+
+
+def _run_on_thread(endpoint: Endpoint) -> Endpoint:
+    return lambda inp: asyncio.to_thread(endpoint, inp)
+
+
+def _iterate_async(endpoint: Endpoint) -> Endpoint:
+    return lambda inp: iterate_async(endpoint(inp))
+
+
+def _aiterate_sync(endpoint: Endpoint) -> Endpoint:
+    return lambda inp: aiterate_sync(endpoint(inp))
+
+
+_INVOKE = _Surface("invoke", "ainvoke", to_sync=_run_async_blocking, to_async=_run_on_thread)
+_STREAM = _Surface("stream", "astream", to_sync=_iterate_async, to_async=_aiterate_sync)
 
 
 async def _as_coro(awaitable: Awaitable[str]) -> str:
     return await awaitable
 
 
-def _chain(endpoint: Any, wrappers: Sequence[Callable[[Any], Any]]) -> Any:
+def _method_endpoint(tool: Any, name: str) -> Endpoint | None:
+    method = getattr(tool, name, None)
+    return None if method is None else lambda inp: method(inp.arguments)
+
+
+def _chain(endpoint: Endpoint, wrappers: Sequence[Callable[[Any], Any]]) -> Endpoint:
     for wrap in reversed(wrappers):  # first listed ends up outermost
         endpoint = wrap(endpoint)
     return endpoint
 
 
-def _wrapped_invoke(
-    raw: tuple[InvokeEndpoint, AsyncInvokeEndpoint], middlewares: Sequence[ToolMiddleware]
-) -> tuple[InvokeEndpoint, AsyncInvokeEndpoint]:
-    applicable = [m for m in middlewares if m.invoke is not None or m.ainvoke is not None]
-    sync_ok = all(m.invoke is not None for m in applicable)
-    async_ok = all(m.ainvoke is not None for m in applicable)
-    sync_ep: InvokeEndpoint | None = _chain(raw[0], [m.invoke for m in applicable]) if sync_ok else None  # type: ignore[misc]
-    async_ep: AsyncInvokeEndpoint | None = (
-        _chain(raw[1], [m.ainvoke for m in applicable]) if async_ok else None  # type: ignore[misc]
+def _wrapped(
+    tool: Any, surface: _Surface, middlewares: Sequence[ToolMiddleware]
+) -> tuple[Endpoint, Endpoint]:
+    """The surface's endpoints with the middlewares that wrap it; a middleware giving only one side (sync or
+    async) makes that side's chain the only one, the other side derived from it, so it always applies."""
+    raw_sync, raw_async = surface.complete(
+        _method_endpoint(tool, surface.sync_name), _method_endpoint(tool, surface.async_name)
     )
-    if sync_ep is None:
-        assert async_ep is not None
-        fallback_async = async_ep
-        sync_ep = lambda inp: run_blocking(lambda: _as_coro(fallback_async(inp)))  # noqa: E731
-    if async_ep is None:
-        fallback_sync = sync_ep
-        async_ep = lambda inp: asyncio.to_thread(fallback_sync, inp)  # noqa: E731
-    return sync_ep, async_ep
-
-
-def _wrapped_stream(
-    raw: tuple[StreamEndpoint, AsyncStreamEndpoint], middlewares: Sequence[ToolMiddleware]
-) -> tuple[StreamEndpoint, AsyncStreamEndpoint]:
-    applicable = [m for m in middlewares if m.stream is not None or m.astream is not None]
-    sync_ok = all(m.stream is not None for m in applicable)
-    async_ok = all(m.astream is not None for m in applicable)
-    sync_ep: StreamEndpoint | None = _chain(raw[0], [m.stream for m in applicable]) if sync_ok else None  # type: ignore[misc]
-    async_ep: AsyncStreamEndpoint | None = (
-        _chain(raw[1], [m.astream for m in applicable]) if async_ok else None  # type: ignore[misc]
-    )
-    if sync_ep is None:
-        assert async_ep is not None
-        fallback_async = async_ep
-        sync_ep = lambda inp: iterate_async(fallback_async(inp))  # noqa: E731
-    if async_ep is None:
-        fallback_sync = sync_ep
-        async_ep = lambda inp: aiterate_sync(fallback_sync(inp))  # noqa: E731
-    return sync_ep, async_ep
+    pairs = [(getattr(m, surface.sync_name), getattr(m, surface.async_name)) for m in middlewares]
+    applicable = [(w, a) for w, a in pairs if w is not None or a is not None]
+    sync_ok = all(w is not None for w, _ in applicable)
+    async_ok = all(a is not None for _, a in applicable)
+    sync_ep = _chain(raw_sync, [w for w, _ in applicable if w is not None]) if sync_ok else None
+    async_ep = _chain(raw_async, [a for _, a in applicable if a is not None]) if async_ok else None
+    return surface.complete(sync_ep, async_ep)
 
 
 def build_endpoints(tool: Any, middlewares: Sequence[ToolMiddleware]) -> Endpoints:
     """The four endpoints of `tool` with `middlewares` applied to its native surfaces."""
     invokes, streams = _native_surfaces(tool)
-    inv = _wrapped_invoke(_raw_invoke(tool), middlewares) if invokes else None
-    stm = _wrapped_stream(_raw_stream(tool), middlewares) if streams else None
+    inv = _wrapped(tool, _INVOKE, middlewares) if invokes else None
+    stm = _wrapped(tool, _STREAM, middlewares) if streams else None
     if inv is None:
         assert stm is not None
         sync_stream, async_stream = stm
