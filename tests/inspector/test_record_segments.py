@@ -336,3 +336,31 @@ def test_sigkill_during_the_resumed_segment_leaves_a_readable_file(tmp_path: Pat
     assert run.state_at(3) == {"seen": ["x!w", "x!ww"]}
     assert run.steps[3].node_runs[0].output == "x!ww"
     assert run.unfinished is None, "nothing of the step it was killed in"
+
+
+def test_nested_graph_steps_stay_in_their_segment(tmp_path: Path) -> None:
+    def pause(text: str) -> str:
+        if not was_interrupted():
+            interrupt("?")
+        return text + "p"
+
+    inner = Graph()
+    inner.add_lambda_node("i1", lambda text: text + "1")
+    inner.add_lambda_node("i2", pause)
+    inner.add_edge(START, "i1")
+    inner.add_edge("i1", "i2")
+    inner.add_edge("i2", END)
+    outer = Graph()
+    outer.add_graph_node("sub", inner)
+    outer.add_edge(START, "sub")
+    outer.add_edge("sub", END)
+    compiled = outer.compile(checkpoint_store=InMemoryCheckpointStore())
+    path = tmp_path / "nested.jsonl"
+    with pytest.raises(InterruptError):
+        compiled.invoke("x", checkpoint_id="n1", callbacks=[Recorder(path)])
+    assert compiled.invoke(None, checkpoint_id="n1", callbacks=[Recorder(path, resume=True)]) == "x1p"
+    run = read_run(path)
+    first, resumed = run.steps
+    assert [n.nodes for n in first.nested] == [["i1"], ["i2"]]
+    assert [n.nodes for n in resumed.nested] == [["i2"]], "the first segment's nested steps are not repeated"
+    assert [(r.path, r.output) for r in resumed.node_runs] == [(("sub",), "x1p"), (("sub", "i2"), "x1p")]
