@@ -98,6 +98,16 @@ def _resumed() -> tuple[Message | None, dict[str, str]]:
     return state.get("input"), dict(state["executed"])
 
 
+def _with_executed(
+    tasks: Sequence[_Task], todo: Sequence[_Task], outcomes: list[_Outcome], executed: dict[str, str]
+) -> list[_Outcome]:
+    """Outcomes of all calls in call order: the ones run now, and the results saved before an interrupt."""
+    if not executed:
+        return outcomes
+    done = dict(zip((t.call_id for t in todo), outcomes, strict=True))
+    return [done.get(t.call_id) or _Outcome(executed[t.call_id]) for t in tasks]
+
+
 def _interrupt_calls(
     tasks: Sequence[_Task], message: Message, executed: dict[str, str], signals: dict[str, InterruptSignal]
 ) -> None:
@@ -221,6 +231,27 @@ class ToolsNode:
         error.__cause__ = exc
         return error
 
+    def _plan(self, message: Message) -> tuple[Message, list[_Task], list[_Task], dict[str, str]]:
+        """The calls to run: on a rerun after a composite interrupt the saved input is used and the calls
+        completed before it (`executed`, call ID -> result) are left out of `todo`."""
+        saved, executed = _resumed()
+        message = saved if saved is not None else message
+        tasks = self._tasks(message)
+        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
+        return message, tasks, todo, executed
+
+    def _signals(
+        self, tasks: Sequence[_Task], errors: Sequence[BaseException | None], verb: str
+    ) -> dict[str, InterruptSignal]:
+        """The interrupting calls by ID; the first other failure (in call order) is raised instead."""
+        signals: dict[str, InterruptSignal] = {}
+        for task, error in zip(tasks, errors, strict=True):
+            if isinstance(error, InterruptSignal):
+                signals[task.call_id] = error
+            elif error is not None:
+                raise self._failure(task, error, verb)
+        return signals
+
     # -- invoke ----------------------------------------------------------------------------------------
 
     def _run_invoke(self, task: _Task) -> _Outcome:
@@ -256,36 +287,24 @@ class ToolsNode:
         If some calls interrupt, the node raises one composite interrupt; when it reruns, the saved
         input is used and only the interrupted calls run again.
         """
-        saved, executed = _resumed()
-        message = saved if saved is not None else message
-        tasks = self._tasks(message)
+        message, tasks, todo, executed = self._plan(message)
         if len(tasks) == 1 and not executed:  # the common case: one call, inline, nothing to merge
             outcome = self._run_invoke(tasks[0])
             if outcome.error is None:
                 return [self._message(tasks[0], outcome.content)]
             return self._collect(tasks, [outcome], "invoke", message)
-        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
         if self.execute_sequentially or len(todo) <= 1:
             outcomes = [self._run_invoke(t) for t in todo]
         else:
             futures = [submit(self._run_invoke, t) for t in todo[1:]]
             first = self._run_invoke(todo[0])
             outcomes = [first, *(f.result() for f in futures)]
-        if executed:
-            done = dict(zip((t.call_id for t in todo), outcomes, strict=True))
-            outcomes = [done.get(t.call_id) or _Outcome(executed[t.call_id]) for t in tasks]
-        return self._collect(tasks, outcomes, "invoke", message)
+        return self._collect(tasks, _with_executed(tasks, todo, outcomes, executed), "invoke", message)
 
     def _collect(
         self, tasks: Sequence[_Task], outcomes: Sequence[_Outcome], verb: str, message: Message
     ) -> list[Message]:
-        signals: dict[str, InterruptSignal] = {}
-        for task, outcome in zip(tasks, outcomes, strict=True):
-            if outcome.error is not None:
-                if isinstance(outcome.error, InterruptSignal):
-                    signals[task.call_id] = outcome.error
-                    continue
-                raise self._failure(task, outcome.error, verb)
+        signals = self._signals(tasks, [outcome.error for outcome in outcomes], verb)
         if signals:
             executed = {t.call_id: o.content for t, o in zip(tasks, outcomes, strict=True) if o.error is None}
             _interrupt_calls(tasks, message, executed, signals)
@@ -305,18 +324,12 @@ class ToolsNode:
 
     async def ainvoke(self, message: Message) -> list[Message]:
         """Async `invoke`: async tools run concurrently on the loop, sync tools on threads."""
-        saved, executed = _resumed()
-        message = saved if saved is not None else message
-        tasks = self._tasks(message)
-        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
+        message, tasks, todo, executed = self._plan(message)
         if self.execute_sequentially or len(todo) <= 1:
             outcomes = [await self._arun_invoke(t) for t in todo]
         else:
             outcomes = list(await asyncio.gather(*(self._arun_invoke(t) for t in todo)))
-        if executed:
-            done = dict(zip((t.call_id for t in todo), outcomes, strict=True))
-            outcomes = [done.get(t.call_id) or _Outcome(executed[t.call_id]) for t in tasks]
-        return self._collect(tasks, outcomes, "invoke", message)
+        return self._collect(tasks, _with_executed(tasks, todo, outcomes, executed), "invoke", message)
 
     # -- stream ----------------------------------------------------------------------------------------
 
@@ -355,21 +368,13 @@ class ToolsNode:
         Opening the tools' streams (which runs non-streaming tools to completion) happens in this call,
         so a failing tool raises here, as Eino's `Stream` returns its error before any chunk.
         """
-        saved, executed = _resumed()
-        message = saved if saved is not None else message
-        tasks = self._tasks(message)
-        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
+        message, tasks, todo, executed = self._plan(message)
         if self.execute_sequentially or len(todo) <= 1:
             opened = [self._open_stream(t) for t in todo]
         else:
             futures = [submit(self._open_stream, t) for t in todo[1:]]
             opened = [self._open_stream(todo[0]), *(f.result() for f in futures)]
-        signals: dict[str, InterruptSignal] = {}
-        for task, (_, error) in zip(todo, opened, strict=True):
-            if isinstance(error, InterruptSignal):
-                signals[task.call_id] = error
-            elif error is not None:
-                raise self._failure(task, error, "stream")
+        signals = self._signals(todo, [error for _, error in opened], "stream")
         by_id = {t.call_id: s for t, (s, _) in zip(todo, opened, strict=True) if s is not None}
         if signals:  # the completed calls' streams are concatenated and saved (Eino)
             completed = {**executed, **{k: "".join(v) for k, v in by_id.items()}}
@@ -458,20 +463,12 @@ class ToolsNode:
         return _Opened(first=first, rest=chunks)
 
     async def _aopen(self, message: Message) -> AsyncIterator[list[Message | None]]:
-        saved, executed = _resumed()
-        message = saved if saved is not None else message
-        tasks = self._tasks(message)
-        todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
+        message, tasks, todo, executed = self._plan(message)
         if self.execute_sequentially or len(todo) <= 1:
             opened = [await self._aopen_one(t) for t in todo]
         else:
             opened = list(await asyncio.gather(*(self._aopen_one(t) for t in todo)))
-        signals: dict[str, InterruptSignal] = {}
-        for task, outcome in zip(todo, opened, strict=True):
-            if isinstance(outcome.error, InterruptSignal):
-                signals[task.call_id] = outcome.error
-            elif outcome.error is not None:
-                raise self._failure(task, outcome.error, "stream")
+        signals = self._signals(todo, [outcome.error for outcome in opened], "stream")
         by_id = {t.call_id: o for t, o in zip(todo, opened, strict=True)}
         if signals:  # the completed calls' streams are concatenated and saved (Eino)
             completed = dict(executed)
