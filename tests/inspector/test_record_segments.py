@@ -364,3 +364,12 @@ def test_nested_graph_steps_stay_in_their_segment(tmp_path: Path) -> None:
     assert [n.nodes for n in first.nested] == [["i1"], ["i2"]]
     assert [n.nodes for n in resumed.nested] == [["i2"]], "the first segment's nested steps are not repeated"
     assert [(r.path, r.output) for r in resumed.node_runs] == [(("sub",), "x1p"), (("sub", "i2"), "x1p")]
+
+
+def test_committed_approval_recording_has_two_segments() -> None:
+    run = read_run(ROOT / "fixtures" / "runs" / "approval.jsonl")
+    assert [(s.status, s.resumed_from, s.steps) for s in run.segments] == [
+        ("interrupted", None, range(0, 2)),
+        ("ok", "t1", range(2, 4)),
+    ]
+    assert run.output == "sent: Hi team, the launch moved to Friday. Thanks!" and diagnose(run) == []
