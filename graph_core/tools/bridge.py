@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Itera
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from graph_core.stream import aiterate as aiterate_sync  # pulling a sync iterator from async code: one place
+
 __all__ = ["aiterate_sync", "iterate_async", "run_blocking", "submit"]
 
 T = TypeVar("T")
@@ -77,22 +79,6 @@ async def _anext(agen: AsyncIterator[T]) -> T:
 
 async def _collect(agen: AsyncIterator[T]) -> list[T]:
     return [item async for item in agen]
-
-
-_DONE = object()
-
-
-async def aiterate_sync(it: Iterator[T]) -> AsyncIterator[T]:
-    """Pull a sync iterator from async code, each `next` on a thread so the loop never blocks."""
-
-    def step() -> Any:
-        return next(it, _DONE)
-
-    while True:
-        item = await asyncio.to_thread(step)
-        if item is _DONE:
-            return
-        yield item
 
 
 async def maybe_await(value: T | Awaitable[T]) -> T:
