@@ -24,7 +24,7 @@ from graph_core.interrupt import InterruptSignal, address_of
 from graph_core.runner import aio, channels
 from graph_core.runner.interrupts import capture, is_interrupt
 from graph_core.runner.plan import NodePlan
-from graph_core.runner.run import Await, RunContext, RunData, Task, Wait
+from graph_core.runner.run import Await, RunContext, RunData, Task, Wait, notify_handlers
 from graph_core.state import StreamHandler
 from graph_core.stream import acollect, acopy_stream, aone_chunk, collect, copy_stream, one_chunk
 
@@ -404,20 +404,6 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             yield from _static_interrupt(rc, data, done)
 
 
-def _notify(fns: tuple[Any, ...], info: Any, value: Any, *, stream: bool) -> Any:
-    """Call graph-level handlers; in stream mode each gets its own copy and the caller keeps the last."""
-    if not fns:
-        return value
-    if stream:
-        copies = copy_stream(value, len(fns) + 1)
-        for fn, copy in zip(fns, copies, strict=False):
-            fn(info, copy)
-        return copies[-1]
-    for fn in fns:
-        fn(info, value)
-    return value
-
-
 def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
     """One graph run: graph callbacks (top level only; a nested graph reports as its parent's node)."""
     handlers = rc.handlers
@@ -429,7 +415,7 @@ def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
                 input = yield Await(aio.anotify(handlers.start_stream, info, input, rc))
             else:
                 starts = handlers.start_stream if rc.stream else handlers.start
-                input = _notify(starts, info, input, stream=rc.stream)
+                input = notify_handlers(starts, info, input, stream=rc.stream)
         if not data.started:
             data.started = True
             start = [(rc.plan.nodes["start"], input)]
@@ -455,4 +441,4 @@ def _finish(rc: RunContext, info: Any, result: Any) -> Effects:
     if rc.aio:
         return (yield Await(aio.anotify(rc.handlers.end_stream, info, result, rc)))
     ends = rc.handlers.end_stream if rc.stream else rc.handlers.end
-    return _notify(ends, info, result, stream=rc.stream)
+    return notify_handlers(ends, info, result, stream=rc.stream)

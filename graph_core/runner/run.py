@@ -20,8 +20,9 @@ from typing import Any
 from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
 from graph_core.context import RunScope, StateFrame, run_info, slot_setters
 from graph_core.runner.plan import NodePlan, Plan
+from graph_core.stream import copy_stream
 
-__all__ = ["Await", "Handlers", "RunContext", "RunData", "Task", "Wait"]
+__all__ = ["Await", "Handlers", "RunContext", "RunData", "Task", "Wait", "notify_handlers"]
 
 
 @dataclass(slots=True)
@@ -117,6 +118,20 @@ class Handlers:
         self.step_start = methods("on_step_start")
         self.step_end = methods("on_step_end")
         self.node = bool(self.start or self.end or self.error or self.start_stream or self.end_stream)
+
+
+def notify_handlers(fns: tuple[Any, ...], info: Any, value: Any, *, stream: bool) -> Any:
+    """Call node- or graph-level handlers; in stream mode each reads its own copy, the caller the last."""
+    if not fns:
+        return value
+    if stream:
+        copies = copy_stream(value, len(fns) + 1)
+        for fn, copy in zip(fns, copies, strict=False):
+            fn(info, copy)
+        return copies[-1]
+    for fn in fns:
+        fn(info, value)
+    return value
 
 
 ScopeFactory = Callable[..., RunScope]

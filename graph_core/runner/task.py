@@ -16,8 +16,8 @@ from graph_core.context import _SCOPE, RunScope  # pyright: ignore[reportPrivate
 from graph_core.errors import NodeRunError
 from graph_core.interrupt import InterruptSignal
 from graph_core.runner import aio
-from graph_core.runner.run import RunContext, Task
-from graph_core.stream import NO_VALUE, aconvert_stream, convert_stream, copy_stream
+from graph_core.runner.run import RunContext, Task, notify_handlers
+from graph_core.stream import NO_VALUE, aconvert_stream, convert_stream
 
 __all__ = ["execute_async", "execute_sync"]
 
@@ -80,17 +80,6 @@ def _output(task: Task, rc: RunContext, value: Any) -> Any:
     return {key: value}
 
 
-def _notify(fns: tuple[Any, ...], info: Any, value: Any, stream: bool) -> Any:
-    if stream:
-        copies = copy_stream(value, len(fns) + 1)
-        for fn, copy in zip(fns, copies, strict=False):
-            fn(info, copy)
-        return copies[-1]
-    for fn in fns:
-        fn(info, value)
-    return value
-
-
 def _before(task: Task, rc: RunContext) -> tuple[Any, Any]:
     value = _input(task, rc)
     node = task.node
@@ -99,7 +88,7 @@ def _before(task: Task, rc: RunContext) -> tuple[Any, Any]:
     info = rc.node_info(node, task.step)
     fns = rc.handlers.start_stream if rc.stream else rc.handlers.start
     if fns:
-        value = _notify(fns, info, value, rc.stream)
+        value = notify_handlers(fns, info, value, stream=rc.stream)
     return value, info
 
 
@@ -109,7 +98,7 @@ def _after(task: Task, rc: RunContext, info: Any, value: Any, scope: RunScope) -
     if info is not None:
         fns = rc.handlers.end_stream if rc.stream else rc.handlers.end
         if fns:
-            value = _notify(fns, info, value, rc.stream)
+            value = notify_handlers(fns, info, value, stream=rc.stream)
     task.output = _output(task, rc, value)
 
 
