@@ -84,19 +84,30 @@ def _budget(record: Any) -> dict[str, int]:
     return {name: value for name in _BUDGET_FIELDS if (value := getattr(record, name, None)) is not None}
 
 
+def _entry(
+    index: int, nodes: tuple[str, ...] | list[str], segment: int | None, **fields: Any
+) -> dict[str, Any]:
+    """A step's entry head: its segment (only in runs with several), index and nodes, then `fields`."""
+    head: dict[str, Any] = {} if segment is None else {"segment": segment}
+    return {**head, "index": index, "nodes": list(nodes), **fields}
+
+
+def _add_node_facts(entry: dict[str, Any], runs: list[NodeRun]) -> None:
+    """The messages the step's top-level nodes produced and what failed in it, when there are any."""
+    messages = _node_messages(runs)
+    if messages:
+        entry["messages"] = messages
+    failures = _failures(runs)
+    if failures:
+        entry["failed"] = failures
+
+
 def _step(step: Step, segmented: bool) -> dict[str, Any]:
-    entry: dict[str, Any] = {"index": step.index, "nodes": list(step.nodes)}
-    if segmented:
-        entry = {"segment": step.segment, **entry}
+    entry = _entry(step.index, step.nodes, step.segment if segmented else None)
     branches = [f"{b.source} -> {', '.join(b.chosen) or '(nothing)'}" for b in step.branches]
     if branches:
         entry["branches"] = branches
-    messages = _node_messages(step.node_runs)
-    if messages:
-        entry["messages"] = messages
-    failures = _failures(step.node_runs)
-    if failures:
-        entry["failed"] = failures
+    _add_node_facts(entry, step.node_runs)
     entry["budget"] = _budget(step.budget)
     return entry
 
@@ -115,19 +126,9 @@ def trajectory(subject: Run | str | os.PathLike[str] | dict[str, Any], /) -> dic
     steps = [_step(step, segmented) for step in run.steps]
     unfinished = run.unfinished
     if unfinished is not None:
-        entry: dict[str, Any] = {
-            "index": unfinished.index,
-            "nodes": list(unfinished.nodes),
-            "unfinished": True,
-        }
-        if segmented:
-            entry = {"segment": unfinished.segment, **entry}
-        messages = _node_messages(unfinished.node_runs)
-        if messages:
-            entry["messages"] = messages
-        failures = _failures(unfinished.node_runs)
-        if failures:
-            entry["failed"] = failures
+        segment = unfinished.segment if segmented else None
+        entry = _entry(unfinished.index, unfinished.nodes, segment, unfinished=True)
+        _add_node_facts(entry, unfinished.node_runs)
         steps.append(entry)
     error = None
     if run.error is not None:
