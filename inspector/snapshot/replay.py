@@ -4,7 +4,9 @@ The model answers come from every ChatModel node's output, in step order; the to
 tool call's recorded output, matched by tool name and JSON arguments (in order, so repeated identical
 calls get their results in the order they were recorded). A call the recording does not have raises
 `ToolReplayError` naming the tool and arguments: the agent now does something it did not do before.
-A tool that failed in the recording fails again in the replay with the recorded error text.
+A tool that failed in the recording fails again in the replay with the recorded error text. A tool call
+that interrupted is left out: it is a pause, not a result, and in a run resumed into the same file the
+resumed segment holds the same call's real result.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from graph_core.errors import GraphError
+from graph_core.errors import GraphError, InterruptError
+from graph_core.interrupt import InterruptSignal
 from graph_core.models.replay import ReplayChatModel
 from graph_core.schema import Message, ToolInfo
 from inspector.recording.reader import NodeRun, Run, read_run
@@ -25,6 +28,10 @@ __all__ = ["ReplayTool", "ToolReplayError", "replay_model_from_run", "replay_too
 
 class ToolReplayError(GraphError, LookupError):
     """The agent made a tool call the recording does not have (or the recorded call failed)."""
+
+
+_PAUSES = frozenset({InterruptSignal.__name__, InterruptError.__name__})
+"""Recorded error types that mean the call paused at an `interrupt()` rather than failed."""
 
 
 def _as_run(subject: Run | str | os.PathLike[str]) -> Run:
@@ -109,6 +116,8 @@ def replay_tools_from_run(
     calls: dict[str, list[tuple[str, str | None, str | None]]] = defaultdict(list)
     for node_run in _all_node_runs(run):
         for call in node_run.tools:
+            if call.error is not None and call.error.type in _PAUSES:
+                continue
             arguments = call.input if isinstance(call.input, str) else str(call.input)
             error = None if call.error is None else f"{call.error.type}: {call.error.message}"
             output = call.output if isinstance(call.output, str) or call.output is None else str(call.output)

@@ -7,10 +7,14 @@ from pathlib import Path
 import pytest
 
 from fixtures.weather import QUESTION, build_agent, get_weather
+from graph_core import get_resume_data, interrupt
 from graph_core.agents.react import ReActAgent
+from graph_core.checkpoint import InMemoryCheckpointStore
+from graph_core.errors import InterruptError
+from graph_core.interrupt import was_interrupted
 from graph_core.models import ScriptedChatModel
 from graph_core.models.replay import ReplayChatModel, ReplayExhaustedError
-from graph_core.schema import Message, ToolInfo
+from graph_core.schema import Message, ToolCall, ToolInfo
 from graph_core.tools import tool
 from inspector.recording import Recorder, read_run
 from inspector.rundiff import diff_runs
@@ -113,3 +117,59 @@ def test_adk_agent_replay_is_equivalent_and_leaves_the_builtin_exit_tool_alone(t
     list(agent_on(model, list(tools)).run([Message.user(adk.QUESTION)], callbacks=[Recorder(replayed)]))
     assert model.unused == 0
     assert diff_runs(recorded, replayed).equivalent
+
+
+@tool(name="send")
+def send_after_approval(to: str) -> str:
+    """Pauses for a human at the first call; sends on a "yes"."""
+    if not was_interrupted():
+        interrupt({"question": f"send to {to}?"})
+    return f"sent to {to}" if get_resume_data() == "yes" else "cancelled"
+
+
+def _send_script() -> list[Message]:
+    call = ToolCall(id="c1", name="send", arguments='{"to": "team"}')
+    return [Message.assistant("", tool_calls=[call]), Message.assistant("sent, as approved")]
+
+
+def test_interrupted_tool_calls_are_pauses_not_results(tmp_path: Path) -> None:
+    """A two-segment recording: `send` interrupts (segment 0), then its resume sends (segment 1). The
+    replay answers the call with the resumed segment's result instead of replaying the pause."""
+    path = tmp_path / "approval.jsonl"
+    agent = ReActAgent(ScriptedChatModel(_send_script()), tools=[send_after_approval])
+    compiled = agent.graph.compile(name="ReActAgent", checkpoint_store=InMemoryCheckpointStore())
+    with pytest.raises(InterruptError):
+        compiled.invoke([Message.user("send it")], checkpoint_id="t1", callbacks=[Recorder(path)])
+    compiled.invoke(None, checkpoint_id="t1", resume_data="yes", callbacks=[Recorder(path, resume=True)])
+    run = read_run(path)
+    assert [(s.segment, s.nodes) for s in run.steps] == [
+        (0, ("chat",)),
+        (0, ("tools",)),
+        (1, ("tools",)),
+        (1, ("chat",)),
+    ]
+    paused = run.steps[1].node_runs[0].tools[0]
+    assert paused.error is not None and paused.error.type == "InterruptSignal", (
+        "the recording holds the pause"
+    )
+
+    (replay,) = replay_tools_from_run(run, [send_after_approval])
+    assert replay.invoke('{"to": "team"}') == "sent to team"
+    with pytest.raises(ToolReplayError, match="no such call left"):
+        replay.invoke('{"to": "team"}')  # one real result, not two
+
+    model = replay_model_from_run(run)
+    replayed = ReActAgent(model, tools=replay_tools_from_run(run, [send_after_approval]))
+    assert replayed.invoke([Message.user("send it")]).content == "sent, as approved"
+    assert model.unused == 0
+
+
+def test_a_recording_that_stopped_at_the_pause_has_no_result_to_replay(tmp_path: Path) -> None:
+    path = tmp_path / "stopped.jsonl"
+    agent = ReActAgent(ScriptedChatModel(_send_script()), tools=[send_after_approval])
+    compiled = agent.graph.compile(name="ReActAgent", checkpoint_store=InMemoryCheckpointStore())
+    with pytest.raises(InterruptError):
+        compiled.invoke([Message.user("send it")], checkpoint_id="t1", callbacks=[Recorder(path)])
+    (replay,) = replay_tools_from_run(path, [send_after_approval])
+    with pytest.raises(ToolReplayError, match=r"has no such call left \(recorded arguments: none\)"):
+        replay.invoke('{"to": "team"}')
