@@ -19,11 +19,15 @@ from graph_core.schema import Message
 from inspector.errors import InspectorError
 from inspector.recording import Recorder
 
-__all__ = ["AGENTS", "record_demo", "register", "run", "summary"]
+__all__ = ["AGENTS", "CHECKPOINT_ID", "opening_position", "record_demo", "register", "run", "summary"]
 
 AGENTS = ("weather", "runaway", "report", "parallel", "adk", "interrupt")
 """What the demo can record: fixture modules (`fixtures.<name>`, each with `build_agent()` and
-`QUESTION`), and `interrupt`: the weather agent stopped before its tools run, then resumed."""
+`QUESTION`), and `interrupt`: the weather agent stopped before its tools run, then resumed into the
+same file (two segments)."""
+
+CHECKPOINT_ID = "demo-checkpoint"
+"""The checkpoint the `interrupt` demo stops at and resumes from."""
 
 
 def register(subparsers: Any) -> None:
@@ -61,14 +65,10 @@ def record_demo(path: Path, agent: str = "weather") -> Path:
     return path
 
 
-def resumed_path(path: Path) -> Path:
-    """Where the `interrupt` demo records the resumed run (next to the interrupted one)."""
-    return path.with_name(f"{path.stem}.resumed.jsonl")
-
-
 def _record_interrupt(path: Path) -> Path:
-    """The weather agent compiled with `interrupt_before=["tools"]`: the first recording stops there with
-    a checkpoint; the second (`resumed_path(path)`) resumes from it and finishes."""
+    """The weather agent compiled with `interrupt_before=["tools"]`: the run stops there with a
+    checkpoint, then resumes from it and finishes, recorded into the same file as a second segment
+    (`Recorder.resume`), so the debugger shows the pause and the resume on one timeline."""
     from graph_core.checkpoint import InMemoryCheckpointStore
     from graph_core.errors import InterruptError
 
@@ -76,17 +76,33 @@ def _record_interrupt(path: Path) -> Path:
     compiled = weather.build_agent().graph.compile(
         name="ReActAgent", interrupt_before=["tools"], checkpoint_store=InMemoryCheckpointStore()
     )
-    for target, payload in ((path, [Message.user(weather.QUESTION)]), (resumed_path(path), None)):
-        recorder = Recorder(target, topology=compiled.topology(), meta={"demo": "interrupt"})
-        try:
-            compiled.invoke(payload, checkpoint_id="demo-checkpoint", callbacks=[recorder])
-        except InterruptError:
-            pass
-        finally:
-            recorder.close()
-        if recorder.fault is not None:
-            raise InspectorError(f"could not write the demo recording {target}: {recorder.fault}")
+    options: dict[str, Any] = {"topology": compiled.topology(), "meta": {"demo": "interrupt"}}
+    first = Recorder(path, **options)
+    try:
+        compiled.invoke([Message.user(weather.QUESTION)], checkpoint_id=CHECKPOINT_ID, callbacks=[first])
+    except InterruptError:
+        pass
+    finally:
+        first.close()
+    if first.fault is not None:
+        raise InspectorError(f"could not write the demo recording {path}: {first.fault}")
+    resumed = Recorder.resume(path, checkpoint_id=CHECKPOINT_ID, **options)
+    try:
+        compiled.invoke(None, checkpoint_id=CHECKPOINT_ID, callbacks=[resumed])
+    finally:
+        resumed.close()
+    if resumed.fault is not None:
+        raise InspectorError(f"could not record the resumed demo run into {path}: {resumed.fault}")
     return path
+
+
+def opening_position(session: Any) -> int | None:
+    """Where the app opens: for a run resumed into its file, at the step the first run paused at (the
+    demo is about the pause and the resume); otherwise where the app would open anyway (`None`)."""
+    segments = session.run.segments
+    if len(segments) > 1 and segments[0].stop > segments[0].start:
+        return segments[0].stop - 1
+    return None
 
 
 def summary(session: Any) -> str:
@@ -103,9 +119,25 @@ def summary(session: Any) -> str:
     if run.error is not None:
         lines.append(f"error        {run.error.type}: {run.error.message}")
     diagnostics = session.diagnostics or []
+    if len(run.segments) > 1:
+        lines.extend(_segment_line(segment) for segment in run.segments)
     lines.append(f"diagnostics  {len(diagnostics)}")
     lines.extend(f"  {d.severity}: {d.code}: {d.message}" for d in diagnostics)
     return "\n".join(lines)
+
+
+def _segment_line(segment: Any) -> str:
+    """`segment 1    positions 1–2, resumed from demo-checkpoint, ok`: places in the one timeline, the
+    numbers `g` and `--step` take (each segment's own step numbers restart at 0)."""
+    first, last = segment.start, segment.stop - 1
+    steps = (
+        "no steps" if last < first else f"position {first}" if last == first else f"positions {first}–{last}"
+    )
+    how = segment.status
+    if segment.status == "interrupted" and segment.interrupt is not None and segment.interrupt.checkpoint_id:
+        how += f" (checkpoint {segment.interrupt.checkpoint_id})"
+    resumed = f", resumed from {segment.resumed_from}" if segment.resumed_from is not None else ""
+    return f"{f'segment {segment.index}':<13}{steps}{resumed}, {how}"
 
 
 def _walk(app: Any) -> Any:
@@ -132,17 +164,13 @@ def run(args: argparse.Namespace) -> int:
         path = Path(tempfile.mkdtemp(prefix="inspector-demo-")) / f"{args.agent}.jsonl"
     record_demo(path, args.agent)
     session = Session.open(path)
-    app = make_app(session)
+    app = make_app(session, start=opening_position(session))
     if args.headless:
         app.run(headless=True, size=(120, 40), auto_pilot=_walk(app))
         if app.return_code not in (None, 0):
             raise InspectorError(f"the replay app failed off-screen (exit status {app.return_code})")
         print(summary(session))
-        if args.agent == "interrupt":
-            print(f"resumed run  {resumed_path(path)} (status {Session.open(resumed_path(path)).run.status})")
         return 0
     print(f"recorded the {args.agent} demo to {path}", file=sys.stderr)
-    if args.agent == "interrupt":
-        print(f"the resumed run is in {resumed_path(path)}", file=sys.stderr)
     app.run()
     return 0
