@@ -29,6 +29,7 @@ from graph_core.errors import GraphBuildError, GraphError, GraphRunError, MaxSte
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
 from graph_core.tools import ToolsNode, get_tool_call_id, tool
+from tests.helpers import wire
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -134,9 +135,7 @@ def test_state_factory_is_called_once_per_run() -> None:
     g = Graph(state=factory)
     g.add_lambda_node("a", bump)
     g.add_lambda_node("b", bump)
-    g.add_edge(START, "a")
-    g.add_edge("a", "b")
-    g.add_edge("b", END)
+    wire(g, "a", "b")
     compiled = g.compile()
     assert made == []
     assert compiled.invoke(0) == 2
@@ -227,8 +226,7 @@ def test_invoke_runs_invoke_mode_and_stream_runs_stream_mode() -> None:
 
     g = Graph()
     g.add_lambda_node("n", Lambda(invoke=inv, transform=tr))
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     compiled = g.compile()
     assert compiled.invoke("a") == "a!"
     assert used == ["invoke"]
@@ -265,8 +263,7 @@ def test_node_keyword_options_name_pre_post_input_key_output_key() -> None:
     g.add_lambda_node(
         "double", lambda v: v * 2, name="Doubler", pre=pre, post=post, input_key="x", output_key="y"
     )
-    g.add_edge(START, "double")
-    g.add_edge("double", END)
+    wire(g, "double")
     compiled = g.compile()
     assert compiled.invoke({"x": 4, "other": 1}) == {"y": 8}
     # as in Eino, the key options wrap the node itself: handlers see the whole map in and the keyed map out
@@ -297,8 +294,7 @@ def test_pre_handler_runs_before_on_start_and_post_after_on_end() -> None:
 
     g = Graph(state=dict)
     g.add_lambda_node("n", lambda x: order.append("node") or x + "n", pre=pre, post=post)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     assert g.compile().invoke("", callbacks=[Tracker()]) == "<n>"
     assert order == ["pre", "on_start:<", "node", "on_end:<n", "post"]
 
@@ -352,13 +348,9 @@ def test_chat_tools_graph_nodes_accept_the_same_keyword_options() -> None:
     g.add_tools_node("t", ToolsNode([ping]), name="T", pre=keep, post=keep, output_key="r")
     g.add_graph_node("g", linear("x"), name="G", pre=keep, post=keep, input_key="a", output_key="b")
     g.add_passthrough_node("p")
-    g.add_edge(START, "m")
-    g.add_edge("m", END)
-    g.add_edge(START, "g")
-    g.add_edge("g", END)
-    g.add_edge(START, "t")
-    g.add_edge("t", "p")
-    g.add_edge("p", END)
+    wire(g, "m")
+    wire(g, "g")
+    wire(g, "t", "p")
     topo = g.compile().topology()
     assert [(n.key, n.name) for n in topo.nodes[1:-1]] == [("m", "M"), ("t", "T"), ("g", "G"), ("p", "")]
     assert topo.node("m").input_key == "q" and topo.node("t").output_key == "r"
@@ -527,9 +519,7 @@ def test_compiled_graph_refuses_mutation_but_compiles_again_and_embeds() -> None
     outer = Graph()
     outer.add_graph_node("sub", inner)
     outer.add_graph_node("sub2", compiled)
-    outer.add_edge(START, "sub")
-    outer.add_edge("sub", "sub2")
-    outer.add_edge("sub2", END)
+    wire(outer, "sub", "sub2")
     assert outer.compile().invoke(">") == ">ii"
 
 
@@ -581,12 +571,10 @@ def test_node_run_error_has_node_path_and_cause() -> None:
 
     inner = Graph()
     inner.add_lambda_node("deep", fail)
-    inner.add_edge(START, "deep")
-    inner.add_edge("deep", END)
+    wire(inner, "deep")
     outer = Graph()
     outer.add_graph_node("sub", inner)
-    outer.add_edge(START, "sub")
-    outer.add_edge("sub", END)
+    wire(outer, "sub")
     with pytest.raises(NodeRunError) as info:
         outer.compile().invoke(1)
     assert info.value.node_path == ["sub", "deep"]
@@ -623,14 +611,11 @@ def test_process_state_uses_innermost_state_of_the_type_and_returns_result() -> 
 
     inner = Graph(state=inner_factory)
     inner.add_lambda_node("bump", bump_outer_type)
-    inner.add_edge(START, "bump")
-    inner.add_edge("bump", END)
+    wire(inner, "bump")
     outer = Graph(state=outer_factory)
     outer.add_lambda_node("first", bump_outer_type)
     outer.add_graph_node("sub", inner)
-    outer.add_edge(START, "first")
-    outer.add_edge("first", "sub")
-    outer.add_edge("sub", END)
+    wire(outer, "first", "sub")
     assert outer.compile().invoke(0) == 1  # the inner state's first hit
     assert outer_states[0].hits == 1
     assert inner_states[0].hits == 1
@@ -638,20 +623,17 @@ def test_process_state_uses_innermost_state_of_the_type_and_returns_result() -> 
     # a type only the outer graph has is found through the chain
     inner2 = Graph(state=Inner)
     inner2.add_lambda_node("reach", lambda x: process_state(Outer, lambda s: s.hits))
-    inner2.add_edge(START, "reach")
-    inner2.add_edge("reach", END)
+    wire(inner2, "reach")
     outer2 = Graph(state=lambda: Outer(hits=41))
     outer2.add_graph_node("sub", inner2)
-    outer2.add_edge(START, "sub")
-    outer2.add_edge("sub", END)
+    wire(outer2, "sub")
     assert outer2.compile().invoke(None) == 41
 
 
 def test_process_state_without_state_fails_clearly() -> None:
     g = Graph()
     g.add_lambda_node("n", lambda x: process_state(dict, lambda s: s))
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     with pytest.raises(NodeRunError, match="have not set state"):
         g.compile().invoke(1)
 
@@ -662,16 +644,12 @@ def test_process_state_without_state_fails_clearly() -> None:
 def test_callbacks_info_fields_for_graph_and_nodes() -> None:
     inner = Graph()
     inner.add_lambda_node("leaf", lambda x: x + 1, name="Leaf")
-    inner.add_edge(START, "leaf")
-    inner.add_edge("leaf", END)
+    wire(inner, "leaf")
     g = Graph()
     g.add_lambda_node("first", lambda x: x + 1, name="First")
     g.add_graph_node("sub", inner, name="Sub")
     g.add_passthrough_node("pass")
-    g.add_edge(START, "first")
-    g.add_edge("first", "sub")
-    g.add_edge("sub", "pass")
-    g.add_edge("pass", END)
+    wire(g, "first", "sub", "pass")
     log = Log()
     assert g.compile(name="outer").invoke(0, callbacks=[log]) == 2
 
@@ -697,8 +675,7 @@ def test_on_error_fires_for_node_and_graph() -> None:
 
     g = Graph()
     g.add_lambda_node("bad", fail)
-    g.add_edge(START, "bad")
-    g.add_edge("bad", END)
+    wire(g, "bad")
     log = Log()
     with pytest.raises(NodeRunError):
         g.compile().invoke(1, callbacks=[log])
@@ -1001,10 +978,7 @@ def test_react_agent_graph_embeds_as_a_nested_graph() -> None:
     outer.add_lambda_node("ask", lambda q: [Message.user(q)])
     outer.add_graph_node("agent", agent.graph)
     outer.add_lambda_node("text", lambda m: m.content)
-    outer.add_edge(START, "ask")
-    outer.add_edge("ask", "agent")
-    outer.add_edge("agent", "text")
-    outer.add_edge("text", END)
+    wire(outer, "ask", "agent", "text")
     assert outer.compile().invoke("q") == "inner answer"
 
 
@@ -1101,8 +1075,7 @@ def test_topology_fields_and_react_back_edge() -> None:
 def test_nested_graph_nodes_carry_their_own_topology() -> None:
     outer = Graph()
     outer.add_graph_node("sub", linear("x", "y"))
-    outer.add_edge(START, "sub")
-    outer.add_edge("sub", END)
+    wire(outer, "sub")
     nested = outer.compile().topology().node("sub").graph
     assert nested is not None
     assert [n.key for n in nested.nodes] == ["start", "x", "y", "end"]
@@ -1226,8 +1199,7 @@ def test_recorder_on_a_compiled_graph_without_state_and_with_an_error(tmp_path: 
 
     g = Graph()
     g.add_lambda_node("bad", fail)
-    g.add_edge(START, "bad")
-    g.add_edge("bad", END)
+    wire(g, "bad")
     err_path = tmp_path / "err.jsonl"
     with pytest.raises(NodeRunError):
         g.compile().invoke(1, callbacks=[Recorder(str(err_path))])
@@ -1247,8 +1219,7 @@ def test_recorder_redacts_secrets_by_default(tmp_path: Path) -> None:
     g.add_lambda_node(
         "n", lambda x: {"Authorization": "Bearer tok-secret", "client_secret": "cs-secret", "v": x}
     )
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     path = tmp_path / "run.jsonl"
     g.compile().invoke({"api_key": "sk-input-secret", "q": 1}, callbacks=[Recorder(path)])
     text = path.read_text(encoding="utf-8")

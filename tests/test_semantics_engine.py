@@ -15,6 +15,7 @@ import pytest
 
 from graph_core import END, START, Branch, Graph, Lambda, TriggerMode
 from graph_core.errors import GraphBuildError, GraphRunError, MaxStepsExceededError, NodeRunError
+from tests.helpers import wire
 
 DAG = TriggerMode.ALL_PREDECESSOR
 
@@ -67,9 +68,7 @@ def test_default_max_steps_is_user_nodes_plus_ten_passthroughs_included() -> Non
     g2 = Graph()
     g2.add_passthrough_node("p1")
     g2.add_passthrough_node("p2")
-    g2.add_edge(START, "p1")
-    g2.add_edge("p1", "p2")
-    g2.add_edge("p2", END)
+    wire(g2, "p1", "p2")
     assert g.compile().max_run_steps == 13
     assert g2.compile().max_run_steps == 12
     assert g2.compile().invoke("x") == "x"
@@ -137,16 +136,14 @@ def test_dag_cycle_is_rejected_at_compile_time() -> None:
 def test_nested_graph_is_one_step_in_its_parent_with_its_own_budget() -> None:
     outer = Graph()
     outer.add_graph_node("sub", chain(5))
-    outer.add_edge(START, "sub")
-    outer.add_edge("sub", END)
+    wire(outer, "sub")
     steps = Steps()
     assert outer.compile(max_run_steps=1).invoke("", callbacks=[steps]) == "01234"
     assert steps.trace == [(0, ("sub",))]
 
     limited = Graph()
     limited.add_graph_node("sub", chain(3), compile_options={"max_run_steps": 2})
-    limited.add_edge(START, "sub")
-    limited.add_edge("sub", END)
+    wire(limited, "sub")
     with pytest.raises(GraphRunError, match="exceeds max steps"):
         limited.compile().invoke("")
 
@@ -154,13 +151,11 @@ def test_nested_graph_is_one_step_in_its_parent_with_its_own_budget() -> None:
 def test_nested_loop_uses_its_own_default_not_the_parents() -> None:
     outer = Graph()
     outer.add_graph_node("sub", looping(limit=11))  # inner default: 1 + 10 = 11 steps, just enough
-    outer.add_edge(START, "sub")
-    outer.add_edge("sub", END)
+    wire(outer, "sub")
     assert outer.compile(max_run_steps=1).invoke(0) == 11
     too_long = Graph()
     too_long.add_graph_node("sub", looping(limit=12))
-    too_long.add_edge(START, "sub")
-    too_long.add_edge("sub", END)
+    wire(too_long, "sub")
     with pytest.raises(GraphRunError, match="exceeds max steps"):
         too_long.compile(max_run_steps=100).invoke(0)
 
@@ -174,8 +169,7 @@ def test_pregel_end_returns_as_soon_as_any_step_writes_end() -> None:
     g = Graph()
     g.add_lambda_node("node1", lambda x: ran.append("node1") or "node1")
     g.add_lambda_node("node2", lambda x: ran.append("node2") or "node2")
-    g.add_edge(START, "node1")
-    g.add_edge("node1", END)
+    wire(g, "node1")
     g.add_edge("node1", "node2")
     g.add_edge("node2", END)
     assert g.compile().invoke("x") == "node1"
@@ -346,12 +340,10 @@ def test_node_run_error_text_and_nested_path() -> None:
 
     inner = Graph()
     inner.add_lambda_node("1", fail)
-    inner.add_edge(START, "1")
-    inner.add_edge("1", END)
+    wire(inner, "1")
     outer = Graph()
     outer.add_graph_node("a", inner)
-    outer.add_edge(START, "a")
-    outer.add_edge("a", END)
+    wire(outer, "a")
     with pytest.raises(NodeRunError) as info:
         outer.compile().invoke(1)
     assert info.value.node_path == ["a", "1"]
@@ -365,8 +357,7 @@ def test_pre_handler_failure_is_a_node_failure_without_on_start() -> None:
 
     g = Graph(state=dict)
     g.add_lambda_node("n", lambda x: x, pre=bad_pre)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     steps = Steps()
     with pytest.raises(NodeRunError, match=r"run node\[n\] pre processor fail: pre-bad") as info:
         g.compile().invoke(1, callbacks=[steps])
@@ -380,8 +371,7 @@ def test_post_handler_failure_names_the_node() -> None:
 
     g = Graph(state=dict)
     g.add_lambda_node("n", lambda x: x, post=bad_post)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     with pytest.raises(NodeRunError, match=r"run node\[n\] post processor fail: post-bad"):
         g.compile().invoke(1)
 
@@ -392,8 +382,7 @@ def test_post_handler_failure_names_the_node() -> None:
 def test_empty_stream_cannot_be_concatenated() -> None:
     g = Graph()
     g.add_lambda_node("a", Lambda(stream=lambda x: iter([])))
-    g.add_edge(START, "a")
-    g.add_edge("a", END)
+    wire(g, "a")
     with pytest.raises(NodeRunError, match="stream reader is empty, concat fail"):
         g.compile().invoke("x")
 
@@ -412,9 +401,7 @@ def test_derived_paradigms_follow_einos_preferences() -> None:
     g = Graph()
     g.add_lambda_node("split", Lambda(stream=words))
     g.add_lambda_node("shout", shout)
-    g.add_edge(START, "split")
-    g.add_edge("split", "shout")
-    g.add_edge("shout", END)
+    wire(g, "split", "shout")
     compiled = g.compile()
     assert compiled.invoke("a b c") == "ABC"
     assert list(compiled.stream("a b c")) == ["ABC"]
@@ -441,8 +428,7 @@ def test_on_start_runs_in_reverse_registration_order_and_on_end_in_order() -> No
 
     g = Graph()
     g.add_lambda_node("a", lambda x: x)
-    g.add_edge(START, "a")
-    g.add_edge("a", END)
+    wire(g, "a")
     g.compile().invoke(1, callbacks=[Handler("h1"), Handler("h2")])
     assert order == ["start:h2", "start:h1", "end:h1", "end:h2"]
 
@@ -461,8 +447,7 @@ def test_graph_on_start_sees_the_state_and_fires_before_nodes() -> None:
 
     g = Graph(state=lambda: {"ready": True})
     g.add_lambda_node("a", lambda x: x)
-    g.add_edge(START, "a")
-    g.add_edge("a", END)
+    wire(g, "a")
     g.compile().invoke(1, callbacks=[Handler()])
     assert seen == [{"ready": True}, "a"]
 
@@ -487,8 +472,7 @@ def test_tools_node_streams_index_aligned_rows_that_concat_to_the_invoke_output(
 
     g = Graph()
     g.add_tools_node("tools", ToolsNode([letters, ping]))
-    g.add_edge(START, "tools")
-    g.add_edge("tools", END)
+    wire(g, "tools")
     compiled = g.compile()
     message = Message.assistant("", tool_calls=[ToolCall("1", "letters", "{}"), ToolCall("2", "ping", "{}")])
     rows = list(compiled.stream(message))

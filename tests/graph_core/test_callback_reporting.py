@@ -21,6 +21,7 @@ from graph_core.errors import NodeRunError
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall
 from graph_core.tools import tool
+from tests.helpers import wire
 
 
 class _Log:
@@ -85,9 +86,7 @@ def test_observed_nodes_keep_eino_order_and_report_errors() -> None:
     graph = Graph()
     graph.add_lambda_node("ok", lambda x: x + 1)
     graph.add_lambda_node("bad", boom)
-    graph.add_edge(START, "ok")
-    graph.add_edge("ok", "bad")
-    graph.add_edge("bad", END)
+    wire(graph, "ok", "bad")
     with pytest.raises(NodeRunError):
         graph.compile().invoke(1, callbacks=[_Log("first", log), _Log("second", log)])
     nodes = [(e[0], e[1], e[2].node_key) for e in log if e[1] in ("start", "end", "error")]
@@ -120,8 +119,7 @@ def test_a_failing_on_start_skips_the_node_and_its_on_error() -> None:
     ran: list[int] = []
     graph = Graph()
     graph.add_lambda_node("n", lambda x: ran.append(x) or x)
-    graph.add_edge(START, "n")
-    graph.add_edge("n", END)
+    wire(graph, "n")
     with pytest.raises(NodeRunError, match="refused"):
         graph.compile().invoke(1, callbacks=[_Log("h", log), Refuses()])
     assert ran == []

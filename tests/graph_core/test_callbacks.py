@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -10,14 +9,7 @@ import pytest
 from graph_core import END, START, Branch, Graph
 from graph_core.context import current_scope
 from graph_core.errors import MaxStepsExceededError, NodeRunError
-
-MODES = pytest.mark.parametrize("how", ["sync", "async"])
-
-
-def run(compiled: Any, value: Any, how: str, **kwargs: Any) -> Any:
-    if how == "sync":
-        return compiled.invoke(value, **kwargs)
-    return asyncio.run(compiled.ainvoke(value, **kwargs))
+from tests.helpers import SYNC_ASYNC, run_in, wire
 
 
 class Recorder:
@@ -43,16 +35,14 @@ class Recorder:
         self.log.append(("step_end", step.path, step.index, step.nodes, step.next_nodes, step.ended))
 
 
-@MODES
+@SYNC_ASYNC
 def test_graph_and_node_events_in_order(how: str) -> None:
     g = Graph()
     g.add_lambda_node("a", lambda x: x + 1, name="Adder")
     g.add_passthrough_node("p")
-    g.add_edge(START, "a")
-    g.add_edge("a", "p")
-    g.add_edge("p", END)
+    wire(g, "a", "p")
     rec = Recorder()
-    assert run(g.compile(name="G"), 1, how, callbacks=[rec]) == 2
+    assert run_in(g.compile(name="G"), 1, how, callbacks=[rec]) == 2
     assert rec.log == [
         ("start", None, "G", "Graph", (), None, 1),
         ("step_start", (), 0, ("a",)),
@@ -69,24 +59,22 @@ def test_on_start_runs_in_reverse_registration_order() -> None:
     log: list[Any] = []
     g = Graph()
     g.add_lambda_node("a", lambda x: x)
-    g.add_edge(START, "a")
-    g.add_edge("a", END)
+    wire(g, "a")
     g.compile().invoke(0, callbacks=[Recorder("1", log), Recorder("2", log)])
     assert [entry[0] for entry in log if entry[1] == "a"] == ["2start", "1start", "1end", "2end"]
 
 
-@MODES
+@SYNC_ASYNC
 def test_error_events(how: str) -> None:
     def fail(x: Any) -> Any:
         raise KeyError("nope")
 
     g = Graph()
     g.add_lambda_node("a", fail)
-    g.add_edge(START, "a")
-    g.add_edge("a", END)
+    wire(g, "a")
     rec = Recorder()
     with pytest.raises(NodeRunError):
-        run(g.compile(), 0, how, callbacks=[rec])
+        run_in(g.compile(), 0, how, callbacks=[rec])
     errors = [e for e in rec.log if e[0] == "error"]
     assert errors == [
         ("error", "a", "Lambda", ("a",), "KeyError"),
@@ -94,7 +82,7 @@ def test_error_events(how: str) -> None:
     ]
 
 
-@MODES
+@SYNC_ASYNC
 def test_scope_is_visible_inside_nodes(how: str) -> None:
     seen: list[Any] = []
 
@@ -107,10 +95,8 @@ def test_scope_is_visible_inside_nodes(how: str) -> None:
     g = Graph()
     g.add_lambda_node("a", look)
     g.add_lambda_node("b", look)
-    g.add_edge(START, "a")
-    g.add_edge("a", "b")
-    g.add_edge("b", END)
-    run(g.compile(name="G"), 0, how)
+    wire(g, "a", "b")
+    run_in(g.compile(name="G"), 0, how)
     assert seen == [(("a",), 0, "G"), (("b",), 1, "G")]
 
 
@@ -118,22 +104,18 @@ def nested_parent() -> Graph:
     inner = Graph()
     inner.add_lambda_node("i1", lambda x: x + "1")
     inner.add_lambda_node("i2", lambda x: x + "2")
-    inner.add_edge(START, "i1")
-    inner.add_edge("i1", "i2")
-    inner.add_edge("i2", END)
+    wire(inner, "i1", "i2")
     outer = Graph()
     outer.add_graph_node("sub", inner, name="Sub")
     outer.add_lambda_node("after", lambda x: x + "!")
-    outer.add_edge(START, "sub")
-    outer.add_edge("sub", "after")
-    outer.add_edge("after", END)
+    wire(outer, "sub", "after")
     return outer
 
 
-@MODES
+@SYNC_ASYNC
 def test_nested_graph_is_one_step_with_prefixed_paths(how: str) -> None:
     rec = Recorder()
-    assert run(nested_parent().compile(), "x", how, callbacks=[rec]) == "x12!"
+    assert run_in(nested_parent().compile(), "x", how, callbacks=[rec]) == "x12!"
     steps = [e for e in rec.log if e[0].startswith("step_end")]
     assert steps == [
         ("step_end", ("sub",), 0, ("i1",), ("i2",), False),
@@ -151,7 +133,7 @@ def test_nested_graph_is_one_step_with_prefixed_paths(how: str) -> None:
     ]
 
 
-@MODES
+@SYNC_ASYNC
 def test_nested_errors_prefix_the_parent_key(how: str) -> None:
     boom = ValueError("inner boom")
 
@@ -160,19 +142,17 @@ def test_nested_errors_prefix_the_parent_key(how: str) -> None:
 
     inner = Graph()
     inner.add_lambda_node("1", fail)
-    inner.add_edge(START, "1")
-    inner.add_edge("1", END)
+    wire(inner, "1")
     outer = Graph()
     outer.add_graph_node("a", inner)
-    outer.add_edge(START, "a")
-    outer.add_edge("a", END)
+    wire(outer, "a")
     with pytest.raises(NodeRunError) as info:
-        run(outer.compile(), 0, how)
+        run_in(outer.compile(), 0, how)
     assert info.value.node_path == ["a", "1"]
     assert info.value.__cause__ is boom
 
 
-@MODES
+@SYNC_ASYNC
 def test_nested_graph_has_its_own_budget(how: str) -> None:
     inner = Graph()
     inner.add_lambda_node("n", lambda x: x + 1)
@@ -180,12 +160,11 @@ def test_nested_graph_has_its_own_budget(how: str) -> None:
     inner.add_branch("n", Branch(lambda x: END if x >= 3 else "n", ["n", END]))
     outer = Graph()
     outer.add_graph_node("sub", inner, compile_options={"max_run_steps": 3})
-    outer.add_edge(START, "sub")
-    outer.add_edge("sub", END)
+    wire(outer, "sub")
     compiled = outer.compile(max_run_steps=1)
-    assert run(compiled, 0, how) == 3  # three inner steps, one outer step
+    assert run_in(compiled, 0, how) == 3  # three inner steps, one outer step
     with pytest.raises(MaxStepsExceededError) as info:
-        run(compiled, -1, how)
+        run_in(compiled, -1, how)
     assert info.value.path == ["sub"]
 
 

@@ -18,6 +18,7 @@ from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo, shallow_copy
 from graph_core.tools import ToolsNode, tool
 from graph_core.tools.errors import ToolArgumentsError
+from tests.helpers import wire
 
 
 class Steps:
@@ -100,8 +101,7 @@ def test_async_conditions_and_handlers_still_awaited_after_sync_ones() -> None:
 
     g2 = Graph()
     g2.add_lambda_node("g", gen_node)
-    g2.add_edge(START, "g")
-    g2.add_edge("g", END)
+    wire(g2, "g")
     assert list(g2.compile().invoke(0)) == [1]
 
 

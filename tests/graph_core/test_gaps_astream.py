@@ -18,6 +18,7 @@ from graph_core.interrupt import get_interrupt_state, get_resume_data, interrupt
 from graph_core.schema import Message, ToolCall
 from graph_core.stream import AsyncStream, SourceEOF, StreamError
 from graph_core.tools import ToolsNode, tool
+from tests.helpers import wire
 
 
 def run(coro_fn: Any) -> Any:
@@ -189,8 +190,7 @@ def test_tools_node_composite_interrupt_through_astream_and_resume() -> None:
 
     g = Graph()
     g.add_tools_node("tools", ToolsNode([make("t1", True), make("t2", False)]))
-    g.add_edge(START, "tools")
-    g.add_edge("tools", END)
+    wire(g, "tools")
     compiled = g.compile(checkpoint_store=InMemoryCheckpointStore())
     calls = [ToolCall(f"c{i}", f"t{i}", f'{{"x": "v{i}"}}') for i in (1, 2)]
 
@@ -217,9 +217,7 @@ def test_static_interrupt_and_resume_in_astream() -> None:
     g = Graph()
     g.add_lambda_node("a", Lambda(stream=lambda s: iter([s, "!"])))
     g.add_lambda_node("b", str.upper)
-    g.add_edge(START, "a")
-    g.add_edge("a", "b")
-    g.add_edge("b", END)
+    wire(g, "a", "b")
     compiled = g.compile(interrupt_before=["b"], checkpoint_store=InMemoryCheckpointStore())
 
     async def go() -> list[Any]:
@@ -257,14 +255,11 @@ def test_fan_in_checks_and_source_eof_in_astream() -> None:
 def test_nested_graph_and_dag_in_astream() -> None:
     inner = Graph()
     inner.add_lambda_node("up", Lambda(transform=lambda chunks: (c.upper() for c in chunks)))
-    inner.add_edge(START, "up")
-    inner.add_edge("up", END)
+    wire(inner, "up")
     outer = Graph()
     outer.add_lambda_node("src", Lambda(stream=lambda s: iter(s)))
     outer.add_graph_node("inner", inner)
-    outer.add_edge(START, "src")
-    outer.add_edge("src", "inner")
-    outer.add_edge("inner", END)
+    wire(outer, "src", "inner")
     assert run(lambda: chunks_of(outer.compile(), "ab")) == ["A", "B"]
 
     from graph_core import TriggerMode

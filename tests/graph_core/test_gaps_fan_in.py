@@ -11,6 +11,7 @@ from graph_core import END, START, Graph, Lambda
 from graph_core.errors import GraphBuildError, GraphRunError
 from graph_core.graph import FanInMergeConfig
 from graph_core.stream import SourceEOF, concat_chunks, merge_streams
+from tests.helpers import wire
 
 
 def fan_in(s1: Any, s2: Any, target: Any, **compile_options: Any) -> Any:
@@ -139,8 +140,7 @@ def test_empty_sources_and_producer_errors_are_not_type_errors() -> None:
 def test_config_for_an_unknown_node_is_a_build_error() -> None:
     g = Graph()
     g.add_lambda_node("a", lambda x: x)
-    g.add_edge(START, "a")
-    g.add_edge("a", END)
+    wire(g, "a")
     with pytest.raises(GraphBuildError, match="'nope'"):
         g.compile(fan_in_merge={"nope": FanInMergeConfig(stream_merge_with_source_eof=True)})
 

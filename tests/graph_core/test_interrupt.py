@@ -12,6 +12,7 @@ from graph_core.callbacks import StepInfo
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import GraphRunError, InterruptError
 from graph_core.interrupt import get_interrupt_state, get_resume_data, interrupt, was_interrupted
+from tests.helpers import wire
 
 
 @dataclass
@@ -34,10 +35,7 @@ def _chain(calls: list[str], *, state: bool = True) -> Graph:
 
     for key in "abc":
         graph.add_lambda_node(key, node(key))
-    graph.add_edge(START, "a")
-    graph.add_edge("a", "b")
-    graph.add_edge("b", "c")
-    graph.add_edge("c", END)
+    wire(graph, "a", "b", "c")
     return graph
 
 
@@ -183,10 +181,7 @@ def _approval_graph(calls: list[str]) -> Graph:
     graph.add_lambda_node("draft", draft)
     graph.add_lambda_node("approve", approve)
     graph.add_lambda_node("send", send)
-    graph.add_edge(START, "draft")
-    graph.add_edge("draft", "approve")
-    graph.add_edge("approve", "send")
-    graph.add_edge("send", END)
+    wire(graph, "draft", "approve", "send")
     return graph
 
 
@@ -224,9 +219,7 @@ def test_pre_handler_interrupt_reruns_the_node_and_its_pre_handler() -> None:
     graph = Graph(state=Log)
     graph.add_lambda_node("a", lambda t: t + "a")
     graph.add_lambda_node("b", lambda t: t + "b", pre=pre)
-    graph.add_edge(START, "a")
-    graph.add_edge("a", "b")
-    graph.add_edge("b", END)
+    wire(graph, "a", "b")
     compiled = graph.compile(checkpoint_store=InMemoryCheckpointStore())
     with pytest.raises(InterruptError) as caught:
         compiled.invoke("x", checkpoint_id="t")

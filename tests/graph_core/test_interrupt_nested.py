@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from graph_core import END, START, Graph
+from graph_core import Graph
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError
 from graph_core.interrupt import get_resume_data, interrupt, was_interrupted
+from tests.helpers import wire
 
 
 def _outer(calls: list[str], *, inner_before: tuple[str, ...] = ()) -> Graph:
@@ -25,9 +26,7 @@ def _outer(calls: list[str], *, inner_before: tuple[str, ...] = ()) -> Graph:
 
     inner.add_lambda_node("first", first)
     inner.add_lambda_node("ask", ask)
-    inner.add_edge(START, "first")
-    inner.add_edge("first", "ask")
-    inner.add_edge("ask", END)
+    wire(inner, "first", "ask")
 
     def pre(text: str, state: dict[str, int]) -> str:
         calls.append("pre")
@@ -37,10 +36,7 @@ def _outer(calls: list[str], *, inner_before: tuple[str, ...] = ()) -> Graph:
     outer.add_lambda_node("head", lambda t: calls.append("head") or t + "h")
     outer.add_graph_node("sub", inner, pre=pre, compile_options={"interrupt_before": inner_before})
     outer.add_lambda_node("tail", lambda t: calls.append("tail") or t + "t")
-    outer.add_edge(START, "head")
-    outer.add_edge("head", "sub")
-    outer.add_edge("sub", "tail")
-    outer.add_edge("tail", END)
+    wire(outer, "head", "sub", "tail")
     return outer
 
 

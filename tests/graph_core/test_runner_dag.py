@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import threading
 from typing import Any
@@ -11,22 +10,12 @@ import pytest
 
 from graph_core import END, START, Branch, Graph, TriggerMode
 from graph_core.errors import GraphRunError
+from tests.helpers import ALL_MODES, run_in
 
 DAG = TriggerMode.ALL_PREDECESSOR
-MODES = pytest.mark.parametrize("how", ["sync", "async", "stream"])
 
 
-def run(compiled: Any, value: Any, how: str, **kwargs: Any) -> Any:
-    if how == "sync":
-        return compiled.invoke(value, **kwargs)
-    if how == "stream":
-        from graph_core.stream import collect
-
-        return collect(compiled.stream(value, **kwargs))
-    return asyncio.run(compiled.ainvoke(value, **kwargs))
-
-
-@MODES
+@ALL_MODES
 def test_node_waits_for_all_predecessors(how: str) -> None:
     """a -> c and a -> b -> c: in DAG mode c runs once, with both inputs merged."""
     seen: list[Any] = []
@@ -39,11 +28,11 @@ def test_node_waits_for_all_predecessors(how: str) -> None:
     g.add_edge("a", "c")
     g.add_edge("b", "c")
     g.add_edge("c", END)
-    assert run(g.compile(trigger_mode=DAG), 1, how) == {"a": 1, "b": 2}
+    assert run_in(g.compile(trigger_mode=DAG), 1, how) == {"a": 1, "b": 2}
     assert seen == [{"a": 1, "b": 2}]
 
 
-@MODES
+@ALL_MODES
 def test_unselected_branch_target_is_skipped_and_end_waits_only_for_the_chosen(how: str) -> None:
     """TestBaseDAGBranch: the branch picks "1", "2" is skipped, END fed by both returns "hi1"."""
     ran: list[str] = []
@@ -53,11 +42,11 @@ def test_unselected_branch_target_is_skipped_and_end_waits_only_for_the_chosen(h
     g.add_branch(START, Branch(lambda x: "1", ["1", "2"]))
     g.add_edge("1", END)
     g.add_edge("2", END)
-    assert run(g.compile(trigger_mode=DAG), "hi", how) == "hi1"
+    assert run_in(g.compile(trigger_mode=DAG), "hi", how) == "hi1"
     assert ran == ["1"]
 
 
-@MODES
+@ALL_MODES
 def test_skip_propagates_transitively(how: str) -> None:
     ran: list[str] = []
 
@@ -72,11 +61,11 @@ def test_skip_propagates_transitively(how: str) -> None:
     g.add_edge("x", "z")
     g.add_edge("y2", "z")  # z waits only for x
     g.add_edge("z", END)
-    assert run(g.compile(trigger_mode=DAG), "", how) == "xz"
+    assert run_in(g.compile(trigger_mode=DAG), "", how) == "xz"
     assert ran == ["x", "z"]
 
 
-@MODES
+@ALL_MODES
 def test_all_predecessors_of_end_skipped_fails(how: str) -> None:
     """TestSkipBranch: nothing becomes ready, "no tasks to execute, last completed nodes: [1]"."""
     g = Graph()
@@ -86,7 +75,7 @@ def test_all_predecessors_of_end_skipped_fails(how: str) -> None:
     g.add_branch("1", Branch.multi(lambda x: set(), ["2"]))
     g.add_edge("2", END)
     with pytest.raises(GraphRunError, match=r"no tasks to execute, last completed nodes: \[1\]"):
-        run(g.compile(trigger_mode=DAG), "x", how)
+        run_in(g.compile(trigger_mode=DAG), "x", how)
 
 
 @pytest.mark.parametrize("how", ["sync", "async"])
@@ -101,7 +90,7 @@ def test_node_skipped_by_one_predecessor_waits_for_the_others(how: str) -> None:
     g.add_branch("a", Branch.multi(lambda x: {"b"}, ["b", "c"]))
     g.add_edge("b", "c")
     g.add_edge("c", END)
-    assert run(g.compile(trigger_mode=DAG), "v", how) == "vabc"
+    assert run_in(g.compile(trigger_mode=DAG), "v", how) == "vabc"
     assert seen == ["vab"]
 
 
@@ -127,7 +116,7 @@ def test_eager_execution_starts_successors_while_siblings_run(how: str) -> None:
     g.add_edge("fast", "after")
     g.add_edge("slow", END)
     g.add_edge("after", END)
-    assert run(g.compile(trigger_mode=DAG), 1, how) == {"slow": 1, "after": 1}
+    assert run_in(g.compile(trigger_mode=DAG), 1, how) == {"slow": 1, "after": 1}
 
 
 def test_no_step_limit_and_no_runtime_override() -> None:

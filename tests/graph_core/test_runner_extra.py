@@ -11,6 +11,7 @@ import pytest
 
 from graph_core import END, START, Branch, Graph, Lambda, TriggerMode
 from graph_core.errors import GraphRunError
+from tests.helpers import wire
 
 
 def test_values_reaching_end_in_one_step_are_merged() -> None:
@@ -50,8 +51,7 @@ def test_cancelling_an_ainvoke_task_stops_the_run() -> None:
 
     g = Graph()
     g.add_lambda_node("n", slow)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
 
     async def main() -> None:
         task = asyncio.ensure_future(g.compile().ainvoke(1))
@@ -70,8 +70,7 @@ def test_cancel_event_set_before_the_run() -> None:
     cancel.set()
     g = Graph()
     g.add_lambda_node("n", lambda x: x)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     with pytest.raises(GraphRunError, match="context has been canceled"):
         g.compile().invoke(1, cancel_event=cancel)
 
@@ -79,8 +78,7 @@ def test_cancel_event_set_before_the_run() -> None:
 def test_nested_graph_in_stream_mode_and_dag_parent() -> None:
     inner = Graph()
     inner.add_lambda_node("split", Lambda(stream=lambda s: iter(s)))
-    inner.add_edge(START, "split")
-    inner.add_edge("split", END)
+    wire(inner, "split")
 
     def upper(chunks: Iterator[str]) -> Iterator[str]:
         return (c.upper() for c in chunks)
@@ -88,9 +86,7 @@ def test_nested_graph_in_stream_mode_and_dag_parent() -> None:
     outer = Graph()
     outer.add_graph_node("sub", inner)
     outer.add_lambda_node("up", Lambda(transform=upper))
-    outer.add_edge(START, "sub")
-    outer.add_edge("sub", "up")
-    outer.add_edge("up", END)
+    wire(outer, "sub", "up")
     for mode in TriggerMode:
         compiled = outer.compile(trigger_mode=mode)
         assert list(compiled.stream("abc")) == ["A", "B", "C"]
@@ -100,8 +96,7 @@ def test_nested_graph_in_stream_mode_and_dag_parent() -> None:
 def test_compile_keeps_interrupt_and_checkpoint_options() -> None:
     g = Graph()
     g.add_lambda_node("n", lambda x: x)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     store = object()
     compiled = g.compile(interrupt_before=["n"], interrupt_after=("n",), checkpoint_store=store)
     assert compiled.interrupt_before == ("n",)

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from graph_core import END, START, Graph, process_state
+from graph_core import Graph, process_state
 from graph_core.errors import GraphBuildError, GraphRunError, NodeRunError
+from tests.helpers import wire
 
 MODES = pytest.mark.parametrize("how", ["sync", "async", "stream"])
 
@@ -63,8 +64,7 @@ def test_handlers_run_in_eino_order_and_replace_values(how: str) -> None:
 
     g = Graph(state=lambda: log)
     g.add_lambda_node("n", body, pre=pre, post=post)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     assert run(g.compile(), "in", how, callbacks=[Order(log)]) == "in+pre+body+post"
     assert log.events == ["pre:in", "start:n", "body:in+pre", "end:n", "post:in+pre+body"]
 
@@ -82,8 +82,7 @@ def test_state_is_fresh_per_run_and_reachable_from_nodes(how: str) -> None:
 
     g = Graph(state=factory)
     g.add_lambda_node("n", body)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     compiled = g.compile()
     assert run(compiled, "a", how) == 1
     assert run(compiled, "b", how) == 1
@@ -106,8 +105,7 @@ def test_pre_handler_failure_is_a_node_error_without_callbacks(how: str) -> None
 
     g = Graph(state=Log)
     g.add_lambda_node("n", lambda x: x, pre=pre)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     with pytest.raises(NodeRunError) as info:
         run(g.compile(), "x", how, callbacks=[Order(log)])
     assert "run node[n] pre processor fail: boom" in str(info.value)
@@ -123,8 +121,7 @@ def test_post_handler_failure(how: str) -> None:
 
     g = Graph(state=Log)
     g.add_lambda_node("n", lambda x: x, post=post)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     with pytest.raises(NodeRunError, match=r"run node\[n\] post processor fail: late"):
         run(g.compile(), "x", how)
 
@@ -161,19 +158,15 @@ def test_nested_graph_reaches_outer_state_and_inner_state_shadows(how: str) -> N
 
     plain = Graph()  # no state of its own: sees the outer one
     plain.add_lambda_node("p", touch("p"))
-    plain.add_edge(START, "p")
-    plain.add_edge("p", END)
+    wire(plain, "p")
     shadow = Graph(state=make_inner)  # same type: shadows the outer one
     shadow.add_lambda_node("s", touch("s"))
-    shadow.add_edge(START, "s")
-    shadow.add_edge("s", END)
+    wire(shadow, "s")
 
     g = Graph(state=make_outer)
     g.add_graph_node("plain", plain)
     g.add_graph_node("shadow", shadow)
-    g.add_edge(START, "plain")
-    g.add_edge("plain", "shadow")
-    g.add_edge("shadow", END)
+    wire(g, "plain", "shadow")
     assert run(g.compile(), "", how) == "ps"
     assert outer_states[0].seen == ["p"]
     assert inner_states[0].seen == ["s"]
@@ -185,8 +178,7 @@ def test_process_state_errors() -> None:
 
     g = Graph(state=Outer)
     g.add_lambda_node("n", lambda x: process_state(Inner, lambda s: s))
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     with pytest.raises(NodeRunError) as info:
         g.compile().invoke(1)
     assert "cannot find state with type: Inner in states chain, current state type: Outer" in str(info.value)
@@ -198,8 +190,7 @@ def test_async_handlers_are_awaited() -> None:
 
     g = Graph(state=Outer)
     g.add_lambda_node("n", lambda x: x * 10, pre=pre)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     assert g.compile().invoke(1) == 20
     assert asyncio.run(g.compile().ainvoke(1)) == 20
 
@@ -220,8 +211,7 @@ def test_stream_handlers_see_streams_without_concatenation(how: str) -> None:
 
     g = Graph(state=Log)
     g.add_lambda_node("n", Lambda(stream=lambda text: iter(text.split())), post=stream_handler(tap))
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     compiled = g.compile()
     if how == "sync":
         assert compiled.invoke("a b") == "ab!"  # invoke mode: one chunk, the concatenated output

@@ -11,6 +11,7 @@ import pytest
 from graph_core import END, START, Branch, Graph, Lambda
 from graph_core.errors import NodeRunError
 from graph_core.schema import Message, ToolCall
+from tests.helpers import wire
 
 
 def single(node: Any, **options: Any) -> Any:
@@ -19,8 +20,7 @@ def single(node: Any, **options: Any) -> Any:
         g.add_graph_node("n", node, **options)
     else:
         g.add_lambda_node("n", node, **options)
-    g.add_edge(START, "n")
-    g.add_edge("n", END)
+    wire(g, "n")
     return g.compile()
 
 
@@ -47,9 +47,7 @@ def test_invoke_only_lambda_in_stream_mode_gets_concatenated_input() -> None:
     upper = Graph()
     upper.add_lambda_node("src", Lambda(stream=words))
     upper.add_lambda_node("up", str.upper)
-    upper.add_edge(START, "src")
-    upper.add_edge("src", "up")
-    upper.add_edge("up", END)
+    wire(upper, "src", "up")
     assert list(upper.compile().stream("x y")) == ["X Y "]
 
 
@@ -95,9 +93,7 @@ def test_node_completes_when_it_returns_its_stream() -> None:
     g = Graph()
     g.add_lambda_node("p", Lambda(stream=produce))
     g.add_lambda_node("c", Lambda(transform=consume))
-    g.add_edge(START, "p")
-    g.add_edge("p", "c")
-    g.add_edge("c", END)
+    wire(g, "p", "c")
     assert list(g.compile().stream(None)) == ["0", "1", "2"]
     assert events[:3] == ["consumer started", "produce 0", "consume 0"]
 
@@ -163,9 +159,7 @@ def test_stream_mode_input_key_drops_chunks_without_the_key() -> None:
     g = Graph()
     g.add_lambda_node("src", Lambda(stream=chunks))
     g.add_lambda_node("take", Lambda(transform=lambda it: (c.upper() for c in it)), input_key="q")
-    g.add_edge(START, "src")
-    g.add_edge("src", "take")
-    g.add_edge("take", END)
+    wire(g, "src", "take")
     assert list(g.compile().stream(None)) == ["A", "B"]
 
 
@@ -234,9 +228,7 @@ def test_chat_model_and_tools_node_kinds(how: str) -> None:
     g = Graph()
     g.add_chat_model_node("chat", model, name="ChatModel")
     g.add_tools_node("tools", FakeTools(), name="Tools")
-    g.add_edge(START, "chat")
-    g.add_edge("chat", "tools")
-    g.add_edge("tools", END)
+    wire(g, "chat", "tools")
     compiled = g.compile()
     messages = [Message.user("hi")]
     if how == "invoke":

@@ -1,0 +1,38 @@
+"""Helpers the graph_core tests share: running a compiled graph in a chosen mode, and wiring chains.
+
+Kept to plumbing: what a test asserts stays in the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+
+from graph_core import END, START, Graph
+from graph_core.stream import collect
+
+SYNC_ASYNC = pytest.mark.parametrize("how", ["sync", "async"])
+"""Run the test with `how` = "sync" (invoke) and "async" (ainvoke)."""
+ALL_MODES = pytest.mark.parametrize("how", ["sync", "async", "stream"])
+"""Also "stream": `stream`, its chunks concatenated."""
+
+
+def run_in(compiled: Any, value: Any, how: str, **options: Any) -> Any:
+    """`compiled` run on `value` by `invoke` ("sync"), `ainvoke` ("async") or `stream` (collected)."""
+    if how == "sync":
+        return compiled.invoke(value, **options)
+    if how == "stream":
+        return collect(compiled.stream(value, **options))
+    if how == "async":
+        return asyncio.run(compiled.ainvoke(value, **options))
+    raise ValueError(f"unknown mode {how!r}")
+
+
+def wire(graph: Graph, *keys: str) -> Graph:
+    """Edges START -> keys[0] -> ... -> keys[-1] -> END, added in that order."""
+    for source, target in itertools.pairwise([START, *keys, END]):
+        graph.add_edge(source, target)
+    return graph
