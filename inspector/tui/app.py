@@ -25,6 +25,7 @@ from textual.widgets import Footer, Static
 
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar, budget_level
+from inspector.tui.goto import GotoError, goto_prompt, resolve_goto
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
@@ -231,7 +232,9 @@ class ReplayApp(App[None]):
         self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
         self.query_one(MessagesPane).show(replay.messages_at(cursor) if step else [], expand=self.expand)
         self.query_one("#messages-box").scroll_end(animate=False, immediate=False)
-        self.query_one(NodeDetail).show(step, stop=stop, mark=mark, expand=self.expand)
+        self.query_one(NodeDetail).show(
+            step, stop=stop, mark=mark, expand=self.expand, segments=len(run.segments)
+        )
         budget = step.budget if step else None
         iterations_max = session.iterations_max_at(cursor)
         level = budget_level(budget, iterations_max=iterations_max) if budget else "none"
@@ -279,10 +282,15 @@ class ReplayApp(App[None]):
         if run.interrupt is not None and run.interrupt.checkpoint_id:
             text.append_text(one_line(f" (checkpoint {run.interrupt.checkpoint_id})", limit=50, style=colour))
         total = len(replay)
-        text.append(f"  step {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
         segment = run.segments[self.session.segment_at(replay.cursor)]
+        # Step numbers restart at each resume: a multi-segment run counts positions (what `g` and
+        # `--step` take) and names the cursor's step by segment and number, as its row shows it.
+        word = "position" if len(run.segments) > 1 else "step"
+        text.append(f"  {word} {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
         if len(run.segments) > 1:
-            text.append(f"  segment {segment.index} ({len(run.segments)} segments)", style="bold cyan")
+            current = replay.current
+            where = f"segment {segment.index}" + (f" step {current.index}" if current is not None else "")
+            text.append(f"  {where} ({len(run.segments)} segments)", style="bold cyan")
         if segment.resumed_from is not None:
             text.append("  ↻ ", style="bold cyan")
             text.append_text(
@@ -368,12 +376,13 @@ class ReplayApp(App[None]):
             if answer is None or not answer.strip():
                 return
             try:
-                self.go(int(answer.strip()))
-            except ValueError:
-                self.notify(f"not a step number: {answer!r}", severity="warning", markup=False)
+                position = resolve_goto(answer, self.session.run)
+            except GotoError as exc:
+                self.notify(str(exc), severity="warning", markup=False)
+                return
+            self.go(position)
 
-        last = max(len(self.replay) - 1, 0)
-        self.push_screen(PromptScreen(f"Go to step (0–{last}; negative counts from the end)"), done)
+        self.push_screen(PromptScreen(goto_prompt(self.session.run)), done)
 
     def action_search(self) -> None:
         self._main_screen_only()

@@ -27,7 +27,7 @@ KEYS: tuple[Key, ...] = (
     Key("left,p", "previous", "Previous step", "Move to the previous superstep", True, "←/p"),
     Key("home", "first", "First step", "Jump to the first step"),
     Key("end", "last", "Last step", "Jump to the last step"),
-    Key("g", "goto", "Go to step…", "Jump to a step by its index", True),
+    Key("g", "goto", "Go to step…", "Jump to a step by its position, or segment:step", True),
     Key("slash", "search", "Search…", "Find steps by node, text or state key", True, "/"),
     Key("right_square_bracket", "next_hit", "Next search hit", "Move to the next search hit", False, "]"),
     Key("left_square_bracket", "previous_hit", "Previous search hit", "Move to the previous hit", False, "["),

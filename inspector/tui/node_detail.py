@@ -166,7 +166,10 @@ def render_detail(
     stop: StopReport | None = None,
     mark: InterruptMark | None = None,
     limit: int | None = VALUE_LIMIT,
+    segments: int = 1,
 ) -> Text:
+    """The detail of `step`. `segments` is the run's segment count: in a run resumed into the same file
+    step numbers restart at each resume, so the header names the segment too (`segment 1 step 0`)."""
     parts: list[Text] = []
     if stop is not None:
         parts.append(render_stop(stop, limit=limit))
@@ -176,7 +179,8 @@ def render_detail(
     if step is None:
         parts.append(Text("(no complete step to show)", style="dim"))
     else:
-        header = Text(f"step {step.index}", style="bold")
+        where = f"segment {step.segment} step {step.index}" if segments > 1 else f"step {step.index}"
+        header = Text(where, style="bold")
         if step.duration is not None:
             header.append(f"  {step.duration * 1000:.1f} ms", style="dim")
         if step.next_nodes:
@@ -196,7 +200,7 @@ def render_detail(
 
 
 class NodeDetail(Static):
-    """The app calls `show(step, stop=..., expand=...)` when the cursor moves."""
+    """The app calls `show(step, stop=..., expand=..., segments=...)` when the cursor moves."""
 
     DEFAULT_CSS = """
     NodeDetail { height: auto; }
@@ -209,5 +213,7 @@ class NodeDetail(Static):
         stop: StopReport | None = None,
         mark: InterruptMark | None = None,
         expand: bool = False,
+        segments: int = 1,
     ) -> None:
-        self.update(render_detail(step, stop=stop, mark=mark, limit=None if expand else VALUE_LIMIT))
+        limit = None if expand else VALUE_LIMIT
+        self.update(render_detail(step, stop=stop, mark=mark, limit=limit, segments=segments))

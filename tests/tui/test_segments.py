@@ -4,6 +4,7 @@ segment's end, the segment count in the status line, and a budget that restarts.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,9 @@ from graph_core.interrupt import was_interrupted
 from inspector.recording import Recorder, read_run
 from inspector.tui import Session, make_app
 from inspector.tui.budget_bar import BudgetBar
+from inspector.tui.goto import GotoError, goto_prompt, resolve_goto
 from inspector.tui.interrupts import interrupt_at, stop_mark
+from inspector.tui.node_detail import NodeDetail, render_detail
 from inspector.tui.timeline import format_row
 from tests.tui.conftest import SIZE, clock, screen_text
 
@@ -95,14 +98,86 @@ async def test_status_line_and_budget_follow_the_cursors_segment(resumed: Path) 
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         status = screen_text(app).splitlines()[0]
-        assert "segment 0 (2 segments)" in status and "resumed from" not in status
+        assert "position 1 of 4 (3 last)  segment 0 step 1 (2 segments)" in status
+        assert "resumed from" not in status
         bar = app.query_one(BudgetBar)
         assert "segment 0" in str(bar.border_title) and "2/14" in str(bar.render())
         await pilot.press("n")
         await pilot.pause()
         text = screen_text(app)
         status = text.splitlines()[0]
-        assert "segment 1 (2 segments)" in status and "↻ resumed from checkpoint t1" in status
+        assert "position 2 of 4 (3 last)  segment 1 step 0 (2 segments)" in status
+        assert "↻ resumed from checkpoint t1" in status
         assert "segment 1 (restarts at each resume)" in str(bar.border_title)
         assert "1/14" in str(bar.render()), "the step budget restarts with the resumed run"
         assert "↻ resumed from t1" in text
+
+
+def test_node_detail_names_the_segment_in_a_resumed_file(resumed: Path) -> None:
+    run = read_run(resumed)
+    headers = [render_detail(step, segments=len(run.segments)).plain.splitlines()[0] for step in run.steps]
+    assert [h.split("  ")[0] for h in headers] == [
+        "segment 0 step 0",
+        "segment 0 step 1",
+        "segment 1 step 0",
+        "segment 1 step 1",
+    ]
+
+
+def test_node_detail_of_a_single_segment_run_is_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "plain.jsonl"
+    with pytest.raises(InterruptError):
+        build(InMemoryCheckpointStore()).invoke("Ship it", checkpoint_id="t1", callbacks=[Recorder(path)])
+    run = read_run(path)
+    assert len(run.segments) == 1
+    assert render_detail(run.steps[1], segments=1).plain.startswith("step 1  ")
+
+
+def test_goto_takes_a_position_or_segment_colon_step(resumed: Path) -> None:
+    run = read_run(resumed)
+    assert [resolve_goto(answer, run) for answer in ("2", " -1 ", "0:1", "1:0", "1:1", "-1:0", "1:-1")] == [
+        2,
+        -1,
+        1,
+        2,
+        3,
+        2,
+        3,
+    ]
+    with pytest.raises(GotoError, match=r"no segment 2: the run has 2 \(0–1\)"):
+        resolve_goto("2:0", run)
+    with pytest.raises(GotoError, match="segment 1 has steps 0–1, no step 2"):
+        resolve_goto("1:2", run)
+    with pytest.raises(GotoError, match="not a step number or segment:step: 'one:0'"):
+        resolve_goto("one:0", run)
+    assert goto_prompt(run) == (
+        "Go to position (0–3) or segment:step (0:0–1:1); negative counts from the end"
+    )
+
+
+async def test_g_goes_to_a_segments_step_and_warns_on_a_missing_one(resumed: Path) -> None:
+    app = make_app(resumed)
+    warnings: list[str] = []
+    shown = app.notify
+
+    def notify(message: str, **options: Any) -> None:
+        warnings.append(message)
+        shown(message, **options)
+
+    app.notify = notify  # what the prompt tells the user, kept for the assertion below
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("g")
+        await pilot.pause()
+        assert "segment:step" in screen_text(app)
+        await pilot.press("1", ":", "1", "enter")
+        await pilot.pause()
+        assert app.replay.cursor == 3
+        assert "segment 1 step 1" in str(app.query_one(NodeDetail).render())
+        await pilot.press("g", "3", "enter")  # a bare number is a position: segment 1, step 1 again
+        await pilot.pause()
+        assert app.replay.cursor == 3
+        await pilot.press("g", "5", ":", "0", "enter")
+        await pilot.pause()
+        assert app.replay.cursor == 3, "a segment that does not exist moves nothing"
+        assert warnings == ["no segment 5: the run has 2 (0–1)"]
