@@ -26,7 +26,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--poll", type=float, default=0.5, metavar="SECONDS", help="how often --follow checks the file"
     )
-    parser.add_argument("--step", type=int, default=None, metavar="N", help="open at position N (0-based over the whole timeline; a resumed run continues the count)")
+    parser.add_argument(
+        "--step",
+        type=int,
+        default=None,
+        metavar="N",
+        help="open at position N (0-based over the whole timeline; a resumed run continues the count)",
+    )
     parser.set_defaults(handler=run)
 
 
