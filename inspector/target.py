@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,11 @@ def _import_module(module_part: str, spec: str) -> Any:
     looks_like_file = module_part.endswith(".py") or "/" in module_part or "\\" in module_part
     if looks_like_file:
         path = Path(module_part)
+        if path.is_dir():
+            raise TargetError(
+                f"TARGET `{spec}`: `{module_part}` is a directory, not a Python file. Give "
+                "`path/to/file.py:attribute`, or `package.module:attribute` for a package."
+            )
         if not path.is_file():
             raise TargetError(
                 f"TARGET `{spec}`: file `{module_part}` does not exist. Give `path/to/file.py:attribute` "
@@ -62,6 +68,12 @@ def _import_module(module_part: str, spec: str) -> Any:
     try:
         return importlib.import_module(module_part)
     except ModuleNotFoundError as exc:
+        if not _is_module_or_parent(exc.name, module_part):
+            # The target module exists; something it imports does not.
+            raise TargetError(
+                f"TARGET `{spec}`: importing `{module_part}` failed with ModuleNotFoundError: {exc}. "
+                "Install the missing package in this environment."
+            ) from exc
         raise TargetError(
             f"TARGET `{spec}`: module `{module_part}` was not found ({exc}). Check the spelling, install the "
             "package, or run from the directory that contains it."
@@ -70,6 +82,30 @@ def _import_module(module_part: str, spec: str) -> Any:
         raise TargetError(
             f"TARGET `{spec}`: importing `{module_part}` failed with {type(exc).__name__}: {exc}"
         ) from exc
+
+
+def _is_module_or_parent(missing: str | None, module_part: str) -> bool:
+    """Whether the missing module is the target itself or a package on its dotted path."""
+    if missing is None:
+        return True
+    return module_part == missing or module_part.startswith(missing + ".")
+
+
+def _takes_no_arguments(fn: Any) -> bool:
+    """Whether `fn()` binds; unknown signatures (some builtins) are given the benefit of the doubt."""
+    try:
+        inspect.signature(fn).bind()
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
+def _describe(obj: Any, *, called: bool) -> str:
+    if isinstance(obj, type):
+        return f"is the class `{obj.__name__}`"
+    return f"{'returned' if called else 'is'} a {type(obj).__name__}"
 
 
 def _resolve(obj: Any, spec: str, *, called: bool = False) -> LoadedTarget:
@@ -84,22 +120,34 @@ def _resolve(obj: Any, spec: str, *, called: bool = False) -> LoadedTarget:
             raise TargetError(f"TARGET `{spec}`: the graph does not compile: {exc}") from exc
         return LoadedTarget(spec=spec, compiled=compiled, runnable=compiled, is_agent=False)
     if callable(obj) and not called and not isinstance(obj, type):
+        if not _takes_no_arguments(obj):
+            raise TargetError(
+                f"TARGET `{spec}` is a callable that cannot be called without arguments "
+                f"(signature {_signature(obj)}); name a graph, an agent, or a zero-argument factory."
+            )
         try:
             made = obj()
-        except TypeError as exc:
-            raise TargetError(
-                f"TARGET `{spec}` is a callable that cannot be called without arguments ({exc}); name a "
-                "graph, an agent, or a zero-argument factory."
-            ) from exc
         except Exception as exc:
             raise TargetError(
                 f"TARGET `{spec}`: calling the factory failed with {type(exc).__name__}: {exc}"
             ) from exc
         return _resolve(made, spec, called=True)
+    if called:
+        raise TargetError(
+            f"TARGET `{spec}` was called and {_describe(obj, called=True)}, not a CompiledGraph, Graph or "
+            "agent."
+        )
     raise TargetError(
-        f"TARGET `{spec}` is a {type(obj).__name__}, not a CompiledGraph, Graph, agent or a zero-argument "
-        "callable returning one."
+        f"TARGET `{spec}` {_describe(obj, called=False)}, not a CompiledGraph, Graph, agent or a "
+        "zero-argument callable returning one."
     )
+
+
+def _signature(fn: Any) -> str:
+    try:
+        return f"{getattr(fn, '__name__', 'callable')}{inspect.signature(fn)}"
+    except (TypeError, ValueError):
+        return "unknown"
 
 
 def load_target(spec: str) -> LoadedTarget:

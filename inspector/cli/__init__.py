@@ -33,7 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _paragraph(error: BaseException) -> str:
     text = " ".join(str(error).split())
-    return textwrap.fill(f"inspector: error: {text}", width=100)
+    # Paths, identifiers and flags stay whole so they can be copied from the message.
+    return textwrap.fill(
+        f"inspector: error: {text}", width=100, break_on_hyphens=False, break_long_words=False
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from graph_core.errors import GraphError, InterruptError
 from graph_core.schema import Message
 from inspector.errors import InspectorError
@@ -75,14 +77,35 @@ def make_input(target: LoadedTarget, text: str | None, raw_json: str | None) -> 
         if isinstance(value, str):
             return [Message.user(value)]
         items: list[Any] = value if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownVariableType]
-        try:
-            return [Message.model_validate(item) for item in items]
-        except ValueError as exc:
-            raise InspectorError(
-                f'--input-json for an agent must be a list of messages ({{"role": ..., "content": ...}}): '
-                f"{exc}"
-            ) from None
+        messages: list[Message] = []
+        for number, item in enumerate(items):
+            try:
+                messages.append(Message.model_validate(item))
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(str(part) for part in error['loc']) or 'message'}: {error['msg']}"
+                    for error in exc.errors(include_url=False)
+                )
+                raise InspectorError(
+                    "--input-json for an agent must be a list of messages "
+                    f'({{"role": ..., "content": ...}}); message {number} is not one: {problems}'
+                ) from None
+        return messages
     return value
+
+
+def _check_output(output: Path, *, resume: bool) -> None:
+    """Refuse an output the Recorder could not write before the run starts, not halfway through it."""
+    if output.is_dir():
+        raise InspectorError(f"-o {output} is a directory: give a file path such as {output / 'run.jsonl'}")
+    if resume:
+        return  # the Recorder checks the file it appends to, with its own one-paragraph reasons
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with output.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise InspectorError(f"cannot write the run file -o {output}: {exc.strerror or exc}") from None
 
 
 def _progress(event: dict[str, Any]) -> None:
@@ -136,11 +159,24 @@ def _check_options(args: argparse.Namespace, target: LoadedTarget) -> Any:
         raise InspectorError(f"--resume-data is not valid JSON: {exc}") from None
 
 
+def _report_interrupted(output: Path) -> None:
+    """Ctrl-C is the user's choice, not an error: say what the file holds and how to look at it."""
+    try:
+        kept = f"{len(read_run(output).steps)} complete steps are in {output} (status incomplete)"
+    except (InspectorError, OSError):
+        kept = f"nothing readable was written to {output}"
+    print(
+        f"inspector: record interrupted (Ctrl-C); {kept}. See it with `inspector show {output}`.",
+        file=sys.stderr,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     target = load_target(args.target)
     resume_data = _check_options(args, target)
     value = None if args.resume else make_input(target, args.input, args.input_json)
     output = Path(args.output)
+    _check_output(output, resume=args.resume)
     meta: dict[str, Any] = {"target": args.target, "mode": "stream" if args.stream else "invoke"}
     if args.resume and args.resume_data is not None:
         meta["resume_data"] = resume_data
@@ -168,6 +204,10 @@ def run(args: argparse.Namespace) -> int:
             runnable.invoke(value, **options)
     except (GraphError, Exception) as exc:  # the run's own failure is part of the recording
         failure = exc
+    except KeyboardInterrupt:
+        recorder.close()
+        _report_interrupted(output)
+        return 130
     finally:
         recorder.close()
     if recorder.fault is not None:
