@@ -102,7 +102,10 @@ def test_record_refuses_an_unwritable_output_before_running(tmp_path: Path, caps
     blocker.write_text("")
     assert main(["record", "fixtures.weather:agent", "--input", "x", "-o", str(blocker / "run.jsonl")]) == 2
     message = _error(capsys)
-    assert message.startswith(f"inspector: error: cannot write the run file -o {blocker / 'run.jsonl'}")
+    assert message == (
+        f"inspector: error: could not write the run file {blocker / 'run.jsonl'}: {blocker} is a file, "
+        "not a directory"
+    )
     assert "step 0" not in message
 
 

@@ -104,8 +104,12 @@ def _check_output(output: Path, *, resume: bool) -> None:
         output.parent.mkdir(parents=True, exist_ok=True)
         with output.open("a", encoding="utf-8"):
             pass
+    except FileExistsError as exc:  # a parent on the path is a file
+        raise InspectorError(
+            f"could not write the run file {output}: {exc.filename} is a file, not a directory"
+        ) from None
     except OSError as exc:
-        raise InspectorError(f"cannot write the run file -o {output}: {exc.strerror or exc}") from None
+        raise InspectorError(f"could not write the run file {output}: {exc.strerror or exc}") from None
 
 
 def _progress(event: dict[str, Any]) -> None:
