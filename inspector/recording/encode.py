@@ -179,6 +179,37 @@ class Encoder:
             return out
         return None
 
+    def model_plan(self, cls: type) -> list[tuple[str, str, bool]] | None:
+        """`top_level`'s (field name, stored key, masked) plan for instances of `cls` without extras, or
+        None when `top_level` would not walk them field by field; for a caller that checks once per class
+        and then reads the fields itself (`instance.model_extra` must still be empty)."""
+        if self.redaction.fn is not None or cls.__module__ == "graph_core.schema":
+            return None
+        if (_KINDS.get(cls) or _kind_of(cls)) != "model":
+            return None
+        return self._plan(cls)
+
+    def grown_list(self, value: list[Any]) -> Any:
+        """What `encode_field` gives for `value` when it is a message list this encoder has met before
+        (the same object, grown at its end or not): the list memo's marker, without the walk. None for
+        anything else, which the caller encodes the usual way (messages interned on the way keep their
+        ids, as they would on that way)."""
+        memo = self._lists.get(id(value))
+        if memo is None:
+            return None
+        obj, n, first, last, marker = memo
+        size = len(value)
+        if obj is not value or size < n or value[0] is not first or value[n - 1] is not last:
+            return None
+        if size == n:
+            return marker
+        refs = self._refs(value, n, 1)
+        if refs is None:
+            return None
+        marker = {"$refs": _extend_runs(marker["$refs"], refs)}
+        self._lists[id(value)] = (value, size, first, value[-1], marker)
+        return marker
+
     def encode_field(self, value: Any, parent: Any) -> Any:
         """`encode` of one top-level field of `parent` (see `top_level`), exactly as `encode(parent)`
         encodes it: one level down, with `parent` on the cycle guard. Unlike `encode` it may raise;

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import operator
 import sys
 import threading
 import time
@@ -46,11 +47,12 @@ from inspector.errors import RunFileError
 from inspector.recording.encode import Encoder, Raw, type_name
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, branch_ends, next_from_branches
 from inspector.recording.redact import RedactSpec, make_redaction
-from inspector.recording.statediff import delta, delta_into
+from inspector.recording.statediff import appended_runs, delta, delta_into
 
 __all__ = ["Continuation", "Recorder", "check_resumable", "error_record"]
 
 _ITERATION_KEYS = ("remaining_iterations", "RemainingIterations", "iterations_remaining")
+_ITERATION_SET = frozenset(_ITERATION_KEYS)
 ProgressFn = Callable[[dict[str, Any]], None]
 
 
@@ -128,6 +130,9 @@ class _StateTrack:
         self.delta_bytes = 0
         self.steps_since_full = 0
         self.raw: dict[str, Any] = {}  # the live top-level field values `prev` was encoded from
+        self.raw_fields: list[Any] | None = None  # the same, in plan order, after the pydantic fast path
+        self.plan_for: type | None = None
+        self.plan: list[tuple[str, str, bool]] | None = None
 
     def record_state(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any]:
         """(`full`, payload, encoded state) for this step's live `state`.
@@ -139,6 +144,15 @@ class _StateTrack:
         path.
         """
         prev = self.prev
+        if self.have_prev and type(prev) is dict:
+            cls = type(state)
+            if cls is not self.plan_for:
+                self.plan_for, self.plan = cls, encoder.model_plan(cls)
+            if self.plan is not None and not state.model_extra and len(self.plan) == len(prev):
+                recorded = self._record_model(state, encoder, self.plan)
+                if recorded is not None:
+                    return recorded
+        self.raw_fields = None
         fields = encoder.top_level(state) if self.have_prev and type(prev) is dict else None
         if fields is None or len(fields) != len(prev):
             self.raw = {}
@@ -166,6 +180,51 @@ class _StateTrack:
             encoded = encoder.encode(state)
             return (*self.record(encoded), encoded)
         self.raw = {key: raw for key, raw, _ in fields}
+        return (*self._policy(encoded, ops), encoded)
+
+    def _record_model(
+        self, state: Any, encoder: Encoder, plan: list[tuple[str, str, bool]]
+    ) -> tuple[bool, Any, Any] | None:
+        """`record_state` for a pydantic state (the usual one: the same class every step), over the
+        class's field plan: no per-step list of fields, and a message list that is the same object as
+        last step's is extended through the list memo and diffed as the append it is. None when a field
+        is missing from the previous encoding or fails to encode (the caller takes the generic path)."""
+        prev = self.prev
+        raw_before = self.raw_fields
+        values = state.__dict__
+        raws: list[Any] = []
+        encoded: dict[str, Any] = {}
+        ops: list[list[Any]] = []
+        try:
+            for i, (name, key, masked) in enumerate(plan):
+                raw = values.get(name)
+                raws.append(raw)
+                before = prev.get(key, _ABSENT)
+                if before is _ABSENT:
+                    return None
+                if masked:
+                    value = encoder.mask
+                elif raw_before is not None and raw_before[i] is raw and type(raw) in _SCALARS:
+                    value = before
+                else:
+                    value = None
+                    if type(raw) is list and raw_before is not None and raw_before[i] is raw:
+                        value = encoder.grown_list(raw)
+                    if value is None:
+                        value = encoder.encode_field(raw, state)
+                    elif value is not before and type(before) is dict:
+                        tail = appended_runs(before, value)
+                        if tail is not None:  # what `delta_into` finds for a grown message list
+                            encoded[key] = value
+                            ops.append(["append", [key], {"$refs": tail}])
+                            continue
+                encoded[key] = value
+                if value is not before:
+                    delta_into(before, value, [key], ops)
+        except Exception:
+            return None
+        self.raw_fields = raws
+        self.raw = {}
         return (*self._policy(encoded, ops), encoded)
 
     def record(self, encoded: Any) -> tuple[bool, Any]:
@@ -398,7 +457,9 @@ class Recorder:
         self._nodes: dict[tuple[str, ...], tuple[str, str]] = {}
         self._ends: dict[tuple[tuple[str, ...], str, int], tuple[str, ...]] = {}
         self._max_steps: int | None = None
-        self._decisions: dict[tuple[Any, ...], tuple[list[str] | None, list[dict[str, Any]] | None]] = {}
+        self._decisions: dict[
+            tuple[Any, ...], tuple[list[str] | None, list[dict[str, Any]] | None, tuple[Any, ...]]
+        ] = {}
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -819,9 +880,17 @@ class Recorder:
         path = step.path
         end = self._clock()
         started = self._steps.pop(path, None)
-        t = self._rel(started[1] if started is not None else end)
+        begin = started[1] if started is not None else end
+        t0 = self._t0
+        if t0 is None:
+            t = self._rel(begin)
+            end_t = self._rel(end)
+        else:  # `_rel`, inline
+            t = round(begin - t0, 6)
+            end_t = round(end - t0, 6)
         done = self._done.pop(path, None)
-        runs = self._runs(path, step.nodes, done, started[1] if started is not None else end) if done else []
+        runs = self._runs(path, step.nodes, done, begin) if done else None
+        counters = self._counters
         if step.state is None:
             full, payload = True, None
         else:
@@ -830,8 +899,20 @@ class Recorder:
                 track = self._states[path] = _StateTrack(self._snapshot_every)
             full, payload, encoded_state = track.record_state(step.state, self._encoder)
             if not path and type(encoded_state) is dict:
-                self._counters.iterations = _iterations(encoded_state)  # pyright: ignore[reportUnknownArgumentType]
-        budget = self._budget(step.budget, step.index, path)
+                counters.iterations = (
+                    None if _ITERATION_SET.isdisjoint(encoded_state) else _iterations(encoded_state)  # pyright: ignore[reportUnknownArgumentType]
+                )
+        budget_info = step.budget
+        if (
+            not path
+            and counters.total is None
+            and counters.iterations is None
+            and budget_info.steps_used == step.index + 1
+            and budget_info.steps_max == self._max_steps
+        ):  # the usual stored budget: the calls only
+            budget: dict[str, Any] = {"model_calls": counters.model_calls, "tool_calls": counters.tool_calls}
+        else:
+            budget = self._budget(budget_info, step.index, path)
         event: dict[str, Any] = {"kind": "step"}
         if path:
             event["path"] = list(path)
@@ -840,15 +921,18 @@ class Recorder:
         event["index"] = step.index
         event["nodes"] = list(step.nodes)
         event["t"] = t
-        end_t = self._rel(end)
         event["duration"] = None if t is None or end_t is None else round(end_t - t, 6)
-        key = (path, step.nodes, step.branches, step.next_nodes)
+        branches = step.branches
+        # loops repeat the same decisions (the engine reuses its frozen decision objects): each is
+        # worked out once per run, found by the decisions' identity (kept alive by the cache)
+        key = (path, step.nodes, step.next_nodes, tuple(map(id, branches)))
         stored = self._decisions.get(key)
-        if stored is None:  # loops repeat the same decisions: each is worked out once per run
-            implied = list(step.next_nodes) == next_from_branches(step.branches)
+        if stored is None or not all(map(operator.is_, stored[2], branches)):
+            implied = list(step.next_nodes) == next_from_branches(branches)
             stored = self._decisions[key] = (
                 None if implied else list(step.next_nodes),
-                self._branches(step) if step.branches else None,
+                self._branches(step) if branches else None,
+                branches,
             )
         if stored[0] is not None:
             event["next_nodes"] = stored[0]
@@ -860,7 +944,14 @@ class Recorder:
             if before is not None:
                 event["budget_before"] = before
             self._last_budget = budget
-            self._last_counters = self._counters.snapshot()
+            self._last_counters = (
+                counters.model_calls,
+                counters.tool_calls,
+                counters.prompt,
+                counters.completion,
+                counters.total,
+                counters.iterations,
+            )
         if runs:
             event["runs"] = runs
         if stored[1] is not None:
@@ -874,13 +965,20 @@ class Recorder:
             event["state"] = payload
         else:
             event["delta"] = payload
-        self._line(event)
-        if not path:
-            self._flush()
-            if self._progress is not None:
-                self._progress(
-                    {"index": step.index, "nodes": list(step.nodes), "budget": self._full_budget(step.budget)}
-                )
+        if path:
+            self._line(event)
+            return
+        # a top-level step: its lines (queued nested steps, new values, this one) in one write and flush
+        out = self._out
+        if self._encoder.has_definitions:
+            out += self._encoder.take_definition_lines()
+        out.append(_dumps(event))
+        out.append(b"\n")
+        self._flush()
+        if self._progress is not None:
+            self._progress(
+                {"index": step.index, "nodes": list(step.nodes), "budget": self._full_budget(step.budget)}
+            )
 
     def _before(self, step: StepInfo, started: tuple[StepInfo, float, tuple[Any, ...]] | None) -> Any:
         """The budget before a top-level step, or None when it is what a reader assumes: the previous

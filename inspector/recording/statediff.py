@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Change", "ChangeOp", "Path", "apply_delta", "changes", "delta", "delta_into"]
+__all__ = ["Change", "ChangeOp", "Path", "appended_runs", "apply_delta", "changes", "delta", "delta_into"]
 
 Path = tuple[str | int, ...]
 ChangeOp = Literal["added", "removed", "changed", "appended"]
@@ -48,7 +48,7 @@ def _delta(old: Any, new: Any, path: list[Any], ops: list[list[Any]]) -> None:
         return
     if type(old) is dict and type(new) is dict:
         if _is_marker(old) or _is_marker(new):
-            grown = _appended_runs(old, new)
+            grown = appended_runs(old, new)
             if grown is not None:
                 ops.append(["append", list(path), {"$refs": grown}])
             elif old != new:
@@ -87,7 +87,7 @@ def _is_marker(value: dict[str, Any]) -> bool:
     return "$ref" in value or "$refs" in value or "$repr" in value or "$truncated" in value
 
 
-def _appended_runs(old: dict[str, Any], new: dict[str, Any]) -> list[list[int]] | None:
+def appended_runs(old: dict[str, Any], new: dict[str, Any]) -> list[list[int]] | None:
     """The runs `new` adds at the end of `old` when both are `$refs` lists and `new` extends `old`."""
     a, b = old.get("$refs"), new.get("$refs")
     if a is None or b is None or len(b) < len(a) or not a:
