@@ -7,6 +7,7 @@ graph that fails to build) becomes one paragraph on stderr and status 2, never a
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -44,6 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`inspector show run.jsonl | head`): not an error worth a message.
+        # Point stdout at devnull so the interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except (InspectorError, GraphError, OSError) as error:
         print(_paragraph(error), file=sys.stderr)
         return 2

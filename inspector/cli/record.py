@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from graph_core.errors import GraphError, InterruptError
 from graph_core.schema import Message
+from inspector.cli.plain import one_line_list
 from inspector.errors import InspectorError
 from inspector.recording import Recorder, read_run
 from inspector.target import LoadedTarget, load_target
@@ -119,7 +120,7 @@ def _progress(event: dict[str, Any]) -> None:
     extra = f", {budget['model_calls']} model calls, {budget['tool_calls']} tool calls"
     if budget.get("total_tokens") is not None:
         extra += f", {budget['total_tokens']} tokens"
-    nodes = ", ".join(event["nodes"])
+    nodes = one_line_list(event["nodes"])
     print(f"step {event['index']}: {nodes}  (steps {used}{extra})", file=sys.stderr, flush=True)
 
 

@@ -12,6 +12,7 @@ import sys
 import warnings
 from typing import Any
 
+from inspector.cli.plain import one_line, one_line_list
 from inspector.diagnostics import Diagnostic, diagnose
 from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.format import BudgetRecord
@@ -63,14 +64,14 @@ def _preview(value: Any) -> str:
         out = repr(value)
     else:
         out = json.dumps(value, ensure_ascii=False)
-    out = " ".join(out.split())
+    out = one_line(" ".join(out.split()))
     return out if len(out) <= _PREVIEW else out[: _PREVIEW - 3] + "..."
 
 
 def _change_text(change: Change) -> str:
     sign = {"added": "+", "appended": "+", "removed": "-", "changed": "~"}[change.op]
     value = change.old if change.op == "removed" else change.new
-    return f"{sign} {format_path(change.path)}: {_preview(value)}"
+    return f"{sign} {one_line(format_path(change.path))}: {_preview(value)}"
 
 
 def step_label(run: Run, position: int | None) -> str:
@@ -98,35 +99,40 @@ def _segment_lines(run: Run, segment: Segment, previous: Any) -> tuple[list[str]
         )
     for step in run.steps[segment.start : segment.stop]:
         duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
-        lines.append(f"step {step.index}  {', '.join(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
+        lines.append(
+            f"step {step.index}  {one_line_list(step.nodes)}  [{_budget_text(step.budget)}]{duration}"
+        )
         for node_run in step.node_runs:
             for tool in node_run.tools:
                 outcome = f"failed: {tool.error.message}" if tool.error else _preview(tool.output)
-                lines.append(f"    tool {tool.name} ({tool.tool_call_id}): {outcome}")
+                lines.append(
+                    f"    tool {one_line(tool.name)} ({one_line(tool.tool_call_id)}): {one_line(outcome)}"
+                )
             if node_run.error is not None and node_run.error.type == "InterruptSignal":
-                lines.append(f"    {node_run.node} interrupted: {node_run.error.message}")
+                lines.append(f"    {one_line(node_run.node)} interrupted: {one_line(node_run.error.message)}")
             elif node_run.error is not None and not node_run.tools:
-                lines.append(f"    {node_run.node} failed: {node_run.error.type}: {node_run.error.message}")
+                failed = f"{node_run.error.type}: {one_line(node_run.error.message)}"
+                lines.append(f"    {one_line(node_run.node)} failed: {failed}")
         interrupted = getattr(step, "interrupted", ())
         if interrupted:
-            lines.append(f"    interrupt: {', '.join(interrupted)} (rerun on resume)")
+            lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
         state = step.state
         for change in changes(previous, state) if previous is not None or state is not None else []:
             if change.path == () and change.op == "added" and isinstance(change.new, dict):
                 for key, value in change.new.items():  # pyright: ignore[reportUnknownVariableType]
-                    lines.append(f"    + {key}: {_preview(value)}")
+                    lines.append(f"    + {one_line(key)}: {_preview(value)}")
                 continue
             lines.append(f"    {_change_text(change)}")
         previous = state
         for branch in step.branches:
-            lines.append(f"    branch {branch.source} -> {', '.join(branch.chosen)}")
+            lines.append(f"    branch {one_line(branch.source)} -> {one_line_list(branch.chosen)}")
     unfinished = segment.unfinished
     if unfinished is not None:
-        lines.append(f"step {unfinished.index}  {', '.join(unfinished.nodes)}  (did not finish)")
+        lines.append(f"step {unfinished.index}  {one_line_list(unfinished.nodes)}  (did not finish)")
     stop = segment.interrupt
     if stop is not None:
         parts = [
-            f"{label} {', '.join(nodes)}"
+            f"{label} {one_line_list(nodes)}"
             for label, nodes in (("before", stop.before_nodes), ("after", stop.after_nodes))
             if nodes
         ]
@@ -139,7 +145,7 @@ def _segment_lines(run: Run, segment: Segment, previous: Any) -> tuple[list[str]
 def timeline(run: Run) -> list[str]:
     """The text timeline, one block per step, segment by segment."""
     lines: list[str] = []
-    head = run.graph_name or (run.topology.name if run.topology else "run")
+    head = one_line(run.graph_name or (run.topology.name if run.topology else "") or "(unnamed graph)")
     lines.append(f"{head}  run {run.run_id}  started {run.started_at}  status {run.status}")
     if len(run.segments) > 1:
         lines.append(
@@ -155,7 +161,7 @@ def timeline(run: Run) -> list[str]:
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
-        lines.append(f"error: {run.error.type}: {' '.join(run.error.message.split())}")
+        lines.append(f"error: {run.error.type}: {one_line(' '.join(run.error.message.split()))}")
     return lines
 
 
@@ -214,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         out.append("diagnostics:")
         for d in diagnostics:
             where = f" ({step_label(recorded, d.step)})" if d.step is not None else ""
-            out.append(f"  {d.severity}: [{d.code}]{where} {d.message}")
+            out.append(f"  {d.severity}: [{d.code}]{where} {one_line(d.message)}")
     else:
         out.append("diagnostics: none")
     sys.stdout.write("\n".join(out) + "\n")
