@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from inspector.errors import InspectorError
 from inspector.export import render, to_dot, to_json, to_mermaid
 from inspector.layout import draw
 from inspector.target import load_target
@@ -46,15 +47,47 @@ def produce(subject: Any, args: argparse.Namespace) -> str | bytes:
     return render(subject, format=fmt)
 
 
-def run(args: argparse.Namespace) -> int:
-    target = load_target(args.target)
-    output = produce(target.compiled, args)
-    if args.output:
-        path = Path(args.output)
+def _write(path: Path, output: str | bytes) -> None:
+    """Write the export, creating missing folders as `inspector record -o` does."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(output, bytes):
             path.write_bytes(output)
         else:
             path.write_text(output, encoding="utf-8")
+    except OSError as exc:
+        raise InspectorError(f"could not write {path}: {exc.strerror or exc}") from None
+
+
+def _keys(topology: Any) -> list[str]:
+    """Every node key, nested graphs' included (a highlight may name either)."""
+    keys: list[str] = []
+    for node in topology.nodes:
+        keys.append(node.key)
+        if node.graph is not None:
+            keys.extend(_keys(node.graph))
+    return keys
+
+
+def _check_highlight(key: str, topology: Any, spec: str) -> None:
+    keys = _keys(topology)
+    if key not in keys:
+        listed = ", ".join(f"`{k}`" for k in keys[:20])
+        raise InspectorError(f"--highlight `{key}` is not a node of TARGET `{spec}`; its nodes are {listed}")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.format == "png" and not args.output and sys.stdout.isatty():
+        raise InspectorError(
+            "--format png writes binary image data, not something to show in a terminal: add "
+            "`-o graph.png` (or redirect standard output), or use --format text to draw the graph here"
+        )
+    target = load_target(args.target)
+    if args.highlight is not None:
+        _check_highlight(args.highlight, target.topology(), args.target)
+    output = produce(target.compiled, args)
+    if args.output:
+        _write(Path(args.output), output)
         return 0
     if isinstance(output, bytes):
         sys.stdout.flush()
