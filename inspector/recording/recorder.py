@@ -260,34 +260,39 @@ def _size(ops: list[list[Any]]) -> int:
 class _Pending:
     """A node (or tool call) run between its callbacks and its step's line: what was reported, held
     as given (messages and message lists are encoded at the step boundary, in node order, so value
-    IDs do not depend on which thread finished first) or already encoded."""
+    IDs do not depend on which thread finished first) or already encoded. The run's names are read
+    from its `RunInfo` (frozen) when the step line is built: a callback only notes."""
 
-    __slots__ = (
-        "component",
-        "end",
-        "error",
-        "input",
-        "name",
-        "node",
-        "output",
-        "path",
-        "t",
-        "tool_call_id",
-        "tools",
-    )
+    __slots__ = ("end", "error", "info", "input", "output", "t", "tools")
 
     def __init__(self, info: RunInfo, input: Any, t: float | None) -> None:
-        self.node: str = info.node_key or ""
-        self.path = info.path
-        self.name = info.name
-        self.component = info.kind
-        self.tool_call_id = info.tool_call_id
+        self.info = info
         self.input = input
+        self.t = t
         self.output: Any = _NOTHING
         self.error: dict[str, Any] | None = None
-        self.t = t
         self.end: float | None = None
         self.tools: list[_Pending] | None = None
+
+    @property
+    def node(self) -> str:
+        return self.info.node_key or ""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return self.info.path
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def component(self) -> str:
+        return self.info.kind
+
+    @property
+    def tool_call_id(self) -> str | None:
+        return self.info.tool_call_id
 
 
 class _Held:
@@ -458,7 +463,7 @@ class Recorder:
         self._ends: dict[tuple[tuple[str, ...], str, int], tuple[str, ...]] = {}
         self._max_steps: int | None = None
         self._decisions: dict[
-            tuple[Any, ...], tuple[list[str] | None, list[dict[str, Any]] | None, tuple[Any, ...]]
+            tuple[Any, ...], tuple[list[str] | None, list[dict[str, Any]] | None, tuple[Any, ...], list[str]]
         ] = {}
 
     # --- plumbing -------------------------------------------------------------------------------
@@ -620,9 +625,9 @@ class Recorder:
                         self._counters.model_calls += 1
                     elif kind == "Tool":
                         self._counters.tool_calls += 1
-                    self._open_runs[(info.path, key, info.tool_call_id)] = _Pending(
-                        info, self._hold(input), self._clock()
-                    )
+                    cls = type(input)  # `_hold`'s cheap cases, inline
+                    held = input if cls is Message or cls is str or input is None else self._hold(input)
+                    self._open_runs[(info.path, key, info.tool_call_id)] = _Pending(info, held, self._clock())
             except Exception as exc:
                 self._fail(exc)
 
@@ -634,10 +639,13 @@ class Recorder:
                         if not info.path:
                             self._finish_run("ok", output=output)
                         return
-                    if info.kind == "ChatModel" and type(output) is Message and output.usage is not None:
+                    cls = type(output)
+                    if cls is Message and output.usage is not None and info.kind == "ChatModel":
                         self._counters.add_usage(output)
                     pending = self._ended(info)
-                    pending.output = self._hold(output)
+                    pending.output = (
+                        output if cls is Message or cls is str or output is None else self._hold(output)
+                    )
             except Exception as exc:
                 self._fail(exc)
 
@@ -766,27 +774,38 @@ class Recorder:
         return [self._run_record(p, path, base) for p in done]
 
     def _run_record(self, pending: _Pending, path: tuple[str, ...], base: float) -> dict[str, Any]:
-        node = pending.node
+        info = pending.info
+        node = info.node_key or ""
         record: dict[str, Any] = {"node": node}
         known = self._nodes.get((*path, node) if path else (node,))
-        if known is None or known[0] != pending.name:
-            record["name"] = pending.name
-        if known is None or known[1] != pending.component:
-            record["component"] = pending.component
-        encoder = self._encoder
-        for field, held in (("input", pending.input), ("output", pending.output)):
-            if held is _NOTHING:
-                continue
-            cls = type(held)  # `_value`, inline: this runs for every node of every step
+        if known is None or known[0] != info.name:
+            record["name"] = info.name
+        if known is None or known[1] != info.kind:
+            record["component"] = info.kind
+        held = pending.input  # `_value`, with its usual cases inline: this runs for every node of every step
+        if held is not _NOTHING:
+            cls = type(held)
             if cls is Message:
-                record[field] = encoder.encode_message(held)
+                record["input"] = self._encoder.encode_message(held)
             elif cls is _Held:
                 value = held.value
-                record[field] = encoder.encode_list(value if len(value) == held.n else value[: held.n])
-            elif cls is _Encoded:
-                record[field] = held.value
+                record["input"] = self._encoder.encode_list(
+                    value if len(value) == held.n else value[: held.n]
+                )
             else:
-                record[field] = encoder.encode(held)
+                record["input"] = self._value(held)
+        held = pending.output
+        if held is not _NOTHING:
+            cls = type(held)
+            if cls is Message:
+                record["output"] = self._encoder.encode_message(held)
+            elif cls is _Held:
+                value = held.value
+                record["output"] = self._encoder.encode_list(
+                    value if len(value) == held.n else value[: held.n]
+                )
+            else:
+                record["output"] = self._value(held)
         if pending.error is not None:
             record["error"] = pending.error
         t = pending.t
@@ -801,43 +820,48 @@ class Recorder:
     def _tool_records(self, parent: _Pending) -> list[dict[str, Any]]:
         """Tool calls in call order, each without what its ToolsNode run already holds."""
         calls = parent.input.tool_calls if type(parent.input) is Message else []
-        by_id = {c.id: c for c in calls}
         tools = parent.tools or []
         if len(tools) > 1:
             order = {c.id: i for i, c in enumerate(calls)}
             tools = sorted(
                 tools, key=lambda p: (order.get(p.tool_call_id or "", len(order)), p.tool_call_id or "")
             )
-        held = parent.output
-        output = held.value[: held.n] if type(held) is _Held else held
-        contents: dict[str | None, str] = {}
-        if type(output) is list:
-            contents = {m.tool_call_id: m.content for m in output if type(m) is Message}
+        by_id: dict[str, Any] | None = None  # built when first needed (a call that has an ID)
+        contents: dict[str | None, str] | None = None  # likewise (a long string result)
         out: list[dict[str, Any]] = []
         base = parent.t
+        max_str = self._max_str
         for tool in tools:
+            info = tool.info
             record: dict[str, Any] = {}
-            call_id = tool.tool_call_id
+            call_id = info.tool_call_id
+            call = None  # no ID: nothing is derived
             if call_id is not None:
                 record["tool_call_id"] = call_id
-            call = by_id.get(call_id) if call_id is not None else None  # no ID: nothing is derived
-            if call is None or call.name != tool.name:
-                record["name"] = tool.name
+                if by_id is None:
+                    by_id = {c.id: c for c in calls}
+                call = by_id.get(call_id)
+            if call is None or call.name != info.name:
+                record["name"] = info.name
             value = tool.input
-            if type(value) is str and len(value) > 24 and call is not None and call.arguments == value:
-                record["input"] = _CALL_ARGUMENTS
+            if type(value) is str:
+                if len(value) > 24 and call is not None and call.arguments == value:
+                    record["input"] = _CALL_ARGUMENTS
+                else:
+                    record["input"] = value if len(value) <= max_str else self._value(value)
             elif value is not _NOTHING:
-                record["input"] = (
-                    value if type(value) is str and len(value) <= self._max_str else self._value(value)
-                )
+                record["input"] = self._value(value)
             value = tool.output
-            if (
-                type(value) is str
-                and len(value) > 24
-                and call_id is not None
-                and contents.get(call_id) == value
-            ):
-                record["output"] = _CALL_CONTENT
+            if type(value) is str and len(value) > 24 and call_id is not None:
+                if contents is None:
+                    held = parent.output
+                    output = held.value[: held.n] if type(held) is _Held else held
+                    contents = (
+                        {m.tool_call_id: m.content for m in output if type(m) is Message}
+                        if type(output) is list
+                        else {}
+                    )
+                record["output"] = _CALL_CONTENT if contents.get(call_id) == value else self._value(value)
             elif value is not _NOTHING:
                 record["output"] = self._value(value)
             if tool.error is not None:
@@ -913,15 +937,7 @@ class Recorder:
             budget: dict[str, Any] = {"model_calls": counters.model_calls, "tool_calls": counters.tool_calls}
         else:
             budget = self._budget(budget_info, step.index, path)
-        event: dict[str, Any] = {"kind": "step"}
-        if path:
-            event["path"] = list(path)
-        if full:
-            event["full"] = True
-        event["index"] = step.index
-        event["nodes"] = list(step.nodes)
-        event["t"] = t
-        event["duration"] = None if t is None or end_t is None else round(end_t - t, 6)
+        duration = None if t is None or end_t is None else round(end_t - t, 6)
         branches = step.branches
         # loops repeat the same decisions (the engine reuses its frozen decision objects): each is
         # worked out once per run, found by the decisions' identity (kept alive by the cache)
@@ -933,16 +949,16 @@ class Recorder:
                 None if implied else list(step.next_nodes),
                 self._branches(step) if branches else None,
                 branches,
+                list(step.nodes),
             )
-        if stored[0] is not None:
-            event["next_nodes"] = stored[0]
-        if step.ended:
-            event["ended"] = True
-        event["budget"] = budget
+        before = None
         if not path:
-            before = self._before(step, started)
-            if before is not None:
-                event["budget_before"] = before
+            if started is not None and not (  # `_before`'s usual case, inline: nothing to store
+                started[0].budget.steps_used == step.index
+                and started[0].budget.steps_max == self._max_steps
+                and started[2] == self._last_counters
+            ):
+                before = self._before(step, started)
             self._last_budget = budget
             self._last_counters = (
                 counters.model_calls,
@@ -952,19 +968,58 @@ class Recorder:
                 counters.total,
                 counters.iterations,
             )
-        if runs:
-            event["runs"] = runs
-        if stored[1] is not None:
-            event["branches"] = stored[1]
-        if step.errors:
-            event["errors"] = list(step.errors)
         interrupted = getattr(step, "interrupted", ())
-        if interrupted:
-            event["interrupted"] = list(interrupted)
-        if full:
-            event["state"] = payload
+        if (
+            not path
+            and not full
+            and runs
+            and before is None
+            and stored[0] is None
+            and stored[1] is not None
+            and not step.ended
+            and not step.errors
+            and not interrupted
+        ):  # a loop's usual step line, built in one go
+            event: dict[str, Any] = {
+                "kind": "step",
+                "index": step.index,
+                "nodes": stored[3],
+                "t": t,
+                "duration": duration,
+                "budget": budget,
+                "runs": runs,
+                "branches": stored[1],
+                "delta": payload,
+            }
         else:
-            event["delta"] = payload
+            event = {"kind": "step"}
+            if path:
+                event["path"] = list(path)
+            if full:
+                event["full"] = True
+            event["index"] = step.index
+            event["nodes"] = stored[3]
+            event["t"] = t
+            event["duration"] = duration
+            if stored[0] is not None:
+                event["next_nodes"] = stored[0]
+            if step.ended:
+                event["ended"] = True
+            event["budget"] = budget
+            if before is not None:
+                event["budget_before"] = before
+            if runs:
+                event["runs"] = runs
+            if stored[1] is not None:
+                event["branches"] = stored[1]
+            if step.errors:
+                event["errors"] = list(step.errors)
+            if interrupted:
+                event["interrupted"] = list(interrupted)
+            if full:
+                event["state"] = payload
+            else:
+                event["delta"] = payload
         if path:
             self._line(event)
             return
