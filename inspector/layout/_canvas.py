@@ -1,7 +1,10 @@
 """A character canvas whose lines are stored as directions, so crossings and junctions compose.
 
 Routing code says "this cell connects north and south, dashed" and never picks glyphs itself; two routes
-through one cell merge into the right junction (`┼`, `├`, ...). Text, borders and arrow heads are fixed
+through one cell merge into the right junction (`┼`, `├`, ...). Each contribution names its net (the
+edges that may legitimately join there): where a purely vertical net meets a purely horizontal one of
+another net, the cell is a crossing, not a junction, and the vertical line is drawn over the gap
+(`─│─`), so `┼` only ever means "these lines connect". Text, borders and arrow heads are fixed
 characters that win over lines. Columns are terminal cells: a wide character (CJK, most emoji) takes
 two, the second holding an empty string.
 """
@@ -9,6 +12,7 @@ two, the second holding an empty string.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 __all__ = ["Canvas", "E", "N", "S", "W", "cell_width"]
@@ -40,11 +44,32 @@ def cell_width(text: str) -> int:
 
 
 @dataclass
-class _Line:
+class _Part:
+    """One net's contribution to a cell."""
+
     mask: int = 0
     dashed: bool = True
     heavy_vertical: bool = False
     heavy_horizontal: bool = False
+
+
+@dataclass
+class _Line:
+    nets: dict[Hashable, _Part] = field(default_factory=dict)
+
+    def shown(self) -> _Part:
+        """The merged line to draw: every net's directions, or only the vertical ones at a crossing."""
+        parts = list(self.nets.values())
+        masks = {p.mask for p in parts}
+        if len(parts) > 1 and masks == {N | S, E | W}:
+            parts = [p for p in parts if p.mask == N | S]
+        merged = _Part()
+        for part in parts:
+            merged.mask |= part.mask
+            merged.dashed = merged.dashed and part.dashed
+            merged.heavy_vertical = merged.heavy_vertical or part.heavy_vertical
+            merged.heavy_horizontal = merged.heavy_horizontal or part.heavy_horizontal
+        return merged
 
 
 @dataclass
@@ -73,14 +98,23 @@ class Canvas:
         self._grow(row, col - 1)
         return col
 
-    def connect(self, row: int, col: int, mask: int, *, dashed: bool = False, heavy: bool = False) -> None:
-        line = self.lines.setdefault((row, col), _Line())
-        line.mask |= mask
-        line.dashed = line.dashed and dashed
+    def connect(
+        self,
+        row: int,
+        col: int,
+        mask: int,
+        *,
+        dashed: bool = False,
+        heavy: bool = False,
+        net: Hashable = None,
+    ) -> None:
+        part = self.lines.setdefault((row, col), _Line()).nets.setdefault(net, _Part())
+        part.mask |= mask
+        part.dashed = part.dashed and dashed
         if mask & (N | S):
-            line.heavy_vertical = line.heavy_vertical or heavy
+            part.heavy_vertical = part.heavy_vertical or heavy
         if mask & (E | W):
-            line.heavy_horizontal = line.heavy_horizontal or heavy
+            part.heavy_horizontal = part.heavy_horizontal or heavy
         self._grow(row, col)
 
     def blit(self, other: Canvas, row: int, col: int) -> None:
@@ -89,17 +123,30 @@ class Canvas:
             self.fixed[(r + row, c + col)] = ch
         for (r, c), line in other.lines.items():
             self.lines[(r + row, c + col)] = _Line(
-                line.mask, line.dashed, line.heavy_vertical, line.heavy_horizontal
-            )
+                {net: _Part(p.mask, p.dashed, p.heavy_vertical, p.heavy_horizontal)
+                 for net, p in line.nets.items()}
+            )  # fmt: skip
         self._grow(row + other.height - 1, col + other.width - 1)
+
+    def free(self, row: int, col: int) -> bool:
+        """Nothing drawn at this cell."""
+        return (row, col) not in self.fixed and (row, col) not in self.lines
+
+    def only_net(self, row: int, col: int) -> Hashable:
+        """The single net with a line at this cell, or None when there are none or several."""
+        line = self.lines.get((row, col))
+        if line is None or len(line.nets) != 1 or (row, col) in self.fixed:
+            return None
+        return next(iter(line.nets))
 
     def glyph(self, row: int, col: int) -> str:
         fixed = self.fixed.get((row, col))
         if fixed is not None:
             return fixed
-        line = self.lines.get((row, col))
-        if line is None or line.mask == 0:
+        found = self.lines.get((row, col))
+        if found is None:
             return " "
+        line = found.shown()
         mask = line.mask
         vertical = mask & (N | S) != 0
         horizontal = mask & (E | W) != 0

@@ -1,39 +1,51 @@
-"""Draw a topology as box-drawing text: one node per row band, edges to the next node straight down,
-every other edge on its own lane to the right.
+"""Draw a topology as box-drawing text: nodes in rows by rank, side by side when they share one, each
+edge to the next row through the channel between the rows, every other edge on its own lane at the
+right.
 
-Why this shape: a terminal pane is narrow and tall, and a ReAct graph is a loop around a spine. Keeping
-the spine vertical and giving each long or backward edge a private lane means no edge ever hides behind
-a box, crossings are explicit (`┼`), and the same topology always gives the same picture. Lanes are
-assigned shortest-first, so short loops hug the boxes and long edges go outside them.
+Why this shape: a fan-out/fan-in reads as a row of boxes, and a ReAct loop as a spine with lanes, with
+no search and no randomness, so the same topology always gives the same picture. Edges between
+neighbouring rows leave a box at the middle of its bottom and arrive at the middle of the next box's
+top, turning on tracks in the channel; one source's edges share a bus (fan-out) and edges into one
+target join at its arrow (fan-in). Back edges, self-loops and edges that skip rows get lanes, shortest
+first so short loops hug the boxes. A lane attaches on the right side of the rightmost box of a row,
+one per content row, and otherwise on its bottom (edges whose other end is below) or top border: boxes
+never grow for their lanes. When the rows side by side would be wider than `max_width`, every node
+gets a row of its own (the classic vertical spine).
 
-Conventions: solid lines are edges, dashed lines (`┆ ╌`) branch targets; `▼`/`◀` mark where an edge
-arrives, `▲` marks a back edge's lane; the highlighted node is a heavy box (`┏━┓`), executed nodes are
-double boxes (`╔═╗`), executed edges are heavy lines.
+Conventions: solid lines are edges, dashed lines (`┆ ╌`) branch targets; `▼`/`◀`/`▲` mark where an
+edge arrives, a `▲` on a lane marks a back edge; where two unrelated lines cross, the vertical one is
+drawn through (`╌┆╌`), so `┼` always means a junction. `#0`, `#1` name the branch of a node that has
+several branches (or branches and plain edges), where there is room. The highlighted node is a heavy
+box (`┏━┓`), executed nodes are double boxes (`╔═╗`), executed edges are heavy lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from graph_core.topology import END, START, Topology, TopologyEdge, TopologyNode
+from graph_core.topology import Topology, TopologyEdge, TopologyNode
 from inspector.export import as_topology
 from inspector.export._escape import visible
 from inspector.layout._canvas import Canvas, E, N, S, W, cell_width
-from inspector.layout._order import node_order
+from inspector.layout._labels import edge_label, place_labels
+from inspector.layout._order import node_layers
 
-__all__ = ["Drawing", "EdgeRoute", "NodeBox", "draw", "layout"]
+__all__ = ["MAX_WIDTH", "Drawing", "EdgeRoute", "NodeBox", "draw", "layout"]
 
 BoxStyle = Literal["plain", "executed", "highlight"]
 Path = tuple[str, ...]
+Where = Literal["side", "top", "bottom"]
 
-_GAP = 2  # rows between two boxes: a line and an arrow head
-_BORDERS: dict[BoxStyle, tuple[str, str, str, str, str, str, str, str]] = {
-    # top-left, top-right, bottom-left, bottom-right, horizontal, vertical, right-port, bottom-port
-    "plain": ("╭", "╮", "╰", "╯", "─", "│", "├", "┬"),
-    "executed": ("╔", "╗", "╚", "╝", "═", "║", "╟", "╤"),
-    "highlight": ("┏", "┓", "┗", "┛", "━", "┃", "┣", "┳"),
+MAX_WIDTH = 120  # default widest drawing before rows are stacked one node each
+_COLUMN_GAP = 4  # blank cells between boxes side by side: room for the TUI's `×N` visit counts
+_FAR = 1 << 30  # the column of "the lanes", before their columns are known
+_BORDERS: dict[BoxStyle, tuple[str, str, str, str, str, str, str, str, str]] = {
+    # top-left, top-right, bottom-left, bottom-right, horizontal, vertical, right-, bottom-, top-port
+    "plain": ("╭", "╮", "╰", "╯", "─", "│", "├", "┬", "┴"),
+    "executed": ("╔", "╗", "╚", "╝", "═", "║", "╟", "╤", "╧"),
+    "highlight": ("┏", "┓", "┗", "┛", "━", "┃", "┣", "┳", "┻"),
 }
 
 
@@ -99,36 +111,101 @@ class _Options:
     executed_edges: frozenset[tuple[Path, str, str]]
     expand_nested: bool
     show_names: bool
+    max_width: int
 
 
-@dataclass
-class _Port:
+@dataclass(eq=False)
+class _End:
+    """One end of a lane on its box: where it attaches and the row where it meets the lane's column."""
+
+    lane: _Lane
+    key: str
+    outgoing: bool
+    where: Where = "side"
+    col: int = 0
     row: int = 0
+    track: int = 0
 
 
-@dataclass
+@dataclass(eq=False)
 class _Lane:
     source: str
     target: str
     edges: list[TopologyEdge]
     up: bool
+    span: tuple[int, int]
     lane: int = 0
-    out_port: _Port = field(default_factory=_Port)
-    in_port: _Port = field(default_factory=_Port)
+    out: _End = field(init=False)
+    into: _End = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.out = _End(self, self.source, True)
+        self.into = _End(self, self.target, False)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Box:
     node: TopologyNode
     content: Canvas
     width: int
-    ports: list[tuple[_Lane, _Port]] = field(default_factory=list)
+    layer: int
+    ends: list[_End] = field(default_factory=list)
+    side: int = 0
     row: int = 0
     col: int = 0
 
     @property
     def height(self) -> int:
-        return 2 + max(self.content.height, len(self.ports), 1)
+        return 2 + max(self.content.height, self.side, 1)
+
+    @property
+    def centre(self) -> int:
+        return self.col + self.width // 2
+
+    @property
+    def right(self) -> int:
+        return self.col + self.width - 1
+
+    @property
+    def bottom(self) -> int:
+        return self.row + self.height - 1
+
+
+@dataclass(eq=False)
+class _Net:
+    """One source's edges into the next row: a bus from the middle of its bottom to each target's top."""
+
+    source: str
+    targets: list[tuple[str, list[TopologyEdge]]]
+    port: int = 0
+    drops: tuple[int, ...] = ()
+    track: int = -1
+
+    @property
+    def span(self) -> tuple[int, int]:
+        cols = (self.port, *self.drops)
+        return min(cols), max(cols)
+
+
+@dataclass(eq=False)
+class _Channel:
+    """The rows between two node rows: tracks where edges turn, then the row of arrow heads."""
+
+    below: list[_End] = field(default_factory=list)  # lane ends on the bottom of the row above
+    nets: list[_Net] = field(default_factory=list)
+    above: list[_End] = field(default_factory=list)  # lane ends on the top of the row below
+    tracks: int = 0
+    lead: int = 0
+    labelled: bool = False
+    top: int = 0
+    rows: int = 0
+
+    def track_row(self, track: int) -> int:
+        return self.top + self.lead + track
+
+    @property
+    def arrow_row(self) -> int:
+        return self.top + self.rows - 1
 
 
 def _as_path(value: str | Iterable[str]) -> Path:
@@ -144,11 +221,13 @@ def layout(
     executed_edges: Iterable[tuple[str | Iterable[str], str | Iterable[str]]] = (),
     expand_nested: bool = False,
     show_names: bool = False,
+    max_width: int = MAX_WIDTH,
 ) -> Drawing:
     """Lay out a topology (or compiled graph, or agent) and return text plus geometry.
 
     `highlight` and `executed_nodes` take keys or key paths (`("agent", "chat")` for a node inside the
-    nested graph `agent`); `executed_edges` takes `(source, target)` pairs, paths likewise.
+    nested graph `agent`); `executed_edges` takes `(source, target)` pairs, paths likewise. Nodes of one
+    rank go side by side unless that makes a (nested) drawing wider than `max_width` cells.
     """
     edge_set: set[tuple[Path, str, str]] = set()
     for source, target in executed_edges:
@@ -160,6 +239,7 @@ def layout(
         executed_edges=frozenset(edge_set),
         expand_nested=expand_nested,
         show_names=show_names,
+        max_width=max_width,
     )
     canvas, nodes, edges = _draw_graph(as_topology(subject), (), options)
     return Drawing(lines=tuple(canvas.rows()), nodes=tuple(nodes), edges=tuple(edges))
@@ -203,57 +283,88 @@ def _box_style(path: Path, options: _Options) -> BoxStyle:
 def _draw_graph(
     topology: Topology, prefix: Path, options: _Options
 ) -> tuple[Canvas, list[NodeBox], list[EdgeRoute]]:
-    order = node_order(topology)
-    position = {key: i for i, key in enumerate(order)}
-    boxes: dict[str, _Box] = {}
-    nested: dict[str, tuple[str, list[NodeBox], list[EdgeRoute]]] = {}
-    by_key = {node.key: node for node in topology.nodes}
-    for key in order:
-        node = by_key[key]
-        content, title, inner_boxes, inner_routes = _content(node, prefix, options)
-        width = max(content.width, cell_width(title) + 2) + 4
-        boxes[key] = _Box(node=node, content=content, width=width)
-        nested[key] = (title, inner_boxes, inner_routes)
+    """Side by side if it fits in `max_width`, else one node per row."""
+    layers = node_layers(topology)
+    contents = {n.key: _content(n, prefix, options) for n in topology.nodes}
+    drawn = _draw_layers(topology, layers, contents, prefix, options)
+    if drawn[0].width > options.max_width and any(len(layer) > 1 for layer in layers):
+        drawn = _draw_layers(topology, [[k] for layer in layers for k in layer], contents, prefix, options)
+    return drawn
 
-    # Group parallel topology edges; consecutive forward pairs go down the spine, the rest get lanes.
+
+_Contents = dict[str, tuple[Canvas, str, list[NodeBox], list[EdgeRoute]]]
+
+
+def _draw_layers(
+    topology: Topology, layers: list[list[str]], contents: _Contents, prefix: Path, options: _Options
+) -> tuple[Canvas, list[NodeBox], list[EdgeRoute]]:
+    seq = {key: (i, j) for i, layer in enumerate(layers) for j, key in enumerate(layer)}
+    by_key = {node.key: node for node in topology.nodes}
+    boxes: dict[str, _Box] = {}
+    for key, (layer, _) in seq.items():
+        content, title = contents[key][0], contents[key][1]
+        width = max(content.width, cell_width(title) + 2) + 4
+        boxes[key] = _Box(node=by_key[key], content=content, width=width, layer=layer)
+
     grouped: dict[tuple[str, str], list[TopologyEdge]] = {}
     for edge in topology.edges:
-        if edge.source in position and edge.target in position:
+        if edge.source in seq and edge.target in seq:
             grouped.setdefault((edge.source, edge.target), []).append(edge)
-    spine: list[tuple[str, str, list[TopologyEdge]]] = []
+    labels = {pair: edge_label(group, topology) for pair, group in grouped.items()}
+    channels = [_Channel() for _ in range(len(layers) + 1)]
+    nets: dict[str, _Net] = {}
     lanes: list[_Lane] = []
     for (source, target), group in grouped.items():
-        if position[target] == position[source] + 1:
-            spine.append((source, target, group))
+        ls, lt = seq[source][0], seq[target][0]
+        if lt == ls + 1 and not any(e.back_edge for e in group):
+            net = nets.get(source)
+            if net is None:
+                net = nets[source] = _Net(source, [])
+                channels[lt].nets.append(net)
+            net.targets.append((target, group))
+            channels[lt].labelled = channels[lt].labelled or bool(labels[(source, target)])
         else:
-            lanes.append(_Lane(source, target, group, up=position[target] <= position[source]))
-    _assign_lanes(lanes, position)
+            lanes.append(_Lane(source, target, group, seq[target] <= seq[source], (min(ls, lt), max(ls, lt))))
+    _assign_lanes(lanes)
     for lane in lanes:
-        boxes[lane.source].ports.append((lane, lane.out_port))
-        boxes[lane.target].ports.append((lane, lane.in_port))
-    for key in order:
-        boxes[key].ports.sort(key=lambda item, key=key: _port_order(item, key, position))
+        boxes[lane.source].ends.append(lane.out)
+        boxes[lane.target].ends.append(lane.into)
+    for key, box in boxes.items():
+        box.ends.sort(key=lambda end, key=key: _port_order(end, key, seq))
+        _attach(box, rightmost=seq[key][1] == len(layers[seq[key][0]]) - 1, seq=seq)
 
-    axis = max(b.width for b in boxes.values()) // 2 + 1
-    row = 0
-    for key in order:
-        box = boxes[key]
-        box.col = axis - box.width // 2
-        box.row = row
-        for index, (_, port) in enumerate(box.ports):
-            port.row = row + 1 + index
-        row += box.height + _GAP
-    first_lane_col = max(b.col + b.width for b in boxes.values()) + 1
+    _place_columns(layers, boxes)
+    for box in boxes.values():
+        for end in box.ends:
+            if end.where == "bottom":
+                channels[box.layer + 1].below.append(end)
+            elif end.where == "top":
+                channels[box.layer].above.append(end)
+    for net in nets.values():
+        net.port = boxes[net.source].centre
+        net.drops = tuple(boxes[t].centre for t, _ in net.targets)
+    for index, channel in enumerate(channels):
+        _assign_tracks(channel)
+        channel.lead = int(any(not end.outgoing for end in channel.below))
+        if index == 0:
+            channel.rows = channel.tracks + 1 if channel.tracks else 0
+        elif index == len(layers):
+            channel.rows = channel.lead + channel.tracks
+        else:
+            channel.rows = channel.lead + max(channel.tracks, 1) + 1 + int(channel.labelled)
+    _place_rows(layers, boxes, channels)
+    first_lane_col = max(b.right for b in boxes.values()) + 2
 
     canvas = Canvas()
     node_boxes: list[NodeBox] = []
     routes: list[EdgeRoute] = []
-    for key in order:
-        box = boxes[key]
+    rects: list[tuple[int, int, int, int]] = []
+    for key, box in boxes.items():
         path = (*prefix, key)
         style = _box_style(path, options)
-        title, inner_boxes, inner_routes = nested[key]
+        _, title, inner_boxes, inner_routes = contents[key]
         _paint_box(canvas, box, style, title)
+        rects.append((box.row, box.col, box.height, box.width))
         node_boxes.append(NodeBox(path, box.row, box.col, box.width, box.height, style))
         dr, dc = box.row + 1, box.col + 2
         for inner in inner_boxes:
@@ -266,24 +377,26 @@ def _draw_graph(
                 EdgeRoute(route.graph_path, route.source, route.target, route.kind, route.back_edge,
                           route.executed, cells)
             )  # fmt: skip
-    for source, target, group in spine:
-        routes.append(_paint_spine(canvas, boxes[source], boxes[target], group, axis, prefix, options))
-    for lane in lanes:
+    own: list[EdgeRoute] = []
+    for channel in channels:
+        for net in channel.nets:
+            for target, group in net.targets:
+                own.append(_paint_net_edge(canvas, boxes, channel, net, target, group, prefix, options))
+    for number, lane in enumerate(lanes):
         col = first_lane_col + 2 * lane.lane
-        routes.append(_paint_lane(canvas, boxes[lane.source], boxes[lane.target], lane, col, prefix, options))
-    return canvas, node_boxes, routes
+        own.append(_paint_lane(canvas, boxes, lane, col, (*prefix, "lane", number), prefix, options))
+    for number, lane in enumerate(lanes):
+        if lane.up:
+            _mark_up(canvas, lane, first_lane_col + 2 * lane.lane, (*prefix, "lane", number))
+    place_labels(canvas, [(r.cells, labels[(r.source, r.target)]) for r in own], rects)
+    return canvas, node_boxes, routes + own
 
 
-def _assign_lanes(lanes: list[_Lane], position: dict[str, int]) -> None:
-    """Interval colouring, shortest span first, so nested loops stack outward."""
+def _assign_lanes(lanes: list[_Lane]) -> None:
+    """Interval colouring over row spans, shortest span first, so nested loops stack outward."""
     occupied: list[list[tuple[int, int]]] = []
-
-    def span(lane: _Lane) -> tuple[int, int]:
-        a, b = position[lane.source], position[lane.target]
-        return min(a, b), max(a, b)
-
-    for lane in sorted(lanes, key=lambda ln: (span(ln)[1] - span(ln)[0], span(ln)[0])):
-        low, high = span(lane)
+    for lane in sorted(lanes, key=lambda ln: (ln.span[1] - ln.span[0], ln.span[0])):
+        low, high = lane.span
         for index, used in enumerate(occupied):
             if all(high < a or low > b for a, b in used):
                 used.append((low, high))
@@ -294,21 +407,125 @@ def _assign_lanes(lanes: list[_Lane], position: dict[str, int]) -> None:
             lane.lane = len(occupied) - 1
 
 
-def _port_order(item: tuple[_Lane, _Port], key: str, position: dict[str, int]) -> tuple[int, int, int]:
-    """Ports leading up sit on top (inner lanes first), ports leading down below them (outer lanes
-    first): then no port's horizontal crosses a lane of its own box."""
-    lane, port = item
-    other = lane.target if port is lane.out_port else lane.source
-    if other == key:  # a self-loop: leave from the upper port, arrive at the lower one
-        return (1, -lane.lane, 0 if port is lane.out_port else 1)
-    if position[other] < position[key]:
+def _other(end: _End) -> str:
+    return end.lane.target if end.outgoing else end.lane.source
+
+
+def _port_order(end: _End, key: str, seq: dict[str, tuple[int, int]]) -> tuple[int, int, int]:
+    """Clockwise from the top of the box: ends leading up first (inner lanes first), then ends leading
+    down (outer lanes first). Then no end's stub crosses a lane of its own box."""
+    lane = end.lane
+    other = _other(end)
+    if other == key:  # a self-loop: leave first, arrive after
+        return (1, -lane.lane, 0 if end.outgoing else 1)
+    if seq[other] < seq[key]:
         return (0, lane.lane, 0)
     return (1, -lane.lane, 0)
 
 
+def _slots(width: int) -> list[int]:
+    """Box-relative columns right of the middle where a lane may meet the top or bottom border."""
+    return [c for c in range(width - 2, width // 2 + 1, -2)]
+
+
+def _attach(box: _Box, *, rightmost: bool, seq: dict[str, tuple[int, int]]) -> None:
+    """Decide where each lane end meets the box: the right side (only the rightmost box of a row has
+    one free), one end per content row; ends leading down that do not fit go to the bottom border,
+    ends leading up to the top border. The box widens for border slots rather than grow taller."""
+    ends = box.ends
+    ups = sum(1 for e in ends if _port_order(e, box.node.key, seq)[0] == 0)
+    downs = len(ends) - ups
+    rows = max(box.content.height, 1) if rightmost else 0
+    overflow = max(0, len(ends) - rows)
+    bottoms = min(downs, overflow)
+    tops = min(ups, overflow - bottoms)
+    box.side = len(ends) - tops - bottoms
+    while len(_slots(box.width)) < max(tops, bottoms):
+        box.width += 1
+    for end in ends[:tops]:
+        end.where = "top"
+    for end in ends[len(ends) - bottoms :]:
+        end.where = "bottom"
+
+
+def _place_columns(layers: list[list[str]], boxes: dict[str, _Box]) -> None:
+    widths = [sum(boxes[k].width for k in layer) + _COLUMN_GAP * (len(layer) - 1) for layer in layers]
+    axis = max(widths, default=0) // 2 + 1
+    for layer, width in zip(layers, widths, strict=True):
+        col = axis - width // 2 if len(layer) > 1 else axis - boxes[layer[0]].width // 2
+        for key in layer:
+            box = boxes[key]
+            box.col = col
+            col += box.width + _COLUMN_GAP
+            tops = _slots(box.width)
+            top_ends = [e for e in box.ends if e.where == "top"]
+            for end, slot in zip(top_ends, sorted(tops[: len(top_ends)]), strict=True):
+                end.col = box.col + slot
+            bottom_ends = [e for e in box.ends if e.where == "bottom"]
+            for end, slot in zip(bottom_ends, tops, strict=False):
+                end.col = box.col + slot
+
+
+def _conflict(a: tuple[int, int, tuple[int, ...]], b: tuple[int, int, tuple[int, ...]]) -> bool:
+    """Two horizontal runs may share a track unless they overlap; touching at a column where both
+    drop into the same box (a fan-in) is fine."""
+    lo, hi = max(a[0], b[0]), min(a[1], b[1])
+    if lo > hi:
+        return False
+    return not (lo == hi and lo in a[2] and lo in b[2])
+
+
+def _assign_tracks(channel: _Channel) -> None:
+    """Lane stubs of the row above take the top tracks (rightmost first), lane stubs of the row below
+    the bottom ones (leftmost first), buses first-fit between them: that order keeps stubs from
+    crossing each other."""
+    tracks: list[list[tuple[int, int, tuple[int, ...]]]] = []
+    for end in sorted(channel.below, key=lambda e: -e.col):
+        end.track = len(tracks)
+        tracks.append([(end.col, _FAR, ())])
+    for net in sorted(channel.nets, key=lambda n: (n.span[1] - n.span[0], n.span[0])):
+        if net.span[0] == net.span[1]:
+            continue  # straight down: no track
+        run = (*net.span, net.drops)
+        for index, used in enumerate(tracks):
+            if not any(_conflict(run, other) for other in used):
+                used.append(run)
+                net.track = index
+                break
+        else:
+            net.track = len(tracks)
+            tracks.append([run])
+    for end in sorted(channel.above, key=lambda e: e.col):
+        end.track = len(tracks)
+        tracks.append([(end.col, _FAR, ())])
+    channel.tracks = len(tracks)
+
+
+def _place_rows(layers: list[list[str]], boxes: dict[str, _Box], channels: list[_Channel]) -> None:
+    row = 0
+    for index, channel in enumerate(channels):
+        channel.top = row
+        row += channel.rows
+        if index == len(layers):
+            break
+        for key in layers[index]:
+            boxes[key].row = row
+        row += max(boxes[k].height for k in layers[index])
+    for box in boxes.values():
+        side = 0
+        for end in box.ends:
+            if end.where == "side":
+                end.row = box.row + 1 + side
+                side += 1
+            elif end.where == "bottom":
+                end.row = channels[box.layer + 1].track_row(end.track)
+            else:
+                end.row = channels[box.layer].track_row(end.track)
+
+
 def _paint_box(canvas: Canvas, box: _Box, style: BoxStyle, title: str) -> None:
-    tl, tr, bl, br, hz, vt, _, _ = _BORDERS[style]
-    top, left, right, bottom = box.row, box.col, box.col + box.width - 1, box.row + box.height - 1
+    tl, tr, bl, br, hz, vt = _BORDERS[style][:6]
+    top, left, right, bottom = box.row, box.col, box.right, box.bottom
     canvas.put(top, left, tl + hz * (box.width - 2) + tr)
     if title:
         canvas.put(top, left + 2, title)
@@ -328,67 +545,103 @@ def _is_executed(prefix: Path, source: str, target: str, options: _Options) -> b
     return (prefix, source, target) in options.executed_edges
 
 
-def _paint_spine(
+def _direction(a: tuple[int, int], b: tuple[int, int]) -> int:
+    if b[0] < a[0]:
+        return N
+    if b[0] > a[0]:
+        return S
+    return W if b[1] < a[1] else E
+
+
+def _trace(
+    canvas: Canvas, points: list[tuple[int, int]], *, net: Hashable, dashed: bool, heavy: bool
+) -> list[tuple[int, int]]:
+    """Draw a line through axis-parallel waypoints; the first and last cells are left to the caller
+    (a port and an arrow head). Returns every cell, in order."""
+    cells = [points[0]]
+    for row, col in points[1:]:
+        r, c = cells[-1]
+        while (r, c) != (row, col):
+            r += (row > r) - (row < r)
+            c += (col > c) - (col < c) if r == row else 0
+            cells.append((r, c))
+    for i in range(1, len(cells) - 1):
+        mask = _direction(cells[i], cells[i - 1]) | _direction(cells[i], cells[i + 1])
+        canvas.connect(*cells[i], mask, dashed=dashed, heavy=heavy, net=net)
+    return cells
+
+
+def _paint_net_edge(
     canvas: Canvas,
-    upper: _Box,
-    lower: _Box,
+    boxes: dict[str, _Box],
+    channel: _Channel,
+    net: _Net,
+    target: str,
     group: list[TopologyEdge],
-    axis: int,
     prefix: Path,
     options: _Options,
 ) -> EdgeRoute:
+    source = boxes[net.source]
     dashed = all(e.kind == "branch" for e in group)
-    executed = _is_executed(prefix, upper.node.key, lower.node.key, options)
-    port = _BORDERS[_box_style((*prefix, upper.node.key), options)][7]
-    bottom = upper.row + upper.height - 1
-    canvas.put(bottom, axis, port)
-    cells = [(bottom, axis)]
-    for row in range(bottom + 1, lower.row - 1):
-        canvas.connect(row, axis, N | S, dashed=dashed, heavy=executed)
-        cells.append((row, axis))
-    canvas.put(lower.row - 1, axis, "▼")
-    cells.append((lower.row - 1, axis))
-    return _route(prefix, upper.node.key, lower.node.key, group, executed, cells)
+    executed = _is_executed(prefix, net.source, target, options)
+    port, drop, arrow = net.port, boxes[target].centre, channel.arrow_row
+    if net.track < 0:
+        points = [(source.bottom, port), (arrow, port)]
+    else:
+        row = channel.track_row(net.track)
+        points = [(source.bottom, port), (row, port), (row, drop), (arrow, drop)]
+    cells = _trace(canvas, points, net=(*prefix, "net", net.source), dashed=dashed, heavy=executed)
+    canvas.put(source.bottom, port, _BORDERS[_box_style((*prefix, net.source), options)][7])
+    canvas.put(arrow, drop, "▼")
+    return _route(prefix, net.source, target, group, executed, cells)
 
 
 def _paint_lane(
     canvas: Canvas,
-    source: _Box,
-    target: _Box,
+    boxes: dict[str, _Box],
     lane: _Lane,
     col: int,
+    net: Hashable,
     prefix: Path,
     options: _Options,
 ) -> EdgeRoute:
-    dashed = all(e.kind == "branch" for e in lane.edges)
+    source, target = boxes[lane.source], boxes[lane.target]
+    out, into = lane.out, lane.into
     executed = _is_executed(prefix, lane.source, lane.target, options)
-    heavy = executed
-    start_row, end_row = lane.out_port.row, lane.in_port.row
-    down = end_row > start_row
-    source_right = source.col + source.width - 1
-    target_right = target.col + target.width - 1
-    port = _BORDERS[_box_style((*prefix, lane.source), options)][6]
-    canvas.put(start_row, source_right, port)
-    cells = [(start_row, source_right)]
-    for c in range(source_right + 1, col):
-        canvas.connect(start_row, c, E | W, dashed=dashed, heavy=heavy)
-        cells.append((start_row, c))
-    canvas.connect(start_row, col, W | (S if down else N), dashed=dashed, heavy=heavy)
-    cells.append((start_row, col))
-    step = 1 if down else -1
-    for r in range(start_row + step, end_row, step):
-        canvas.connect(r, col, N | S, dashed=dashed, heavy=heavy)
-        cells.append((r, col))
-    canvas.connect(end_row, col, W | (N if down else S), dashed=dashed, heavy=heavy)
-    cells.append((end_row, col))
-    for c in range(col - 1, target_right + 1, -1):
-        canvas.connect(end_row, c, E | W, dashed=dashed, heavy=heavy)
-        cells.append((end_row, c))
-    canvas.put(end_row, target_right + 1, "◀")
-    cells.append((end_row, target_right + 1))
-    if lane.up and abs(end_row - start_row) >= 2:
-        canvas.put((start_row + end_row) // 2, col, "▲")
+    ports = _BORDERS[_box_style((*prefix, lane.source), options)]
+    if out.where == "side":
+        start, port = (out.row, source.right), ports[6]
+        points = [start, (out.row, col)]
+    else:
+        start = (source.bottom, out.col) if out.where == "bottom" else (source.row, out.col)
+        port = ports[7] if out.where == "bottom" else ports[8]
+        points = [start, (out.row, out.col), (out.row, col)]
+    if into.where == "side":
+        points += [(into.row, col), (into.row, target.right + 1)]
+        head = "◀"
+    elif into.where == "bottom":
+        points += [(into.row, col), (into.row, into.col), (target.bottom + 1, into.col)]
+        head = "▲"
+    else:
+        points += [(into.row, col), (into.row, into.col), (target.row - 1, into.col)]
+        head = "▼"
+    dashed = all(e.kind == "branch" for e in lane.edges)
+    cells = _trace(canvas, points, net=net, dashed=dashed, heavy=executed)
+    canvas.put(*start, port)
+    canvas.put(*points[-1], head)
     return _route(prefix, lane.source, lane.target, lane.edges, executed, cells)
+
+
+def _mark_up(canvas: Canvas, lane: _Lane, col: int, net: Hashable) -> None:
+    """A `▲` on a back edge's lane, on a stretch no other line touches, as near its middle as can be."""
+    low, high = sorted((lane.out.row, lane.into.row))
+    if high - low < 2:
+        return
+    middle = (low + high) // 2
+    for row in sorted(range(low + 1, high), key=lambda r: (abs(r - middle), r)):
+        if canvas.only_net(row, col) == net:
+            canvas.put(row, col, "▲")
+            return
 
 
 def _route(
@@ -402,6 +655,3 @@ def _route(
     kind = "edge" if any(e.kind == "edge" for e in group) else "branch"
     back = any(e.back_edge for e in group)
     return EdgeRoute(prefix, source, target, kind, back, executed, tuple(cells))
-
-
-_ = (START, END)  # START/END need no special casing: they are ordinary boxes ranked first and last
