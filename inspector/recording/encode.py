@@ -340,7 +340,12 @@ class Encoder:
             if type(item) is not Message:
                 return None
             memo = messages.get(id(item))
-            if memo is not None and memo[0] is item and memo[1] == _fingerprint(item):
+            if (
+                memo is not None
+                and memo[0] is item
+                and memo[1]  # `_fingerprint`, inline
+                == (item.role, item.content, item.tool_call_id, len(item.tool_calls), item.usage)
+            ):
                 refs.append(memo[2]["$ref"])
             else:
                 refs.append(self._new_message(item, depth + 1)["$ref"])
@@ -370,13 +375,18 @@ class Encoder:
                 not any(self.redaction.masks_key(n) for n in names) and self.redaction.fn is None
             )
         limit = self.max_str
-        if (
+        plain = (
             self._plain_fields
             and not message.extra
             and len(message.content) <= limit
             and len(message.reasoning_content) <= limit
-            and (not message.tool_calls or max(len(c.arguments) for c in message.tool_calls) <= limit)
-        ):
+        )
+        if plain:
+            for call in message.tool_calls:
+                if len(call.arguments) > limit:
+                    plain = False
+                    break
+        if plain:
             try:
                 return _message_json(message, exclude_defaults=True, warnings=False)
             except Exception:

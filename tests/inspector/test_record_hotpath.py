@@ -167,3 +167,42 @@ def test_message_definitions_as_bytes_equal_the_dumped_value(message: Message) -
     }
     encoder.encode(Message.user("again"))
     assert encoder.take_definitions() == [(1, {"role": "user", "content": "again"})]
+
+
+def test_a_grown_history_encoded_elsewhere_first_is_still_stored_as_its_append() -> None:
+    """The list memo may already be ahead of last step's state (a node's input is the same list object,
+    encoded before the state): the fast path's append is worked out against last step's encoding."""
+    fast_enc, slow_enc, fast, slow = _pair()
+    state = _State(messages=[Message.user("q")])
+    for step in range(8):
+        if step:
+            state.messages.append(Message.assistant(f"a{step}"))
+            if step % 2:
+                state.messages.append(Message.tool(f"t{step}", tool_call_id=f"c{step}"))
+        if step % 3 == 1:  # as a chat node's input would be, before the step's state
+            assert fast_enc.encode_list(state.messages) == slow_enc.encode_list(state.messages)
+        full, payload, encoded = fast.record_state(state, fast_enc)
+        expected = slow_enc.encode(state)
+        assert (full, payload) == slow.record(expected), f"step {step}"
+        assert encoded == expected
+        if step and not full:
+            assert payload[0][0] == "append"
+    assert fast_enc.take_definitions() == slow_enc.take_definitions()
+
+
+def test_a_history_with_a_non_message_appended_falls_back_to_a_plain_list() -> None:
+    fast_enc, slow_enc, fast, slow = _pair()
+    state = _State(messages=[Message.user("q")])
+    fast.record_state(state, fast_enc)
+    slow.record(slow_enc.encode(state))
+    for change in (
+        lambda s: s.messages.append(Message.assistant("a")),
+        lambda s: s.messages.append({"role": "user", "content": "a dict, not a Message"}),
+        lambda s: s.messages.append(Message.assistant("b")),
+    ):
+        change(state)
+        full, payload, encoded = fast.record_state(state, fast_enc)
+        expected = slow_enc.encode(state)
+        assert (full, payload) == slow.record(expected)
+        assert encoded == expected
+    assert type(encoded["messages"]) is list
