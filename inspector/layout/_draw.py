@@ -29,7 +29,7 @@ from graph_core.topology import Topology, TopologyEdge, TopologyNode
 from inspector.export import as_topology
 from inspector.export._escape import visible
 from inspector.layout._canvas import Canvas, E, N, S, W, cell_width
-from inspector.layout._labels import edge_label, place_labels
+from inspector.layout._labels import edge_label, outgoing_edges, place_labels
 from inspector.layout._order import node_layers
 
 __all__ = ["MAX_WIDTH", "Drawing", "EdgeRoute", "NodeBox", "draw", "layout"]
@@ -310,7 +310,8 @@ def _draw_layers(
     for edge in topology.edges:
         if edge.source in seq and edge.target in seq:
             grouped.setdefault((edge.source, edge.target), []).append(edge)
-    labels = {pair: edge_label(group, topology) for pair, group in grouped.items()}
+    outgoing = outgoing_edges(topology)
+    labels = {pair: edge_label(group, outgoing[pair[0]]) for pair, group in grouped.items()}
     channels = [_Channel() for _ in range(len(layers) + 1)]
     nets: dict[str, _Net] = {}
     lanes: list[_Lane] = []

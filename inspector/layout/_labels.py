@@ -16,16 +16,24 @@ from collections.abc import Sequence
 from graph_core.topology import Topology, TopologyEdge
 from inspector.layout._canvas import Canvas, N, S
 
-__all__ = ["edge_label", "place_labels"]
+__all__ = ["edge_label", "outgoing_edges", "place_labels"]
 
 Cell = tuple[int, int]
 Rect = tuple[int, int, int, int]  # row, col, height, width
 
 
-def edge_label(group: Sequence[TopologyEdge], topology: Topology) -> str:
-    """`#0`, `#1`, ... naming the branches this drawn edge belongs to, or "" when style says enough."""
-    source = group[0].source
-    outgoing = [e for e in topology.edges if e.source == source]
+def outgoing_edges(topology: Topology) -> dict[str, list[TopologyEdge]]:
+    """Each node's outgoing edges, computed once per drawing (labels need a node's siblings)."""
+    found: dict[str, list[TopologyEdge]] = {}
+    for edge in topology.edges:
+        found.setdefault(edge.source, []).append(edge)
+    return found
+
+
+def edge_label(group: Sequence[TopologyEdge], outgoing: Sequence[TopologyEdge]) -> str:
+    """`#0`, `#1`, ... naming the branches this drawn edge belongs to, or "" when style says enough.
+
+    `outgoing` is every edge leaving the group's source."""
     branches = {e.branch_index for e in outgoing if e.kind == "branch"}
     plain = any(e.kind == "edge" for e in outgoing)
     if not branches or (len(branches) == 1 and not plain):
