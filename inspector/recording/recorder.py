@@ -478,13 +478,13 @@ class Recorder:
     def _open(self) -> IO[bytes]:
         if self._file is None:
             if self.resuming:  # never truncate the segments already recorded
-                self._file = self.path.open("ab")
+                self._file = self.path.open("ab", buffering=0)
                 return self._file
             try:
-                self._file = self.path.open("wb")
+                self._file = self.path.open("wb", buffering=0)
             except FileNotFoundError:  # only then create the directory (checking first costs every run)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = self.path.open("wb")
+                self._file = self.path.open("wb", buffering=0)
         return self._file
 
     def _fail(self, error: BaseException) -> None:
@@ -512,10 +512,18 @@ class Recorder:
         """Write the queued lines at once and flush: the file always ends with a whole step."""
         if not self._header_written:
             self._write_header()
-        out = self._file or self._open()
-        out.write(b"".join(self._out))
+        data = b"".join(self._out)
         self._out = []
-        out.flush()
+        self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        """Write `data` to the file, unbuffered: one system call (more only if the OS takes part of
+        it), nothing left in a buffer, so what a step wrote is in the file when its callback returns."""
+        out = self._file or self._open()
+        written = out.write(data)
+        while written is not None and written < len(data):  # a short write: the rest, again
+            data = data[written:]
+            written = out.write(data)
 
     def _write_header(self, input: Any = None) -> None:
         now = self._clock()
@@ -547,10 +555,8 @@ class Recorder:
             "meta": self._encoder.encode(self._meta),
         }
         self._header_written = True
-        out = self._open()
-        out.write(_dumps(header) + b"\n")
-        out.write(b"".join(self._encoder.take_definition_lines()))  # the input's messages, after the header
-        out.flush()
+        # the input's messages after the header
+        self._write(b"".join([_dumps(header), b"\n", *self._encoder.take_definition_lines()]))
 
     def _write_segment(
         self, continuation: Continuation, topology: Topology | None, started: str, input: Any
@@ -574,10 +580,7 @@ class Recorder:
         if self._meta:
             segment["meta"] = self._encoder.encode(self._meta)
         self._header_written = True
-        out = self._open()
-        out.write(_dumps(segment) + b"\n")
-        out.write(b"".join(self._encoder.take_definition_lines()))
-        out.flush()
+        self._write(b"".join([_dumps(segment), b"\n", *self._encoder.take_definition_lines()]))
 
     def _index_topology(self, topology: Topology, path: tuple[str, ...]) -> None:
         """Node names and kinds by path, and branch ends, so step lines can leave them out."""
