@@ -677,7 +677,9 @@ class Recorder:
         if self.fault is None:
             try:
                 with self._lock:
-                    self._steps[step.path] = (step, self._clock(), self._counters.snapshot())
+                    c = self._counters  # `snapshot()`, inline
+                    counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
+                    self._steps[step.path] = (step, self._clock(), counters)
             except Exception as exc:
                 self._fail(exc)
 
@@ -714,9 +716,10 @@ class Recorder:
                 else:
                     parent.tools.append(pending)
                 return pending
-        done = self._done.get(info.path[:-1])
+        graph = info.path[:-1]
+        done = self._done.get(graph)
         if done is None:
-            self._done[info.path[:-1]] = [pending]
+            self._done[graph] = [pending]
         else:
             done.append(pending)
         return pending
