@@ -53,6 +53,7 @@ __all__ = ["Continuation", "Recorder", "check_resumable", "error_record"]
 
 _ITERATION_KEYS = ("remaining_iterations", "RemainingIterations", "iterations_remaining")
 _ITERATION_SET = frozenset(_ITERATION_KEYS)
+_MAX_DECISIONS = 1024  # distinct (step nodes, branch decisions) kept per run: loops have a handful
 ProgressFn = Callable[[dict[str, Any]], None]
 
 
@@ -950,6 +951,8 @@ class Recorder:
         key = (path, step.nodes, step.next_nodes, tuple(map(id, branches)))
         stored = self._decisions.get(key)
         if stored is None or not all(map(operator.is_, stored[2], branches)):
+            if len(self._decisions) >= _MAX_DECISIONS:  # an engine making new decision objects every step
+                self._decisions.clear()
             implied = list(step.next_nodes) == next_from_branches(branches)
             stored = self._decisions[key] = (
                 None if implied else list(step.next_nodes),

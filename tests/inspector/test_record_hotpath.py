@@ -9,12 +9,15 @@ states that change in every way a state can, and check the results are equal.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
 from graph_core.schema import Message, ToolCall
+from inspector.recording import Recorder, read_run
 from inspector.recording.encode import Encoder
 from inspector.recording.recorder import _StateTrack  # pyright: ignore[reportPrivateUsage]
 from inspector.recording.redact import make_redaction
@@ -206,3 +209,35 @@ def test_a_history_with_a_non_message_appended_falls_back_to_a_plain_list() -> N
         assert (full, payload) == slow.record(expected)
         assert encoded == expected
     assert type(encoded["messages"]) is list
+
+
+def test_branch_decisions_are_stored_the_same_whether_the_engine_reuses_them_or_not(tmp_path: Path) -> None:
+    """Stored decisions are cached by the identity of the engine's (frozen, reused) decision objects; new
+    but equal objects every step, more of them than the cache keeps, give the same lines."""
+
+    def record(path: Path, fresh: bool, steps: int) -> bytes:
+        recorder = Recorder(path, clock=iter(range(10 * steps + 10)).__next__, run_id="r")
+        graph = RunInfo(None, "loop", "Graph")
+        recorder.on_start(graph, "go")
+        shared: dict[tuple[str, int], BranchDecision] = {}
+        for i in range(steps):
+            node, target = ("a", "b") if i % 2 == 0 else ("b", "a")
+            recorder.on_step_start(StepInfo(i, (node,), Budget.of(i, None)))
+            info = RunInfo(node, node, "Lambda", (node,), i)
+            recorder.on_start(info, i)
+            recorder.on_end(info, i)
+            decision = BranchDecision(node, i % 3, (target,), ())
+            if not fresh:
+                decision = shared.setdefault((node, i % 3), decision)
+            recorder.on_step_end(
+                StepInfo(i, (node,), Budget.of(i + 1, None), branches=(decision,), next_nodes=(target,))
+            )
+        recorder.on_end(graph, "done")
+        return path.read_bytes()
+
+    steps = 1100
+    assert record(tmp_path / "fresh.jsonl", True, steps) == record(tmp_path / "shared.jsonl", False, steps)
+    run = read_run(tmp_path / "fresh.jsonl")
+    assert [(s.branches[0].source, s.branches[0].branch_index) for s in run.steps[-4:]] == [
+        ("a" if i % 2 == 0 else "b", i % 3) for i in range(steps - 4, steps)
+    ]
