@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import operator
 import sys
 import threading
 import time
@@ -947,10 +946,11 @@ class Recorder:
         duration = None if t is None or end_t is None else round(end_t - t, 6)
         branches = step.branches
         # loops repeat the same decisions (the engine reuses its frozen decision objects): each is
-        # worked out once per run, found by the decisions' identity (kept alive by the cache)
+        # worked out once per run, found by the decisions' identity. The cache keeps the objects alive,
+        # so no other object can have their ids while their entry exists
         key = (path, step.nodes, step.next_nodes, tuple(map(id, branches)))
         stored = self._decisions.get(key)
-        if stored is None or not all(map(operator.is_, stored[2], branches)):
+        if stored is None:
             if len(self._decisions) >= _MAX_DECISIONS:  # an engine making new decision objects every step
                 self._decisions.clear()
             implied = list(step.next_nodes) == next_from_branches(branches)
