@@ -4,7 +4,7 @@
 `on_start` opens the file (truncating it) and writes the header. Node and tool callbacks only note what
 they were told (messages and message lists are held as they are, other values encoded right away);
 each top-level step boundary encodes the step in a fixed order (nodes in the step's order, tool calls
-in call order), writes its lines in one go and flushes. So files are byte-stable even when tools run in
+in call order), writes its lines in one unbuffered write. So files are byte-stable even when tools run in
 parallel, a process killed mid-run leaves whole steps only, and the run pays for one write per step.
 The top-level graph's `on_end`/`on_error` writes the unfinished step (if any) and `run_finished`.
 
@@ -509,7 +509,7 @@ class Recorder:
         out.append(b"\n")
 
     def _flush(self) -> None:
-        """Write the queued lines at once and flush: the file always ends with a whole step."""
+        """Write the queued lines at once, unbuffered: the file always ends with a whole step."""
         if not self._header_written:
             self._write_header()
         data = b"".join(self._out)
@@ -1032,7 +1032,7 @@ class Recorder:
         if path:
             self._line(event)
             return
-        # a top-level step: its lines (queued nested steps, new values, this one) in one write and flush
+        # a top-level step: its lines (queued nested steps, new values, this one) in one write
         out = self._out
         if self._encoder.has_definitions:
             out += self._encoder.take_definition_lines()
