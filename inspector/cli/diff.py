@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from typing import Any
 
 from inspector.recording import read_run
+from inspector.recording.reader import RunFileWarning
 from inspector.rundiff import diff_runs
 
 
@@ -28,11 +30,18 @@ def register(subparsers: Any) -> None:
     parser.add_argument("run_a", metavar="RUN_A", help="reference run file (JSONL from `inspector record`)")
     parser.add_argument("run_b", metavar="RUN_B", help="run file to compare with it")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    parser.add_argument("--lenient", action="store_true", help="skip corrupt lines instead of failing")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    diff = diff_runs(read_run(args.run_a), read_run(args.run_b))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RunFileWarning)
+        run_a = read_run(args.run_a, lenient=args.lenient)
+        run_b = read_run(args.run_b, lenient=args.lenient)
+        diff = diff_runs(run_a, run_b)  # a large file's steps are checked as they are read
+    for warning in caught:
+        print(f"inspector: warning: {warning.message}", file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     else:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from typing import Any
+
+from inspector.recording.reader import RunFileWarning
 
 __all__ = ["register", "run"]
 
@@ -33,12 +37,21 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="open at position N (0-based over the whole timeline; a resumed run continues the count)",
     )
+    parser.add_argument("--lenient", action="store_true", help="skip corrupt lines instead of failing")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from inspector.tui import make_app  # Textual loads only for the commands that draw
 
-    app = make_app(args.run_file, follow=args.follow, poll_interval=args.poll, start=args.step)
-    app.run()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RunFileWarning)
+        app = make_app(
+            args.run_file, follow=args.follow, poll_interval=args.poll, start=args.step, lenient=args.lenient
+        )
+    for warning in caught:  # said before the screen takes over, as `show` says them
+        print(f"inspector: warning: {warning.message}", file=sys.stderr)
+    with warnings.catch_warnings():  # a followed file's skipped lines would otherwise garble the screen
+        warnings.simplefilter("ignore", RunFileWarning)
+        app.run()
     return 0

@@ -497,7 +497,8 @@ class Run:
         if not self.lenient:
             raise RunFileError(
                 f"line {line_no} {what}; the file is corrupt in the middle (a cut-off last line would be "
-                "fine). Read it with `read_run(path, lenient=True)` to skip bad lines.",
+                "fine). To skip bad lines, read it with `read_run(path, lenient=True)` in Python, or pass "
+                "`--lenient` to `inspector show`, `inspector replay` or `inspector diff`.",
                 path=self.path,
                 line_no=line_no,
             )

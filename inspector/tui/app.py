@@ -67,6 +67,7 @@ class ReplayApp(App[None]):
         theme: str = "textual-dark",
         start: int | None = None,
         path: str | Path | None = None,
+        lenient: bool = False,
     ) -> None:
         super().__init__()
         if session is None and (path is None or not follow):
@@ -74,6 +75,7 @@ class ReplayApp(App[None]):
         self._session = session
         self.path = Path(path) if path is not None else session.run.path if session is not None else None
         self.follow = follow
+        self.lenient = lenient
         self.poll_interval = poll_interval
         self._theme_name = theme
         self._start = start
@@ -329,7 +331,7 @@ class ReplayApp(App[None]):
         (an index of line offsets, no parsing); a poll that sees the same size reads nothing."""
         if self._session is None:
             assert self.path is not None
-            session = Session.try_open(self.path)
+            session = Session.try_open(self.path, lenient=self.lenient)
             if session is None:
                 return
             self._session = session
@@ -570,13 +572,14 @@ def make_app(
     poll_interval: float = 0.5,
     theme: str = "textual-dark",
     start: int | None = None,
+    lenient: bool = False,
 ) -> ReplayApp:
     """The replay app for a run file (or an opened `Run`/`Session`); shared by the CLI and tests.
 
     `follow` tails a file that is still being written (polled every `poll_interval` seconds); a file
     that does not exist yet, or has no complete header, is waited for ("waiting for RUN.jsonl");
     `start` overrides where the cursor opens (default: step 0, or the last step of a run that failed
-    or stopped early).
+    or stopped early); `lenient` skips corrupt lines of a file (as `read_run(path, lenient=True)`).
     """
     path: Path | None = None
     if isinstance(run_or_path, Session):
@@ -585,5 +588,13 @@ def make_app(
         session = Session(run_or_path)
     else:
         path = Path(run_or_path)
-        session = Session.try_open(path) if follow else Session.open(path)
-    return ReplayApp(session, follow=follow, poll_interval=poll_interval, theme=theme, start=start, path=path)
+        session = Session.try_open(path, lenient=lenient) if follow else Session.open(path, lenient=lenient)
+    return ReplayApp(
+        session,
+        follow=follow,
+        poll_interval=poll_interval,
+        theme=theme,
+        start=start,
+        path=path,
+        lenient=lenient,
+    )

@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph_core.topology import END, START
 from inspector.diagnostics import Diagnostic, diagnose
 from inspector.recording.format import BudgetRecord, ErrorRecord
-from inspector.recording.reader import NodeRun, Run, read_run
+from inspector.recording.reader import NodeRun, Run, RunFileWarning, read_run
 from inspector.replay import Replay
 from inspector.tui.interrupts import InterruptMark, interrupt_at, is_interrupt, stop_mark
 
@@ -95,11 +96,11 @@ class Session:
         self._edge_set = {(e.source, e.target) for e in edges if e.kind == "edge"}
 
     @classmethod
-    def open(cls, path: str | Path) -> Session:
-        return cls(read_run(path))
+    def open(cls, path: str | Path, *, lenient: bool = False) -> Session:
+        return cls(read_run(path, lenient=lenient))
 
     @classmethod
-    def try_open(cls, path: str | Path) -> Session | None:
+    def try_open(cls, path: str | Path, *, lenient: bool = False) -> Session | None:
         """The session, or None while there is nothing to read yet: no file, or no complete header
         line (a recorder that has just started). Anything else wrong with the file still raises."""
         try:
@@ -109,7 +110,7 @@ class Session:
             return None
         if not first.endswith(b"\n"):
             return None
-        return cls.open(path)
+        return cls.open(path, lenient=lenient)
 
     @property
     def run(self) -> Run:
@@ -339,7 +340,9 @@ class Session:
         if size == self._size:
             return False
         try:
-            run = read_run(self.run.path)
+            with warnings.catch_warnings():  # skipped lines were reported when the file was opened
+                warnings.simplefilter("ignore", RunFileWarning)
+                run = read_run(self.run.path, lenient=self.run.lenient)
         except ValueError:
             return False
         old = self.replay
