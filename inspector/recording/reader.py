@@ -76,6 +76,7 @@ _STEP_FULL = b'\n{"kind":"step","full":true,'
 _UNFINISHED = b'{"kind":"step_unfinished",'
 _VALUE = b'\n{"kind":"value",'
 _SEGMENT = b'\n{"kind":"segment",'
+_HEADER_START = b'{"kind":"header",'
 _BAD_START = re.compile(rb'\n(?!\{"kind":"|\Z)')
 _CHECK_LIMIT = 32 * 1024 * 1024
 
@@ -420,6 +421,14 @@ class Run:
         try:
             obj = json.loads(raw)
         except ValueError:
+            if nl < 0 and _HEADER_START.startswith(bytes(raw[: len(_HEADER_START)])):
+                raise RunFileError(
+                    "the header is incomplete: the run was interrupted before its first line was complete "
+                    "(the process stopped right after it started), so nothing of it was recorded; "
+                    "record it again",
+                    path=self.path,
+                    line_no=1,
+                ) from None
             raise RunFileError(
                 "the first line is not JSON; this is not a graph-inspector run file "
                 "(JSON Lines with a header)",
