@@ -23,6 +23,7 @@ from graph_core.errors import GraphError, InterruptError
 from graph_core.schema import Message
 from inspector.cli.plain import one_line_list
 from inspector.errors import InspectorError
+from inspector.errortext import error_text
 from inspector.recording import Recorder, read_run
 from inspector.target import LoadedTarget, load_target
 
@@ -235,6 +236,6 @@ def run(args: argparse.Namespace) -> int:
             )
     elif failure is not None:
         first = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
-        summary += f"; the run failed: {type(failure).__name__}: {first}"
+        summary += f"; the run failed: {error_text(type(failure).__name__, first)}"
     print(summary, file=sys.stderr)
     return 0

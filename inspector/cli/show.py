@@ -14,6 +14,7 @@ from typing import Any
 
 from inspector.cli.plain import one_line, one_line_list
 from inspector.diagnostics import Diagnostic, diagnose
+from inspector.errortext import error_text
 from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.format import BudgetRecord
 from inspector.recording.statediff import Change, changes, format_path
@@ -111,7 +112,7 @@ def _segment_lines(run: Run, segment: Segment, previous: Any) -> tuple[list[str]
             if node_run.error is not None and node_run.error.type == "InterruptSignal":
                 lines.append(f"    {one_line(node_run.node)} interrupted: {one_line(node_run.error.message)}")
             elif node_run.error is not None and not node_run.tools:
-                failed = f"{node_run.error.type}: {one_line(node_run.error.message)}"
+                failed = one_line(error_text(node_run.error.type, node_run.error.message))
                 lines.append(f"    {one_line(node_run.node)} failed: {failed}")
         interrupted = getattr(step, "interrupted", ())
         if interrupted:
@@ -161,7 +162,7 @@ def timeline(run: Run) -> list[str]:
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
-        lines.append(f"error: {run.error.type}: {one_line(' '.join(run.error.message.split()))}")
+        lines.append(f"error: {one_line(error_text(run.error.type, ' '.join(run.error.message.split())))}")
     return lines
 
 

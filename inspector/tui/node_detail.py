@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from inspector.errortext import untagged
 from inspector.recording.format import ErrorRecord
 from inspector.recording.reader import NodeRun, Step
 from inspector.tui.interrupts import SAFE_POINTS, InterruptMark, is_interrupt, split_interrupt_message
@@ -27,7 +28,7 @@ def _error(error: ErrorRecord, *, limit: int | None) -> Text:
     text.append("error   ", style="bold red")
     text.append_text(one_line(error.type, limit=80, style="bold red"))
     text.append(": ")
-    text.append_text(literal(error.message, limit=limit, multiline=True, style="red"))
+    text.append_text(literal(untagged(error.message), limit=limit, multiline=True, style="red"))
     if error.node_path:
         text.append("\nat      ", style="bold red")
         text.append_text(one_line(" › ".join(error.node_path), limit=200))

@@ -135,7 +135,7 @@ async def test_run_without_steps_opens(tmp_path: Path) -> None:
         await pilot.press("n", "p", "end", "home", "d", "b", "c", "space", "space", "k", *"m", "enter")
         text = screen_text(app)
         assert "no complete steps recorded" in text
-        assert "exceeds max steps" in text
+        assert "MaxStepsExceededError: exceeds" in text  # the detail pane wraps "max steps"
         assert app.is_running
 
 
