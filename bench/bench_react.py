@@ -12,11 +12,13 @@ printed). LangGraph is measured side by side only if installed (`pip install -e 
 from __future__ import annotations
 
 import gc
+import operator
 import os
 import statistics
 import time
 import tracemalloc
 from collections.abc import Callable
+from typing import Annotated, TypedDict
 
 from graph_core.agents.react import ReActAgent
 from graph_core.models import ScriptedChatModel
@@ -96,24 +98,33 @@ def _peak_bytes(fn: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
+class _LangGraphState(TypedDict):
+    """LangGraph state over our `Message`s, appended by a plain list reducer.
+
+    LangGraph's `MessagesState` would coerce every message into a LangChain message (it rejects ours),
+    which would measure that conversion rather than the graph runtime."""
+
+    messages: Annotated[list[Message], operator.add]
+
+
 def _langgraph_runner(k: int) -> Callable[[], object] | None:
     try:
-        from langgraph.graph import END, START, MessagesState, StateGraph  # type: ignore[import-not-found]
+        from langgraph.graph import END, START, StateGraph  # type: ignore[import-not-found]
     except ImportError:
         return None
     model = ScriptedChatModel(_script(k), restart_on_new_conversation=True)
     node = ToolsNode([ping])
 
-    def chat(state: dict[str, list[Message]]) -> dict[str, list[Message]]:
+    def chat(state: _LangGraphState) -> dict[str, list[Message]]:
         return {"messages": [model.generate(list(state["messages"]))]}
 
-    def tools(state: dict[str, list[Message]]) -> dict[str, list[Message]]:
+    def tools(state: _LangGraphState) -> dict[str, list[Message]]:
         return {"messages": node.invoke(state["messages"][-1])}
 
-    def route(state: dict[str, list[Message]]) -> str:
+    def route(state: _LangGraphState) -> str:
         return "tools" if state["messages"][-1].tool_calls else END
 
-    builder = StateGraph(MessagesState)  # type: ignore[arg-type]
+    builder = StateGraph(_LangGraphState)
     builder.add_node("chat", chat)
     builder.add_node("tools", tools)
     builder.add_edge(START, "chat")
