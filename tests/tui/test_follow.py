@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from inspector.tui import make_app
 from inspector.tui.timeline import Timeline
 from tests.tui.conftest import SIZE, screen_text, split_after_steps
+
+
+async def settle(pilot: Any, ready: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Let follow-mode polls run until `ready()` holds (or `timeout` passes), so a busy machine that
+    polls late does not fail a test that a fixed pause would."""
+    waited = 0.0
+    while not ready() and waited < timeout:
+        await pilot.pause(0.02)
+        waited += 0.02
+
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +37,7 @@ async def test_follow_mode_shows_appended_steps_live(tmp_path: Path, react_run: 
         middle = tail.index(b"\n", len(tail) // 2) + 1
         with live.open("ab") as out:
             out.write(tail[:middle])
-        await pilot.pause(0.2)
+        await settle(pilot, lambda: len(app.replay) > 3)
         grown = len(app.replay)
         assert 3 < grown < 9
         assert app.replay.cursor == grown - 1, "a cursor at the end follows new steps"
@@ -33,7 +45,7 @@ async def test_follow_mode_shows_appended_steps_live(tmp_path: Path, react_run: 
         await pilot.press("home")
         with live.open("ab") as out:
             out.write(tail[middle:])
-        await pilot.pause(0.2)
+        await settle(pilot, lambda: len(app.replay) == 9)
         assert len(app.replay) == 9
         assert app.replay.cursor == 0, "a cursor moved away from the end stays put"
         assert app.session.run.status == "ok"
@@ -67,16 +79,16 @@ async def test_follow_waits_for_a_file_that_does_not_exist_yet(tmp_path: Path, r
         await pilot.pause(0.1)
         assert app.waiting
         live.write_bytes(head[:header_end])  # a header and no steps yet: open it
-        await pilot.pause(0.1)
+        await settle(pilot, lambda: not app.waiting)
         assert not app.waiting and len(app.replay) == 0
         assert "no complete steps recorded" in screen_text(app)
         with live.open("ab") as out:
             out.write(head[header_end:])
-        await pilot.pause(0.1)
+        await settle(pilot, lambda: len(app.replay) == 2)
         assert len(app.replay) == 2 and app.replay.cursor == 1, "the cursor follows the end"
         with live.open("ab") as out:
             out.write(tail)
-        await pilot.pause(0.1)
+        await settle(pilot, lambda: len(app.replay) == 9)
         assert len(app.replay) == 9 and app.session.run.status == "ok"
         await pilot.press("q")
     assert app.return_code == 0
