@@ -144,7 +144,10 @@ async def test_play_advances_and_speed_changes(react_run: Path) -> None:
         assert app.speed_index == start + 1
         app.speed_index = len(SPEEDS) - 1  # 32 steps/s
         await pilot.press("space")
-        await pilot.pause(0.5)
+        for _ in range(100):  # up to 5 s on a busy machine; 8 steps at 32 steps/s take 0.25 s
+            if not app.playing:
+                break
+            await pilot.pause(0.05)
         assert not app.playing, "playing stops at the last step"
         assert app.replay.cursor == 8
 
@@ -155,7 +158,10 @@ async def test_play_stops_at_a_breakpoint(react_run: Path) -> None:
         app.replay.add_breakpoint("tools")
         app.speed_index = len(SPEEDS) - 1
         await pilot.press("space")
-        await pilot.pause(0.3)
+        for _ in range(100):
+            if not app.playing:
+                break
+            await pilot.pause(0.05)
         assert not app.playing
         assert app.replay.cursor == 1
 
