@@ -8,6 +8,7 @@ records first, then opens the app on the file.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,7 +18,7 @@ from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
-from textual.geometry import Spacing
+from textual.geometry import Region, Spacing
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -33,6 +34,7 @@ from inspector.tui.literal import one_line
 from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
 from inspector.tui.prompt import PromptScreen
+from inspector.tui.repaint import repaint
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
 from inspector.tui.timeline import Columns, Timeline, header
@@ -44,6 +46,11 @@ GRAPH_MIN_WIDTH = 24
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
+
+
+def _sizes(fit: tuple[int, Region | None, int, int]) -> tuple[int, int, int]:
+    """The graph box's width and the drawing's size, from what `_fit_graph` last did."""
+    return fit[0], fit[2], fit[3]
 
 
 class ReplayApp(App[None]):
@@ -84,6 +91,7 @@ class ReplayApp(App[None]):
         self.last_key = ""
         self._play_timer: Timer | None = None
         self._poll_timer: Timer | None = None
+        self._graph_fit: tuple[int, Region | None, int, int] | None = None
 
     @property
     def session(self) -> Session:
@@ -232,8 +240,8 @@ class ReplayApp(App[None]):
         elif state is None:
             empty = "(no state: this graph keeps none)"
         self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
-        self.query_one(MessagesPane).show(replay.messages_at(cursor) if step else [], expand=self.expand)
-        self.query_one("#messages-box").scroll_end(animate=False, immediate=False)
+        if self.query_one(MessagesPane).show(replay.messages_at(cursor) if step else [], expand=self.expand):
+            self.query_one("#messages-box").scroll_end(animate=False, immediate=False)
         self.query_one(NodeDetail).show(
             step, stop=stop, mark=mark, expand=self.expand, segments=len(run.segments)
         )
@@ -249,11 +257,14 @@ class ReplayApp(App[None]):
         )
         if len(run.segments) > 1:  # each resumed run has its own step budget
             bar.border_title = f"budget · segment {session.segment_at(cursor)} (restarts at each resume)"
-        self.query_one("#status", Static).update(self._status())
+        repaint(self.query_one("#status", Static), self._status())
 
     def _fit_graph(self, painted: Painted | None) -> None:
         """Size the graph pane to the drawing (up to 45% of the screen, at least 24 cells) and scroll
-        the highlighted box into view, a couple of rows of context around it."""
+        the highlighted box into view, a couple of rows of context around it.
+
+        A step that moves the highlight within a drawing of unchanged size scrolls at once, in the
+        frame that repaints the step; only a resize waits for the next layout (another frame)."""
         box = self.query_one("#graph-box", ScrollableContainer)
         limit = max(GRAPH_MIN_WIDTH, self.size.width * 45 // 100)
         if painted is None:  # no topology: room for the note that says so
@@ -263,14 +274,21 @@ class ReplayApp(App[None]):
             width = max(GRAPH_MIN_WIDTH, min(width, limit))
         if box.styles.width is None or box.styles.width.value != width:
             box.styles.width = width
-        if painted is not None and painted.focus is not None:
-            focus = painted.focus
-            box.call_after_refresh(
-                box.scroll_to_region, focus, spacing=Spacing(2, 1, 2, 1), animate=False, immediate=True
-            )
+        focus = painted.focus if painted is not None else None
+        fit = (width, focus, painted.width, painted.height) if painted is not None else None
+        previous, self._graph_fit = self._graph_fit, fit
+        if focus is None or fit == previous:
+            return
+        spacing = Spacing(2, 1, 2, 1)
+        scroll = partial(box.scroll_to_region, focus, spacing=spacing, animate=False, immediate=True)
+        if previous is not None and fit is not None and _sizes(previous) == _sizes(fit):
+            scroll()
+        else:
+            box.call_after_refresh(scroll)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.is_mounted and not self.waiting:
+            self._graph_fit = None  # the box's width limit moved: fit and scroll again
             self.call_after_refresh(lambda: self._fit_graph(self.query_one(GraphPane).painted))
 
     def _status(self) -> Text:

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from inspector.recording.format import BudgetRecord
 from inspector.tui.literal import one_line
+from inspector.tui.repaint import repaint
 from inspector.tui.timeline import UNBOUNDED
 
 __all__ = ["BudgetBar", "budget_level", "render_budget"]
@@ -136,4 +137,4 @@ class BudgetBar(Static):
         level = "none" if budget is None else budget_level(budget, iterations_max=iterations_max)
         self.set_class(level == "low", "-low")
         self.set_class(level == "critical", "-critical")
-        self.update(render_budget(budget, cycle=cycle, iterations_max=iterations_max, consuming=consuming))
+        repaint(self, render_budget(budget, cycle=cycle, iterations_max=iterations_max, consuming=consuming))

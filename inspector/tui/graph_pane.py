@@ -25,6 +25,7 @@ from graph_core.topology import END, Topology
 from inspector.layout import Drawing, layout
 from inspector.layout._canvas import cell_width
 from inspector.tui.literal import one_line
+from inspector.tui.repaint import repaint
 from inspector.tui.session import PathSoFar
 
 __all__ = ["GraphPane", "Painted", "count_gutter", "paint", "paint_geometry"]
@@ -229,7 +230,7 @@ class GraphPane(Static):
             text = Text("(this run file has no topology)\n\nactive: ", style="dim")
             text.append_text(one_line(", ".join(active) or "–"))
             self.painted = None
-            self.update(text)
+            repaint(self, text)
             return None
         painted = paint_geometry(
             topology,
@@ -241,5 +242,5 @@ class GraphPane(Static):
             gutter=gutter,
         )
         self.painted = painted
-        self.update(painted.text)
+        repaint(self, painted.text)
         return painted

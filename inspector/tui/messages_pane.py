@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from graph_core.schema import Message
 from inspector.tui.literal import literal, one_line
+from inspector.tui.repaint import repaint
 
 __all__ = ["ROLE_COLOURS", "MessagesPane", "render_messages"]
 
@@ -72,5 +73,6 @@ class MessagesPane(Static):
     MessagesPane { height: auto; }
     """
 
-    def show(self, messages: list[Message], *, expand: bool = False) -> None:
-        self.update(render_messages(messages, limit=None if expand else MESSAGE_LIMIT))
+    def show(self, messages: list[Message], *, expand: bool = False) -> bool:
+        """False when the pane already showed these messages (the app then leaves its scroll alone)."""
+        return repaint(self, render_messages(messages, limit=None if expand else MESSAGE_LIMIT))

@@ -15,6 +15,7 @@ from inspector.recording.format import ErrorRecord
 from inspector.recording.reader import NodeRun, Step
 from inspector.tui.interrupts import SAFE_POINTS, InterruptMark, is_interrupt, split_interrupt_message
 from inspector.tui.literal import literal, one_line
+from inspector.tui.repaint import repaint
 from inspector.tui.session import StopReport
 
 __all__ = ["NodeDetail", "render_detail", "render_interrupt", "render_stop"]
@@ -217,4 +218,4 @@ class NodeDetail(Static):
         segments: int = 1,
     ) -> None:
         limit = None if expand else VALUE_LIMIT
-        self.update(render_detail(step, stop=stop, mark=mark, limit=limit, segments=segments))
+        repaint(self, render_detail(step, stop=stop, mark=mark, limit=limit, segments=segments))
