@@ -4,11 +4,15 @@ Full view: the whole state, with every path the step changed (and the containers
 change colour and expanded. Diff view: one entry per change (`+` added/appended, `-` removed, `~`
 changed) with old and new values. Long lists show their head and tail; long values are clipped, and
 selecting a leaf (enter, or a click) toggles it between clipped and whole.
+
+Each step's tree is planned first (`_Plan`), then compared with what is shown: a step that keeps the
+tree's shape (same nodes, same folding; a counter or a string changed) only relabels the nodes,
+which repaints the pane. Building it anew would lay the whole screen out again.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from rich.text import Text
 from textual.widgets import Tree
@@ -30,6 +34,36 @@ _SIGNS = {
 }
 
 
+class _Parent(Protocol):
+    """What the builders add to: a `TreeNode`, or a `_Plan` standing in for one."""
+
+    def add(self, label: Text, data: tuple[Path, Any] | None = None, *, expand: bool = False) -> Any: ...
+
+    def add_leaf(self, label: Text, data: tuple[Path, Any] | None = None) -> Any: ...
+
+
+class _Plan:
+    """A tree node to be: label, data, whether it folds open, and its children."""
+
+    def __init__(self, label: Text, data: tuple[Path, Any] | None, *, expand: bool, leaf: bool) -> None:
+        self.label, self.data, self.expand, self.leaf = label, data, expand, leaf
+        self.children: list[_Plan] = []
+
+    def add(self, label: Text, data: tuple[Path, Any] | None = None, *, expand: bool = False) -> _Plan:
+        child = _Plan(label, data, expand=expand, leaf=False)
+        self.children.append(child)
+        return child
+
+    def add_leaf(self, label: Text, data: tuple[Path, Any] | None = None) -> _Plan:
+        child = _Plan(label, data, expand=False, leaf=True)
+        self.children.append(child)
+        return child
+
+    def shape(self) -> tuple[Any, ...]:
+        """Everything about the node but its label and data: what decides the tree's lines."""
+        return (self.leaf, self.expand, tuple(child.shape() for child in self.children))
+
+
 def _key_text(key: str | int) -> str:
     return f"[{key}]" if isinstance(key, int) else str(key)
 
@@ -49,6 +83,7 @@ class StatePane(Tree[tuple[Path, Any]]):
         self.expand_all_values = False
         self._changed: set[Path] = set()
         self._ancestors: set[Path] = set()
+        self._shape: tuple[Any, ...] | None = None
 
     # --- building -------------------------------------------------------------------------------
 
@@ -56,17 +91,48 @@ class StatePane(Tree[tuple[Path, Any]]):
         """Show `state` (or its `changes` when `diff`); `empty` replaces both with a note."""
         self._changed = {c.path for c in changes}
         self._ancestors = {c.path[:i] for c in changes for i in range(len(c.path))}
-        self.clear()
-        root = self.root
+        plan = _Plan(Text("state"), None, expand=True, leaf=False)
         if empty is not None:
-            root.add_leaf(Text(empty, style="dim"))
+            plan.add_leaf(Text(empty, style="dim"))
         elif diff:
-            self._show_diff(root, changes)
+            self._show_diff(plan, changes)
         else:
-            self._add_value(root, (), state)
-        root.expand()
+            self._add_value(plan, (), state)
+        shape = plan.shape()
+        if shape == self._shape and self._folding_matches(self.root, plan):
+            self._relabel(self.root, plan)
+            return
+        self._shape = shape
+        self.clear()
+        self._grow(self.root, plan)
+        self.root.expand()
 
-    def _show_diff(self, root: TreeNode[tuple[Path, Any]], changes: list[Change]) -> None:
+    def _grow(self, node: TreeNode[tuple[Path, Any]], plan: _Plan) -> None:
+        for child in plan.children:
+            if child.leaf:
+                node.add_leaf(child.label, data=child.data)
+            else:
+                self._grow(node.add(child.label, data=child.data, expand=child.expand), child)
+
+    def _folding_matches(self, node: TreeNode[tuple[Path, Any]], plan: _Plan) -> bool:
+        """The shown tree is still folded as planned (the user may have opened or closed nodes)."""
+        if len(node.children) != len(plan.children):
+            return False
+        return all(
+            child.leaf or (shown.is_expanded == child.expand and self._folding_matches(shown, child))
+            for shown, child in zip(node.children, plan.children, strict=True)
+        )
+
+    def _relabel(self, node: TreeNode[tuple[Path, Any]], plan: _Plan) -> None:
+        for shown, child in zip(node.children, plan.children, strict=True):
+            shown.data = child.data
+            label = self.process_label(child.label)
+            old = shown.label
+            if not (isinstance(old, Text) and old == label and old.style == label.style):
+                shown.set_label(label)
+            self._relabel(shown, child)
+
+    def _show_diff(self, root: _Parent, changes: list[Change]) -> None:
         if not changes:
             root.add_leaf(Text("(this step changed nothing in the state)", style="dim"))
             return
@@ -102,7 +168,7 @@ class StatePane(Tree[tuple[Path, Any]]):
 
     def _add_value(
         self,
-        parent: TreeNode[tuple[Path, Any]],
+        parent: _Parent,
         path: Path,
         value: Any,
         *,
@@ -122,9 +188,7 @@ class StatePane(Tree[tuple[Path, Any]]):
         else:
             parent.add_leaf(self._label("value", path, value, style), data=(path, value))
 
-    def _add_items(
-        self, parent: TreeNode[tuple[Path, Any]], path: Path, value: dict[Any, Any] | list[Any]
-    ) -> None:
+    def _add_items(self, parent: _Parent, path: Path, value: dict[Any, Any] | list[Any]) -> None:
         items: list[tuple[str | int, Any]]
         items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
         hidden = 0

@@ -1,0 +1,91 @@
+"""A step repaints panes in place: no screen-wide layout when sizes cannot change, no tree rebuild when
+the state tree keeps its shape, and still the right text when they do change."""
+
+from __future__ import annotations
+
+import pytest
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.widget import Widget
+from textual.widgets import Static
+
+from inspector.recording.statediff import Change
+from inspector.tui.repaint import repaint, text_shape
+from inspector.tui.state_pane import StatePane
+
+pytestmark = pytest.mark.anyio
+
+
+class _Panes(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static(Text("one\ntwo"), id="fixed")
+        yield Static(Text("abc"), id="auto")
+        yield StatePane(id="state")
+
+    CSS = "#fixed { width: 20; height: auto; } #auto { width: auto; height: auto; } StatePane { height: 10; }"
+
+
+def _layout_pending(widget: Widget) -> bool:
+    return widget._layout_required  # pyright: ignore[reportPrivateUsage]
+
+
+def test_text_shape_counts_lines_and_cells() -> None:
+    assert text_shape(Text("ab\n日本語x")) == (2, 7)
+    assert text_shape(Text("")) == (1, 0)
+
+
+async def test_repaint_lays_out_only_when_the_size_can_change() -> None:
+    app = _Panes()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        fixed, auto = app.query_one("#fixed", Static), app.query_one("#auto", Static)
+        assert not repaint(fixed, Text("one\ntwo")), "equal text: nothing to do"
+        assert repaint(fixed, Text("uno\ndos!"))  # same lines, fits: a repaint of the widget alone
+        assert not _layout_pending(fixed)
+        repaint(auto, Text("xyz"))  # a pane as wide as its text, same width
+        assert not _layout_pending(auto)
+        await pilot.pause()
+        repaint(auto, Text("wider"))  # its width changes: layout
+        assert _layout_pending(auto)
+        await pilot.pause()
+        assert auto.size.width == 5
+        repaint(fixed, Text("a\nb\nc"))  # one more line: layout
+        assert _layout_pending(fixed)
+        await pilot.pause()
+        assert fixed.size.height == 3
+        repaint(fixed, Text("x" * 30 + "\ny\nz"))  # would wrap in 20 cells: layout
+        assert _layout_pending(fixed)
+        await pilot.pause()
+        assert fixed.size.height == 4
+        assert "uno" not in str(fixed.render()) and "x" * 20 in str(fixed.render())
+
+
+def _labels(pane: StatePane) -> list[str]:
+    return [str(node.label) for node in pane.root.children] + [
+        str(child.label) for node in pane.root.children for child in node.children
+    ]
+
+
+async def test_state_pane_relabels_a_tree_of_the_same_shape_and_rebuilds_otherwise() -> None:
+    app = _Panes()
+    async with app.run_test(size=(60, 20)) as pilot:
+        pane = app.query_one(StatePane)
+        pane.show({"round": 1, "io": {"a": 1}}, [Change(("round",), "changed", 0, 1)], diff=False)
+        await pilot.pause()
+        first = pane.root.children[0]
+        pane.show({"round": 2, "io": {"a": 5}}, [Change(("round",), "changed", 1, 2)], diff=False)
+        assert pane.root.children[0] is first, "same shape: the nodes stay, their labels change"
+        assert not _layout_pending(pane)
+        await pilot.pause()
+        assert _labels(pane) == ["round: 2", "io  {1}", "a: 5"]
+        assert pane.root.children[1].data == (("io",), {"a": 5})
+        pane.show({"round": 3, "io": {"a": 5, "b": 2}}, [], diff=False)  # a new key: rebuilt
+        await pilot.pause()
+        assert pane.root.children[0] is not first
+        assert _labels(pane) == ["round: 3", "io  {2}", "a: 5", "b: 2"]
+        pane.root.children[1].collapse()  # the user folds `io`; the next step unfolds it as planned
+        await pilot.pause()
+        pane.show({"round": 4, "io": {"a": 5, "b": 2}}, [], diff=False)
+        await pilot.pause()
+        assert pane.root.children[1].is_expanded
+        assert _labels(pane) == ["round: 4", "io  {2}", "a: 5", "b: 2"]
