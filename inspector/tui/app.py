@@ -92,6 +92,7 @@ class ReplayApp(App[None]):
         self._play_timer: Timer | None = None
         self._poll_timer: Timer | None = None
         self._graph_fit: tuple[int, Region | None, int, int] | None = None
+        self._begun = False
 
     @property
     def session(self) -> Session:
@@ -105,8 +106,9 @@ class ReplayApp(App[None]):
 
     @property
     def waiting(self) -> bool:
-        """Follow mode before the run file has a complete header: nothing to show yet."""
-        return self._session is None
+        """Follow mode before the run file has a complete header, or while the panes for it are still
+        being built (a poll found the header and recomposes the screen): nothing to show yet."""
+        return self._session is None or not self._begun
 
     @property
     def replay(self):
@@ -173,6 +175,7 @@ class ReplayApp(App[None]):
         self.show_cursor()
         if self.session.diagnostics is None:
             self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
+        self._begun = True
 
     def _sync_columns(self) -> None:
         """Tokens and ADK iterations get timeline columns when the run has them."""
