@@ -26,6 +26,7 @@ __all__ = [
     "notify_end",
     "notify_error",
     "notify_start",
+    "observers",
     "run_info",
     "scoped",
     "slot_setters",
@@ -148,6 +149,13 @@ def _methods(scope: RunScope) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[A
     )
     scope.extras[_NOTIFY] = (callbacks, methods)
     return methods
+
+
+def observers(scope: RunScope) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+    """(`on_start` methods in reverse registration order, `on_end`, `on_error`) of the scope's callbacks,
+    for a caller that reports many times under one scope (a tool call) and skips its reporting when
+    all three are empty (callbacks that only watch steps)."""
+    return _methods(scope) if scope.callbacks else ((), (), ())
 
 
 def notify_start(info: RunInfo, input: Any) -> None:

@@ -242,6 +242,28 @@ def _step_info_factory() -> Callable[..., StepInfo]:
 _new_step_info = _step_info_factory()
 
 
+def _budget_factory() -> Callable[[int, int | None], Budget]:
+    """`Budget.of(used, max)` through the slots (see `slot_setters`): one per step while anyone observes
+    steps, at a third of the frozen constructor's cost."""
+    setters = slot_setters(Budget, ("steps_used", "steps_max", "steps_remaining"))
+    if setters is None:
+        return Budget.of
+    set_used, set_max, set_remaining = setters
+    new = object.__new__
+
+    def build(used: int, steps_max: int | None) -> Budget:
+        budget = new(Budget)
+        set_used(budget, used)
+        set_max(budget, steps_max)
+        set_remaining(budget, None if steps_max is None else max(steps_max - used, 0))
+        return budget
+
+    return build
+
+
+_new_budget = _budget_factory()
+
+
 @dataclass(slots=True)
 class RunContext:
     """The wiring of one run of one (possibly nested) graph."""
@@ -287,7 +309,7 @@ class RunContext:
     def budget(self, used: int) -> Budget:
         budget = self.last_budget
         if budget is None or budget.steps_used != used:
-            budget = self.last_budget = Budget.of(used, self.max_steps)
+            budget = self.last_budget = _new_budget(used, self.max_steps)
         return budget
 
     def step_info(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from graph_core.callbacks import RunInfo
-from graph_core.context import current_scope, notify_end, notify_error, notify_start, run_info
+from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
 from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools.bridge import run_blocking, submit
@@ -256,7 +256,8 @@ class ToolsNode:
 
     def _run_invoke(self, task: _Task) -> _Outcome:
         scope = current_scope()
-        if scope is None or not scope.callbacks:  # the common fast path: nobody is listening
+        starts, ends, errors = ((), (), ()) if scope is None else observers(scope)
+        if not (starts or ends or errors):  # the common fast path: nobody is listening to tools
             token = _TOOL_CALL_ID.set(task.call_id)  # tool_call_scope without the context manager's cost
             try:
                 return _Outcome(task.endpoints.invoke(ToolInput(task.name, task.arguments, task.call_id)))
@@ -264,19 +265,23 @@ class ToolsNode:
                 return _Outcome(error=exc)
             finally:
                 _TOOL_CALL_ID.reset(token)
+        assert scope is not None
         path = scope.path
         info = run_info(
             path[-1] if path else None, task.name, "Tool", path, scope.step, scope.graph_name, task.call_id
         )
         token = _TOOL_CALL_ID.set(task.call_id)
         try:
-            notify_start(info, task.arguments)
+            for fn in starts:  # `notify_start`, with the methods already in hand
+                fn(info, task.arguments)
             try:
                 content = task.endpoints.invoke(ToolInput(task.name, task.arguments, task.call_id))
             except Exception as exc:
-                notify_error(info, exc)
+                for fn in errors:
+                    fn(info, exc)
                 return _Outcome(error=exc)
-            notify_end(info, content)
+            for fn in ends:
+                fn(info, content)
             return _Outcome(content=content)
         finally:
             _TOOL_CALL_ID.reset(token)
