@@ -530,9 +530,36 @@ class Run:
         full = self._find_all(_STEP_FULL, end)
         steps = sorted([*self._find_all(_STEP, end), *full])
         self._values = self._find_all(_VALUE, end)
+        if self._skipped:
+            self._values = self._lost_value_slots(self._values, end)
         self._spans = steps
         full_set = set(full)
         self._full = [i for i, offset in enumerate(steps) if offset in full_set]
+
+    def _lost_value_slots(self, values: list[int], end: int) -> list[int]:
+        """`values` with a slot kept for each skipped corrupt line that was a value line.
+
+        Values are numbered by their order in the file, so losing one line of them would shift every
+        later reference onto the wrong value. A skipped line is taken for a value when the next readable
+        line that is not a value refers to more values than the file defines before it (the recorder
+        writes each value right before the first line using it). Reading a kept slot gives a marked
+        placeholder (see `value`) instead of a neighbour's value.
+        """
+        known = set(values)
+        slots = list(values)
+        for offset in sorted(o for o in self._skipped if o not in known):
+            pos = self._line_end(offset) + 1
+            while pos < end and (pos in known or pos in self._skipped):
+                pos = self._line_end(pos) + 1
+            if pos >= end:
+                continue
+            try:
+                user = json.loads(self._data[pos : self._line_end(pos)])
+            except ValueError:
+                continue
+            if _highest_ref(user) >= bisect.bisect_left(slots, pos):
+                bisect.insort(slots, offset)
+        return slots
 
     def _read_segments(self, end: int) -> None:
         """Split the file at its `segment` lines, read how each segment ended, and take the run's
@@ -907,14 +934,28 @@ class Run:
         if cached is not None:
             return cached[0]
         if not 0 <= ref < len(self._values):
+            if self.lenient:
+                warnings.warn(
+                    f"{self.path}: value {ref} is referred to but not defined (a corrupt line was skipped)",
+                    RunFileWarning,
+                    stacklevel=2,
+                )
+                return {"$repr": f"<value {ref} lost: the file does not define it>", "$type": "lost"}
             raise self._error(f"reference to value {ref}, which the file does not define", None)
         offset = self._values[ref]
         raw = self._data[offset : self._line_end(offset)]
         try:
             obj = json.loads(raw)
             value = obj["value"]
-        except (ValueError, KeyError):
-            raise self._error("a value line is corrupt", offset) from None
+        except (ValueError, KeyError, TypeError):
+            if not self.lenient:
+                raise self._error("a value line is corrupt", offset) from None
+            if offset not in self._skipped:
+                self._corrupt(offset, "is a corrupt value line")
+            line_no = self._line_no(offset)
+            value = {"$repr": f"<value {ref} lost: line {line_no} was corrupt>", "$type": "lost"}
+            self._value_cache.put(ref, (value,))
+            return value
         if b'"$$' in raw:
             value = self.resolve(value)
         self._value_cache.put(ref, (value,))
@@ -954,6 +995,25 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r}, status={self.status!r}, steps={len(self.steps)})"
+
+
+def _highest_ref(value: Any) -> int:
+    """The highest value id `value` refers to (`$ref`, `$refs`), or -1."""
+    if isinstance(value, dict):
+        highest = -1
+        for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
+            if key == "$ref" and isinstance(item, int):
+                highest = max(highest, item)
+            elif key == "$refs" and isinstance(item, list):
+                for pair in item:  # pyright: ignore[reportUnknownVariableType]
+                    if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], int):  # pyright: ignore[reportUnknownArgumentType]
+                        highest = max(highest, pair[1] - 1)
+            else:
+                highest = max(highest, _highest_ref(item))
+        return highest
+    if isinstance(value, list):
+        return max((_highest_ref(item) for item in value), default=-1)  # pyright: ignore[reportUnknownVariableType]
+    return -1
 
 
 def to_messages(state: Any) -> list[Message]:

@@ -168,3 +168,39 @@ def test_large_files_are_memory_mapped_and_closable(run_file: Path) -> None:
         assert run.steps[-1].state["messages"][-1]["role"] == "tool"
     with pytest.raises(ValueError):
         _ = run.steps[0].index + len(run.value(0))  # the mapping is closed
+
+
+def _value_lines(lines: list[str]) -> list[int]:
+    return [i for i, line in enumerate(lines) if line.startswith('{"kind":"value",')]
+
+
+def test_lenient_mode_keeps_the_numbering_of_values_after_a_lost_value_line(run_file: Path) -> None:
+    intact = read_run(run_file)
+    expected = intact.steps[-1].state["messages"]
+    lines = run_file.read_text().splitlines(keepends=True)
+    lost = _value_lines(lines)[1]  # the first assistant message, referred to by every later state
+    lines[lost] = "{garbled beyond recognition\n"
+    run_file.write_text("".join(lines))
+    with pytest.warns(RunFileWarning):
+        run = read_run(run_file, lenient=True)
+    assert run.skipped_lines == [lost + 1]
+    messages = run.steps[-1].state["messages"]
+    assert len(messages) == len(expected)
+    assert messages[1] == {"$repr": f"<value 1 lost: line {lost + 1} was corrupt>", "$type": "lost"}
+    # every other message is the one recorded there, not its neighbour shifted into the gap
+    assert messages[:1] + messages[2:] == expected[:1] + expected[2:]
+    assert run.output == intact.output
+
+
+def test_lenient_mode_marks_a_value_line_whose_json_is_broken_in_a_large_file(run_file: Path) -> None:
+    lines = run_file.read_text().splitlines(keepends=True)
+    broken = _value_lines(lines)[2]
+    lines[broken] = lines[broken].replace('"value":', '"value"', 1)  # still starts like a value line
+    run_file.write_text("".join(lines))
+    run = read_run(run_file, check_limit=0, lenient=True)  # indexed, the value read on access
+    with pytest.warns(RunFileWarning, match=f":{broken + 1}: skipped a corrupt line"):
+        messages = run.steps[-1].state["messages"]
+    assert messages[2]["$type"] == "lost" and messages[3]["role"] == "assistant"
+    with pytest.raises(RunFileError) as info:
+        _ = read_run(run_file, check_limit=0).steps[-1].state
+    assert info.value.line_no == broken + 1
