@@ -133,6 +133,9 @@ class _StateTrack:
         self.raw_fields: list[Any] | None = None  # the same, in plan order, after the pydantic fast path
         self.plan_for: type | None = None
         self.plan: list[tuple[str, str, bool]] | None = None
+        self.delta_json: bytes | None = None  # the last delta's ops as written (None after a snapshot)
+        self._watched: list[tuple[int, str, str]] = []  # (index, name, key) of the plan's unmasked fields
+        self._keys_json: dict[str, bytes] = {}
 
     def record_state(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any]:
         """(`full`, payload, encoded state) for this step's live `state`.
@@ -143,6 +146,10 @@ class _StateTrack:
         anything unusual (first step, fields added or removed, a field failing to encode) takes that
         path.
         """
+        if _USUAL_STATE and self.raw_fields is not None and type(state) is self.plan_for:
+            recorded = self._record_usual(state, encoder)
+            if recorded is not None:
+                return recorded
         prev = self.prev
         if self.have_prev and type(prev) is dict:
             cls = type(state)
@@ -182,6 +189,46 @@ class _StateTrack:
         self.raw = {key: raw for key, raw, _ in fields}
         return (*self._policy(encoded, ops), encoded)
 
+    def _record_usual(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any] | None:
+        """`_record_model` for the usual step of a pydantic state whose last step took that path: every
+        field still holds the same object, a string or number, or a message list that may have grown (one
+        identity check each; a grown list's append op made from its ids). None for anything else: a
+        field holding another object, or of another type, or extras (the caller takes `_record_model`,
+        which gives the same result for what this accepts)."""
+        values = state.__dict__
+        raw_before = self.raw_fields
+        assert raw_before is not None
+        if state.__pydantic_extra__ or len(values) < len(raw_before):
+            return None
+        encoded: dict[str, Any] | None = None
+        ops: list[list[Any]] | None = None
+        appends: list[bytes] | None = None
+        for i, name, key in self._watched:
+            raw = values.get(name)
+            if raw is not raw_before[i]:
+                return None
+            if type(raw) is list:
+                prev = self.prev
+                value = encoder.grown_list(raw)
+                before = prev.get(key)
+                if value is None or type(before) is not dict:
+                    return None
+                if value is not before:
+                    tail = appended_runs(before, value)
+                    if tail is None:
+                        return None
+                    if encoded is None:
+                        encoded, ops, appends = dict(prev), [], []
+                    assert ops is not None and appends is not None
+                    encoded[key] = value
+                    ops.append(["append", [key], {"$refs": tail}])
+                    appends.append(self._append_json(key, tail))
+            elif type(raw) not in _SCALARS:
+                return None
+        if encoded is None or ops is None or appends is None:  # nothing changed
+            return (*self._policy(self.prev, [], b"[]"), self.prev)  # encodings are never changed
+        return (*self._policy(encoded, ops, b"[%b]" % b",".join(appends)), encoded)
+
     def _record_model(
         self, state: Any, encoder: Encoder, plan: list[tuple[str, str, bool]]
     ) -> tuple[bool, Any, Any] | None:
@@ -195,6 +242,7 @@ class _StateTrack:
         raws: list[Any] = []
         encoded: dict[str, Any] = {}
         ops: list[list[Any]] = []
+        appends: list[bytes] | None = []  # the ops as JSON while each is an append made here
         try:
             for i, (name, key, masked) in enumerate(plan):
                 raw = values.get(name)
@@ -217,44 +265,80 @@ class _StateTrack:
                         if tail is not None:  # what `delta_into` finds for a grown message list
                             encoded[key] = value
                             ops.append(["append", [key], {"$refs": tail}])
+                            if appends is not None:  # the op's JSON, without serialising it
+                                appends.append(self._append_json(key, tail))
                             continue
                 encoded[key] = value
                 if value is not before:
                     delta_into(before, value, [key], ops)
+                    appends = None
         except Exception:
             return None
         self.raw_fields = raws
+        self._watched = [(i, name, key) for i, (name, key, masked) in enumerate(plan) if not masked]
         self.raw = {}
-        return (*self._policy(encoded, ops), encoded)
+        ops_json = None if appends is None else b"[%b]" % b",".join(appends)
+        return (*self._policy(encoded, ops, ops_json), encoded)
+
+    def _append_json(self, key: str, tail: list[list[int]]) -> bytes:
+        """`_dumps(["append", [key], {"$refs": tail}])`, from the key's JSON (made once per key) and,
+        for the usual one-run tail, the two ids."""
+        key_json = self._keys_json.get(key)
+        if key_json is None:
+            key_json = self._keys_json[key] = _dumps(key)
+        runs = b"[[%d,%d]]" % (tail[0][0], tail[0][1]) if len(tail) == 1 else _dumps(tail)
+        return b'["append",[%b],{"$refs":%b}]' % (key_json, runs)
 
     def record(self, encoded: Any) -> tuple[bool, Any]:
         """(`full`, payload) for this step's state."""
         if self.have_prev:
             return self._policy(encoded, delta(self.prev, encoded))
         self.prev, self.have_prev = encoded, True
+        self.delta_json = None
         self.full_bytes, self.delta_bytes, self.steps_since_full = len(_dumps(encoded)), 0, 0
         return True, encoded
 
-    def _policy(self, encoded: Any, ops: list[list[Any]]) -> tuple[bool, Any]:
-        size = _size(ops)
+    def _policy(self, encoded: Any, ops: list[list[Any]], ops_json: bytes | None = None) -> tuple[bool, Any]:
+        """(`full`, payload): the delta, or a snapshot when the deltas outweigh one. The delta's size is
+        its JSON's, kept in `delta_json` for the step line (`ops_json` when the caller made it)."""
+        if ops_json is None:
+            ops_json = _dumps(ops)  # serialising is cheaper than any arithmetic on the ops' parts
+        size = len(ops_json)
         self.steps_since_full += 1
         self.delta_bytes += size
         grown = self.delta_bytes >= max(self.full_bytes, 256)
         periodic = self.steps_since_full >= self.every and self.delta_bytes * 4 >= self.full_bytes
         self.prev = encoded
         if not (grown or periodic):
+            self.delta_json = ops_json
             return False, ops
+        self.delta_json = None
         self.full_bytes, self.delta_bytes, self.steps_since_full = len(_dumps(encoded)), 0, 0
         return True, encoded
 
 
+# a step's stored decisions: next nodes (None when implied), branches, the engine's decision objects,
+# nodes, and the usual step line's template
+_Decisions = tuple[list[str] | None, list[dict[str, Any]] | None, tuple[Any, ...], list[str], bytes]
+_USUAL_STATE = True  # False: every state through `_record_model` (tests compare the two)
+_TEMPLATES = True  # False: every step line through the general path (tests compare the two)
+
+
+def _line_template(nodes: list[str], branches: list[dict[str, Any]] | None) -> bytes:
+    """A loop's usual step line with `%` slots for what changes from step to step (index, times, call
+    counts, node runs, delta): `_dumps` of the same event, key for key, without building it."""
+    nodes_json = _dumps(nodes).replace(b"%", b"%%")
+    branches_json = _dumps(branches).replace(b"%", b"%%")
+    return (
+        b'{"kind":"step","index":%d,"nodes":' + nodes_json + b',"t":%b,"duration":%b,'
+        b'"budget":{"model_calls":%d,"tool_calls":%d},"runs":%b,"branches":'
+        + branches_json
+        + b',"delta":%b}\n'
+    )
+
+
 _ABSENT: Any = object()
 _SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _size(ops: list[list[Any]]) -> int:
-    """JSON size of delta ops: serialising them is cheaper than any arithmetic on their parts."""
-    return len(_dumps(ops))
 
 
 class _Pending:
@@ -462,9 +546,7 @@ class Recorder:
         self._nodes: dict[tuple[str, ...], tuple[str, str]] = {}
         self._ends: dict[tuple[tuple[str, ...], str, int], tuple[str, ...]] = {}
         self._max_steps: int | None = None
-        self._decisions: dict[
-            tuple[Any, ...], tuple[list[str] | None, list[dict[str, Any]] | None, tuple[Any, ...], list[str]]
-        ] = {}
+        self._decisions: dict[tuple[Any, ...], _Decisions] = {}
 
     # --- plumbing -------------------------------------------------------------------------------
 
@@ -921,6 +1003,7 @@ class Recorder:
         done = self._done.pop(path, None)
         runs = self._runs(path, step.nodes, done, begin) if done else None
         counters = self._counters
+        delta_json = None
         if step.state is None:
             full, payload = True, None
         else:
@@ -928,6 +1011,7 @@ class Recorder:
             if track is None:
                 track = self._states[path] = _StateTrack(self._snapshot_every)
             full, payload, encoded_state = track.record_state(step.state, self._encoder)
+            delta_json = track.delta_json
             if not path and type(encoded_state) is dict:
                 counters.iterations = (
                     None if _ITERATION_SET.isdisjoint(encoded_state) else _iterations(encoded_state)  # pyright: ignore[reportUnknownArgumentType]
@@ -941,8 +1025,10 @@ class Recorder:
             and budget_info.steps_max == self._max_steps
         ):  # the usual stored budget: the calls only
             budget: dict[str, Any] = {"model_calls": counters.model_calls, "tool_calls": counters.tool_calls}
+            plain_budget = True
         else:
             budget = self._budget(budget_info, step.index, path)
+            plain_budget = False
         duration = None if t is None or end_t is None else round(end_t - t, 6)
         branches = step.branches
         # loops repeat the same decisions (the engine reuses its frozen decision objects): each is
@@ -954,11 +1040,13 @@ class Recorder:
             if len(self._decisions) >= _MAX_DECISIONS:  # an engine making new decision objects every step
                 self._decisions.clear()
             implied = list(step.next_nodes) == next_from_branches(branches)
+            stored_branches = self._branches(step) if branches else None
             stored = self._decisions[key] = (
                 None if implied else list(step.next_nodes),
-                self._branches(step) if branches else None,
+                stored_branches,
                 branches,
                 list(step.nodes),
+                _line_template(list(step.nodes), stored_branches),
             )
         before = None
         if not path:
@@ -988,7 +1076,21 @@ class Recorder:
             and not step.ended
             and not step.errors
             and not interrupted
-        ):  # a loop's usual step line, built in one go
+        ):  # a loop's usual step line
+            if plain_budget and _TEMPLATES and delta_json is not None:  # spliced into its template
+                times = _dumps((t, duration))
+                comma = times.index(b",")
+                line = stored[4] % (
+                    step.index,
+                    times[1:comma],
+                    times[comma + 1 : -1],
+                    counters.model_calls,
+                    counters.tool_calls,
+                    _dumps(runs),
+                    delta_json,
+                )
+                self._write_step(line, step)
+                return
             event: dict[str, Any] = {
                 "kind": "step",
                 "index": step.index,
@@ -1032,12 +1134,14 @@ class Recorder:
         if path:
             self._line(event)
             return
-        # a top-level step: its lines (queued nested steps, new values, this one) in one write
+        self._write_step(_dumps(event) + b"\n", step)
+
+    def _write_step(self, line: bytes, step: StepInfo) -> None:
+        """A top-level step's lines (queued nested steps, new values, this one) in one write."""
         out = self._out
         if self._encoder.has_definitions:
             out += self._encoder.take_definition_lines()
-        out.append(_dumps(event))
-        out.append(b"\n")
+        out.append(line)
         self._flush()
         if self._progress is not None:
             self._progress(
