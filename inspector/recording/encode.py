@@ -45,6 +45,10 @@ _message_json = Message.__pydantic_serializer__.to_json
 
 def _extend_runs(runs: list[list[int]], refs: list[int]) -> list[list[int]]:
     """`runs` (sorted [start, stop) pairs) followed by `refs`, as a new list; consecutive ids merge."""
+    if len(refs) == 1 and runs and runs[-1][1] == refs[0]:  # the usual growth: one more id in the last run
+        out = runs[:-1]
+        out.append([runs[-1][0], refs[0] + 1])
+        return out
     out = runs[:-1]
     if runs:
         out.append(list(runs[-1]))
@@ -233,6 +237,16 @@ class Encoder:
         """Message definitions created since the last call, in reference order, as JSON-like values."""
         pending, self._pending = self._pending, []
         return [(ref, json.loads(value) if type(value) is bytes else value) for ref, value in pending]
+
+    def take_definition_bytes(self) -> bytes:
+        """`take_definition_lines`, joined: what a step writes before its own line."""
+        pending, self._pending = self._pending, []
+        return b"".join(
+            [
+                b'{"kind":"value","value":%b}\n' % (value if type(value) is bytes else to_json(value))
+                for _, value in pending
+            ]
+        )
 
     def take_definition_lines(self) -> list[bytes]:
         """`take_definitions` as the run file's `value` lines, ready to write: most definitions are

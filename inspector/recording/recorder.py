@@ -214,9 +214,19 @@ class _StateTrack:
                 if value is None or type(before) is not dict:
                     return None
                 if value is not before:
-                    tail = appended_runs(before, value)
-                    if tail is None:
-                        return None
+                    runs_before, runs = before.get("$refs"), value["$refs"]
+                    if (  # one run of ids, longer now: `appended_runs`, without its general case
+                        runs_before is not None
+                        and len(runs) == 1
+                        and len(runs_before) == 1
+                        and runs[0][0] == runs_before[0][0]
+                        and runs[0][1] > runs_before[0][1]
+                    ):
+                        tail = [[runs_before[0][1], runs[0][1]]]
+                    else:
+                        tail = appended_runs(before, value)
+                        if tail is None:
+                            return None
                     if encoded is None:
                         encoded, ops, appends = dict(prev), [], []
                     assert ops is not None and appends is not None
@@ -926,9 +936,12 @@ class Recorder:
             call = None  # no ID: nothing is derived
             if call_id is not None:
                 record["tool_call_id"] = call_id
-                if by_id is None:
-                    by_id = {c.id: c for c in calls}
-                call = by_id.get(call_id)
+                if len(calls) == 1:  # the usual one call: no lookup table
+                    call = calls[0] if calls[0].id == call_id else None
+                else:
+                    if by_id is None:
+                        by_id = {c.id: c for c in calls}
+                    call = by_id.get(call_id)
             if call is None or call.name != info.name:
                 record["name"] = info.name
             value = tool.input
@@ -941,15 +954,21 @@ class Recorder:
                 record["input"] = self._value(value)
             value = tool.output
             if type(value) is str and len(value) > 24 and call_id is not None:
-                if contents is None:
-                    held = parent.output
-                    output = held.value[: held.n] if type(held) is _Held else held
-                    contents = (
-                        {m.tool_call_id: m.content for m in output if type(m) is Message}
-                        if type(output) is list
-                        else {}
-                    )
-                record["output"] = _CALL_CONTENT if contents.get(call_id) == value else self._value(value)
+                held = parent.output
+                if type(held) is _Held and held.n == 1:  # the usual one result: no lookup table
+                    message = held.value[0]
+                    usual = type(message) is Message and message.tool_call_id == call_id
+                    content = message.content if usual else None
+                else:
+                    if contents is None:
+                        output = held.value[: held.n] if type(held) is _Held else held
+                        contents = (
+                            {m.tool_call_id: m.content for m in output if type(m) is Message}
+                            if type(output) is list
+                            else {}
+                        )
+                    content = contents.get(call_id)
+                record["output"] = _CALL_CONTENT if content == value else self._value(value)
             elif value is not _NOTHING:
                 record["output"] = self._value(value)
             if tool.error is not None:
@@ -1138,11 +1157,14 @@ class Recorder:
 
     def _write_step(self, line: bytes, step: StepInfo) -> None:
         """A top-level step's lines (queued nested steps, new values, this one) in one write."""
-        out = self._out
-        if self._encoder.has_definitions:
-            out += self._encoder.take_definition_lines()
-        out.append(line)
-        self._flush()
+        if self._out or not self._header_written:
+            out = self._out
+            if self._encoder.has_definitions:
+                out += self._encoder.take_definition_lines()
+            out.append(line)
+            self._flush()
+        else:  # the usual step: nothing queued
+            self._write(self._encoder.take_definition_bytes() + line)
         if self._progress is not None:
             self._progress(
                 {"index": step.index, "nodes": list(step.nodes), "budget": self._full_budget(step.budget)}
