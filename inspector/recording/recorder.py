@@ -190,54 +190,69 @@ class _StateTrack:
         return (*self._policy(encoded, ops), encoded)
 
     def _record_usual(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any] | None:
-        """`_record_model` for the usual step of a pydantic state whose last step took that path: every
-        field still holds the same object, a string or number, or a message list that may have grown (one
-        identity check each; a grown list's append op made from its ids). None for anything else: a
-        field holding another object, or of another type, or extras (the caller takes `_record_model`,
-        which gives the same result for what this accepts)."""
+        """`_record_model` for a pydantic state whose last step took that path, with the usual cases
+        cut short: a field still holding the same string or number is one identity check, a message
+        list that is the same object and grew is stored as an append op made from its ids (its JSON
+        too, so the delta is not serialised again). Other fields are encoded and diffed as
+        `_record_model` does. None when a field fails to encode or extras appeared (the caller then
+        takes `_record_model`, which gives the same result for whatever this accepts)."""
         values = state.__dict__
         raw_before = self.raw_fields
         assert raw_before is not None
         if state.__pydantic_extra__ or len(values) < len(raw_before):
             return None
-        encoded: dict[str, Any] | None = None
-        ops: list[list[Any]] | None = None
-        appends: list[bytes] | None = None
-        for i, name, key in self._watched:
-            raw = values.get(name)
-            if raw is not raw_before[i]:
-                return None
-            if type(raw) is list:
-                prev = self.prev
-                value = encoder.grown_list(raw)
-                before = prev.get(key)
-                if value is None or type(before) is not dict:
+        prev = self.prev
+        raws: list[Any] | None = None  # a copy of `raw_before`, made when a field holds another object
+        encoded: dict[str, Any] | None = None  # likewise, of `prev`, when a field's encoding changed
+        ops: list[list[Any]] = []
+        appends: list[bytes] | None = []  # the ops as JSON while each is an append made here
+        try:
+            for i, name, key in self._watched:
+                raw = values.get(name)
+                same = raw is raw_before[i]
+                cls = type(raw)
+                if same and cls in _SCALARS:
+                    continue
+                if not same:
+                    if raws is None:
+                        raws = list(raw_before)
+                    raws[i] = raw
+                before = prev.get(key, _ABSENT)
+                if before is _ABSENT:
                     return None
+                value = None
+                if same and cls is list:
+                    if not raw and before == []:  # still empty: encoded as a plain list, not a marker
+                        continue
+                    value = encoder.grown_list(raw)
+                    if value is not None and value is not before and type(before) is dict:
+                        tail = _grown_tail(before, value)
+                        if tail is not None:  # what `delta_into` finds for a grown message list
+                            if encoded is None:
+                                encoded = dict(prev)
+                            encoded[key] = value
+                            ops.append(["append", [key], {"$refs": tail}])
+                            if appends is not None:
+                                appends.append(self._append_json(key, tail))
+                            continue
+                if value is None:
+                    value = encoder.encode_field(raw, state)
                 if value is not before:
-                    runs_before, runs = before.get("$refs"), value["$refs"]
-                    if (  # one run of ids, longer now: `appended_runs`, without its general case
-                        runs_before is not None
-                        and len(runs) == 1
-                        and len(runs_before) == 1
-                        and runs[0][0] == runs_before[0][0]
-                        and runs[0][1] > runs_before[0][1]
-                    ):
-                        tail = [[runs_before[0][1], runs[0][1]]]
-                    else:
-                        tail = appended_runs(before, value)
-                        if tail is None:
-                            return None
                     if encoded is None:
-                        encoded, ops, appends = dict(prev), [], []
-                    assert ops is not None and appends is not None
+                        encoded = dict(prev)
                     encoded[key] = value
-                    ops.append(["append", [key], {"$refs": tail}])
-                    appends.append(self._append_json(key, tail))
-            elif type(raw) not in _SCALARS:
-                return None
-        if encoded is None or ops is None or appends is None:  # nothing changed
-            return (*self._policy(self.prev, [], b"[]"), self.prev)  # encodings are never changed
-        return (*self._policy(encoded, ops, b"[%b]" % b",".join(appends)), encoded)
+                    count = len(ops)
+                    delta_into(before, value, [key], ops)
+                    if len(ops) != count:
+                        appends = None
+        except Exception:
+            return None
+        if raws is not None:
+            self.raw_fields = raws
+        if encoded is None:  # no field's encoding changed (encodings are never changed in place)
+            encoded = prev
+        ops_json = None if appends is None else b"[%b]" % b",".join(appends)
+        return (*self._policy(encoded, ops, ops_json), encoded)
 
     def _record_model(
         self, state: Any, encoder: Encoder, plan: list[tuple[str, str, bool]]
@@ -332,6 +347,21 @@ class _StateTrack:
 _Decisions = tuple[list[str] | None, list[dict[str, Any]] | None, tuple[Any, ...], list[str], bytes]
 _USUAL_STATE = True  # False: every state through `_record_model` (tests compare the two)
 _TEMPLATES = True  # False: every step line through the general path (tests compare the two)
+
+
+def _grown_tail(before: dict[str, Any], value: dict[str, Any]) -> list[list[int]] | None:
+    """`appended_runs(before, value)`, with its usual case (one run of ids, longer now) cut short."""
+    runs_before, runs = before.get("$refs"), value.get("$refs")
+    if (
+        runs_before is not None
+        and runs is not None
+        and len(runs) == 1
+        and len(runs_before) == 1
+        and runs[0][0] == runs_before[0][0]
+        and runs[0][1] > runs_before[0][1]
+    ):
+        return [[runs_before[0][1], runs[0][1]]]
+    return appended_runs(before, value)
 
 
 def _line_template(nodes: list[str], branches: list[dict[str, Any]] | None) -> bytes:

@@ -117,6 +117,7 @@ class _LoopState(BaseModel):
     count: int = 0
     secret: str = "s"
     extra_map: dict[str, Any] = {}
+    tags: list[str] = []
 
 
 def _drive(recorder: Recorder, edits: list[Callable[[_LoopState], None]], nodes: tuple[str, str]) -> None:
@@ -174,13 +175,20 @@ def _edits() -> Iterator[Callable[[_LoopState], None]]:
     def non_message(s: _LoopState) -> None:
         s.messages.append({"role": "user", "content": "a dict"})  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
 
+    def clear(s: _LoopState) -> None:
+        s.messages.clear()  # the same list object, empty now
+
+    def tag(s: _LoopState) -> None:
+        s.tags.append("t")  # an empty list, the same object, no longer empty
+
     def clear_and_refill(s: _LoopState) -> None:
         s.messages.clear()
         s.messages.extend(Message.user(f"r{i}") for i in range(3))
 
     pattern = [grow, grow, same, grow_two, note, grow, count, nested, grow, rewrite_last, grow]
     yield from pattern * 4
-    yield from (replace_history, grow, grow, clear_and_refill, grow, non_message, grow, grow)
+    yield from (replace_history, grow, grow, clear_and_refill, grow, clear, same, grow, tag, grow)
+    yield from (non_message, grow, grow)
 
 
 @pytest.mark.parametrize("nodes", [("work", "check"), ('we%ird "n"', "100%d")], ids=["plain", "odd-names"])
@@ -192,7 +200,17 @@ def test_state_edits_of_every_kind_are_byte_identical_with_and_without_shortcuts
         _drive(recorder, list(_edits()), nodes)
         assert recorder.fault is None
 
+    taken: list[bool] = []
+    usual = _StateTrack._record_usual  # pyright: ignore[reportPrivateUsage]
+
+    def counted(self: _StateTrack, state: Any, encoder: Encoder) -> Any:
+        result = usual(self, state, encoder)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(_StateTrack, "_record_usual", counted)
     data = _both_ways(monkeypatch, tmp_path, make)
+    assert taken.count(True) > 30  # the shortcut ran (the general path, in the other recording)
     assert b'"secret":"[REDACTED]"' in data
     assert read_run(tmp_path / "fast.jsonl").status == "ok"
 
