@@ -15,10 +15,15 @@ _LINE_BREAKS = ("\r\n", "\r", "\n")
 
 
 def visible(text: str) -> str:
-    """Replace control characters other than newlines by `\\xNN` so nothing invisible reaches a picture."""
-    return "".join(
-        ch if ch == "\n" or (ord(ch) >= 0x20 and ord(ch) != 0x7F) else f"\\x{ord(ch):02x}" for ch in text
-    )
+    """Replace control characters other than newlines by `\\xNN` so nothing invisible reaches a picture.
+
+    C1 controls (U+0080-U+009F) count too: a terminal may read `\\x9b` as the start of an escape sequence.
+    """
+    return "".join(ch if ch == "\n" or not _is_control(ord(ch)) else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def _is_control(code: int) -> bool:
+    return code < 0x20 or 0x7F <= code < 0xA0
 
 
 def _lines(text: str) -> list[str]:
