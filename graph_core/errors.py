@@ -41,7 +41,18 @@ class GraphRunError(GraphError, RuntimeError):
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
+        self.node_path: list[str] = []
         super().__init__(f"[GraphRunError] {reason}")
+
+    def locate(self, node_path: Sequence[str]) -> None:
+        """Name the subgraph node(s) whose nested run failed, as Eino's `wrapGraphNodeError` does.
+
+        Without it a nested budget or routing failure would not say which subgraph it came from.
+        """
+        self.node_path = list(node_path)
+        self.args = (
+            f"[GraphRunError] {self.reason}\n------------------------\nnode path: [{', '.join(node_path)}]",
+        )
 
 
 class MaxStepsExceededError(GraphRunError):
