@@ -121,11 +121,10 @@ class CompiledGraph:
         nested: bool = False,
     ) -> tuple[RunContext, RunData]:
         steps = self.plan.max_run_steps
-        if max_steps is not None:
+        if max_steps is not None and max_steps > 0:  # Eino ignores a non-positive WithRuntimeMaxSteps
             if self.plan.dag:
                 raise GraphRunError("cannot set max run steps in dag")
-            if max_steps > 0:
-                steps = max_steps
+            steps = max_steps
         if steps is not None and steps < 1:
             raise GraphRunError("max run steps limit must be at least 1")
         frame = parent_frame
