@@ -137,7 +137,7 @@ def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix:
             result = yield Await(result)
         return branch.selected(result)
     except Exception as exc:
-        kind = "collect" if rc.stream and branch.is_stream else "invoke"
+        kind = "collect" if rc.stream else "invoke"  # Eino: stream runs use every branch's collect surface
         raise GraphRunError(
             f"{prefix}: calculate next step fail, node: {node.key}, error: branch {kind} run error: {exc}"
         ) from exc
