@@ -83,10 +83,18 @@ def make_input(target: LoadedTarget, text: str | None, raw_json: str | None) -> 
         for number, item in enumerate(items):
             try:
                 messages.append(Message.model_validate(item))
-            except ValidationError as exc:
-                problems = "; ".join(
-                    f"{'.'.join(str(part) for part in error['loc']) or 'message'}: {error['msg']}"
-                    for error in exc.errors(include_url=False)
+            except (ValidationError, TypeError) as exc:
+                # Message's own __init__ takes `role` positionally, so an object without one fails with a
+                # TypeError from inside pydantic rather than a ValidationError.
+                problems = (
+                    "; ".join(
+                        f"{'.'.join(str(part) for part in error['loc']) or 'message'}: {error['msg']}"
+                        for error in exc.errors(include_url=False)
+                    )
+                    if isinstance(exc, ValidationError)
+                    else "role: Field required"
+                    if isinstance(item, dict) and "role" not in item
+                    else str(exc)
                 )
                 raise InspectorError(
                     "--input-json for an agent must be a list of messages "
