@@ -58,7 +58,7 @@ def _import_module(module_part: str, spec: str) -> Any:
             sys.path.insert(0, parent)
         try:
             module_spec.loader.exec_module(module)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # a script's sys.exit() or argparse is no exit of ours
             raise TargetError(
                 f"TARGET `{spec}`: running `{module_part}` failed with {type(exc).__name__}: {exc}"
             ) from exc
@@ -78,7 +78,7 @@ def _import_module(module_part: str, spec: str) -> Any:
             f"TARGET `{spec}`: module `{module_part}` was not found ({exc}). Check the spelling, install the "
             "package, or run from the directory that contains it."
         ) from exc
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise TargetError(
             f"TARGET `{spec}`: importing `{module_part}` failed with {type(exc).__name__}: {exc}"
         ) from exc
@@ -127,7 +127,7 @@ def _resolve(obj: Any, spec: str, *, called: bool = False) -> LoadedTarget:
             )
         try:
             made = obj()
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise TargetError(
                 f"TARGET `{spec}`: calling the factory failed with {type(exc).__name__}: {exc}"
             ) from exc
