@@ -6,7 +6,9 @@ edges that may legitimately join there): where a purely vertical net meets a pur
 another net, the cell is a crossing, not a junction, and the vertical line is drawn over the gap
 (`─│─`), so `┼` only ever means "these lines connect". Text, borders and arrow heads are fixed
 characters that win over lines. Columns are terminal cells: a wide character (CJK, most emoji) takes
-two, the second holding an empty string.
+two, the second holding an empty string. A cell holds a whole cluster: a character with the combining
+marks, joiners and variation selectors that follow it, so `e` + U+0301 keeps its accent and a joined
+emoji sequence takes the two cells a terminal gives it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import unicodedata
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-__all__ = ["Canvas", "E", "N", "S", "W", "cell_width"]
+__all__ = ["Canvas", "E", "N", "S", "W", "cell_width", "clusters"]
 
 N, S, E, W = 1, 2, 4, 8
 _ALL = N | S | E | W
@@ -33,14 +35,42 @@ _HEAVY = {
 _DASHED = {(False, True): "┆", (False, False): "╌", (True, True): "┇", (True, False): "┅"}
 
 
+_ZWJ = "\u200d"
+_VS16 = "\ufe0f"
+
+
+def _char_width(ch: str) -> int:
+    if ch != "\xad" and (unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf")):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def clusters(text: str) -> list[tuple[str, int]]:
+    """`text` cut into what a terminal draws in one place, each with its cells.
+
+    Zero-width characters ride on the character before them (a leading one on the next), a zero-width
+    joiner also pulls in the character after it, and an emoji variation selector widens a narrow base.
+    """
+    out: list[tuple[str, int]] = []
+    joined = False
+    for ch in text:
+        width = _char_width(ch)
+        if out and (width == 0 or joined or out[-1][1] == 0):
+            chars, cells = out[-1]
+            if ch == _VS16 and cells == 1:
+                cells = 2
+            elif cells == 0:
+                cells = width
+            out[-1] = (chars + ch, cells)
+        else:
+            out.append((ch, width))
+        joined = ch == _ZWJ
+    return out
+
+
 def cell_width(text: str) -> int:
     """Terminal cells `text` occupies: wide East Asian characters count 2, combining marks 0."""
-    width = 0
-    for ch in text:
-        if unicodedata.combining(ch):
-            continue
-        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return width
+    return sum(cells for _, cells in clusters(text))
 
 
 @dataclass
@@ -87,11 +117,10 @@ class Canvas:
 
     def put(self, row: int, col: int, text: str) -> int:
         """Write `text` from (row, col); return the column after it."""
-        for ch in text:
-            w = cell_width(ch)
+        for chars, w in clusters(text):
             if w == 0:
                 continue
-            self.fixed[(row, col)] = ch
+            self.fixed[(row, col)] = chars
             if w == 2:
                 self.fixed[(row, col + 1)] = ""
             col += w

@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from graph_core.topology import END, Topology
 from inspector.layout import Drawing, layout
-from inspector.layout._canvas import cell_width
+from inspector.layout._canvas import cell_width, clusters
 from inspector.tui.literal import one_line
 from inspector.tui.repaint import repaint
 from inspector.tui.session import PathSoFar
@@ -78,11 +78,14 @@ def _drawing(
     return drawing
 
 
-def _cell_index(line: str) -> list[int]:
-    """For each terminal cell of `line`, the index of the character drawn there."""
-    index: list[int] = []
-    for i, ch in enumerate(line):
-        index.extend([i] * cell_width(ch))
+def _cell_index(line: str) -> list[tuple[int, int]]:
+    """For each terminal cell of `line`, the characters drawn there (a cluster: a base character with its
+    marks or a joined emoji sequence) as a `(start, end)` slice."""
+    index: list[tuple[int, int]] = []
+    start = 0
+    for chars, cells in clusters(line):
+        index.extend([(start, start + len(chars))] * cells)
+        start += len(chars)
     return index
 
 
@@ -118,8 +121,7 @@ def paint_geometry(
     def style_cell(row: int, col: int, style: str) -> None:
         col += gutter
         if 0 <= row < len(lines) and col < len(indexes[row]):
-            i = indexes[row][col]
-            lines[row].stylize(style, i, i + 1)
+            lines[row].stylize(style, *indexes[row][col])
 
     for route in drawing.edges:
         if route.executed:
@@ -135,7 +137,10 @@ def paint_geometry(
         label = counts.get(key)
         if label is not None:
             # Every character before a box's left edge on its label row is padding or gutter.
-            start = gutter + box.col - len(label) - 1
+            # Cells map to characters through the row's index (a wide character left of it takes two).
+            cells = indexes[box.row + 1]
+            at = gutter + box.col - len(label) - 1
+            start = cells[at][0] if 0 <= at < len(cells) else at
             row = _splice(lines[box.row + 1], start, label)
             row.stylize(COUNT if key in active else "cyan", start, start + len(label))
             lines[box.row + 1] = row

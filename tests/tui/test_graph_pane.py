@@ -92,3 +92,43 @@ def test_visit_counts_sit_left_of_their_boxes_in_a_fixed_gutter() -> None:
     assert again.active == painted.active
     # No count for a node never visited.
     assert "×" not in next(line for line in again.text.plain.split("\n") if "tools" in line)
+
+
+def test_the_active_box_is_styled_whole_when_its_key_has_joined_emoji_and_marks() -> None:
+    from rich.console import Console
+
+    from graph_core.topology import END, TopologyEdge, TopologyNode, build_topology
+    from inspector.tui.graph_pane import ACTIVE
+
+    key = "\U0001f468\u200d\U0001f469\u200d\U0001f467 cafe\u0301"
+    topology = build_topology(
+        name="g",
+        nodes=[TopologyNode(key=key, kind="Lambda")],
+        edges=[TopologyEdge(source=START, target=key), TopologyEdge(source=key, target=END)],
+    )
+    so_far = PathSoFar(0, {key: 1}, frozenset({START, key}), frozenset())
+    painted = paint_geometry(topology, active=(key,), so_far=so_far, gutter=count_gutter(9))
+    assert painted.active is not None
+    console = Console()
+    lines = painted.text.split("\n")
+    for row in range(painted.active.y, painted.active.bottom):
+        line = lines[row]
+        right = len(line.plain.rstrip()) - 1  # the box's right border ends its row
+        assert line.get_style_at_offset(console, right) == console.get_style(ACTIVE), (row, line.plain)
+    assert key in painted.text.plain
+
+
+def test_a_visit_count_right_of_a_box_with_wide_characters_is_kept() -> None:
+    from graph_core.topology import END, TopologyEdge, TopologyNode, build_topology
+
+    wide = "漢字漢字"
+    edges = [(START, wide), (START, "b"), (wide, END), ("b", END)]
+    topology = build_topology(
+        name="g",
+        nodes=[TopologyNode(key=k, kind="Lambda") for k in (wide, "b")],
+        edges=[TopologyEdge(source=a, target=b) for a, b in edges],
+    )
+    so_far = PathSoFar(0, {"b": 7, wide: 3}, frozenset({START, "b", wide}), frozenset())
+    painted = paint_geometry(topology, active=("b",), so_far=so_far, gutter=3)
+    row = next(line for line in painted.text.plain.split("\n") if wide in line)
+    assert row.split(wide)[1].split("┃")[0].strip("║ ") == "×7", row
