@@ -915,7 +915,22 @@ class Run:
             value = self._state_cache.get_lru(("raw", j))[0]
         for n in range(j + 1, i + 1):
             finished = self.finished_event(n)
-            value = finished.state if finished.full else apply_delta(value, finished.delta or [])
+            if finished.full:
+                value = finished.state
+                continue
+            try:
+                value = apply_delta(value, finished.delta or [])
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                # Only a file edited by hand gets here: the recorder writes deltas against its own state.
+                what = f"the state change on this line does not apply to the state before it ({exc!r})"
+                if not self.lenient:
+                    raise self._error(what, self._spans[n]) from None
+                line_no = self._line_no(self._spans[n])
+                warnings.warn(
+                    f"{self.path}:{line_no}: {what}; the state is shown as it was before",
+                    RunFileWarning,
+                    stacklevel=2,
+                )
         self._state_cache.put(("raw", i), (value,))
         return value
 
@@ -930,6 +945,8 @@ class Run:
 
     def value(self, ref: int) -> Any:
         """The stored value with id `ref` (a `value` line)."""
+        if type(ref) is not int:  # a hand-edited marker: not an id at all
+            return self._bad_marker(f"a value reference `{json.dumps(ref)}` is not a value id")
         cached = self._value_cache.get_lru(ref)
         if cached is not None:
             return cached[0]
@@ -969,7 +986,10 @@ class Run:
                 if "$ref" in value:
                     return self.value(value["$ref"])
                 if "$refs" in value:
-                    return [self.value(i) for start, stop in value["$refs"] for i in range(start, stop)]
+                    runs = value["$refs"]
+                    if not _is_runs(runs):
+                        return [self._bad_marker(f"a `$refs` marker `{json.dumps(runs)}` is malformed")]
+                    return [self.value(i) for start, stop in runs for i in range(start, stop)]
             return {  # pyright: ignore[reportUnknownVariableType]
                 (k[1:] if k[:2] == "$$" else k): self.resolve(v)  # pyright: ignore[reportUnknownArgumentType]
                 for k, v in value.items()  # pyright: ignore[reportUnknownVariableType]
@@ -977,6 +997,14 @@ class Run:
         if type(value) is list:
             return [self.resolve(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
         return value
+
+    def _bad_marker(self, what: str) -> Any:
+        """A malformed `$ref`/`$refs` marker (the file was edited by hand): an error, or when lenient a
+        warning and a marked placeholder in its place."""
+        if not self.lenient:
+            raise RunFileError(f"{what}; the file was changed after it was recorded", path=self.path)
+        warnings.warn(f"{self.path}: {what}", RunFileWarning, stacklevel=3)
+        return {"$repr": f"<{what}>", "$type": "lost"}
 
     def messages_at(self, i: int) -> list[Message]:
         """Messages in the state after step `i` (its `messages` key), as `Message` objects."""
@@ -995,6 +1023,14 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r}, status={self.status!r}, steps={len(self.steps)})"
+
+
+def _is_runs(runs: Any) -> bool:
+    """Whether a `$refs` payload is a list of `[start, stop]` integer pairs."""
+    return type(runs) is list and all(
+        type(pair) is list and len(pair) == 2 and type(pair[0]) is int and type(pair[1]) is int  # pyright: ignore[reportUnknownArgumentType]
+        for pair in runs  # pyright: ignore[reportUnknownVariableType]
+    )
 
 
 def _highest_ref(value: Any) -> int:

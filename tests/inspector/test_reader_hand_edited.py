@@ -1,0 +1,116 @@
+"""Run files edited by hand: well-formed JSON lines whose contents no recorder writes.
+
+Each must read as a `RunFileError` naming the problem (status 2 from the CLI, never a traceback), or, with
+`lenient=True`, as a `RunFileWarning` and a marked placeholder.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.cli import main
+from inspector.recording import Recorder, RunFileError, RunFileWarning, read_run
+from inspector.recording.synthetic import react_topology, simulate_react
+
+
+def _clock() -> Any:
+    ticks = itertools.count()
+    return lambda: 1_700_000_000.0 + next(ticks) * 0.25
+
+
+def _record(path: Path) -> Path:
+    simulate_react(Recorder(path, topology=react_topology(), clock=_clock(), run_id="r1"), 3)
+    return path
+
+
+def _edit_step(path: Path, position: int, edit: Any) -> int:
+    """Apply `edit(obj)` to the `position`-th top-level step line; returns its 1-based line number."""
+    lines = path.read_text().splitlines(keepends=True)
+    numbers = [i for i, line in enumerate(lines) if line.startswith('{"kind":"step",')]
+    i = numbers[position]
+    obj = json.loads(lines[i])
+    edit(obj)
+    lines[i] = json.dumps(obj, separators=(",", ":")) + "\n"
+    path.write_text("".join(lines))
+    return i + 1
+
+
+def _set_input(value: Any) -> Any:
+    def edit(obj: dict[str, Any]) -> None:
+        obj["runs"][0]["input"] = value
+
+    return edit
+
+
+def _set_delta(ops: Any) -> Any:
+    def edit(obj: dict[str, Any]) -> None:
+        assert "delta" in obj
+        obj["delta"] = ops
+
+    return edit
+
+
+MARKERS = [
+    {"$ref": "x"},
+    {"$ref": [1]},
+    {"$ref": None},
+    {"$refs": "zz"},
+    {"$refs": [[0]]},
+    {"$refs": [["a", 1]]},
+]
+
+
+@pytest.mark.parametrize("marker", MARKERS, ids=[json.dumps(m) for m in MARKERS])
+def test_a_malformed_value_marker_is_a_run_file_error(marker: Any, tmp_path: Path) -> None:
+    path = _record(tmp_path / "run.jsonl")
+    _edit_step(path, 0, _set_input(marker))
+    run = read_run(path)
+    with pytest.raises(RunFileError, match=r"malformed|not a value id"):
+        _ = run.steps[0].node_runs
+
+
+@pytest.mark.parametrize("marker", MARKERS, ids=[json.dumps(m) for m in MARKERS])
+def test_lenient_reads_a_malformed_marker_as_a_placeholder(marker: Any, tmp_path: Path) -> None:
+    path = _record(tmp_path / "run.jsonl")
+    _edit_step(path, 0, _set_input(marker))
+    run = read_run(path, lenient=True)
+    with pytest.warns(RunFileWarning):
+        value = run.steps[0].node_runs[0].input
+    lost = value[0] if isinstance(value, list) else value
+    assert lost["$type"] == "lost"
+
+
+DELTAS = [
+    [["frob", ["messages"], 1]],  # unknown op
+    [["append", ["nomessages", 5], [1]]],  # a path the state does not have
+    [["append", ["messages"], {"$refs": "x"}]],  # a malformed append
+    [[1]],  # an op without a path
+]
+
+
+@pytest.mark.parametrize("ops", DELTAS, ids=[json.dumps(d) for d in DELTAS])
+def test_a_delta_that_does_not_apply_names_its_line(ops: Any, tmp_path: Path, capsys: Any) -> None:
+    path = _record(tmp_path / "run.jsonl")
+    line_no = _edit_step(path, 1, _set_delta(ops))
+    run = read_run(path)
+    with pytest.raises(RunFileError) as info:
+        _ = run.steps[1].state
+    assert info.value.line_no == line_no and "does not apply" in str(info.value)
+    assert main(["show", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:{line_no}:" in err and "Traceback" not in err
+
+
+def test_lenient_keeps_the_state_before_a_delta_that_does_not_apply(tmp_path: Path) -> None:
+    path = _record(tmp_path / "run.jsonl")
+    _edit_step(path, 1, _set_delta(DELTAS[0]))
+    run = read_run(path, lenient=True)
+    with pytest.warns(RunFileWarning, match="does not apply"):
+        state = run.steps[1].state
+    assert state == run.steps[0].state
+    assert len(run.steps[2].state["messages"]) > len(state["messages"])  # later steps still apply
