@@ -39,9 +39,12 @@ class GraphBuildError(GraphError, ValueError):
 class GraphRunError(GraphError, RuntimeError):
     """The engine itself stopped the run (not a node's own failure)."""
 
+    # Set only where a node is to blame: a NodeRunError, or an engine error of a nested graph run (then
+    # the embedding node keys, see `locate`). A top-level engine error has no node path attribute.
+    node_path: list[str]
+
     def __init__(self, reason: str) -> None:
         self.reason = reason
-        self.node_path: list[str] = []
         super().__init__(f"[GraphRunError] {reason}")
 
     def locate(self, node_path: Sequence[str]) -> None:
