@@ -253,8 +253,9 @@ def _tool_calls(runs: list[NodeRun]) -> list[str]:
         output = run.output
         messages = [output] if isinstance(output, dict) else output if isinstance(output, list) else []
         for message in messages:  # pyright: ignore[reportUnknownVariableType]
-            if isinstance(message, dict):
-                for call in message.get("tool_calls") or []:  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            calls = message.get("tool_calls") if isinstance(message, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            if isinstance(calls, list):  # a hand-edited file may hold anything here
+                for call in calls:  # pyright: ignore[reportUnknownVariableType]
                     if isinstance(call, dict):
                         out.append(f"{run.node} requested {call.get('name')}({call.get('arguments')})")  # pyright: ignore[reportUnknownMemberType]
         # Parallel tools finish in any order; the order they were requested in is the model's (kept above).

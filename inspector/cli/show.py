@@ -56,7 +56,9 @@ def _preview(value: Any) -> str:
     if isinstance(value, dict) and "role" in value:
         role = value.get("role")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         text = str(value.get("content") or "")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        calls = value.get("tool_calls") or []  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        calls = value.get("tool_calls")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        # A hand-edited file may hold anything here: only call objects are named.
+        calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []  # pyright: ignore[reportUnknownVariableType]
         if calls:
             names = ", ".join(f"{c.get('name')}({c.get('arguments', '')})" for c in calls)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             text = f"{text} -> {names}" if text else f"-> {names}"

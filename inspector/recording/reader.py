@@ -279,8 +279,9 @@ def _end(t: float | None, duration: float | None) -> float | None:
 
 def _call_field(message: Any, call_id: str | None, field: str) -> Any:
     """A field of the tool call `call_id` in a (resolved) assistant message."""
-    if isinstance(message, dict):
-        for call in message.get("tool_calls") or []:  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    calls = message.get("tool_calls") if isinstance(message, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if isinstance(calls, list):  # a hand-edited file may hold anything here
+        for call in calls:  # pyright: ignore[reportUnknownVariableType]
             if isinstance(call, dict) and call.get("id") == call_id:  # pyright: ignore[reportUnknownMemberType]
                 return call.get(field)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     return None

@@ -114,3 +114,29 @@ def test_lenient_keeps_the_state_before_a_delta_that_does_not_apply(tmp_path: Pa
         state = run.steps[1].state
     assert state == run.steps[0].state
     assert len(run.steps[2].state["messages"]) > len(state["messages"])  # later steps still apply
+
+
+@pytest.mark.parametrize("calls", [7, "x", [7], [[1]], True], ids=str)
+def test_a_message_with_malformed_tool_calls_is_shown_and_diffed(
+    calls: Any, tmp_path: Path, capsys: Any
+) -> None:
+    reference = _record(tmp_path / "a.jsonl")
+    path = _record(tmp_path / "b.jsonl")
+    lines = path.read_text().splitlines(keepends=True)
+    i = next(
+        i for i, line in enumerate(lines) if '"tool_calls"' in line and line.startswith('{"kind":"value"')
+    )
+    obj = json.loads(lines[i])
+    obj["value"]["tool_calls"] = calls
+    lines[i] = json.dumps(obj, separators=(",", ":")) + "\n"
+    path.write_text("".join(lines))
+    assert main(["show", str(path)]) == 0
+    assert main(["show", "--json", str(path)]) == 0
+    assert main(["diff", str(reference), str(path)]) == 1  # the requested calls differ
+    assert "Traceback" not in capsys.readouterr().err
+    assert all(
+        isinstance(tool.name, str)
+        for step in read_run(path).steps
+        for r in step.node_runs
+        for tool in r.tools
+    )
