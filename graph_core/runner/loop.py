@@ -42,9 +42,8 @@ def _node_error(rc: RunContext, task: Task) -> GraphError:
     error = task.error
     assert error is not None
     if task.node.graph is not None and isinstance(error, GraphRunError):
-        if not getattr(
-            error, "node_path", None
-        ):  # an engine error of the nested run (a node error has its path)
+        # an engine error of the nested run gets the embedding node keys (a node error has its path)
+        if not getattr(error, "node_path", None):
             error.locate((*rc.path, task.node.key))
         return error  # a nested run's node error already reports its full path
     wrapped = NodeRunError(error, (*rc.path, task.node.key))
