@@ -77,6 +77,7 @@ _UNFINISHED = b'{"kind":"step_unfinished",'
 _VALUE = b'\n{"kind":"value",'
 _SEGMENT = b'\n{"kind":"segment",'
 _HEADER_START = b'{"kind":"header",'
+_INDEXED = (_STEP[1:], _STEP_FULL[1:], _SEGMENT[1:])
 _BAD_START = re.compile(rb'\n(?!\{"kind":"|\Z)')
 _CHECK_LIMIT = 32 * 1024 * 1024
 
@@ -488,14 +489,22 @@ class Run:
             nl = data.find(b"\n", pos)
             line = data[pos:nl]
             ok = line.startswith(b'{"kind":"')
+            what = "is not a JSON event line"
             if ok:
                 try:
                     obj = json.loads(line)
                     ok = isinstance(obj, dict)
                 except ValueError:
                     ok = False
+            if ok and self.lenient and line.startswith(_INDEXED):
+                # Lines the index relies on are checked whole here, so a skipped one is left out of it
+                # rather than failing when its step is read.
+                try:
+                    event_adapter.validate_python(obj)  # pyright: ignore[reportPossiblyUnboundVariable]
+                except ValidationError as exc:
+                    ok, what = False, f"is not a valid event ({_first_error(exc)})"
             if not ok:
-                self._corrupt(pos, "is not a JSON event line")
+                self._corrupt(pos, what)
             pos = nl + 1
 
     def _check_line_starts(self, end: int) -> None:
@@ -528,8 +537,9 @@ class Run:
     def _index(self, end: int) -> None:
         """Offsets of the top-level step lines (each step's span runs from the previous one's end),
         of full snapshots and of value lines; nothing is parsed."""
-        full = self._find_all(_STEP_FULL, end)
-        steps = sorted([*self._find_all(_STEP, end), *full])
+        skipped = self._skipped  # a corrupt line that starts like a step is no step
+        full = [offset for offset in self._find_all(_STEP_FULL, end) if offset not in skipped]
+        steps = sorted([*(o for o in self._find_all(_STEP, end) if o not in skipped), *full])
         self._values = self._find_all(_VALUE, end)
         if self._skipped:
             self._values = self._lost_value_slots(self._values, end)
@@ -566,7 +576,7 @@ class Run:
         """Split the file at its `segment` lines, read how each segment ended, and take the run's
         status, output, error and interrupt from the last one."""
         header = self.header
-        heads = [0, *self._find_all(_SEGMENT, end)]
+        heads = [0, *(o for o in self._find_all(_SEGMENT, end) if o not in self._skipped)]
         segments: list[Segment] = []
         topology, graph_name, max_steps = header.topology, header.graph_name, header.max_run_steps
         for k, head in enumerate(heads):

@@ -140,3 +140,48 @@ def test_a_message_with_malformed_tool_calls_is_shown_and_diffed(
         for r in step.node_runs
         for tool in r.tools
     )
+
+
+def _replace_line(path: Path, starts: str, make: Any) -> int:
+    """Replace the first line starting with `starts` by `make(line)`; returns its 1-based number."""
+    lines = path.read_text().splitlines(keepends=True)
+    i = next(i for i, line in enumerate(lines) if line.startswith(starts))
+    lines[i] = make(lines[i])
+    path.write_text("".join(lines))
+    return i + 1
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda line: line[:50] + "\n",  # cut off in the middle of the file
+        lambda line: '{"kind":"step","index":1,"nodes":5}\n',  # JSON, but not a step
+    ],
+    ids=["cut-off", "invalid"],
+)
+def test_lenient_skips_a_broken_step_line_in_the_middle(make: Any, tmp_path: Path, capsys: Any) -> None:
+    path = _record(tmp_path / "run.jsonl")
+    steps = len(read_run(path).steps)
+    line_no = _replace_line(path, '{"kind":"step","index":1,', make)
+    with pytest.raises(RunFileError) as info:
+        _ = [step.nodes for step in read_run(path).steps]
+    assert info.value.line_no == line_no
+    with pytest.warns(RunFileWarning, match=f":{line_no}: skipped"):
+        run = read_run(path, lenient=True)
+    assert [step.index for step in run.steps] == [i for i in range(steps) if i != 1]
+    assert run.status == "ok" and all(step.state is not None for step in run.steps)
+    assert main(["show", "--lenient", str(path)]) == 0
+    assert f"{path}:{line_no}: skipped a corrupt line" in capsys.readouterr().err
+
+
+def test_lenient_skips_a_cut_off_segment_line(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "approval.jsonl"
+    path.write_bytes((Path(__file__).parents[2] / "fixtures" / "runs" / "approval.jsonl").read_bytes())
+    line_no = _replace_line(path, '{"kind":"segment",', lambda line: line[:40] + "\n")
+    with pytest.raises(RunFileError):
+        read_run(path)
+    with pytest.warns(RunFileWarning, match=f":{line_no}: skipped"):
+        run = read_run(path, lenient=True)
+    assert len(run.steps) == 4 and run.status == "ok"  # the resumed steps read on, in one segment
+    assert main(["show", "--lenient", str(path)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
