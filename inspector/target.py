@@ -105,7 +105,9 @@ def _takes_no_arguments(fn: Any) -> bool:
 def _describe(obj: Any, *, called: bool) -> str:
     if isinstance(obj, type):
         return f"is the class `{obj.__name__}`"
-    return f"{'returned' if called else 'is'} a {type(obj).__name__}"
+    name = type(obj).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    return f"{'returned' if called else 'is'} {article} `{name}` object"
 
 
 def _resolve(obj: Any, spec: str, *, called: bool = False) -> LoadedTarget:
