@@ -3,8 +3,9 @@
 `Static.update` asks for a layout by default, and one layout re-flows and re-renders every pane of the
 screen. A step usually changes what the panes say, not how big they are: the graph keeps its drawing's
 size, the status line one row, the node detail its line count. Text whose lines all fit the pane's
-width unwrapped, with the same line count as before (and, in a pane as wide as its text, the same
-widest line), takes exactly the same room, so a repaint of that one widget is enough.
+width unwrapped, with the same line count as before (when the old lines fitted too: text that wrapped
+took more rows) and, in a pane as wide as its text, the same widest line, takes exactly the same room,
+so a repaint of that one widget is enough.
 """
 
 from __future__ import annotations
@@ -33,10 +34,7 @@ def repaint(widget: Static, text: Text) -> bool:
     if isinstance(old, Text) and widget.is_mounted:
         (lines, widest), (old_lines, old_widest) = text_shape(text), text_shape(old)
         auto_width = widget.styles.width is not None and widget.styles.width.is_auto
-        same_size = (
-            lines == old_lines
-            and widest <= widget.content_region.width
-            and (widest == old_widest or not auto_width)
-        )
+        fits = max(widest, old_widest) <= widget.content_region.width  # neither wraps: a row per line
+        same_size = lines == old_lines and fits and (widest == old_widest or not auto_width)
     widget.update(text, layout=not same_size)
     return True

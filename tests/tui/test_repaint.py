@@ -89,3 +89,16 @@ async def test_state_pane_relabels_a_tree_of_the_same_shape_and_rebuilds_otherwi
         await pilot.pause()
         assert pane.root.children[1].is_expanded
         assert _labels(pane) == ["round: 4", "io  {2}", "a: 5", "b: 2"]
+
+
+async def test_text_that_wrapped_and_no_longer_does_gives_its_rows_back() -> None:
+    app = _Panes()
+    async with app.run_test(size=(60, 20)) as pilot:
+        fixed = app.query_one("#fixed", Static)
+        repaint(fixed, Text("x" * 50 + "\ny"))  # the first line wraps in 20 cells: 4 rows
+        await pilot.pause()
+        assert fixed.size.height == 4
+        repaint(fixed, Text("short\ny"))  # same line count, but the old text took more rows
+        assert _layout_pending(fixed)
+        await pilot.pause()
+        assert fixed.size.height == 2
