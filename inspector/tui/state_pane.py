@@ -161,9 +161,8 @@ class StatePane(Tree[tuple[Path, Any]]):
         else:
             whole = self.expand_all_values or path in self.expanded_values
             text.append(": ")
-            text.append_text(
-                literal(value, limit=None if whole else LEAF_LIMIT, multiline=whole, style=marked)
-            )
+            # A tree row is one terminal line: line breaks stay `⏎` even when the value is shown whole.
+            text.append_text(literal(value, limit=None if whole else LEAF_LIMIT, style=marked))
         return text
 
     def _add_value(

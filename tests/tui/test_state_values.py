@@ -1,0 +1,50 @@
+"""Whole values in the state tree: a tree row is one terminal line, so a value shown whole must not
+rely on line breaks (the rows after the first were never drawn)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+
+from inspector.tui.state_pane import StatePane
+
+pytestmark = pytest.mark.anyio
+
+TEXT = "line one\nline two\nline three " + "z" * 200
+
+
+class _One(App[None]):
+    def compose(self) -> ComposeResult:
+        yield StatePane(id="state")
+
+
+def _text_label(pane: StatePane) -> str:
+    return next(str(n.label) for n in pane.root.children if str(n.label).startswith("text"))
+
+
+async def test_a_multiline_value_shown_whole_keeps_every_line_on_its_row() -> None:
+    app = _One()
+    async with app.run_test(size=(60, 20)) as pilot:
+        pane = app.query_one(StatePane)
+        pane.show({"text": TEXT}, [], diff=False)
+        clipped = _text_label(pane)
+        assert "line two" in clipped and "x expands" in clipped
+        pane.expand_all_values = True
+        pane.show({"text": TEXT}, [], diff=False)
+        await pilot.pause()
+        whole = _text_label(pane)
+        assert "\n" not in whole
+        assert "line two ⏎ line three " + "z" * 200 in whole
+        rows = [pane.render_line(y).text for y in range(pane.size.height)]
+        assert rows[0].startswith("text: line one ⏎ line two")
+
+
+async def test_selecting_a_clipped_multiline_leaf_shows_it_whole_on_one_row() -> None:
+    app = _One()
+    async with app.run_test(size=(60, 20)) as pilot:
+        pane = app.query_one(StatePane)
+        pane.show({"text": TEXT}, [], diff=False)
+        pane.select_node(pane.root.children[0])
+        await pilot.pause()
+        whole = _text_label(pane)
+        assert "\n" not in whole and whole.endswith("z" * 200)
