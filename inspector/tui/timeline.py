@@ -163,13 +163,23 @@ class Timeline(ScrollView, can_focus=True):
         self.hits: frozenset[int] = frozenset()
         self.columns = Columns()
         self._cursor_style = Style(reverse=True, bold=True)
+        self._widest = 0
 
     def on_mount(self) -> None:
         self.sync_size()
 
     def sync_size(self) -> None:
         """Match the virtual size to the step count (after a follow-mode reload)."""
-        self.virtual_size = Size(len(header(self.columns)) + 48, max(len(self.session), 1))
+        width = max(len(header(self.columns)) + 48, self._widest)
+        self.virtual_size = Size(width, max(len(self.session), 1))
+
+    def _widen(self, width: int) -> None:
+        """Rows with an interrupt or resume note can outrun the step columns; rows are only built when
+        shown, so the scrollable width grows to the widest one drawn so far."""
+        if width > self._widest:
+            self._widest = width
+            if width > self.virtual_size.width:
+                self.virtual_size = Size(width, self.virtual_size.height)
 
     def watch_cursor(self, old: int, new: int) -> None:
         height = self.scrollable_content_region.height or 1
@@ -202,6 +212,8 @@ class Timeline(ScrollView, can_focus=True):
         )
         segments = list(text.render(self.app.console))
         strip = Strip(segments).apply_style(base)
+        if strip.cell_length > max(self._widest, self.virtual_size.width):
+            self.call_later(self._widen, strip.cell_length)
         if position == self.cursor:
             strip = (
                 strip.apply_style(self._cursor_style)
