@@ -39,7 +39,9 @@ class _Parent(Protocol):
 
     def add(self, label: Text, data: tuple[Path, Any] | None = None, *, expand: bool = False) -> Any: ...
 
-    def add_leaf(self, label: Text, data: tuple[Path, Any] | None = None) -> Any: ...
+    def add_leaf(
+        self, label: Text, data: tuple[Path, Any] | None = None, *, name: tuple[str, str] | None = None
+    ) -> Any: ...
 
 
 class _Plan:
@@ -47,6 +49,7 @@ class _Plan:
 
     def __init__(self, label: Text, data: tuple[Path, Any] | None, *, expand: bool, leaf: bool) -> None:
         self.label, self.data, self.expand, self.leaf = label, data, expand, leaf
+        self.name: tuple[str, str] | None = None  # a leaf labelled other than by its key: (label, style)
         self.children: list[_Plan] = []
 
     def add(self, label: Text, data: tuple[Path, Any] | None = None, *, expand: bool = False) -> _Plan:
@@ -54,8 +57,11 @@ class _Plan:
         self.children.append(child)
         return child
 
-    def add_leaf(self, label: Text, data: tuple[Path, Any] | None = None) -> _Plan:
+    def add_leaf(
+        self, label: Text, data: tuple[Path, Any] | None = None, *, name: tuple[str, str] | None = None
+    ) -> _Plan:
         child = _Plan(label, data, expand=False, leaf=True)
+        child.name = name
         self.children.append(child)
         return child
 
@@ -84,6 +90,7 @@ class StatePane(Tree[tuple[Path, Any]]):
         self._changed: set[Path] = set()
         self._ancestors: set[Path] = set()
         self._shape: tuple[Any, ...] | None = None
+        self._names: dict[int, tuple[str, str]] = {}  # leaf node id -> the name and style it is shown with
 
     # --- building -------------------------------------------------------------------------------
 
@@ -103,6 +110,7 @@ class StatePane(Tree[tuple[Path, Any]]):
             self._relabel(self.root, plan)
             return
         self._shape = shape
+        self._names.clear()
         self.clear()
         self._grow(self.root, plan)
         self.root.expand()
@@ -110,7 +118,9 @@ class StatePane(Tree[tuple[Path, Any]]):
     def _grow(self, node: TreeNode[tuple[Path, Any]], plan: _Plan) -> None:
         for child in plan.children:
             if child.leaf:
-                node.add_leaf(child.label, data=child.data)
+                leaf = node.add_leaf(child.label, data=child.data)
+                if child.name is not None:
+                    self._names[leaf.id] = child.name
             else:
                 self._grow(node.add(child.label, data=child.data, expand=child.expand), child)
 
@@ -126,6 +136,8 @@ class StatePane(Tree[tuple[Path, Any]]):
     def _relabel(self, node: TreeNode[tuple[Path, Any]], plan: _Plan) -> None:
         for shown, child in zip(node.children, plan.children, strict=True):
             shown.data = child.data
+            if child.name is not None:
+                self._names[shown.id] = child.name
             label = self.process_label(child.label)
             old = shown.label
             if not (isinstance(old, Text) and old == label and old.style == label.style):
@@ -180,12 +192,15 @@ class StatePane(Tree[tuple[Path, Any]]):
                 node = parent.add(self._label(label, path, value, style), data=(path, value), expand=True)
                 self._add_items(node, path, value)  # pyright: ignore[reportUnknownArgumentType]
             else:
-                parent.add_leaf(self._label(label, path, value, style), data=(path, value))
+                text = self._label(label, path, value, style)
+                parent.add_leaf(text, data=(path, value), name=(label, style))
             return
         if isinstance(value, dict | list):
             self._add_items(parent, path, value)  # pyright: ignore[reportUnknownArgumentType]
         else:
-            parent.add_leaf(self._label("value", path, value, style), data=(path, value))
+            parent.add_leaf(
+                self._label("value", path, value, style), data=(path, value), name=("value", style)
+            )
 
     def _add_items(self, parent: _Parent, path: Path, value: dict[Any, Any] | list[Any]) -> None:
         items: list[tuple[str | int, Any]]
@@ -218,4 +233,5 @@ class StatePane(Tree[tuple[Path, Any]]):
         else:
             self.expanded_values.add(path)
         key = path[-1] if path else "value"
-        node.set_label(self._label(_key_text(key), path, value, ""))
+        name, style = self._names.get(node.id, (_key_text(key), ""))  # diff view: `old`/`new`, coloured
+        node.set_label(self._label(name, path, value, style))

@@ -4,6 +4,7 @@ rely on line breaks (the rows after the first were never drawn)."""
 from __future__ import annotations
 
 import pytest
+from rich.text import Text
 from textual.app import App, ComposeResult
 
 from inspector.tui.state_pane import StatePane
@@ -48,3 +49,20 @@ async def test_selecting_a_clipped_multiline_leaf_shows_it_whole_on_one_row() ->
         await pilot.pause()
         whole = _text_label(pane)
         assert "\n" not in whole and whole.endswith("z" * 200)
+
+
+async def test_selecting_a_clipped_old_value_in_the_diff_view_keeps_it_labelled_old() -> None:
+    from inspector.recording.statediff import Change
+
+    app = _One()
+    async with app.run_test(size=(60, 20)) as pilot:
+        pane = app.query_one(StatePane)
+        change = Change(("t",), "changed", "a" * 300, "b" * 300)
+        pane.show({"t": "b" * 300}, [change], diff=True)
+        old, new = pane.root.children[0].children
+        pane.select_node(old)
+        await pilot.pause()
+        assert str(old.label) == "old: " + "a" * 300
+        label = old.label
+        assert isinstance(label, Text) and label.spans[0].style == "red"
+        assert str(new.label).startswith("new: ") and "x expands" in str(new.label)
