@@ -53,7 +53,7 @@ def test_a_missing_target_module_is_still_reported_as_missing() -> None:
 
 
 def test_a_factory_returning_the_wrong_thing_says_it_returned_it() -> None:
-    with pytest.raises(TargetError, match=r"`os:getcwd` was called and returned a str, not a"):
+    with pytest.raises(TargetError, match=r"`os:getcwd` was called and returned a `str` object, not a"):
         load_target("os:getcwd")
 
 
