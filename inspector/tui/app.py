@@ -30,7 +30,7 @@ from inspector.tui.goto import GotoError, goto_prompt, resolve_goto
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
-from inspector.tui.literal import one_line
+from inspector.tui.literal import one_line, visible
 from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
 from inspector.tui.prompt import PromptScreen
@@ -486,6 +486,14 @@ class ReplayApp(App[None]):
         def done(answer: str | None) -> None:
             if answer and answer.strip():
                 node = answer.strip()
+                known = self.session.node_keys()
+                if known is not None and node not in known and node not in self.replay.breakpoints:
+                    listed = ", ".join(known[:20]) + (
+                        f" and {len(known) - 20} more" if len(known) > 20 else ""
+                    )
+                    said = f"no breakpoint set: {node!r} is not a node of this graph; its nodes are {listed}"
+                    self.notify(visible(said), severity="warning", markup=False)
+                    return
                 on = self.replay.toggle_breakpoint(node)
                 self.notify(f"breakpoint {'on' if on else 'off'}: {node}", markup=False)
                 self.show_cursor()

@@ -119,6 +119,17 @@ class Session:
     def __len__(self) -> int:
         return len(self.replay)
 
+    def node_keys(self) -> tuple[str, ...] | None:
+        """The nodes a step can run (every segment's topology, START and END left out: they never run
+        as a step), in drawing order; None when the run recorded no topology to check names against."""
+        topologies = [s.topology for s in self.run.segments if s.topology is not None]
+        if self.run.topology is not None:
+            topologies.insert(0, self.run.topology)
+        if not topologies:
+            return None
+        keys = (n.key for t in topologies for n in t.nodes if n.key not in (START, END))
+        return tuple(dict.fromkeys(keys))
+
     # --- where to start -------------------------------------------------------------------------
 
     def opening_position(self) -> int:
