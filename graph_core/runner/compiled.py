@@ -12,8 +12,9 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Unpack
 
+from graph_core.callbacks import RunInfo
 from graph_core.checkpoint.codec import decode_checkpoint
-from graph_core.context import StateFrame
+from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphRunError
 from graph_core.interrupt import PointRecord, ResumeTargets
 from graph_core.runner.driver import drive_async, drive_sync
@@ -21,7 +22,7 @@ from graph_core.runner.interrupts import CheckpointPlan, restore
 from graph_core.runner.loop import run_graph
 from graph_core.runner.options import RunOptions, check_run_options
 from graph_core.runner.plan import build_plan
-from graph_core.runner.run import Handlers, RunContext, RunData
+from graph_core.runner.run import Handlers, RunContext, RunData, notify_handlers
 from graph_core.stream import aone_chunk, one_chunk
 from graph_core.topology import Topology, TopologyEdge, TopologyNode, TriggerMode, build_topology
 
@@ -151,37 +152,50 @@ class CompiledGraph:
         return rc, data
 
     def _start(
-        self, entry: str, options: RunOptions, *, stream: bool, aio: bool = False
+        self, entry: str, input: Any, options: RunOptions, *, stream: bool, aio: bool = False
     ) -> tuple[RunContext, RunData]:
         """A top-level run: new, or resumed from the checkpoint saved under `checkpoint_id` (Eino §7.3).
 
         `entry` names the public method for error messages; `aio`: a stream-mode run on the running
-        event loop (`astream`).
+        event loop (`astream`). An error raised here is reported to the graph callbacks (see
+        `_setup_failed`); an unknown option is not: it is a call error, and no run starts.
         """
         check_run_options(entry, options)
-        checkpoint_id = options.get("checkpoint_id")
-        force_new_run = options.get("force_new_run", False)
-        if not force_new_run:
-            self._check_checkpoint(checkpoint_id)
-        rc, data = self._context(
-            stream=stream,
-            handlers=Handlers(tuple(options.get("callbacks", ()))),
-            max_steps=options.get("max_steps"),
-            cancel_event=options.get("cancel_event"),
-        )
-        rc.interrupt_event = options.get("interrupt_event")
-        if aio:
-            rc.aio = True
-            rc.loop = asyncio.get_running_loop()
-        if checkpoint_id is None or force_new_run:  # WithForceNewRun: the store is neither read nor written
+        handlers = Handlers(tuple(options.get("callbacks", ())))
+        rc: RunContext | None = None
+        try:
+            checkpoint_id = options.get("checkpoint_id")
+            force_new_run = options.get("force_new_run", False)
+            if not force_new_run:
+                self._check_checkpoint(checkpoint_id)
+            rc, data = self._context(
+                stream=stream,
+                handlers=handlers,
+                max_steps=options.get("max_steps"),
+                cancel_event=options.get("cancel_event"),
+            )
+            rc.interrupt_event = options.get("interrupt_event")
+            if aio:
+                rc.aio = True
+                rc.loop = asyncio.get_running_loop()
+            if checkpoint_id is None or force_new_run:  # WithForceNewRun: the store is not read nor written
+                return rc, data
+            self._resume(rc, data, checkpoint_id, options)
             return rc, data
+        except Exception as error:
+            self._setup_failed(handlers, rc, input, stream=stream, error=error)
+            raise
+
+    def _resume(self, rc: RunContext, data: RunData, checkpoint_id: str, options: RunOptions) -> None:
+        """Load the checkpoint saved under `checkpoint_id` (if any) into the run, then apply the state
+        modifier; with none saved the run starts anew and saves under the same ID."""
         store = self.checkpoint_store
         write_checkpoint_id = options.get("write_checkpoint_id")
         rc.extras["checkpoint_plan"] = CheckpointPlan(store, write_checkpoint_id or checkpoint_id)
         rc.keep_inputs = True
         raw = store.get(checkpoint_id)
         if raw is None:
-            return rc, data
+            return
         cp = decode_checkpoint(raw)
         resume_data = options.get("resume_data")
         resume = None if resume_data is None else ResumeTargets(resume_data, cp.addresses())
@@ -192,7 +206,39 @@ class CompiledGraph:
             changed = state_modifier(rc.frame.value)
             if changed is not None:
                 rc.frame.value = data.state = changed
-        return rc, data
+
+    def _setup_failed(
+        self, handlers: Handlers, rc: RunContext | None, input: Any, *, stream: bool, error: Exception
+    ) -> None:
+        """Report a run that failed before its first step as Eino's deferred callbacks do: the graph's
+        start (with the run input; the state, if already made, in scope), then its error.
+
+        The observers run in the run's scope (or, before one exists, a scope naming this graph), so a
+        Recorder finds the topology and writes a recording of the failed run. If a start observer
+        raises, that error ends the run instead, as it would in `run_graph`.
+        """
+        if not handlers.callbacks:
+            return
+        info = RunInfo(None, self.name, "Graph", (), None, self.name)
+        if rc is not None:
+            scope = rc.scope()
+        else:
+            scope = RunScope(callbacks=handlers.callbacks, graph_name=self.name, extras={"compiled": self})
+        token = _SCOPE.set(scope)
+        try:
+            try:
+                if stream:
+                    notify_handlers(handlers.start_stream, info, one_chunk(input), stream=True)
+                else:
+                    notify_handlers(handlers.start, info, input, stream=False)
+            except Exception as start_error:
+                for fn in handlers.error:
+                    fn(info, start_error)
+                raise
+            for fn in handlers.error:
+                fn(info, error)
+        finally:
+            _SCOPE.reset(token)
 
     def _check_checkpoint(self, checkpoint_id: str | None) -> None:
         if checkpoint_id is not None and self.checkpoint_store is None:
@@ -205,17 +251,17 @@ class CompiledGraph:
         `resume_data`, `force_new_run`, `write_checkpoint_id`, `interrupt_event`) are described on
         `graph_core.runner.options.RunOptions`; all four entry points take the same ones.
         """
-        rc, data = self._start("CompiledGraph.invoke", options, stream=False)
+        rc, data = self._start("CompiledGraph.invoke", input, options, stream=False)
         return drive_sync(run_graph(rc, data, input), rc)
 
     async def ainvoke(self, input: Any, **options: Unpack[RunOptions]) -> Any:
         """`invoke` on the running event loop: async components are awaited, tasks of a step overlap."""
-        rc, data = self._start("CompiledGraph.ainvoke", options, stream=False)
+        rc, data = self._start("CompiledGraph.ainvoke", input, options, stream=False)
         return await drive_async(run_graph(rc, data, input), rc)
 
     def stream(self, input: Any, **options: Unpack[RunOptions]) -> Iterator[Any]:
         """Run in stream mode; returns the END stream once END is reached (chunks may still be produced)."""
-        rc, data = self._start("CompiledGraph.stream", options, stream=True)
+        rc, data = self._start("CompiledGraph.stream", input, options, stream=True)
         return drive_sync(run_graph(rc, data, one_chunk(input)), rc)
 
     async def astream(self, input: Any, **options: Unpack[RunOptions]) -> AsyncIterator[Any]:
@@ -225,7 +271,7 @@ class CompiledGraph:
         `async def` conditions and handlers) run on this loop; sync code that reads a stream runs on
         worker threads (see `graph_core.runner.aio`).
         """
-        rc, data = self._start("CompiledGraph.astream", options, stream=True, aio=True)
+        rc, data = self._start("CompiledGraph.astream", input, options, stream=True, aio=True)
         output = await drive_async(run_graph(rc, data, aone_chunk(input)), rc)
         async for chunk in output:
             yield chunk
