@@ -14,23 +14,28 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
+from inspector.export._escape import ESCAPED, escape_at
+
 __all__ = ["clip", "literal", "one_line", "preview", "visible"]
 
 
 def visible(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with every control character (ESC, BEL, CR, DEL, ...) replaced by a `\\xNN` escape.
+    """`text` with every control character (ESC, BEL, CR, DEL, ...) replaced by a `\\xNN` escape, and
+    every zero-width or bidi character (U+200B, U+202E, U+2066, U+FEFF, ...) by a `\\uXXXX` one: a bidi
+    override would reorder the rest of the row, a zero-width character would hide.
 
     Tabs become four spaces; newlines stay only when `keep_newlines`, else they show as `⏎`.
     """
+    if not ESCAPED.search(text):
+        return text
     out: list[str] = []
-    for ch in text:
-        code = ord(ch)
+    for i, ch in enumerate(text):
         if ch == "\n":
             out.append("\n" if keep_newlines else " ⏎ ")
         elif ch == "\t":
             out.append("    ")
-        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
-            out.append(f"\\x{code:02x}")
+        elif (escaped := escape_at(text, i)) is not None:
+            out.append(escaped)
         else:
             out.append(ch)
     return "".join(out)
