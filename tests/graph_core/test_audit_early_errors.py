@@ -302,3 +302,20 @@ def test_a_cancel_event_set_before_the_run_is_reported_once() -> None:
     with pytest.raises(GraphRunError, match="context has been canceled"):
         _chain().compile().invoke(1, callbacks=[log], cancel_event=cancel)
     assert [kind for kind, _, _ in log.graph_events()] == ["start", "error"]
+
+
+def test_a_state_lookup_error_reads_like_einos_inside_a_node_error() -> None:
+    """Eino: `[NodeRunError] get state from context fail: ...` (ProcessState's error has no tag); it is
+    still a GraphRunError for callers that catch the engine's errors."""
+    with pytest.raises(GraphRunError) as outside:
+        process_state(_Counter, lambda s: s)
+    assert str(outside.value) == "get state from context fail: have not set state"
+
+    graph = Graph(state=_Counter)
+    graph.add_lambda_node("n", lambda x: process_state(int, lambda s: s))
+    with pytest.raises(NodeRunError) as inside:
+        wire(graph, "n").compile().invoke(1)
+    assert str(inside.value).startswith(
+        "[NodeRunError] get state from context fail: cannot find state with type: int in states chain, "
+        "current state type: _Counter\n"
+    )
