@@ -205,7 +205,7 @@ class ReplayApp(App[None]):
             )
         return one_line(
             f"{'⊘' if cancel else '⏸'} {where}{mark.reason}",
-            limit=100,
+            limit=None if self.expand else 100,
             style=("bold magenta" if cancel else "bold yellow"),
         )
 
@@ -550,6 +550,8 @@ class ReplayApp(App[None]):
     def watch_expand(self, expand: bool) -> None:
         if self.is_mounted:
             self.query_one(StatePane).expand_all_values = expand
+            self.query_one(Timeline).set_expand(expand)
+            self.query_one("#timeline-box").border_subtitle = self._stop_note()
             self.show_cursor()
 
     def watch_playing(self, playing: bool) -> None:

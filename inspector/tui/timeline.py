@@ -77,19 +77,24 @@ def _budget_cell(row: TimelineRow) -> str:
     return f"{budget.steps_used:>6}/{budget.steps_max:<6}{left:>6}"
 
 
-def mark_text(row: TimelineRow) -> Text:
-    """The interrupt, cancel or resume note at the end of a row: a marker glyph, a colour, a reason."""
+def mark_text(row: TimelineRow, *, expand: bool = False) -> Text:
+    """The interrupt, cancel or resume note at the end of a row: a marker glyph, a colour, a reason.
+
+    Clipped with the usual "x expands" marker unless `expand` (the app's `x`): the note ends its row,
+    so shown whole it only makes the row longer, and the timeline scrolls sideways to it."""
     text = Text()
     if row.resumed_from is not None:
         text.append("  ↻ ", style=RESUMED_STYLE)
-        text.append_text(one_line(f"resumed from {row.resumed_from}", limit=60, style=RESUMED_STYLE))
+        text.append_text(
+            one_line(f"resumed from {row.resumed_from}", limit=None if expand else 60, style=RESUMED_STYLE)
+        )
         if row.segment:
             text.append(f" (segment {row.segment}: steps and budget restart)", style=RESUMED_STYLE)
     mark = row.interrupt
     if mark is not None:
         style = CANCEL_STYLE if mark.kind == "cancel" else INTERRUPT_STYLE
         text.append("  ⊘ " if mark.kind == "cancel" else "  ⏸ ", style=style)
-        text.append_text(one_line(mark.reason, limit=80, style=style))
+        text.append_text(one_line(mark.reason, limit=None if expand else 80, style=style))
     return text
 
 
@@ -107,9 +112,15 @@ def _marker(row: TimelineRow, *, breakpoint: bool, hit: bool) -> tuple[str, str]
 
 
 def format_row(
-    row: TimelineRow, *, current: bool, breakpoint: bool, hit: bool, columns: Columns = Columns()
+    row: TimelineRow,
+    *,
+    current: bool,
+    breakpoint: bool,
+    hit: bool,
+    columns: Columns = Columns(),
+    expand: bool = False,
 ) -> Text:
-    """One timeline row as literal text (node keys are run data)."""
+    """One timeline row as literal text (node keys are run data); `expand` shows its note unclipped."""
     marker, style = "▶", ""
     if not current:
         marker, style = _marker(row, breakpoint=breakpoint, hit=hit)
@@ -136,12 +147,13 @@ def format_row(
     text.append(f"  {duration:>8}")
     if row.ended:
         text.append("  ⏹", style="dim")
-    text.append_text(mark_text(row))
+    text.append_text(mark_text(row, expand=expand))
     return text
 
 
 class Timeline(ScrollView, can_focus=True):
-    """The step list. The app sets `cursor`, `breakpoints` and `hits`; a click posts `StepClicked`."""
+    """The step list. The app sets `cursor`, `breakpoints`, `hits` and `expand` (x: notes unclipped); a
+    click posts `StepClicked`."""
 
     DEFAULT_CSS = """
     Timeline { height: 1fr; }
@@ -162,6 +174,7 @@ class Timeline(ScrollView, can_focus=True):
         self.breakpoints: frozenset[str] = frozenset()
         self.hits: frozenset[int] = frozenset()
         self.columns = Columns()
+        self.expand = False
         self._cursor_style = Style(reverse=True, bold=True)
         self._widest = 0
 
@@ -180,6 +193,15 @@ class Timeline(ScrollView, can_focus=True):
             self._widest = width
             if width > self.virtual_size.width:
                 self.virtual_size = Size(width, self.virtual_size.height)
+
+    def set_expand(self, expand: bool) -> None:
+        """Rows are built when drawn, so a redraw is all `x` needs; the width is measured afresh (rows
+        shown clipped again no longer need the room their whole notes took)."""
+        if expand != self.expand:
+            self.expand = expand
+            self._widest = 0
+            self.sync_size()
+            self.refresh()
 
     def watch_cursor(self, old: int, new: int) -> None:
         height = self.scrollable_content_region.height or 1
@@ -209,6 +231,7 @@ class Timeline(ScrollView, can_focus=True):
             breakpoint=bool(self.breakpoints.intersection(row.nodes)),
             hit=position in self.hits,
             columns=self.columns,
+            expand=self.expand,
         )
         segments = list(text.render(self.app.console))
         strip = Strip(segments).apply_style(base)
