@@ -78,6 +78,10 @@ _VALUE = b'\n{"kind":"value",'
 _SEGMENT = b'\n{"kind":"segment",'
 _HEADER_START = b'{"kind":"header",'
 _INDEXED = (_STEP[1:], _STEP_FULL[1:], _SEGMENT[1:])
+# A top-level step line's start: group 1 marks a full snapshot, group 2 is the index when it follows
+# (always, from the recorder; a hand-edited line may hold something else, read by parsing the line).
+_STEP_LINE = re.compile(rb'\n\{"kind":"step",(?:("full":true,)(?:"index":)?|"index":)(-?\d+)?')
+_ORDER_WARNINGS = 10  # out-of-order step lines warned about one by one, then summed up
 _BAD_START = re.compile(rb'\n(?!\{"kind":"|\Z)')
 _CHECK_LIMIT = 32 * 1024 * 1024
 
@@ -400,6 +404,7 @@ class Run:
         self._unfinished: dict[int, UnfinishedStep | None] = {}
         self._index(end)
         self._read_segments(end)
+        self._check_order()
         self.steps = Steps(self)
 
     # --- opening --------------------------------------------------------------------------------
@@ -535,17 +540,28 @@ class Run:
         return out
 
     def _index(self, end: int) -> None:
-        """Offsets of the top-level step lines (each step's span runs from the previous one's end),
-        of full snapshots and of value lines; nothing is parsed."""
+        """Offsets of the top-level step lines (each step's span runs from the previous one's end) with
+        the index each line starts with, of full snapshots and of value lines; one regular expression
+        finds the step lines and their index digits, nothing is parsed."""
         skipped = self._skipped  # a corrupt line that starts like a step is no step
-        full = [offset for offset in self._find_all(_STEP_FULL, end) if offset not in skipped]
-        steps = sorted([*(o for o in self._find_all(_STEP, end) if o not in skipped), *full])
+        steps: list[int] = []
+        full: list[int] = []
+        indexes: list[bytes | None] = []
+        for match in _STEP_LINE.finditer(self._data, 0, end):  # pyright: ignore[reportCallIssue, reportArgumentType]
+            offset = match.start() + 1
+            if skipped and offset in skipped:
+                continue
+            is_full, index = match.groups()
+            if is_full is not None:
+                full.append(len(steps))
+            steps.append(offset)
+            indexes.append(index)
         self._values = self._find_all(_VALUE, end)
         if self._skipped:
             self._values = self._lost_value_slots(self._values, end)
         self._spans = steps
-        full_set = set(full)
-        self._full = [i for i, offset in enumerate(steps) if offset in full_set]
+        self._full = full
+        self._raw_indexes = indexes
 
     def _lost_value_slots(self, values: list[int], end: int) -> list[int]:
         """`values` with a slot kept for each skipped corrupt line that was a value line.
@@ -635,6 +651,83 @@ class Run:
                 segment.interrupt = previous
         elif isinstance(event, Interrupted):
             segment.interrupt = event
+
+    def _check_order(self) -> None:
+        """Top-level step indexes must go 0, 1, 2, ... within each segment, in file order.
+
+        A reordered, duplicated or reversed step line would otherwise read silently: steps shown out of
+        order or twice, runs lined up wrongly by `diff`, state deltas applied out of order. Strict
+        reading raises at the first such line; lenient reading warns and reads the steps in file order,
+        checking each index against the one before it (a skipped corrupt line in between may have held
+        steps or a segment line, so any index is taken there). Nested graphs' step lines (with a
+        `path`) are not checked: each run of a nested graph counts from 0 again, they are not indexed
+        (checking them would mean parsing them at open time), and no state is rebuilt from them.
+        """
+        raw = self._raw_indexes
+        indexes = self._int_indexes(raw)
+        del self._raw_indexes
+        skipped = sorted(self._skipped)
+        warned = 0
+        for segment in self.segments:
+            start, stop = segment.start, segment.stop
+            if indexes[start:stop] == list(range(stop - start)):
+                continue  # the usual case, checked in C
+            expected = 0
+            for position in range(start, stop):
+                index = indexes[position]
+                if index == expected:
+                    expected += 1
+                    continue
+                offset = self._spans[position]
+                after = self._spans[position - 1] if position > start else segment.head
+                lost = bisect.bisect_left(skipped, after) < bisect.bisect_left(skipped, offset)
+                if index is not None and lost:
+                    expected = index + 1  # steps (or a segment line) lost with a skipped line
+                    continue
+                line_no = self._line_no(offset)
+                where = f" in segment {segment.index}" if len(self.segments) > 1 else ""
+                what = f"step line {line_no} has index {index}, expected {expected}{where}"
+                if not self.lenient:
+                    raise RunFileError(
+                        f"{what}: the steps are out of order (reordered, duplicated or reversed lines; "
+                        "each segment counts its steps from 0). To read it anyway, in file order, use "
+                        "`read_run(path, lenient=True)` in Python or `--lenient` on the command line.",
+                        path=self.path,
+                        line_no=line_no,
+                    )
+                warned += 1
+                if warned <= _ORDER_WARNINGS:
+                    warnings.warn(
+                        f"{self.path}:{line_no}: {what}; steps are read in file order",
+                        RunFileWarning,
+                        stacklevel=4,
+                    )
+                expected = expected if index is None else index + 1
+        if warned > _ORDER_WARNINGS:
+            warnings.warn(
+                f"{self.path}: {warned - _ORDER_WARNINGS} more step lines out of order",
+                RunFileWarning,
+                stacklevel=4,
+            )
+
+    def _int_indexes(self, raw: list[bytes | None]) -> list[int | None]:
+        """The index digits as numbers; a line whose index is not right after its prefix (edited by
+        hand) is parsed for it, and gives None when it has no integer index (reading that step then
+        reports the line as invalid)."""
+        if None not in raw:
+            return list(map(int, raw))  # pyright: ignore[reportArgumentType]
+        out: list[int | None] = []
+        for position, digits in enumerate(raw):
+            if digits is not None:
+                out.append(int(digits))
+                continue
+            offset = self._spans[position]
+            try:
+                index = json.loads(self._data[offset : self._line_end(offset)]).get("index")
+            except (ValueError, AttributeError):
+                index = None
+            out.append(index if type(index) is int else None)
+        return out
 
     def segment_of(self, position: int) -> int:
         """The index of the segment holding step `position`."""
