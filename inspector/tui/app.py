@@ -31,7 +31,7 @@ from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
 from inspector.tui.literal import one_line, visible
-from inspector.tui.messages_pane import MessagesPane
+from inspector.tui.messages_pane import MessagesPane, raw_messages
 from inspector.tui.node_detail import NodeDetail
 from inspector.tui.prompt import PromptScreen
 from inspector.tui.repaint import repaint
@@ -130,8 +130,7 @@ class ReplayApp(App[None]):
                 yield Timeline(self.session, id="timeline")
         with Horizontal(id="bottom"):
             yield StatePane(id="state")
-            with VerticalScroll(id="messages-box"):
-                yield MessagesPane(id="messages")
+            yield MessagesPane(id="messages-box")
             with VerticalScroll(id="detail-box"):
                 yield NodeDetail(id="detail")
         yield BudgetBar(id="budget")
@@ -243,8 +242,8 @@ class ReplayApp(App[None]):
         elif state is None:
             empty = "(no state: this graph keeps none)"
         self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
-        if self.query_one(MessagesPane).show(replay.messages_at(cursor) if step else [], expand=self.expand):
-            self.query_one("#messages-box").scroll_end(animate=False, immediate=False)
+        if self.query_one(MessagesPane).show(raw_messages(state), expand=self.expand):
+            self.query_one(MessagesPane).scroll_end(animate=False, immediate=True)
         self.query_one(NodeDetail).show(
             step, stop=stop, mark=mark, expand=self.expand, segments=len(run.segments)
         )

@@ -1,24 +1,38 @@
-"""`MessagesPane`: the conversation in the state at the cursor, one block per message.
+"""`MessagesPane`: the conversation in the state at the cursor, one block per message, every message.
 
 Roles are told apart by a coloured role tag and a left rule in the same colour: user blue, assistant
 green, tool yellow, system magenta. Assistant tool calls list name and JSON arguments; tool results
-name the tool and the call they answer. All text is literal (see `literal.py`).
+name the tool and the call they answer. All text is literal (see `literal.py`). A block is numbered by
+its index in the state's list, the `messages[i]` the state pane shows.
+
+A long ReAct run's state holds thousands of messages, and a `Static` re-wraps all of its text on every
+change (over a second a step at 2,000 messages). So the pane is a Line-API `ScrollView`: each message
+is turned into a `Message`, built and wrapped once per width and clip setting, kept while the state's
+item at that index stays equal (a conversation only grows, so a step lays out just its new messages),
+and `render_line` draws only the rows on screen.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+from rich.segment import Segment
 from rich.text import Text
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from graph_core.schema import Message
 from inspector.tui.literal import literal, one_line
-from inspector.tui.repaint import repaint
 
-__all__ = ["ROLE_COLOURS", "MessagesPane", "render_messages"]
+__all__ = ["ROLE_COLOURS", "MessagesPane", "raw_messages", "render_messages"]
 
 ROLE_COLOURS = {"user": "blue", "assistant": "green", "tool": "yellow", "system": "magenta"}
 MESSAGE_LIMIT = 600
-SHOW_LAST = 60
+EMPTY = "(no messages in the state at this step)"
 
 
 def _block(message: Message, *, position: int, limit: int | None) -> Text:
@@ -54,25 +68,127 @@ def _block(message: Message, *, position: int, limit: int | None) -> Text:
     return text
 
 
-def render_messages(messages: list[Message], *, limit: int | None = MESSAGE_LIMIT) -> Text:
-    """The last `SHOW_LAST` messages as one `Text` (earlier ones are counted, not drawn)."""
-    if not messages:
-        return Text("(no messages in the state at this step)", style="dim")
-    start = max(0, len(messages) - SHOW_LAST)
-    parts: list[Text] = []
-    if start:
-        parts.append(Text(f"… {start} earlier messages not shown", style="dim"))
-    parts.extend(_block(m, position=start + i, limit=limit) for i, m in enumerate(messages[start:]))
-    return Text("\n\n").join(parts)
+def raw_messages(state: Any) -> list[Any]:
+    """The state's `messages` (or `Messages`) list as recorded, [] when there is none; items are turned
+    into `Message`s only when drawn (as `inspector.recording.to_messages` would, invalid ones skipped)."""
+    if not isinstance(state, dict):
+        return []
+    raw = state.get("messages", state.get("Messages"))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return raw if isinstance(raw, list) else []  # pyright: ignore[reportUnknownVariableType]
 
 
-class MessagesPane(Static):
-    """Shows `render_messages(...)`; the app calls `show(messages)` when the cursor moves."""
+def _message(item: Any) -> Message | None:
+    if isinstance(item, Message):
+        return item
+    if not isinstance(item, dict) or "role" not in item:
+        return None
+    try:
+        return Message.model_validate(item)
+    except ValidationError:
+        return None
+
+
+def render_messages(messages: list[Any], *, limit: int | None = MESSAGE_LIMIT) -> Text:
+    """Every message as one `Text` (for a caller without a pane; the pane itself draws block by block)."""
+    blocks = [
+        _block(m, position=i, limit=limit)
+        for i, item in enumerate(messages)
+        if (m := _message(item)) is not None
+    ]
+    return Text("\n\n").join(blocks) if blocks else Text(EMPTY, style="dim")
+
+
+@dataclass
+class _Laid:
+    """One message's block, wrapped to a width: the state's item it came from and its rows."""
+
+    item: Any
+    rows: list[Strip]
+
+
+class MessagesPane(ScrollView, can_focus=True):
+    """Every message of the state at the cursor; the app calls `show(messages)` when the cursor moves."""
 
     DEFAULT_CSS = """
-    MessagesPane { height: auto; }
+    MessagesPane { height: 1fr; scrollbar-gutter: stable; }
     """
 
-    def show(self, messages: list[Message], *, expand: bool = False) -> bool:
-        """False when the pane already showed these messages (the app then leaves its scroll alone)."""
-        return repaint(self, render_messages(messages, limit=None if expand else MESSAGE_LIMIT))
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._items: list[Any] = []
+        self._expand = False
+        self._laid: dict[int, _Laid] = {}
+        self._layout_key: tuple[int, bool] = (0, False)
+        self._starts: list[int] = []  # first virtual row of each drawn block
+        self._blocks: list[list[Strip]] = []
+
+    def show(self, messages: list[Any], *, expand: bool = False) -> bool:
+        """Show `messages` (recorded dicts or `Message`s); False when they are the ones already shown
+        (the app then leaves the scroll alone)."""
+        if expand == self._expand and messages == self._items and self._blocks:
+            return False
+        self._items = list(messages)
+        self._expand = expand
+        self._lay_out()
+        return True
+
+    def on_resize(self) -> None:
+        """Wrap again at the new width, keeping the newest message in view if it was."""
+        at_end = self.scroll_y >= self.max_scroll_y
+        self._lay_out()
+        if at_end:  # the scroll limits follow the new virtual size only after a refresh
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+
+    def _lay_out(self) -> None:
+        width = self.scrollable_content_region.width
+        if width <= 0:  # not laid out yet: the first resize wraps, at the real width
+            return
+        if (width, self._expand) != self._layout_key:
+            self._laid.clear()  # blocks wrapped to another width or clip setting
+            self._layout_key = (width, self._expand)
+        laid, items = self._laid, self._items
+        for stale in [i for i in laid if i >= len(items)]:
+            del laid[stale]
+        blocks: list[list[Strip]] = []
+        for i, item in enumerate(items):
+            done = laid.get(i)
+            if done is None or done.item != item:
+                done = laid[i] = _Laid(item, self._wrap(item, i, width))
+            if done.rows:
+                blocks.append(done.rows)
+        if not blocks:
+            blocks = [self._wrap_text(Text(EMPTY, style="dim"), width)]
+        starts, row = [], 0
+        for rows in blocks:
+            starts.append(row)
+            row += len(rows) + 1  # a blank row between blocks
+        self._blocks, self._starts = blocks, starts
+        self.virtual_size = Size(width, row - 1)
+        self.refresh()
+
+    def _wrap(self, item: Any, position: int, width: int) -> list[Strip]:
+        message = _message(item)
+        if message is None:
+            return []
+        return self._wrap_text(
+            _block(message, position=position, limit=None if self._expand else MESSAGE_LIMIT), width
+        )
+
+    def _wrap_text(self, text: Text, width: int) -> list[Strip]:
+        console = self.app.console
+        lines = console.render_lines(text, console.options.update_width(width), pad=False)
+        return [Strip(line) for line in lines]
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        row = scroll_y + y
+        which = bisect_right(self._starts, row) - 1
+        if which < 0:
+            return Strip.blank(width, base)
+        rows = self._blocks[which]
+        offset = row - self._starts[which]
+        if offset >= len(rows):
+            return Strip([Segment(" " * width, base)])
+        return rows[offset].apply_style(base).crop_extend(scroll_x, scroll_x + width, base)

@@ -1,0 +1,61 @@
+"""The messages pane reaches every message of the step's state (not only the last 60), in order, with
+the index the state pane gives it (`messages[i]`), and stays cheap on long conversations: only the rows
+on screen are drawn, and blocks already laid out are reused by the next step."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from inspector.tui import make_app
+from inspector.tui.messages_pane import MessagesPane
+from tests.tui.conftest import SIZE, screen_text, synthetic
+
+pytestmark = pytest.mark.anyio
+
+
+def _indexes(text: str) -> list[int]:
+    return [int(m) for m in re.findall(r"(?:USER|ASSISTANT|TOOL|SYSTEM)  #(\d+)", text)]
+
+
+async def test_every_message_can_be_scrolled_to(tmp_path: Path) -> None:
+    app = make_app(synthetic(tmp_path / "long.jsonl", 40))  # 81 messages at the end
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        total = len(app.replay.messages_at(app.replay.cursor))
+        assert total > 60
+        box = app.query_one("#messages-box")
+        assert _indexes(screen_text(app))[-1] == total - 1  # opens at the newest message
+        box.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "earlier messages not shown" not in text
+        assert _indexes(text)[0] == 0
+        assert "What is the weather in Paris?" in text
+        seen: set[int] = set()
+        while True:  # page down through the whole conversation: every index shows, in order
+            shown = _indexes(screen_text(app))
+            assert shown == sorted(shown)
+            seen.update(shown)
+            if box.scroll_y >= box.max_scroll_y:
+                break
+            box.scroll_page_down(animate=False)
+            await pilot.pause()
+        assert seen == set(range(total))
+
+
+async def test_x_shows_all_of_them_whole_too(tmp_path: Path) -> None:
+    app = make_app(synthetic(tmp_path / "long.jsonl", 40, content="w" * 700))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end", "x")
+        await pilot.pause()
+        box = app.query_one("#messages-box")
+        box.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        text = screen_text(app)
+        assert _indexes(text)[0] == 0
+        assert "x expands" not in text
+        assert isinstance(app.query_one(MessagesPane), MessagesPane)
