@@ -14,8 +14,9 @@ emoji sequence takes the two cells a terminal gives it.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 __all__ = ["Canvas", "E", "N", "S", "W", "cell_width", "clusters"]
 
@@ -73,7 +74,7 @@ def cell_width(text: str) -> int:
     return sum(cells for _, cells in clusters(text))
 
 
-@dataclass
+@dataclass(slots=True)
 class _Part:
     """One net's contribution to a cell."""
 
@@ -83,7 +84,7 @@ class _Part:
     heavy_horizontal: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Line:
     nets: dict[Hashable, _Part] = field(default_factory=dict)
 
@@ -146,6 +147,37 @@ class Canvas:
             part.heavy_horizontal = part.heavy_horizontal or heavy
         self._grow(row, col)
 
+    def connect_cells(
+        self,
+        cells: Sequence[tuple[int, int]],
+        masks: Sequence[int],
+        *,
+        dashed: bool = False,
+        heavy: bool = False,
+        net: Hashable = None,
+    ) -> None:
+        """`connect` for each cell with its mask, in one call: a route's cells are most of a drawing's
+        work, and a wide fan-out has hundreds of thousands of them."""
+        lines = self.lines
+        for cell, mask in zip(cells, masks, strict=True):
+            line = lines.get(cell)
+            part = None if line is None else line.nets.get(net)
+            if part is None:
+                part = _Part(mask, dashed, heavy and mask & (N | S) != 0, heavy and mask & (E | W) != 0)
+                if line is None:
+                    lines[cell] = _Line({net: part})
+                else:
+                    line.nets[net] = part
+                continue
+            part.mask |= mask
+            part.dashed = part.dashed and dashed
+            if heavy and mask & (N | S):
+                part.heavy_vertical = True
+            if heavy and mask & (E | W):
+                part.heavy_horizontal = True
+        if cells:
+            self._grow(max(cells)[0], max(map(itemgetter(1), cells)))
+
     def blit(self, other: Canvas, row: int, col: int) -> None:
         """Copy another canvas (a nested drawing) with its top-left corner at (row, col)."""
         for (r, c), ch in other.fixed.items():
@@ -175,17 +207,38 @@ class Canvas:
         found = self.lines.get((row, col))
         if found is None:
             return " "
-        line = found.shown()
-        mask = line.mask
-        vertical = mask & (N | S) != 0
-        horizontal = mask & (E | W) != 0
-        if line.dashed and vertical != horizontal:
-            heavy = line.heavy_vertical if vertical else line.heavy_horizontal
-            return _DASHED[(heavy, vertical)]
-        if mask == _ALL and line.heavy_vertical != line.heavy_horizontal:
-            return "╂" if line.heavy_vertical else "┿"
-        heavy = line.heavy_vertical or line.heavy_horizontal
-        return (_HEAVY if heavy else _LIGHT)[mask]
+        return _line_glyph(found.shown())
 
     def rows(self) -> list[str]:
-        return ["".join(self.glyph(r, c) for c in range(self.width)).rstrip() for r in range(self.height)]
+        """The text, row by row (trailing blanks cut). Only drawn cells are visited: a wide drawing is
+        mostly blank, and cells with the same merged line share one glyph lookup."""
+        height, width = self.height, self.width
+        grid = [[" "] * width for _ in range(height)]
+        memo: dict[tuple[int, bool, bool, bool], str] = {}
+        for (row, col), line in self.lines.items():
+            if 0 <= row < height and 0 <= col < width:
+                nets = line.nets
+                part = next(iter(nets.values())) if len(nets) == 1 else line.shown()
+                key = (part.mask, part.dashed, part.heavy_vertical, part.heavy_horizontal)
+                glyph = memo.get(key)
+                if glyph is None:
+                    glyph = memo[key] = _line_glyph(part)
+                grid[row][col] = glyph
+        for (row, col), chars in self.fixed.items():
+            if 0 <= row < height and 0 <= col < width:
+                grid[row][col] = chars
+        return ["".join(cells).rstrip() for cells in grid]
+
+
+def _line_glyph(line: _Part) -> str:
+    """The box-drawing character of a merged line."""
+    mask = line.mask
+    vertical = mask & (N | S) != 0
+    horizontal = mask & (E | W) != 0
+    if line.dashed and vertical != horizontal:
+        heavy = line.heavy_vertical if vertical else line.heavy_horizontal
+        return _DASHED[(heavy, vertical)]
+    if mask == _ALL and line.heavy_vertical != line.heavy_horizontal:
+        return "╂" if line.heavy_vertical else "┿"
+    heavy = line.heavy_vertical or line.heavy_horizontal
+    return (_HEAVY if heavy else _LIGHT)[mask]

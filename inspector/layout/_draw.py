@@ -21,8 +21,10 @@ box (`┏━┓`), executed nodes are double boxes (`╔═╗`), executed edges
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise, repeat
 from typing import Any, Literal
 
 from graph_core.topology import Topology, TopologyEdge, TopologyNode
@@ -241,8 +243,14 @@ def layout(
         show_names=show_names,
         max_width=max_width,
     )
-    canvas, nodes, edges = _draw_graph(as_topology(subject), (), options)
-    return Drawing(lines=tuple(canvas.rows()), nodes=tuple(nodes), edges=tuple(edges))
+    collecting = gc.isenabled()
+    gc.disable()  # a large drawing allocates a few objects per cell and frees none: collections only cost
+    try:
+        canvas, nodes, edges = _draw_graph(as_topology(subject), (), options)
+        return Drawing(lines=tuple(canvas.rows()), nodes=tuple(nodes), edges=tuple(edges))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def draw(subject: Any, /, **options: Any) -> str:
@@ -286,9 +294,12 @@ def _draw_graph(
     """Side by side if it fits in `max_width`, else one node per row."""
     layers = node_layers(topology)
     contents = {n.key: _content(n, prefix, options) for n in topology.nodes}
-    drawn = _draw_layers(topology, layers, contents, prefix, options)
-    if drawn[0].width > options.max_width and any(len(layer) > 1 for layer in layers):
+    side_by_side = any(len(layer) > 1 for layer in layers)
+    limit = options.max_width if side_by_side else None
+    drawn = _draw_layers(topology, layers, contents, prefix, options, give_up_wider=limit)
+    if drawn is None or (side_by_side and drawn[0].width > options.max_width):
         drawn = _draw_layers(topology, [[k] for layer in layers for k in layer], contents, prefix, options)
+        assert drawn is not None
     return drawn
 
 
@@ -296,8 +307,17 @@ _Contents = dict[str, tuple[Canvas, str, list[NodeBox], list[EdgeRoute]]]
 
 
 def _draw_layers(
-    topology: Topology, layers: list[list[str]], contents: _Contents, prefix: Path, options: _Options
-) -> tuple[Canvas, list[NodeBox], list[EdgeRoute]]:
+    topology: Topology,
+    layers: list[list[str]],
+    contents: _Contents,
+    prefix: Path,
+    options: _Options,
+    *,
+    give_up_wider: int | None = None,
+) -> tuple[Canvas, list[NodeBox], list[EdgeRoute]] | None:
+    """The drawing of `layers`; None, before anything is painted, when its boxes alone are wider than
+    `give_up_wider` (a wide fan-out stacked one node per row anyway: painting its rows side by side
+    first cost more than the drawing kept)."""
     seq = {key: (i, j) for i, layer in enumerate(layers) for j, key in enumerate(layer)}
     by_key = {node.key: node for node in topology.nodes}
     boxes: dict[str, _Box] = {}
@@ -335,6 +355,8 @@ def _draw_layers(
         _attach(box, rightmost=seq[key][1] == len(layers[seq[key][0]]) - 1, seq=seq)
 
     _place_columns(layers, boxes)
+    if give_up_wider is not None and max(b.right for b in boxes.values()) + 1 > give_up_wider:
+        return None  # the canvas holds every box, so it would be wider still
     for box in boxes.values():
         for end in box.ends:
             if end.where == "bottom":
@@ -546,6 +568,9 @@ def _is_executed(prefix: Path, source: str, target: str, options: _Options) -> b
     return (prefix, source, target) in options.executed_edges
 
 
+_OPPOSITE = {N: S, S: N, E: W, W: E}
+
+
 def _direction(a: tuple[int, int], b: tuple[int, int]) -> int:
     if b[0] < a[0]:
         return N
@@ -558,17 +583,31 @@ def _trace(
     canvas: Canvas, points: list[tuple[int, int]], *, net: Hashable, dashed: bool, heavy: bool
 ) -> list[tuple[int, int]]:
     """Draw a line through axis-parallel waypoints; the first and last cells are left to the caller
-    (a port and an arrow head). Returns every cell, in order."""
+    (a port and an arrow head). Returns every cell, in order.
+
+    A straight stretch is made whole (its cells from a range, its steps one direction) and the canvas
+    takes the route in one call: a wide fan-out stacked one node per row has long lanes, and per-cell
+    work there was most of the drawing's time."""
     cells = [points[0]]
+    steps: list[int] = []  # the direction from each cell to the next
     for row, col in points[1:]:
         r, c = cells[-1]
-        while (r, c) != (row, col):
-            r += (row > r) - (row < r)
-            c += (col > c) - (col < c) if r == row else 0
-            cells.append((r, c))
-    for i in range(1, len(cells) - 1):
-        mask = _direction(cells[i], cells[i - 1]) | _direction(cells[i], cells[i + 1])
-        canvas.connect(*cells[i], mask, dashed=dashed, heavy=heavy, net=net)
+        if c == col and r != row:
+            step = 1 if row > r else -1
+            cells.extend(zip(range(r + step, row + step, step), repeat(c)))
+            steps.extend(repeat(S if step > 0 else N, abs(row - r)))
+        elif r == row and c != col:
+            step = 1 if col > c else -1
+            cells.extend(zip(repeat(r), range(c + step, col + step, step)))
+            steps.extend(repeat(E if step > 0 else W, abs(col - c)))
+        else:  # not axis-parallel (or no move): cell by cell, rows first
+            while (r, c) != (row, col):
+                r += (row > r) - (row < r)
+                c += (col > c) - (col < c) if r == row else 0
+                steps.append(_direction(cells[-1], (r, c)))
+                cells.append((r, c))
+    masks = [_OPPOSITE[back] | ahead for back, ahead in pairwise(steps)]
+    canvas.connect_cells(cells[1:-1], masks, dashed=dashed, heavy=heavy, net=net)
     return cells
 
 

@@ -49,6 +49,8 @@ def _inside(cell: Cell, rects: Sequence[Rect]) -> bool:
 
 def place_labels(canvas: Canvas, routes: Sequence[tuple[Sequence[Cell], str]], rects: Sequence[Rect]) -> None:
     """Write each non-empty label beside its route (right of a vertical stretch, else left of it)."""
+    if not any(text for _, text in routes):
+        return  # nothing to place: spare counting every route's cells
     uses = Counter(cell for cells, _ in routes for cell in set(cells))
     for cells, text in routes:
         if not text:
