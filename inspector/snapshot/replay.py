@@ -103,16 +103,17 @@ class ReplayTool:
 
 
 def replay_tools_from_run(
-    subject: Run | str | os.PathLike[str], /, tools: Sequence[Any] = ()
+    subject: Run | str | os.PathLike[str], /, tools: Sequence[Any] | None = None
 ) -> list[ReplayTool]:
     """Replay stand-ins for `tools` (same `info`, recorded results), in the same order.
 
     Pass the agent's real tools so the model sees the same descriptions and the agent the same tool list;
     built-in tools the agent adds itself (the ADK `exit` tool) are left out because they are not passed.
-    Without `tools`, every tool the run called gets a stand-in with a minimal `ToolInfo`.
+    Without `tools` (None), every tool the run called gets a stand-in with a minimal `ToolInfo`; an empty
+    sequence means the agent now has no tools, so it gets none (the replay must not hide that change).
     """
     run = _as_run(subject)
-    infos = {tool.info.name: tool.info for tool in tools}
+    infos = {tool.info.name: tool.info for tool in tools or ()}
     calls: dict[str, list[tuple[str, str | None, str | None]]] = defaultdict(list)
     for node_run in _all_node_runs(run):
         for call in node_run.tools:
@@ -123,7 +124,7 @@ def replay_tools_from_run(
             output = call.output if isinstance(call.output, str) or call.output is None else str(call.output)
             calls[call.name].append((arguments, output, error))
     source = f"recording {run.path}"
-    names = list(infos) if infos else list(calls)
+    names = list(infos) if tools is not None else list(calls)
     return [
         ReplayTool(
             infos.get(name) or ToolInfo(name=name, description=f"replay of `{name}`", parameters={}),
