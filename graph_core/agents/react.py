@@ -176,7 +176,8 @@ class ReActAgent:
             state.messages = list(self.message_rewriter(state.messages))
         if self.message_modifier is not None:
             return list(self.message_modifier(list(state.messages)))
-        return state.messages
+        # a copy: the state list grows after this call, and callbacks or models may keep their input
+        return list(state.messages)
 
     def _tools_pre(self, input: Message | None, state: ReActState) -> Message:
         if input is None:  # rerun after an interrupt: the assistant message is already in state
