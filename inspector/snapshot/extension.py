@@ -15,6 +15,7 @@ from typing import Any
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from graph_core.topology import Topology
 from inspector.errors import TopologyFormatError
 from inspector.export import from_json, to_json
 from inspector.snapshot.topology_diff import diff_topologies
@@ -56,14 +57,42 @@ class TopologySnapshotExtension(_TextSnapshotExtension):
 
     def _explain(self, received: str, stored: str) -> list[str] | None:
         try:
-            changes = diff_topologies(from_json(stored), from_json(received))
+            old, new = from_json(stored), from_json(received)
         except TopologyFormatError:
             return None
+        changes = diff_topologies(old, new)
         if not changes:
-            return None
+            reorders = _order_changes(old, new, ())
+            if not reorders:
+                return None
+            return ["topology changed only in order (no node or edge was added, removed or changed):"] + [
+                f"  - {line}" for line in reorders
+            ]
         return [f"topology changed ({len(changes)} change{'s' if len(changes) != 1 else ''}):"] + [
             f"  - {change.describe()}" for change in changes
         ]
+
+
+def _order_changes(old: Topology, new: Topology, path: tuple[str, ...]) -> list[str]:
+    """Node and edge order differences (the stored order is the order of the `add_*` calls), nested too.
+
+    Only called when `diff_topologies` found nothing, so both sides hold the same nodes and edges.
+    """
+    where = f"in nested graph `{'/'.join(path)}`: " if path else ""
+    out: list[str] = []
+    old_nodes, new_nodes = [n.key for n in old.nodes], [n.key for n in new.nodes]
+    if old_nodes != new_nodes:
+        out.append(f"{where}node order: {', '.join(old_nodes)} -> {', '.join(new_nodes)}")
+    old_edges = [f"{e.source} -> {e.target}" for e in old.edges]
+    new_edges = [f"{e.source} -> {e.target}" for e in new.edges]
+    if old_edges != new_edges:
+        out.append(f"{where}edge order: {', '.join(old_edges)} -> {', '.join(new_edges)}")
+    new_by_key = {n.key: n for n in new.nodes}
+    for node in old.nodes:
+        twin = new_by_key.get(node.key)
+        if node.graph is not None and twin is not None and twin.graph is not None:
+            out.extend(_order_changes(node.graph, twin.graph, (*path, node.key)))
+    return out
 
 
 class TrajectorySnapshotExtension(_TextSnapshotExtension):
