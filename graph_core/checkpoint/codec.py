@@ -159,6 +159,15 @@ def decode_value(data: Any, where: str = "value") -> Any:
     tag = next((t for t in _TAGS if t in obj), None) if len(obj) <= 2 else None
     if tag is None:
         return {k: decode_value(v, f"{where}.{k}") for k, v in obj.items()}
+    try:
+        return _decode_tagged(tag, obj, where)
+    except CheckpointSerializationError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:  # pydantic's ValidationError included
+        raise CheckpointSerializationError(f"cannot read the `{tag}` value at `{where}`: {exc}") from exc
+
+
+def _decode_tagged(tag: str, obj: dict[str, Any], where: str) -> Any:
     body = obj[tag]
     if tag == "$tuple":
         return tuple(decode_value(v, where) for v in body)
@@ -167,9 +176,11 @@ def decode_value(data: Any, where: str = "value") -> Any:
     if tag == "$frozenset":
         return frozenset(decode_value(v, where) for v in body)
     if tag == "$bytes":
-        return base64.b64decode(body)
+        return base64.b64decode(body, validate=True)
     if tag == "$dict":
         return {decode_value(k, where): decode_value(v, where) for k, v in body}
+    if not isinstance(body, str):
+        raise TypeError(f"the type name is a JSON {_json_kind(type(body))}")  # pyright: ignore[reportUnknownArgumentType]
     cls = _resolve(body, where)
     if tag == "$enum":
         return cls(decode_value(obj["value"], where))
@@ -197,13 +208,39 @@ def _point(record: PointRecord, where: str) -> dict[str, Any]:
     }
 
 
-def _read_point(data: dict[str, Any], where: str) -> PointRecord:
+def _field(data: dict[str, Any], key: str, where: str, kind: type[Any]) -> Any:
+    """`data[key]`, refused by name when a damaged or foreign checkpoint lacks it or has another shape."""
+    if key not in data:
+        raise CheckpointSerializationError(f"damaged checkpoint: `{where}.{key}` is missing")
+    value = data[key]
+    if not isinstance(value, kind):
+        raise CheckpointSerializationError(
+            f"damaged checkpoint: `{where}.{key}` is a JSON {_json_kind(type(value))}, "
+            f"expected a JSON {_json_kind(kind)}"
+        )
+    return value
+
+
+def _json_kind(cls: type[Any]) -> str:
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return kinds.get(cls, "number")
+
+
+def _object(data: Any, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise CheckpointSerializationError(f"damaged checkpoint: `{where}` is not a JSON object")
+    return data  # pyright: ignore[reportUnknownVariableType]
+
+
+def _read_point(data: Any, where: str) -> PointRecord:
+    data = _object(data, where)
+    children: dict[str, Any] = _field(data, "children", where, dict)
     return PointRecord(
-        address=data["address"],
-        info=decode_value(data["info"], f"{where}.info"),
-        state=decode_value(data["state"], f"{where}.state"),
-        has_state=data["has_state"],
-        children={k: _read_point(c, f"{where}.{k}") for k, c in data["children"].items()},
+        address=_field(data, "address", where, str),
+        info=decode_value(_field(data, "info", where, object), f"{where}.info"),
+        state=decode_value(_field(data, "state", where, object), f"{where}.state"),
+        has_state=_field(data, "has_state", where, bool),
+        children={k: _read_point(c, f"{where}.{k}") for k, c in children.items()},
     )
 
 
@@ -227,24 +264,47 @@ def _checkpoint(cp: Checkpoint, where: str) -> dict[str, Any]:
     }
 
 
-def _read_checkpoint(data: dict[str, Any], where: str) -> Checkpoint:
+def _read_checkpoint(data: Any, where: str) -> Checkpoint:
+    data = _object(data, where)
+    values: dict[str, Any] = _field(data, "values", where, dict)
+    for target, row in values.items():
+        _object(row, f"{where}.values.{target}")
+    control: dict[str, Any] = _field(data, "control", where, dict)
+    for target, row in control.items():
+        _object(row, f"{where}.control.{target}")
+    inputs: list[Any] = _field(data, "inputs", where, list)
+    for i, item in enumerate(inputs):
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):  # pyright: ignore[reportUnknownArgumentType]
+            raise CheckpointSerializationError(
+                f"damaged checkpoint: `{where}.inputs[{i}]` is not a [node key, input] pair"
+            )
+    points: dict[str, Any] = _field(data, "points", where, dict)
+    sub_graphs: dict[str, Any] = _field(data, "sub_graphs", where, dict)
+    names = {key: _names(data, key, where) for key in ("skipped", "rerun_nodes", "skip_pre_handler")}
     return Checkpoint(
         values={
             t: {s: decode_value(v, f"{where}.channels.{t}.{s}") for s, v in row.items()}
-            for t, row in data["values"].items()
+            for t, row in values.items()
         },
-        control=data["control"],
-        skipped=list(data["skipped"]),
-        inputs=[(k, decode_value(v, f"{where}.inputs.{k}")) for k, v in data["inputs"]],
-        rerun_nodes=list(data["rerun_nodes"]),
-        skip_pre_handler=list(data["skip_pre_handler"]),
-        points={k: _read_point(r, f"{where}.points.{k}") for k, r in data["points"].items()},
-        sub_graphs={k: _read_checkpoint(s, f"{where}.sub_graphs.{k}") for k, s in data["sub_graphs"].items()},
-        before_nodes=list(data["before_nodes"]),
-        after_nodes=list(data["after_nodes"]),
-        has_state=data["has_state"],
-        state=decode_value(data["state"], f"{where}.state"),
+        control={t: dict(row) for t, row in control.items()},
+        skipped=names["skipped"],
+        inputs=[(k, decode_value(v, f"{where}.inputs.{k}")) for k, v in inputs],
+        rerun_nodes=names["rerun_nodes"],
+        skip_pre_handler=names["skip_pre_handler"],
+        points={k: _read_point(r, f"{where}.points.{k}") for k, r in points.items()},
+        sub_graphs={k: _read_checkpoint(s, f"{where}.sub_graphs.{k}") for k, s in sub_graphs.items()},
+        before_nodes=_names(data, "before_nodes", where),
+        after_nodes=_names(data, "after_nodes", where),
+        has_state=_field(data, "has_state", where, bool),
+        state=decode_value(_field(data, "state", where, object), f"{where}.state"),
     )
+
+
+def _names(data: dict[str, Any], key: str, where: str) -> list[str]:
+    names: list[Any] = _field(data, key, where, list)
+    if not all(isinstance(name, str) for name in names):
+        raise CheckpointSerializationError(f"damaged checkpoint: `{where}.{key}` holds a non-string node key")
+    return list(names)
 
 
 def encode_checkpoint(checkpoint: Checkpoint) -> bytes:
@@ -262,8 +322,11 @@ def decode_checkpoint(data: bytes) -> Checkpoint:
     if not isinstance(envelope, dict) or envelope.get("format") != FORMAT:  # pyright: ignore[reportUnknownMemberType]
         raise CheckpointSerializationError("not a graph_core checkpoint (missing format marker)")
     version = envelope.get("version")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if not isinstance(version, int) or version > VERSION:
+    if type(version) is not int or not 1 <= version <= VERSION:
         raise CheckpointSerializationError(
-            f"checkpoint format version {version!r} is not supported (this graph_core reads up to {VERSION})"
+            f"checkpoint format version {version!r} is not supported (this graph_core reads versions 1 to "
+            f"{VERSION})"
         )
+    if "checkpoint" not in envelope:
+        raise CheckpointSerializationError("damaged checkpoint: `checkpoint` is missing")
     return _read_checkpoint(envelope["checkpoint"], "checkpoint")  # pyright: ignore[reportUnknownArgumentType]
