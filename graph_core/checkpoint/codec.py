@@ -5,6 +5,7 @@ format name and version. User values (state, channel values, node inputs, interr
 by type:
 
 - `None`, `bool`, `int`, `float`, `str` and lists as themselves; dicts with string keys as objects;
+  NaN and infinities (which strict JSON lacks) as `{"$float": "nan" | "inf" | "-inf"}`;
 - tuples, sets, bytes, other dicts as tagged objects (`{"$tuple": [...]}`, `{"$dict": [[k, v], ...]}`);
 - pydantic models, dataclasses and enums as `{"$model"|"$dataclass"|"$enum": name, ...}`, field by field.
 
@@ -21,6 +22,7 @@ import base64
 import dataclasses
 import enum
 import json
+import math
 import sys
 import threading
 from typing import Any
@@ -46,7 +48,7 @@ __all__ = [
 FORMAT = "graph_core.checkpoint"
 VERSION = 1
 
-_TAGS = ("$tuple", "$set", "$frozenset", "$bytes", "$dict", "$model", "$dataclass", "$enum")
+_TAGS = ("$float", "$tuple", "$set", "$frozenset", "$bytes", "$dict", "$model", "$dataclass", "$enum")
 
 _REGISTRY: dict[str, type[Any]] = {}
 _NAMES: dict[type[Any], str] = {}
@@ -111,6 +113,8 @@ def _resolve(name: str, where: str) -> type[Any]:
 def encode_value(value: Any, where: str = "value") -> Any:
     """A JSON-ready form of `value` (see the module docstring); raises for unsupported types."""
     if value is None or (isinstance(value, (bool, int, float, str)) and not isinstance(value, enum.Enum)):
+        if isinstance(value, float) and not math.isfinite(value):  # strict JSON has no NaN or Infinity
+            return {"$float": repr(float(value))}
         return value
     if isinstance(value, list):
         return [encode_value(v, f"{where}[{i}]") for i, v in enumerate(value)]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
@@ -169,6 +173,10 @@ def decode_value(data: Any, where: str = "value") -> Any:
 
 def _decode_tagged(tag: str, obj: dict[str, Any], where: str) -> Any:
     body = obj[tag]
+    if tag == "$float":
+        if body not in ("nan", "inf", "-inf"):
+            raise ValueError(f"{body!r} is not nan, inf or -inf")
+        return float(body)
     if tag == "$tuple":
         return tuple(decode_value(v, where) for v in body)
     if tag == "$set":
