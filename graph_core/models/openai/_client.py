@@ -218,16 +218,16 @@ class OpenAIChatModel:
                 yield self._decode(response, self._read_started(response))
                 return
             decoder = self._new_decoder(response)
-            lines = response.iter_lines()
+            texts = response.iter_text()
             while True:
                 try:
-                    line = next(lines)
+                    text = next(texts)
                 except StopIteration:
                     break
                 except httpx.TransportError as exc:
                     failure = self._transport_failure(exc, started=True)
                 else:
-                    yield from decoder.feed(line)
+                    yield from decoder.feed_text(text)
                     continue
                 raise mid_stream_error(failure, decoder)
             yield from decoder.finish()
@@ -299,16 +299,16 @@ class OpenAIChatModel:
                     yield self._decode(response, await self._aread_started(response))
                     return
                 decoder = self._new_decoder(response)
-                lines = response.aiter_lines()
+                texts = response.aiter_text()
                 while True:
                     try:
-                        line = await anext(lines)
+                        text = await anext(texts)
                     except StopAsyncIteration:
                         break
                     except httpx.TransportError as exc:
                         failure = self._transport_failure(exc, started=True)
                     else:
-                        for chunk in decoder.feed(line):
+                        for chunk in decoder.feed_text(text):
                             yield chunk
                         continue
                     raise mid_stream_error(failure, decoder)

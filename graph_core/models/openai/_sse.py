@@ -7,6 +7,7 @@ decision about what a chunk is and whether the stream ended properly.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from graph_core.models.openai._errors import ChatModelStreamError, Redactor
@@ -24,6 +25,39 @@ from graph_core.schema import Message, ToolCall
 
 __all__ = ["StreamDecoder"]
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class _LineSplitter:
+    """Splits decoded text into SSE lines, which end only at CRLF, LF or CR.
+
+    Not `str.splitlines` (nor httpx's `iter_lines`, built on it): that also splits at U+2028, U+2029 and
+    NEL, which JSON may carry unescaped (vLLM and llama.cpp send them raw), cutting an event in half.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[str] = []
+        self._after_cr = False  # a CR ended the last piece: a LF starting the next one belongs to it
+
+    def feed(self, text: str) -> list[str]:
+        if self._after_cr and text.startswith("\n"):
+            text = text[1:]
+            self._after_cr = False
+        if not text:
+            return []
+        self._after_cr = text.endswith("\r")
+        if "\r" not in text and "\n" not in text:
+            self._pending.append(text)  # a long line in many pieces stays linear
+            return []
+        lines = _LINE_END.split("".join(self._pending) + text)
+        self._pending = [lines.pop()]
+        return lines
+
+    def flush(self) -> list[str]:
+        rest = "".join(self._pending)
+        self._pending = []
+        return [rest] if rest else []
+
 
 class StreamDecoder:
     """Turns SSE lines of a Chat Completions stream into message chunks, and judges how the stream ended.
@@ -37,6 +71,7 @@ class StreamDecoder:
         self._where = f"POST {endpoint} (HTTP {status})"
         self._redact = redact
         self._data: list[str] = []
+        self._lines = _LineSplitter()
         self.events = 0
         self.chunks = 0
         self.done = False
@@ -45,6 +80,10 @@ class StreamDecoder:
         self._index_of_id: dict[str, int] = {}
         self._last_index: int | None = None
         self._calls: dict[int, ToolCall] = {}
+
+    def feed_text(self, text: str) -> list[Message]:
+        """Decoded body text as it arrives, cut anywhere; returns the chunks it completes."""
+        return [chunk for line in self._lines.feed(text) for chunk in self.feed(line)]
 
     def feed(self, line: str) -> list[Message]:
         """One line without its terminator; returns the chunks completed by it (usually zero or one)."""
@@ -59,7 +98,8 @@ class StreamDecoder:
 
     def finish(self) -> list[Message]:
         """The connection ended cleanly: flush, then insist the stream actually completed."""
-        chunks = self._dispatch()
+        chunks = [chunk for line in self._lines.flush() for chunk in self.feed(line)]
+        chunks += self._dispatch()
         if not self.done and not self._finished:
             raise ChatModelStreamError(
                 f"{self._where}: stream ended after {self.events} events without [DONE] or a finish reason "
