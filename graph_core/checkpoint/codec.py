@@ -27,6 +27,7 @@ import sys
 import threading
 from typing import Any
 
+import pydantic
 from pydantic import BaseModel
 
 from graph_core.checkpoint.model import Checkpoint
@@ -49,6 +50,10 @@ FORMAT = "graph_core.checkpoint"
 VERSION = 1
 
 _TAGS = ("$float", "$tuple", "$set", "$frozenset", "$bytes", "$dict", "$model", "$dataclass", "$enum")
+
+# fields are written by name; pydantic >= 2.11 can read them back by name when they have aliases
+_PYDANTIC = tuple(int(part) for part in pydantic.VERSION.split(".")[:2])
+_BY_NAME: dict[str, Any] = {"by_name": True} if _PYDANTIC >= (2, 11) else {}
 
 _REGISTRY: dict[str, type[Any]] = {}
 _NAMES: dict[type[Any], str] = {}
@@ -194,7 +199,7 @@ def _decode_tagged(tag: str, obj: dict[str, Any], where: str) -> Any:
         return cls(decode_value(obj["value"], where))
     fields = {k: decode_value(v, f"{where}.{k}") for k, v in obj["fields"].items()}
     if tag == "$model":
-        return cls.model_validate(fields)
+        return cls.model_validate(fields, **_BY_NAME)
     return cls(**fields)
 
 
