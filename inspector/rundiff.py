@@ -60,7 +60,12 @@ class BudgetDelta:
 
 @dataclass(slots=True)
 class StepDiff:
-    """What differs at one aligned step. A control fact is `(a, b)` when it differs, else None."""
+    """What differs at one aligned step. A control fact is `(a, b)` when it differs, else None.
+
+    `index` is the step's position in the runs (0, 1, 2, ... across segments); `where` names it as the
+    other views do: `step 3`, or `segment 1 step 0` in a run resumed into its file (indices restart in
+    each segment), with both runs' names when they are segmented differently there.
+    """
 
     index: int
     nodes: tuple[list[str], list[str]] | None = None
@@ -68,6 +73,9 @@ class StepDiff:
     tool_calls: tuple[list[str], list[str]] | None = None
     state: list[Change] = field(default_factory=lambda: [])
     budget: list[BudgetDelta] = field(default_factory=lambda: [])
+    where: str = ""
+    segment: int | None = None
+    segment_index: int | None = None
 
     @property
     def diverges(self) -> bool:
@@ -93,6 +101,10 @@ class RunDiff:
     error: tuple[str | None, str | None]
     steps: list[StepDiff]
     final_budget: list[BudgetDelta]
+    end_where: str = ""
+    """How the step where the shorter run ended is named (see `StepDiff.where`); empty: `step N`."""
+    end_place: tuple[int, int] | None = None
+    """That step's (segment, index in segment) when `end_where` names one."""
 
     @property
     def first_divergence(self) -> StepDiff | None:
@@ -121,12 +133,13 @@ class RunDiff:
                 ("different tool calls", step.tool_calls),
             ):
                 if fact is not None:
-                    return f"step {step.index}: {label}: A {_list(fact[0])}, B {_list(fact[1])}"
+                    where = step.where or f"step {step.index}"
+                    return f"{where}: {label}: A {_list(fact[0])}, B {_list(fact[1])}"
         n_a, n_b = self.length
         if n_a != n_b:
             longer = "A" if n_a > n_b else "B"
             return (
-                f"step {min(n_a, n_b)}: run {'B' if longer == 'A' else 'A'} ended "
+                f"{self.end_where or f'step {min(n_a, n_b)}'}: run {'B' if longer == 'A' else 'A'} ended "
                 f"({self.status[1] if longer == 'A' else self.status[0]}) "
                 f"while run {longer} went on ({max(n_a, n_b)} steps)"
             )
@@ -201,7 +214,7 @@ def _change_text(change: Change) -> str:
 
 
 def _step_lines(step: StepDiff) -> list[str]:
-    lines = [f"step {step.index}:"]
+    lines = [f"{step.where or f'step {step.index}'}:"]
     for label, fact in (("nodes", step.nodes), ("branches", step.branches), ("tool calls", step.tool_calls)):
         if fact is not None:
             lines.append(f"  {label}: A {_list(fact[0])}, B {_list(fact[1])}")
@@ -220,7 +233,12 @@ def _budget_dict(d: BudgetDelta) -> dict[str, Any]:
 
 
 def _step_dict(step: StepDiff) -> dict[str, Any]:
-    out: dict[str, Any] = {"index": step.index, "diverges": step.diverges}
+    out: dict[str, Any] = {
+        "index": step.index,
+        "segment": step.segment,
+        "segment_index": step.segment_index,
+        "diverges": step.diverges,
+    }
     for name in ("nodes", "branches", "tool_calls"):
         fact = getattr(step, name)
         out[name] = None if fact is None else {"a": fact[0], "b": fact[1]}
@@ -235,7 +253,12 @@ def _divergence_dict(diff: RunDiff) -> dict[str, Any] | None:
         return None
     step = diff.first_divergence
     index = step.index if step is not None else min(diff.length)
-    return {"step": index, "description": text}
+    out: dict[str, Any] = {"step": index, "description": text}
+    if step is not None and step.segment is not None:
+        out["segment"], out["segment_index"] = step.segment, step.segment_index
+    elif step is None and diff.end_place is not None:
+        out["segment"], out["segment_index"] = diff.end_place
+    return out
 
 
 # --- extraction -----------------------------------------------------------------------------------
@@ -288,6 +311,32 @@ def _compare_step(index: int, a: Step, b: Step, state_a: Any, state_b: Any) -> S
     return diff
 
 
+def _where(position: int, run_a: Run, run_b: Run) -> tuple[str, int | None, int | None]:
+    """How step `position` is named (text, segment, index in segment); ("", None, None) for `step N`.
+
+    Named only when a run was resumed into its file; a run in one segment places step N at (0, N).
+    """
+    if len(run_a.segments) < 2 and len(run_b.segments) < 2:
+        return "", None, None
+    a, b = _place(run_a, position), _place(run_b, position)
+    if a is not None and b is not None and a != b:
+        return f"step {position} (A segment {a[0]} step {a[1]}, B segment {b[0]} step {b[1]})", None, None
+    place = a or b
+    if place is None:
+        return "", None, None
+    return f"segment {place[0]} step {place[1]}", place[0], place[1]
+
+
+def _place(run: Run, position: int) -> tuple[int, int] | None:
+    """(segment, index in segment) of the step at `position`; None past the run's end."""
+    if position >= len(run.steps):
+        return None
+    if len(run.segments) < 2:
+        return 0, position
+    step = run.steps[position]
+    return step.segment, step.index
+
+
 def _as_run(subject: Run | str | os.PathLike[str]) -> Run:
     return subject if isinstance(subject, Run) else read_run(Path(subject))
 
@@ -313,7 +362,9 @@ def diff_runs(a: Run | str | os.PathLike[str], b: Run | str | os.PathLike[str], 
     for i in range(min(n_a, n_b)):
         step = _compare_step(i, run_a.steps[i], run_b.steps[i], run_a.state_at(i), run_b.state_at(i))
         if not step.empty:
+            step.where, step.segment, step.segment_index = _where(i, run_a, run_b)
             steps.append(step)
+    end = _where(min(n_a, n_b), run_a, run_b) if n_a != n_b else ("", None, None)
     final_a = run_a.steps[-1].budget if n_a else None
     final_b = run_b.steps[-1].budget if n_b else None
     return RunDiff(
@@ -327,4 +378,6 @@ def diff_runs(a: Run | str | os.PathLike[str], b: Run | str | os.PathLike[str], 
         error=(_error_text(run_a), _error_text(run_b)),
         steps=steps,
         final_budget=_budget_deltas(final_a, final_b),
+        end_where=end[0],
+        end_place=None if end[1] is None or end[2] is None else (end[1], end[2]),
     )

@@ -6,9 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.approval import build as build_approval
 from fixtures.weather import QUESTION, build_agent
+from graph_core.checkpoint import InMemoryCheckpointStore
+from graph_core.errors import InterruptError
 from graph_core.schema import Message
 from inspector.recording import Recorder
+from inspector.rundiff import diff_runs
 from inspector.snapshot import replay_tools_from_run
 
 
@@ -72,3 +76,53 @@ def test_topology_snapshot_names_an_order_only_change(pytester: pytest.Pytester)
             "*pytest --snapshot-update*",
         ]
     )
+
+
+def _approval_run(path: Path, answer: str | None) -> Path:
+    """The approval flow interrupted, then (unless `answer` is None) resumed into the same file."""
+    graph = build_approval(InMemoryCheckpointStore())
+    with pytest.raises(InterruptError):
+        graph.invoke("Tell the team", checkpoint_id="t", callbacks=[Recorder(path, checkpoint_id="t")])
+    if answer is not None:
+        recorder = Recorder(path, resume=True, checkpoint_id="t")
+        graph.invoke(None, checkpoint_id="t", resume_data=answer, callbacks=[recorder])
+    return path
+
+
+def test_run_diff_of_resumed_runs_names_steps_as_show_does(tmp_path: Path) -> None:
+    # Step indices restart in each segment (`inspector show` prints the resumed part as step 0, 1);
+    # the diff said "step 2", a step no other view of the run has.
+    yes = _approval_run(tmp_path / "yes.jsonl", "yes")
+    no = _approval_run(tmp_path / "no.jsonl", "no")
+    diff = diff_runs(yes, no)
+    assert diff.divergence_text() == (
+        "segment 1 step 0: different branch decision: A [approve -> send], B [approve -> discard]"
+    )
+    text = diff.to_text()
+    assert "\nsegment 1 step 0:\n  branches:" in text
+    assert "\nsegment 1 step 1:\n  nodes: A [send], B [discard]" in text
+    assert "\nstep 2:" not in text
+    first = diff.to_dict()["first_divergence"]
+    assert first == {"step": 2, "segment": 1, "segment_index": 0, "description": diff.divergence_text()}
+    assert [(s["segment"], s["segment_index"]) for s in diff.to_dict()["step_differences"]] == [
+        (1, 0),
+        (1, 1),
+    ]
+
+    interrupted = _approval_run(tmp_path / "int.jsonl", None)
+    assert diff_runs(yes, interrupted).divergence_text() == (
+        "segment 1 step 0: run B ended (interrupted) while run A went on (4 steps)"
+    )
+
+
+def test_run_diff_of_a_resumed_run_and_a_straight_run_names_both_places(tmp_path: Path) -> None:
+    from fixtures.weather import build_agent as weather
+
+    straight = tmp_path / "straight.jsonl"
+    weather().invoke([Message.user(QUESTION)], callbacks=[Recorder(straight)])
+    resumed = _approval_run(tmp_path / "yes.jsonl", "yes")
+    diff = diff_runs(straight, resumed)
+    text = diff.to_text()
+    assert "\nsegment 0 step 0:\n" in text  # the same place in both runs
+    assert "\nstep 2 (A segment 0 step 2, B segment 1 step 0):\n" in text
+    assert (diff.divergence_text() or "").startswith("segment 0 step 0: ")
