@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from graph_core.models.openai import OpenAIChatModel
+from graph_core.models.openai import ChatModelStreamError, OpenAIChatModel
 from graph_core.models.openai._errors import Redactor
 from graph_core.models.openai._sse import StreamDecoder
 from graph_core.schema import Message, concat_messages
@@ -132,3 +132,18 @@ def test_every_cut_of_a_crlf_stream_decodes_the_same() -> None:
             pieces = [body[:cut], body[cut:second], body[second:]]
             chunks = [c for piece in pieces if piece for c in decoder.feed_text(piece)] + decoder.finish()
             assert [c.content for c in chunks] == ["a\u2028"], (cut, second)
+
+
+def test_llama_cpp_error_line_is_raised_not_taken_for_a_complete_answer(collect: Any) -> None:
+    # llama-server reports a failure mid-stream as an `error:` line, then still sends [DONE].
+    error = b'error: {"code":500,"message":"context shift disabled","type":"server_error"}\n\n'
+    received: list[Message] = []
+    with pytest.raises(ChatModelStreamError, match="server_error: context shift disabled"):
+        stream([event({"content": "partial"}) + error + DONE], collect, received)  # one piece
+    assert [c.content for c in received] == ["partial"]
+
+
+def test_an_event_named_error_is_raised_with_its_data(collect: Any) -> None:
+    error = b'event: error\ndata: {"message":"upstream overloaded","code":"overloaded"}\n\n'
+    with pytest.raises(ChatModelStreamError, match="overloaded: upstream overloaded"):
+        stream([event({"content": "partial"}), error, DONE], collect)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from graph_core.models.openai._errors import ChatModelStreamError, Redactor
@@ -71,6 +72,7 @@ class StreamDecoder:
         self._where = f"POST {endpoint} (HTTP {status})"
         self._redact = redact
         self._data: list[str] = []
+        self._event = ""
         self._lines = _LineSplitter()
         self.events = 0
         self.chunks = 0
@@ -81,9 +83,13 @@ class StreamDecoder:
         self._last_index: int | None = None
         self._calls: dict[int, ToolCall] = {}
 
-    def feed_text(self, text: str) -> list[Message]:
-        """Decoded body text as it arrives, cut anywhere; returns the chunks it completes."""
-        return [chunk for line in self._lines.feed(text) for chunk in self.feed(line)]
+    def feed_text(self, text: str) -> Iterator[Message]:
+        """Decoded body text as it arrives, cut anywhere; yields the chunks it completes.
+
+        A generator, so chunks completed before a bad event in the same piece still reach the caller.
+        """
+        for line in self._lines.feed(text):
+            yield from self.feed(line)
 
     def feed(self, line: str) -> list[Message]:
         """One line without its terminator; returns the chunks completed by it (usually zero or one)."""
@@ -92,8 +98,13 @@ class StreamDecoder:
         if line.startswith(":"):
             return []
         field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
         if field == "data":
-            self._data.append(value.removeprefix(" "))
+            self._data.append(value)
+        elif field == "event":
+            self._event = value
+        elif field == "error":  # llama.cpp's `error: {...}` line, which it follows with [DONE]
+            raise self._server_error(value)
         return []
 
     def finish(self) -> list[Message]:
@@ -120,14 +131,25 @@ class StreamDecoder:
             endpoint=self._endpoint,
         )
 
+    def _server_error(self, payload: str) -> ChatModelStreamError:
+        """An error the server sent outside an event's `error` key: an `error` field or event."""
+        try:
+            data: Any = json.loads(payload)
+        except json.JSONDecodeError:
+            data = payload
+        detail = error_text(data, self._redact) if isinstance(data, dict) else self._redact(payload)[:500]
+        return ChatModelStreamError(f"{self._where}: server reported {detail}", endpoint=self._endpoint)
+
     def _dispatch(self) -> list[Message]:
         if not self._data:
             return []
         payload = "\n".join(self._data)
-        self._data = []
+        event_name, self._data, self._event = self._event, [], ""
         if self.done:
             return []
         self.events += 1
+        if event_name == "error":
+            raise self._server_error(payload)
         if payload.strip() == "[DONE]":
             self.done = True
             return []
