@@ -18,7 +18,7 @@ import pytest
 from graph_core.models.openai import ChatModelStreamError, OpenAIChatModel
 from graph_core.models.openai._errors import Redactor
 from graph_core.models.openai._sse import StreamDecoder
-from graph_core.schema import Message, concat_messages
+from graph_core.schema import Message, ToolCall, concat_messages
 
 SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
 
@@ -147,3 +147,44 @@ def test_an_event_named_error_is_raised_with_its_data(collect: Any) -> None:
     error = b'event: error\ndata: {"message":"upstream overloaded","code":"overloaded"}\n\n'
     with pytest.raises(ChatModelStreamError, match="overloaded: upstream overloaded"):
         stream([event({"content": "partial"}), error, DONE], collect)
+
+
+def _call(
+    index: int, *, id: str | None = None, name: str | None = None, arguments: str = ""
+) -> dict[str, Any]:
+    item: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
+    if id is not None:
+        item |= {"id": id, "type": "function"}
+        item["function"]["name"] = name
+    return item
+
+
+def test_ollama_reusing_index_0_for_every_call_keeps_the_calls_apart(collect: Any) -> None:
+    # Ollama sends each parallel call complete, every one with index 0 (ollama/ollama#15457).
+    pieces = [
+        event({"tool_calls": [_call(0, id="call_a", name="get_weather", arguments='{"city": "Paris"}')]}),
+        event({"tool_calls": [_call(0, id="call_b", name="get_weather", arguments='{"city": "Rome"}')]}),
+        event({"tool_calls": [_call(1, id="call_c", name="get_time", arguments='{"tz": ')]}),
+        event({"tool_calls": [_call(1, arguments='"CET"}')]}),
+        event(finish_reason="tool_calls"),
+        DONE,
+    ]
+    message = stream(pieces, collect)
+    assert message.tool_calls == [
+        ToolCall(id="call_a", name="get_weather", arguments='{"city": "Paris"}', index=0),
+        ToolCall(id="call_b", name="get_weather", arguments='{"city": "Rome"}', index=1),
+        ToolCall(id="call_c", name="get_time", arguments='{"tz": "CET"}', index=2),
+    ]
+
+
+def test_an_id_arriving_after_the_first_delta_of_a_call_does_not_split_it(collect: Any) -> None:
+    pieces = [
+        event({"tool_calls": [{"index": 0, "function": {"name": "get_weather", "arguments": '{"ci'}}]}),
+        event({"tool_calls": [{"index": 0, "id": "call_late", "function": {"arguments": 'ty": "Oslo"}'}}]}),
+        event(finish_reason="tool_calls"),
+        DONE,
+    ]
+    message = stream(pieces, collect)
+    assert message.tool_calls == [
+        ToolCall(id="call_late", name="get_weather", arguments='{"city": "Oslo"}', index=0)
+    ]

@@ -63,8 +63,10 @@ class _LineSplitter:
 class StreamDecoder:
     """Turns SSE lines of a Chat Completions stream into message chunks, and judges how the stream ended.
 
-    Tool-call deltas keep the server's `index`; servers that omit it get one from the call ID (a new ID
-    opens a new index, a missing ID continues the last call), which is what Appendix A concatenation needs.
+    Tool-call deltas keep the server's `index`, unless a different call ID arrives on an index another call
+    holds (Ollama numbers every call 0): that opens a new index, which the server's index then means. Servers
+    that omit `index` get one from the call ID (a new ID opens a new index, a missing ID continues the last
+    call), which is what Appendix A concatenation needs.
     """
 
     def __init__(self, *, endpoint: str, status: int, redact: Redactor) -> None:
@@ -80,6 +82,7 @@ class StreamDecoder:
         self._finished = False
         self._provenance_sent = False
         self._index_of_id: dict[str, int] = {}
+        self._index_of_server: dict[int, int] = {}
         self._last_index: int | None = None
         self._calls: dict[int, ToolCall] = {}
 
@@ -207,7 +210,12 @@ class StreamDecoder:
         call_id = str(item.get("id") or "")
         raw_index = item.get("index")
         if isinstance(raw_index, int):
-            index = raw_index
+            index = self._index_of_server.get(raw_index, raw_index)
+            held = self._calls.get(index)
+            if call_id and held is not None and held.id and held.id != call_id:
+                # Another call already holds this index (Ollama sends every call as index 0): a new call.
+                index = max(self._calls) + 1
+                self._index_of_server[raw_index] = index
         elif call_id and call_id in self._index_of_id:
             index = self._index_of_id[call_id]
         elif call_id or self._last_index is None:
