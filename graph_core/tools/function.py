@@ -75,6 +75,18 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
+def _unsafe_field_name(name: str) -> bool:
+    """Whether a parameter cannot be a pydantic field of the same name (private, reserved or shadowing)."""
+    return name.startswith(("_", "model_")) or hasattr(BaseModel, name)
+
+
+def _free_field_name(index: int, taken: Any) -> str:
+    name = f"arg{index}"
+    while name in taken:
+        name += "_"
+    return name
+
+
 def to_content(value: Any) -> str:
     """Turn a tool result into tool-message content."""
     if isinstance(value, str):
@@ -105,6 +117,7 @@ class Tool:
         if not tool_name or tool_name == "<lambda>":
             raise ValueError("a tool needs a name: pass @tool(name=...) for lambdas and callables")
         doc_description, arg_docs = _parse_docstring(inspect.getdoc(fn))
+        self._renamed: dict[str, str] = {}  # arguments-model field -> parameter, for unsafe field names
         self._args_model = self._build_args_model(tool_name, arg_docs)
         # the model's compiled validator, called directly (model_validate_json adds a Python frame)
         self._validate_json = self._args_model.__pydantic_validator__.validate_json
@@ -136,7 +149,7 @@ class Tool:
         except Exception:  # unresolvable forward references: fall back to raw annotations
             hints = {}
         fields: dict[str, Any] = {}
-        for param in signature.parameters.values():
+        for index, param in enumerate(signature.parameters.values()):
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise ValueError(f"tool `{tool_name}`: *args/**kwargs (`{param.name}`) cannot be described")
             annotation = hints.get(param.name, param.annotation)
@@ -144,6 +157,13 @@ class Tool:
                 annotation = Any
             default = ... if param.default is inspect.Parameter.empty else param.default
             doc = arg_docs.get(param.name)
+            if _unsafe_field_name(param.name):
+                # pydantic would warn (`schema`), misread (`model_config`) or drop (`_x`) it: an internal
+                # field name, the parameter's name as the alias the model sees and sends
+                field_name = _free_field_name(index, signature.parameters)
+                self._renamed[field_name] = param.name
+                fields[field_name] = (annotation, Field(default, alias=param.name, description=doc))
+                continue
             fields[param.name] = (annotation, Field(default, description=doc) if doc else default)
         model_name = "".join(part.capitalize() for part in re.split(r"\W+|_", tool_name) if part) + "Args"
         return create_model(model_name or "ToolArgs", __config__=ConfigDict(extra="ignore"), **fields)
@@ -158,6 +178,9 @@ class Tool:
             validated = self._validate_json(arguments)
         except ValidationError:
             return self._parse_arguments_slowly(arguments)
+        if self._renamed:
+            values: dict[str, Any] = validated.__dict__
+            return {self._renamed.get(k, k): v for k, v in values.items()}
         return dict(validated.__dict__)
 
     def _parse_arguments_slowly(self, arguments: str) -> dict[str, Any]:
@@ -191,7 +214,9 @@ class Tool:
                 tool_call_id=call_id,
                 field=field,
             ) from exc
-        return {name: getattr(validated, name) for name in type(validated).model_fields}
+        return {
+            self._renamed.get(name, name): getattr(validated, name) for name in type(validated).model_fields
+        }
 
     # The four surfaces. Native ones call the function; the others are derived as in Eino.
 
