@@ -13,12 +13,12 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.callbacks import RunInfo
-from graph_core.checkpoint.codec import decode_checkpoint
+from graph_core.checkpoint.codec import CheckpointSerializationError, decode_checkpoint
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphRunError
 from graph_core.interrupt import PointRecord, ResumeTargets
 from graph_core.runner.driver import drive_async, drive_sync
-from graph_core.runner.interrupts import CheckpointPlan, restore
+from graph_core.runner.interrupts import CheckpointPlan, check_fits, restore
 from graph_core.runner.loop import run_graph
 from graph_core.runner.options import RunOptions, check_run_options
 from graph_core.runner.plan import build_plan
@@ -196,7 +196,12 @@ class CompiledGraph:
         raw = store.get(checkpoint_id)
         if raw is None:
             return
-        cp = decode_checkpoint(raw)
+        where = f"checkpoint {checkpoint_id!r}"
+        try:
+            cp = decode_checkpoint(raw)
+        except CheckpointSerializationError as exc:
+            raise CheckpointSerializationError(f"cannot resume {where}: {exc}") from exc
+        check_fits(self.plan, cp, where)
         resume_data = options.get("resume_data")
         resume = None if resume_data is None else ResumeTargets(resume_data, cp.addresses())
         restore(rc, data, cp, resume)

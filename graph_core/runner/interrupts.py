@@ -16,7 +16,7 @@ from typing import Any
 
 from graph_core.checkpoint.codec import CheckpointSerializationError, deep_copy, encode_checkpoint
 from graph_core.checkpoint.model import Checkpoint
-from graph_core.errors import InterruptError
+from graph_core.errors import GraphRunError, InterruptError
 from graph_core.interrupt import (
     InterruptContext,
     InterruptInfo,
@@ -28,7 +28,7 @@ from graph_core.interrupt import (
 from graph_core.runner.run import RunContext, RunData, Task
 from graph_core.stream import aone_chunk, collect, one_chunk
 
-__all__ = ["CheckpointPlan", "Restored", "capture", "is_interrupt", "restore"]
+__all__ = ["CheckpointPlan", "Restored", "capture", "check_fits", "is_interrupt", "restore"]
 
 
 @dataclass(slots=True)
@@ -136,6 +136,39 @@ def capture(
     else:
         info.state = cp.state
     return InterruptError(info, checkpoint=cp)
+
+
+def check_fits(plan: Any, cp: Checkpoint, where: str) -> None:
+    """Refuse a checkpoint written by another graph (or an older shape of this one) before any step runs:
+    every node it names must be a node here, and every nested checkpoint must belong to a graph node."""
+    nodes = plan.nodes
+    named = [
+        *cp.values,
+        *(source for row in cp.values.values() for source in row),
+        *cp.control,
+        *(source for row in cp.control.values() for source in row),
+        *cp.skipped,
+        *(key for key, _ in cp.inputs),
+        *cp.rerun_nodes,
+        *cp.skip_pre_handler,
+        *cp.points,
+        *cp.sub_graphs,
+    ]
+    for key in named:
+        if key not in nodes:
+            known = [k for k, n in nodes.items() if n.kind not in ("start", "end")]
+            raise GraphRunError(
+                f"cannot resume {where}: it names node {key!r}, which this graph does not have (its nodes: "
+                f"{known}); was the checkpoint written by another graph?"
+            )
+    for key, sub in cp.sub_graphs.items():
+        graph = nodes[key].graph
+        if graph is None:
+            raise GraphRunError(
+                f"cannot resume {where}: it holds a nested checkpoint for node {key!r}, which is not a graph "
+                "node here; was the checkpoint written by another graph?"
+            )
+        check_fits(graph.plan, sub, f"{where} (nested graph at node {key!r})")
 
 
 def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets | None) -> None:
