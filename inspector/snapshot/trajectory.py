@@ -119,7 +119,14 @@ def trajectory(subject: Run | str | os.PathLike[str] | dict[str, Any], /) -> dic
     `"unfinished": true`, with the failures it saw.
     """
     if isinstance(subject, dict):
+        if subject.get("format") != FORMAT:
+            raise ValueError(f'not a trajectory document: expected `"format": "{FORMAT}"`')
         return subject
+    if not isinstance(subject, Run | str | os.PathLike):  # pyright: ignore[reportUnnecessaryIsInstance]
+        hint = " (a graph's shape is compared with `topology_snapshot`)" if _is_graph(subject) else ""
+        raise TypeError(
+            f"a trajectory is taken from a `Run` or a run-file path, got {type(subject).__name__}{hint}"
+        )
     run = subject if isinstance(subject, Run) else read_run(Path(subject))
     topology = run.topology
     segmented = len(run.segments) > 1
@@ -148,6 +155,10 @@ def trajectory(subject: Run | str | os.PathLike[str] | dict[str, Any], /) -> dic
         out["resumed_from"] = [segment.resumed_from for segment in run.segments[1:]]
     out["steps"] = steps
     return out
+
+
+def _is_graph(subject: object) -> bool:
+    return hasattr(subject, "topology") or hasattr(subject, "compiled") or hasattr(subject, "compile")
 
 
 def _dump(value: Any) -> str:

@@ -13,7 +13,7 @@ from graph_core.errors import InterruptError
 from graph_core.schema import Message
 from inspector.recording import Recorder
 from inspector.rundiff import diff_runs
-from inspector.snapshot import replay_tools_from_run
+from inspector.snapshot import replay_tools_from_run, to_text
 
 
 @pytest.fixture
@@ -126,3 +126,16 @@ def test_run_diff_of_a_resumed_run_and_a_straight_run_names_both_places(tmp_path
     assert "\nsegment 0 step 0:\n" in text  # the same place in both runs
     assert "\nstep 2 (A segment 0 step 2, B segment 1 step 0):\n" in text
     assert (diff.divergence_text() or "").startswith("segment 0 step 0: ")
+
+
+@pytest.mark.parametrize("subject", [build_agent(), 42, None, b"run.jsonl"])
+def test_trajectory_of_something_that_is_not_a_run_says_what_it_expects(subject: object) -> None:
+    # An agent handed to the trajectory fixture (meant for topology_snapshot) read as
+    # "expected str, bytes or os.PathLike object, not ReActAgent", from deep inside pathlib.
+    with pytest.raises(TypeError, match=r"a trajectory is taken from a `Run` or a run-file path, got"):
+        to_text(subject)  # pyright: ignore[reportArgumentType]
+
+
+def test_trajectory_of_a_dict_that_is_not_a_trajectory_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a trajectory document"):
+        to_text({"steps": []})
