@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.callbacks import RunInfo
 from graph_core.checkpoint.codec import CheckpointSerializationError, decode_checkpoint
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphRunError
-from graph_core.interrupt import PointRecord, ResumeTargets
+from graph_core.interrupt import ROOT_ADDRESS, PointRecord, ResumeTargets
 from graph_core.runner.driver import drive_async, drive_sync
 from graph_core.runner.interrupts import CheckpointPlan, check_fits, restore
 from graph_core.runner.loop import run_graph
@@ -30,6 +30,23 @@ if TYPE_CHECKING:
     from graph_core.graph import Graph
 
 __all__ = ["CompiledGraph"]
+
+
+def _check_targets(resume_data: Any, addresses: list[str], where: str) -> None:
+    """Refuse resume data keyed by interrupt addresses when one of them is not a point of the checkpoint:
+    as a mapping with other keys it would reach every point whole, so a typo would go unnoticed."""
+    if not isinstance(resume_data, Mapping) or not resume_data:
+        return
+    keys: list[Any] = list(resume_data)  # pyright: ignore[reportUnknownArgumentType]
+    if not all(isinstance(key, str) and key.startswith(ROOT_ADDRESS) for key in keys):
+        return
+    unknown = [key for key in keys if key not in addresses]
+    if unknown:
+        raise GraphRunError(
+            f"cannot resume {where}: resume_data targets {unknown}, which "
+            f"{'is not an interrupt point' if len(unknown) == 1 else 'are not interrupt points'} of it "
+            f"(its points: {addresses})"
+        )
 
 
 class CompiledGraph:
@@ -203,7 +220,9 @@ class CompiledGraph:
             raise CheckpointSerializationError(f"cannot resume {where}: {exc}") from exc
         check_fits(self.plan, cp, where)
         resume_data = options.get("resume_data")
-        resume = None if resume_data is None else ResumeTargets(resume_data, cp.addresses())
+        addresses = cp.addresses()
+        _check_targets(resume_data, addresses, where)
+        resume = None if resume_data is None else ResumeTargets(resume_data, addresses)
         restore(rc, data, cp, resume)
         rc.extras["resumed_from"] = checkpoint_id
         state_modifier = options.get("state_modifier")
