@@ -80,9 +80,13 @@ class Redactor:
     """Removes the API key from any text that could reach an error message, a log or a recording."""
 
     def __init__(self, secret: str | None) -> None:
-        self._secret = secret or None
+        # Also the forms an error may quote: stripped of the whitespace a key file leaves, and escaped as
+        # `repr` of text or bytes shows it (httpx quotes an illegal header value that way).
+        forms = {secret, secret.strip(), repr(secret)[1:-1], repr(secret.encode())[2:-1]} if secret else set()
+        self._forms = sorted((form for form in forms if form), key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
-        if self._secret and self._secret in text:
-            return text.replace(self._secret, "***")
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, "***")
         return text

@@ -90,7 +90,7 @@ def status_failure(
         message,
         endpoint=endpoint,
         status_code=status,
-        body=redact(text[:BODY_EXCERPT]),
+        body=redact(text)[:BODY_EXCERPT],
         request_id=headers.get("x-request-id"),
     )
     retryable = status in RETRYABLE_STATUSES

@@ -160,7 +160,7 @@ class StreamDecoder:
             data = json.loads(payload)
         except json.JSONDecodeError:
             raise ChatModelStreamError(
-                f"{self._where}: malformed stream event {self.events}: {self._redact(payload[:200])!r}",
+                f"{self._where}: malformed stream event {self.events}: {self._redact(payload)[:200]!r}",
                 endpoint=self._endpoint,
             ) from None
         if not isinstance(data, dict):

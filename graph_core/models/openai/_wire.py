@@ -123,7 +123,7 @@ def check_arguments(call: ToolCall, *, endpoint: str, redact: Redactor) -> None:
         if isinstance(value, dict):
             return
         problem = f"a JSON {type(value).__name__}, not an object"
-    excerpt = redact(call.arguments[:200])
+    excerpt = redact(call.arguments)[:200]
     raise ToolCallArgumentsError(
         f"POST {endpoint}: tool call `{call.id}` (`{call.name}`) has arguments that are {problem}: "
         f"{excerpt!r}",
@@ -194,7 +194,7 @@ def decode_completion_text(text: str, *, endpoint: str, status: int, redact: Red
         data = json.loads(text)
     except json.JSONDecodeError:
         raise ChatModelResponseError(
-            f"POST {endpoint} (HTTP {status}): response is not JSON: {redact(text[:200])!r}",
+            f"POST {endpoint} (HTTP {status}): response is not JSON: {redact(text)[:200]!r}",
             endpoint=endpoint,
         ) from None
     return decode_completion(data, endpoint=endpoint, status=status, redact=redact)
