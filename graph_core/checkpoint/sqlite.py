@@ -39,12 +39,19 @@ class SqliteCheckpointStore:
         self.path = str(path)
         self._clock = clock
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=FULL")
-        self._conn.execute(_SCHEMA)
+        try:
+            self._conn = sqlite3.connect(
+                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise type(exc)(f"cannot open checkpoint store {self.path!r}: {exc}") from exc
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.execute(_SCHEMA)
+        except sqlite3.Error as exc:  # sqlite's own message does not say which file
+            self._conn.close()
+            raise type(exc)(f"cannot open checkpoint store {self.path!r}: {exc}") from exc
 
     def get(self, checkpoint_id: str) -> bytes | None:
         with self._lock:
