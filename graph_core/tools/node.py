@@ -380,11 +380,12 @@ class ToolsNode:
             futures = [submit(self._open_stream, t) for t in todo[1:]]
             opened = [self._open_stream(todo[0]), *(f.result() for f in futures)]
         signals = self._signals(todo, [error for _, error in opened], "stream")
-        by_id = {t.call_id: s for t, (s, _) in zip(todo, opened, strict=True) if s is not None}
+        # keyed by position, not call ID: models may repeat IDs (or leave them empty) within a message
+        by_index = {t.index: s for t, (s, _) in zip(todo, opened, strict=True) if s is not None}
         if signals:  # the completed calls' streams are concatenated and saved (Eino)
-            completed = {**executed, **{k: "".join(v) for k, v in by_id.items()}}
+            completed = {**executed, **{tasks[i].call_id: "".join(v) for i, v in by_index.items()}}
             _interrupt_calls(tasks, message, completed, signals)
-        streams = [by_id[t.call_id] if t.call_id in by_id else iter([executed[t.call_id]]) for t in tasks]
+        streams = [by_index[t.index] if t.index in by_index else iter([executed[t.call_id]]) for t in tasks]
         if self.execute_sequentially or len(tasks) == 1:
             return self._stream_in_order(tasks, streams)
         return self._stream_merged(tasks, streams)
@@ -474,18 +475,19 @@ class ToolsNode:
         else:
             opened = list(await asyncio.gather(*(self._aopen_one(t) for t in todo)))
         signals = self._signals(todo, [outcome.error for outcome in opened], "stream")
-        by_id = {t.call_id: o for t, o in zip(todo, opened, strict=True)}
+        # keyed by position, not call ID: models may repeat IDs (or leave them empty) within a message
+        by_index = {t.index: o for t, o in zip(todo, opened, strict=True)}
         if signals:  # the completed calls' streams are concatenated and saved (Eino)
             completed = dict(executed)
             for task in todo:
                 if task.call_id not in signals:
-                    parts = [c async for c in self._apump_parts(task, by_id[task.call_id])]
+                    parts = [c async for c in self._apump_parts(task, by_index[task.index])]
                     completed[task.call_id] = "".join(parts)
             _interrupt_calls(tasks, message, completed, signals)
         for task in tasks:
-            if task.call_id not in by_id:  # reused from before the interrupt: one chunk, no callbacks
-                by_id[task.call_id] = _Opened(first=executed[task.call_id], rest=None, reused=True)
-        return self._arows(tasks, by_id)
+            if task.index not in by_index:  # reused from before the interrupt: one chunk, no callbacks
+                by_index[task.index] = _Opened(first=executed[task.call_id], rest=None, reused=True)
+        return self._arows(tasks, by_index)
 
     async def _apump_parts(self, task: _Task, opened: _Opened) -> AsyncIterator[str]:
         """One tool's chunks from its first; callbacks see the whole content at the end."""
@@ -511,18 +513,18 @@ class ToolsNode:
             notify_end(info, "".join(parts))
 
     async def _arows(
-        self, tasks: Sequence[_Task], opened: dict[str, _Opened]
+        self, tasks: Sequence[_Task], opened: dict[int, _Opened]
     ) -> AsyncIterator[list[Message | None]]:
         if self.execute_sequentially or len(tasks) == 1:
             for task in tasks:
-                async for chunk in self._apump_parts(task, opened[task.call_id]):
+                async for chunk in self._apump_parts(task, opened[task.index]):
                     yield self._slot(tasks, task.index, chunk)
             return
         inbox: asyncio.Queue[tuple[int, str] | BaseException | None] = asyncio.Queue()
 
         async def pump(task: _Task) -> None:
             try:
-                async for chunk in self._apump_parts(task, opened[task.call_id]):
+                async for chunk in self._apump_parts(task, opened[task.index]):
                     await inbox.put((task.index, chunk))
             except Exception as exc:
                 await inbox.put(exc)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 
 import pytest
 
-from graph_core.tools import ToolArgumentsError, tool
+from graph_core.agents.react import ReActAgent
+from graph_core.models import ScriptedChatModel
+from graph_core.schema import Message, ToolCall
+from graph_core.tools import ToolArgumentsError, ToolsNode, tool
 
 
 def test_parameters_named_like_basemodel_attributes_work_without_warnings() -> None:
@@ -61,3 +65,49 @@ def test_renamed_parameter_errors_name_the_parameter() -> None:
         lookup.invoke('{"schema": "x"}')
     assert info.value.field == "schema"
     assert "field `schema`" in str(info.value)
+
+
+@tool
+def echo_city(city: str) -> str:
+    return f"city {city}"
+
+
+def _same_id_calls(call_id: str) -> Message:
+    return Message.assistant(
+        tool_calls=[
+            ToolCall(call_id, "echo_city", '{"city": "a"}'),
+            ToolCall(call_id, "echo_city", '{"city": "b"}'),
+        ]
+    )
+
+
+def _slots(rows: list[list[Message | None]]) -> list[str]:
+    contents = ["", ""]
+    for row in rows:
+        assert len(row) == 2
+        for slot, message in enumerate(row):
+            if message is not None:
+                contents[slot] += message.content
+    return contents
+
+
+@pytest.mark.parametrize("call_id", ["", "dup"])
+@pytest.mark.parametrize("sequential", [False, True])
+def test_stream_keeps_every_call_when_ids_repeat(call_id: str, sequential: bool) -> None:
+    # Models that send empty (or repeated) call IDs: stream mode used to key the opened streams by ID,
+    # so only the last call's result came out, in the wrong slot; invoke mode returned both.
+    node = ToolsNode([echo_city], execute_sequentially=sequential)
+    assert [m.content for m in node.invoke(_same_id_calls(call_id))] == ["city a", "city b"]
+    assert _slots(list(node.stream(_same_id_calls(call_id)))) == ["city a", "city b"]
+
+    async def collect() -> list[list[Message | None]]:
+        return [row async for row in node.astream(_same_id_calls(call_id))]
+
+    assert _slots(asyncio.run(collect())) == ["city a", "city b"]
+
+
+def test_react_stream_gives_the_model_every_result_when_ids_are_empty() -> None:
+    model = ScriptedChatModel([_same_id_calls(""), Message.assistant("done")])
+    agent = ReActAgent(model, tools=[echo_city])
+    assert [c.content for c in agent.stream("go")] == ["done"]
+    assert [m.content for m in model.calls[-1] if m.role == "tool"] == ["city a", "city b"]
