@@ -84,3 +84,36 @@ def test_non_json_and_bad_arguments_excerpts_never_cut_the_key_in_half(server: C
                 list(model.stream([Message.user("x")]))
             errors.append(caught.value)
     assert [KEY_HEAD in _texts(e) for e in errors] == [False] * 4
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf"])
+def test_a_retry_after_that_is_not_a_finite_number_falls_back_to_backoff(
+    server: ChatServer, value: str
+) -> None:
+    # time.sleep(nan) raises ValueError: a hostile header must not turn a retry into a crash.
+    server.script(
+        Reply.json({"error": "busy"}, status=429, headers={"Retry-After": value}),
+        Reply.json({"error": "busy"}, status=429, headers={"retry-after-ms": value}),
+        Reply.json(completion("ok")),
+    )
+    sleeps: list[float] = []
+    with OpenAIChatModel(
+        model="m", base_url=server.base_url, max_retries=2, max_retry_delay=30.0, sleep=sleeps.append
+    ) as model:
+        assert model.generate([Message.user("x")]).content == "ok"
+    assert sleeps == [0.5, 1.0]
+
+
+def test_a_redirect_is_reported_with_its_location_not_decoded_as_an_answer(server: ChatServer) -> None:
+    moved = "https://llm.example.invalid/v1/chat/completions"
+    server.script(
+        Reply(status=308, headers={"Location": moved}),
+        Reply(status=301, body=b"<html>moved</html>", headers={"Location": moved}),
+    )
+    with _model(server, max_retries=2) as model:
+        with pytest.raises(ChatModelStatusError, match=f"HTTP 308 Permanent Redirect: redirected to {moved}"):
+            model.generate([Message.user("x")])
+        with pytest.raises(ChatModelStatusError, match="HTTP 301") as caught:
+            list(model.stream([Message.user("x")]))
+    assert caught.value.status_code == 301
+    assert len(server.requests) == 2  # not retried

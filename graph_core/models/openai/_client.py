@@ -235,14 +235,14 @@ class OpenAIChatModel:
             response.close()
 
     def _send(self, client: httpx.Client, request: httpx.Request, *, stream: bool) -> httpx.Response:
-        """Send with retries; returns the first response with a status below 400."""
+        """Send with retries; returns the first 2xx response (a redirect the client did not follow fails)."""
         for attempt in range(self.max_retries + 1):
             try:
                 response = client.send(request, stream=stream)
             except httpx.TransportError as exc:
                 failure = self._transport_failure(exc)
             else:
-                if response.status_code < 400:
+                if response.status_code < 300:
                     return response
                 text = self._read_error_body(response) if stream else response.text
                 failure = self._status_failure(response, text)
@@ -330,7 +330,7 @@ class OpenAIChatModel:
             except httpx.TransportError as exc:
                 failure = self._transport_failure(exc)
             else:
-                if response.status_code < 400:
+                if response.status_code < 300:
                     return response
                 text = await self._aread_error_body(response) if stream else response.text
                 failure = self._status_failure(response, text)

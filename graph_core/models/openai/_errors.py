@@ -5,7 +5,7 @@ those hold the request and with it the `Authorization` header:
 
 ```
 ChatModelError                          base; the message names the endpoint
-├── ChatModelStatusError                HTTP status >= 400 (`.status_code`, `.body`, `.request_id`)
+├── ChatModelStatusError                HTTP status >= 300 (`.status_code`, `.body`, `.request_id`)
 ├── ChatModelTimeoutError (TimeoutError)
 ├── ChatModelConnectionError (ConnectionError)
 └── ChatModelResponseError (ValueError) a 2xx response we cannot use (bad JSON, no choices)

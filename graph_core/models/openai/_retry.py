@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import time
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -51,19 +52,15 @@ class Failure:
 
 def retry_after(headers: httpx.Headers, *, now: float) -> float | None:
     """Seconds the server asked us to wait, from `retry-after-ms` or `Retry-After` (seconds or a date)."""
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
+    millis = _number(headers.get("retry-after-ms"))
+    if millis is not None:
+        return max(millis / 1000.0, 0.0)
     value = headers.get("retry-after")
     if not value:
         return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
+    seconds = _number(value)
+    if seconds is not None:
+        return max(seconds, 0.0)
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -71,10 +68,19 @@ def retry_after(headers: httpx.Headers, *, now: float) -> float | None:
     return max(when.timestamp() - now, 0.0)
 
 
+def _number(text: str | None) -> float | None:
+    """A finite number, or None: `nan` or `inf` from a hostile server must not reach `sleep` (ValueError)."""
+    try:
+        value = float(text or "")
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def status_failure(
     status: int, headers: httpx.Headers, text: str, *, endpoint: str, redact: Redactor
 ) -> Failure:
-    """An HTTP error response, with the server's own words (redacted) in the message."""
+    """An HTTP error or unfollowed redirect, with the server's own words (redacted) in the message."""
     try:
         detail = error_text(json.loads(text), redact)
     except (json.JSONDecodeError, AttributeError, TypeError):
@@ -83,6 +89,10 @@ def status_failure(
         phrase = HTTPStatus(status).phrase
     except ValueError:
         phrase = ""
+    location = headers.get("location")
+    if 300 <= status < 400 and location:
+        # httpx follows no redirect by default (a POST must not silently become a GET); say where to go
+        detail = f"redirected to {redact(location)} (point base_url there)"
     message = f"POST {endpoint} returned HTTP {status} {phrase}".rstrip()
     if detail:
         message += f": {detail}"
