@@ -15,7 +15,7 @@ from graph_core.models.openai import (
     OpenAIChatModel,
     ToolCallArgumentsError,
 )
-from graph_core.schema import Message
+from graph_core.schema import Message, TokenUsage
 from tests.graph_core.openai_server import ChatServer, Reply, completion, delta_event, tool_delta
 
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -117,3 +117,19 @@ def test_a_redirect_is_reported_with_its_location_not_decoded_as_an_answer(serve
             list(model.stream([Message.user("x")]))
     assert caught.value.status_code == 301
     assert len(server.requests) == 2  # not retried
+
+
+def test_malformed_usage_counts_are_read_as_zero_not_a_type_error(server: ChatServer) -> None:
+    usage = {"prompt_tokens": {"cached": 3}, "completion_tokens": "7", "total_tokens": None}
+    server.script(
+        Reply.json({"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}], "usage": usage}),
+        Reply.sse(
+            [delta_event({"content": "hi"}, finish_reason="stop"), delta_event(no_choices=True, usage=usage)]
+        ),
+    )
+    with _model(server) as model:
+        assert model.generate([Message.user("x")]).usage == TokenUsage(
+            prompt_tokens=0, completion_tokens=7, total_tokens=7
+        )
+        chunks = list(model.stream([Message.user("x")]))
+    assert chunks[-1].usage == TokenUsage(prompt_tokens=0, completion_tokens=7, total_tokens=7)

@@ -91,10 +91,18 @@ def usage_of(data: Mapping[str, Any]) -> TokenUsage | None:
     usage = data.get("usage")
     if not isinstance(usage, dict):
         return None
-    prompt = int(usage.get("prompt_tokens") or 0)
-    completion = int(usage.get("completion_tokens") or 0)
-    total = int(usage.get("total_tokens") or (prompt + completion))
+    prompt = _count(usage.get("prompt_tokens"))
+    completion = _count(usage.get("completion_tokens"))
+    total = _count(usage.get("total_tokens")) or prompt + completion
     return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+
+
+def _count(value: Any) -> int:
+    """A token count as servers send it (a number, sometimes a numeric string); anything else counts 0."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 def provenance(data: Mapping[str, Any]) -> dict[str, Any]:
