@@ -7,7 +7,8 @@ run of an invoke-only tool still goes through its invoke middlewares.
 
 Each middleware may give sync wrappers (`invoke`, `stream`), async ones (`ainvoke`, `astream`), or both.
 When a run needs the async surface but some applicable middleware only has the sync wrapper, the sync
-chain runs on a thread (and vice versa on a private event loop), so every middleware always applies.
+chain runs on a thread (and vice versa on a private event loop), so every middleware always applies;
+with sync-only and async-only middlewares together, the chain crosses sides at each one-sided one.
 """
 
 from __future__ import annotations
@@ -155,9 +156,31 @@ def _wrapped(
     applicable = [(w, a) for w, a in pairs if w is not None or a is not None]
     sync_ok = all(w is not None for w, _ in applicable)
     async_ok = all(a is not None for _, a in applicable)
+    if not (sync_ok or async_ok):
+        return _crossing_chain(raw_sync, raw_async, surface, applicable)
     sync_ep = _chain(raw_sync, [w for w, _ in applicable if w is not None]) if sync_ok else None
     async_ep = _chain(raw_async, [a for _, a in applicable if a is not None]) if async_ok else None
     return surface.complete(sync_ep, async_ep)
+
+
+def _crossing_chain(
+    sync_ep: Endpoint,
+    async_ep: Endpoint,
+    surface: _Surface,
+    applicable: Sequence[tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]],
+) -> tuple[Endpoint, Endpoint]:
+    """Sync-only and async-only middlewares together: no one side's chain holds them all, so the chain
+    is built from the inside out and crosses sides at every one-sided middleware."""
+    for wrap_sync, wrap_async in reversed(applicable):  # first listed ends up outermost
+        if wrap_sync is not None and wrap_async is not None:
+            sync_ep, async_ep = wrap_sync(sync_ep), wrap_async(async_ep)
+        elif wrap_sync is not None:
+            sync_ep = wrap_sync(sync_ep)
+            async_ep = surface.to_async(sync_ep)
+        elif wrap_async is not None:
+            async_ep = wrap_async(async_ep)
+            sync_ep = surface.to_sync(async_ep)
+    return sync_ep, async_ep
 
 
 def build_endpoints(tool: Any, middlewares: Sequence[ToolMiddleware]) -> Endpoints:

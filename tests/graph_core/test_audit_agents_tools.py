@@ -10,7 +10,8 @@ import pytest
 from graph_core.agents.react import ReActAgent
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall
-from graph_core.tools import ToolArgumentsError, ToolsNode, tool
+from graph_core.tools import ToolArgumentsError, ToolInput, ToolMiddleware, ToolsNode, tool
+from graph_core.tools.endpoint import AsyncInvokeEndpoint, InvokeEndpoint
 
 
 def test_parameters_named_like_basemodel_attributes_work_without_warnings() -> None:
@@ -111,3 +112,37 @@ def test_react_stream_gives_the_model_every_result_when_ids_are_empty() -> None:
     agent = ReActAgent(model, tools=[echo_city])
     assert [c.content for c in agent.stream("go")] == ["done"]
     assert [m.content for m in model.calls[-1] if m.role == "tool"] == ["city a", "city b"]
+
+
+def _sync_only(tag: str, log: list[str]) -> ToolMiddleware:
+    def wrap(next_ep: InvokeEndpoint) -> InvokeEndpoint:
+        def endpoint(inp: ToolInput) -> str:
+            log.append(f"{tag}>")
+            return next_ep(inp) + tag
+
+        return endpoint
+
+    return ToolMiddleware(invoke=wrap)
+
+
+def _async_only(tag: str, log: list[str]) -> ToolMiddleware:
+    def wrap(next_ep: AsyncInvokeEndpoint) -> AsyncInvokeEndpoint:
+        async def endpoint(inp: ToolInput) -> str:
+            log.append(f"{tag}>")
+            return await next_ep(inp) + tag
+
+        return endpoint
+
+    return ToolMiddleware(ainvoke=wrap)
+
+
+def test_sync_only_and_async_only_middlewares_together() -> None:
+    # Used to fail building the node with a bare AssertionError: neither a whole sync chain nor a whole
+    # async chain existed. Each middleware now runs on its own side, in order, whatever the run's side.
+    log: list[str] = []
+    node = ToolsNode([echo_city], middlewares=[_sync_only("1", log), _async_only("2", log)])
+    call = Message.assistant(tool_calls=[ToolCall("c1", "echo_city", '{"city": "a"}')])
+    assert [m.content for m in node.invoke(call)] == ["city a21"]
+    assert [m.content for m in asyncio.run(node.ainvoke(call))] == ["city a21"]
+    assert _slots([[*row, None] for row in node.stream(call)]) == ["city a21", ""]
+    assert log == ["1>", "2>"] * 3
