@@ -4,9 +4,10 @@ The model answers come from every ChatModel node's output, in step order; the to
 tool call's recorded output, matched by tool name and JSON arguments (in order, so repeated identical
 calls get their results in the order they were recorded). A call the recording does not have raises
 `ToolReplayError` naming the tool and arguments: the agent now does something it did not do before.
-A tool that failed in the recording fails again in the replay with the recorded error text. A tool call
-that interrupted is left out: it is a pause, not a result, and in a run resumed into the same file the
-resumed segment holds the same call's real result.
+A tool that failed in the recording fails again in the replay with the recorded error type name and text
+(a `ToolReplayError` subclass named after it), so a faithful replay has the recording's trajectory. A
+tool call that interrupted is left out: it is a pause, not a result, and in a run resumed into the same
+file the resumed segment holds the same call's real result.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +25,34 @@ from graph_core.models.replay import ReplayChatModel
 from graph_core.schema import Message, ToolInfo
 from inspector.recording.reader import NodeRun, Run, read_run
 
-__all__ = ["ReplayTool", "ToolReplayError", "replay_model_from_run", "replay_tools_from_run"]
+__all__ = ["RecordedError", "ReplayTool", "ToolReplayError", "replay_model_from_run", "replay_tools_from_run"]
 
 
 class ToolReplayError(GraphError, LookupError):
     """The agent made a tool call the recording does not have (or the recorded call failed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedError:
+    """A tool failure as the recording holds it: the exception's type name and message."""
+
+    type: str
+    message: str
+
+
+_REPLAYED_ERRORS: dict[str, type[ToolReplayError]] = {ToolReplayError.__name__: ToolReplayError}
+
+
+def _replayed_error(recorded: RecordedError) -> ToolReplayError:
+    """An exception that reads as the recorded one (type name, message) and is still a `ToolReplayError`.
+
+    Trajectories and run diffs compare failures by type name, so raising `ToolReplayError` itself would
+    make a replay that behaves exactly as recorded differ from its recording.
+    """
+    cls = _REPLAYED_ERRORS.get(recorded.type)
+    if cls is None:
+        cls = _REPLAYED_ERRORS[recorded.type] = type(recorded.type, (ToolReplayError,), {})
+    return cls(recorded.message)
 
 
 _PAUSES = frozenset({InterruptSignal.__name__, InterruptError.__name__})
@@ -65,11 +90,16 @@ def replay_model_from_run(
 class ReplayTool:
     """A tool with a real tool's `info` whose results are the recorded ones (duck-typed for `ToolsNode`)."""
 
-    def __init__(self, info: ToolInfo, results: Iterable[tuple[str, str | None, str | None]], source: str):
+    def __init__(
+        self,
+        info: ToolInfo,
+        results: Iterable[tuple[str, str | None, str | RecordedError | None]],
+        source: str,
+    ):
         self._info = info
         self.source = source
-        self._recorded: list[tuple[str, str | None, str | None]] = list(results)
-        self._queues: dict[str, deque[tuple[str | None, str | None]]] = defaultdict(deque)
+        self._recorded: list[tuple[str, str | None, str | RecordedError | None]] = list(results)
+        self._queues: dict[str, deque[tuple[str | None, str | RecordedError | None]]] = defaultdict(deque)
         self.reset()
 
     @property
@@ -91,6 +121,8 @@ class ReplayTool:
                 f"left (recorded arguments: {', '.join(known) or 'none'}); the agent's behaviour changed"
             )
         output, error = queue.popleft()
+        if isinstance(error, RecordedError):
+            raise _replayed_error(error)
         if error is not None:
             raise ToolReplayError(f"tool `{self._info.name}` failed in the recording: {error}")
         return output or ""
@@ -114,13 +146,13 @@ def replay_tools_from_run(
     """
     run = _as_run(subject)
     infos = {tool.info.name: tool.info for tool in tools or ()}
-    calls: dict[str, list[tuple[str, str | None, str | None]]] = defaultdict(list)
+    calls: dict[str, list[tuple[str, str | None, str | RecordedError | None]]] = defaultdict(list)
     for node_run in _all_node_runs(run):
         for call in node_run.tools:
             if call.error is not None and call.error.type in _PAUSES:
                 continue
             arguments = call.input if isinstance(call.input, str) else str(call.input)
-            error = None if call.error is None else f"{call.error.type}: {call.error.message}"
+            error = None if call.error is None else RecordedError(call.error.type, call.error.message)
             output = call.output if isinstance(call.output, str) or call.output is None else str(call.output)
             calls[call.name].append((arguments, output, error))
     source = f"recording {run.path}"

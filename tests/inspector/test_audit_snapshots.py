@@ -8,12 +8,16 @@ import pytest
 
 from fixtures.approval import build as build_approval
 from fixtures.weather import QUESTION, build_agent
+from graph_core.agents.react import ReActAgent
 from graph_core.checkpoint import InMemoryCheckpointStore
-from graph_core.errors import InterruptError
-from graph_core.schema import Message
+from graph_core.errors import InterruptError, NodeRunError
+from graph_core.models import ScriptedChatModel
+from graph_core.schema import Message, ToolCall
+from graph_core.tools import tool
 from inspector.recording import Recorder
 from inspector.rundiff import diff_runs
-from inspector.snapshot import replay_tools_from_run, to_text
+from inspector.snapshot import first_divergence, replay_model_from_run, replay_tools_from_run, to_text
+from inspector.snapshot.replay import ToolReplayError
 
 
 @pytest.fixture
@@ -139,3 +143,38 @@ def test_trajectory_of_something_that_is_not_a_run_says_what_it_expects(subject:
 def test_trajectory_of_a_dict_that_is_not_a_trajectory_is_refused() -> None:
     with pytest.raises(ValueError, match="not a trajectory document"):
         to_text({"steps": []})
+
+
+@tool
+def flaky(city: str) -> str:
+    """A tool whose service was down when the run was recorded."""
+    raise ValueError(f"service down for {city}")
+
+
+def test_a_recorded_tool_failure_replays_as_the_same_failure(tmp_path: Path) -> None:
+    # The replay raised ToolReplayError("tool `flaky` failed in the recording: ValueError: ..."), so the
+    # trajectory of a faithful replay read `tools/flaky: ToolReplayError` where the recording has
+    # `tools/flaky: ValueError`: the documented recipe failed on a run that behaved exactly the same.
+    script = [
+        Message.assistant("", tool_calls=[ToolCall("c1", "flaky", '{"city": "Paris"}')]),
+        Message.assistant("unused"),
+    ]
+    recorded = tmp_path / "recorded.jsonl"
+    with pytest.raises(NodeRunError):
+        ReActAgent(ScriptedChatModel(script), tools=[flaky]).invoke(
+            [Message.user("q")], callbacks=[Recorder(recorded)]
+        )
+    (replay_tool,) = replay_tools_from_run(recorded, [flaky])
+    with pytest.raises(ToolReplayError) as caught:
+        replay_tool.invoke('{"city": "Paris"}')
+    assert type(caught.value).__name__ == "ValueError"
+    assert str(caught.value) == "service down for Paris"
+
+    replayed = tmp_path / "replayed.jsonl"
+    with pytest.raises(NodeRunError):
+        ReActAgent(replay_model_from_run(recorded), tools=replay_tools_from_run(recorded, [flaky])).invoke(
+            [Message.user("q")], callbacks=[Recorder(replayed)]
+        )
+    assert first_divergence(recorded, replayed) is None
+    assert to_text(replayed) == to_text(recorded)
+    assert diff_runs(recorded, replayed).equivalent
