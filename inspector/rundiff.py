@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.recording.format import BudgetRecord
-from inspector.recording.reader import NodeRun, Run, Step, read_run
+from inspector.recording.reader import NodeRun, Run, Step, UnfinishedStep, read_run
 from inspector.recording.statediff import Change, changes
 from inspector.snapshot.topology_diff import TopologyChange, diff_topologies
 
@@ -71,6 +71,7 @@ class StepDiff:
     nodes: tuple[list[str], list[str]] | None = None
     branches: tuple[list[str], list[str]] | None = None
     tool_calls: tuple[list[str], list[str]] | None = None
+    failures: tuple[list[str], list[str]] | None = None
     state: list[Change] = field(default_factory=lambda: [])
     budget: list[BudgetDelta] = field(default_factory=lambda: [])
     where: str = ""
@@ -79,8 +80,13 @@ class StepDiff:
 
     @property
     def diverges(self) -> bool:
-        """True when control differs here (nodes, branch decisions or tool calls)."""
-        return self.nodes is not None or self.branches is not None or self.tool_calls is not None
+        """True when control differs here (nodes, branch decisions, tool calls or failures)."""
+        return (
+            self.nodes is not None
+            or self.branches is not None
+            or self.tool_calls is not None
+            or self.failures is not None
+        )
 
     @property
     def empty(self) -> bool:
@@ -131,6 +137,7 @@ class RunDiff:
                 ("different nodes ran", step.nodes),
                 ("different branch decision", step.branches),
                 ("different tool calls", step.tool_calls),
+                ("different failures", step.failures),
             ):
                 if fact is not None:
                     where = step.where or f"step {step.index}"
@@ -215,7 +222,12 @@ def _change_text(change: Change) -> str:
 
 def _step_lines(step: StepDiff) -> list[str]:
     lines = [f"{step.where or f'step {step.index}'}:"]
-    for label, fact in (("nodes", step.nodes), ("branches", step.branches), ("tool calls", step.tool_calls)):
+    for label, fact in (
+        ("nodes", step.nodes),
+        ("branches", step.branches),
+        ("tool calls", step.tool_calls),
+        ("failures", step.failures),
+    ):
         if fact is not None:
             lines.append(f"  {label}: A {_list(fact[0])}, B {_list(fact[1])}")
     if step.state:
@@ -239,7 +251,7 @@ def _step_dict(step: StepDiff) -> dict[str, Any]:
         "segment_index": step.segment_index,
         "diverges": step.diverges,
     }
-    for name in ("nodes", "branches", "tool_calls"):
+    for name in ("nodes", "branches", "tool_calls", "failures"):
         fact = getattr(step, name)
         out[name] = None if fact is None else {"a": fact[0], "b": fact[1]}
     out["state"] = [{"path": c.path_text, "op": c.op, "a": c.old, "b": c.new} for c in step.state]
@@ -286,6 +298,34 @@ def _tool_calls(runs: list[NodeRun]) -> list[str]:
     return out
 
 
+def _failures(runs: list[NodeRun]) -> list[str]:
+    """What failed in a step, by exception type (messages vary); tools sorted, as they finish in any order."""
+    out: list[str] = []
+    for run in runs:
+        if len(run.path) > 1:
+            continue
+        out.extend(sorted(f"{run.node}/{tool.name}: {tool.error.type}" for tool in run.tools if tool.error))
+        if run.error is not None:
+            out.append(f"{run.node}: {run.error.type}")
+    return out
+
+
+def _compare_unfinished(index: int, a: UnfinishedStep | None, b: UnfinishedStep | None) -> StepDiff:
+    """The step each run died in (after the same number of finished steps): what ran, called and failed."""
+    diff = StepDiff(index)
+    nodes_a, nodes_b = list(a.nodes) if a else [], list(b.nodes) if b else []
+    if nodes_a != nodes_b:
+        diff.nodes = (nodes_a, nodes_b)
+    runs_a, runs_b = a.node_runs if a else [], b.node_runs if b else []
+    calls_a, calls_b = _tool_calls(runs_a), _tool_calls(runs_b)
+    if calls_a != calls_b:
+        diff.tool_calls = (calls_a, calls_b)
+    failures_a, failures_b = _failures(runs_a), _failures(runs_b)
+    if failures_a != failures_b:
+        diff.failures = (failures_a, failures_b)
+    return diff
+
+
 def _budget_deltas(a: BudgetRecord | None, b: BudgetRecord | None) -> list[BudgetDelta]:
     if a is None or b is None:
         return []
@@ -306,6 +346,9 @@ def _compare_step(index: int, a: Step, b: Step, state_a: Any, state_b: Any) -> S
     calls_a, calls_b = _tool_calls(a.node_runs), _tool_calls(b.node_runs)
     if calls_a != calls_b:
         diff.tool_calls = (calls_a, calls_b)
+    failures_a, failures_b = _failures(a.node_runs), _failures(b.node_runs)
+    if failures_a != failures_b:
+        diff.failures = (failures_a, failures_b)
     diff.state = changes(state_a, state_b)
     diff.budget = _budget_deltas(a.budget, b.budget)
     return diff
@@ -363,6 +406,14 @@ def diff_runs(a: Run | str | os.PathLike[str], b: Run | str | os.PathLike[str], 
         step = _compare_step(i, run_a.steps[i], run_b.steps[i], run_a.state_at(i), run_b.state_at(i))
         if not step.empty:
             step.where, step.segment, step.segment_index = _where(i, run_a, run_b)
+            steps.append(step)
+    if n_a == n_b and (run_a.unfinished is not None or run_b.unfinished is not None):
+        step = _compare_unfinished(n_a, run_a.unfinished, run_b.unfinished)
+        if not step.empty:
+            died = run_a.unfinished or run_b.unfinished
+            if died is not None and (len(run_a.segments) > 1 or len(run_b.segments) > 1):
+                step.segment, step.segment_index = died.segment, died.index
+                step.where = f"segment {died.segment} step {died.index}"
             steps.append(step)
     end = _where(min(n_a, n_b), run_a, run_b) if n_a != n_b else ("", None, None)
     final_a = run_a.steps[-1].budget if n_a else None

@@ -8,12 +8,14 @@ import pytest
 
 from fixtures.approval import build as build_approval
 from fixtures.weather import QUESTION, build_agent
+from graph_core import END, START, Graph
 from graph_core.agents.react import ReActAgent
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError, NodeRunError
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall
 from graph_core.tools import tool
+from inspector.cli import main
 from inspector.recording import Recorder
 from inspector.rundiff import diff_runs
 from inspector.snapshot import first_divergence, replay_model_from_run, replay_tools_from_run, to_text
@@ -178,3 +180,65 @@ def test_a_recorded_tool_failure_replays_as_the_same_failure(tmp_path: Path) -> 
     assert first_divergence(recorded, replayed) is None
     assert to_text(replayed) == to_text(recorded)
     assert diff_runs(recorded, replayed).equivalent
+
+
+def _failing_tool_run(path: Path, error: Exception) -> Path:
+    @tool(name="flaky")
+    def failing(city: str) -> str:
+        """Fails with `error`."""
+        raise error
+
+    script = [
+        Message.assistant("", tool_calls=[ToolCall("c1", "flaky", '{"city": "Paris"}')]),
+        Message.assistant("unused"),
+    ]
+    with pytest.raises(NodeRunError):
+        ReActAgent(ScriptedChatModel(script), tools=[failing]).invoke(
+            [Message.user("q")], callbacks=[Recorder(path)]
+        )
+    return path
+
+
+def test_run_diff_sees_a_tool_failing_differently(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Both runs end in NodeRunError at `tools`; only the tool's own error differs. The diff said
+    # "equivalent" (exit 0) although the trajectories differ.
+    a = _failing_tool_run(tmp_path / "a.jsonl", ValueError("down"))
+    b = _failing_tool_run(tmp_path / "b.jsonl", KeyError("city"))
+    diff = diff_runs(a, b)
+    assert not diff.equivalent
+    assert diff.divergence_text() == (
+        "step 1: different failures: A [tools/flaky: ValueError; tools: ToolCallError], "
+        "B [tools/flaky: KeyError; tools: ToolCallError]"
+    )
+    assert diff.to_dict()["step_differences"][0]["failures"] == {
+        "a": ["tools/flaky: ValueError", "tools: ToolCallError"],
+        "b": ["tools/flaky: KeyError", "tools: ToolCallError"],
+    }
+    assert main(["diff", str(a), str(b)]) == 1
+    assert "  failures: A [tools/flaky: ValueError; tools: ToolCallError]" in capsys.readouterr().out
+    assert diff_runs(a, _failing_tool_run(tmp_path / "c.jsonl", ValueError("other text"))).equivalent
+
+
+def _failing_node_run(path: Path, error: Exception) -> Path:
+    def fail(x: object) -> object:
+        raise error
+
+    graph = Graph()
+    graph.add_lambda_node("first", lambda x: x)
+    graph.add_lambda_node("boom", fail)
+    graph.add_edge(START, "first")
+    graph.add_edge("first", "boom")
+    graph.add_edge("boom", END)
+    with pytest.raises(NodeRunError):
+        graph.compile().invoke(1, callbacks=[Recorder(path)])
+    return path
+
+
+def test_run_diff_compares_the_step_the_runs_died_in(tmp_path: Path) -> None:
+    # A node that fails kills its step before it finishes; that step was not compared at all.
+    a = _failing_node_run(tmp_path / "a.jsonl", ValueError("x"))
+    b = _failing_node_run(tmp_path / "b.jsonl", KeyError("x"))
+    diff = diff_runs(a, b)
+    assert not diff.equivalent
+    assert diff.divergence_text() == "step 1: different failures: A [boom: ValueError], B [boom: KeyError]"
+    assert diff_runs(a, _failing_node_run(tmp_path / "c.jsonl", ValueError("y"))).equivalent
