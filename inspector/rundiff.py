@@ -1,8 +1,9 @@
 """Step-aligned comparison of two recorded runs: where they part, and what differs at each step.
 
 Steps are aligned by position (step 0 with step 0, ...), which is what "the same graph, run again" means
-for Pregel and DAG runs alike. At each aligned step three control facts are compared (the nodes that ran,
-the branch decisions, the tool calls requested and run, with their arguments); the first step where one
+for Pregel and DAG runs alike. At each aligned step four control facts are compared (the nodes that ran,
+the branch decisions, the tool calls requested and run, with their arguments, and what failed, by
+exception type); the step a run died in is compared the same way. The first step where one
 of them differs is the *first divergence*. State and budget are compared at every aligned step too, as
 data rather than control: they make two runs differ without being where the paths fork. Timestamps,
 durations and run IDs are never compared.
