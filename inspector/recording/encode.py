@@ -135,6 +135,7 @@ class Encoder:
         self._stack: set[int] = set()
         self._plain_fields: bool | None = None
         self._plans: dict[type[BaseModel], list[tuple[str, str, bool]]] = {}
+        self._history: list[Any] | None = None  # the message list memoised last (see `_copy_of_history`)
 
     def encode(self, value: Any) -> Any:
         """A JSON-like version of `value`; never raises for ordinary exceptions inside `value`."""
@@ -212,6 +213,7 @@ class Encoder:
             return None
         marker = {"$refs": _extend_runs(marker["$refs"], refs)}
         self._lists[id(value)] = (value, size, first, value[-1], marker)
+        self._history = value
         return marker
 
     def encode_field(self, value: Any, parent: Any) -> Any:
@@ -336,13 +338,35 @@ class Encoder:
                 if refs is not None:
                     marker = {"$refs": _extend_runs(marker["$refs"], refs)}
                     self._lists[key] = (value, size, first, value[-1], marker)
+                    self._history = value
                     return marker
+        copied = self._copy_of_history(value, depth)
+        if copied is not None:
+            return copied
         refs = self._refs(value, 0, depth)
         if refs is not None:
             marker = {"$refs": _extend_runs([], refs)}
             self._lists[key] = (value, size, value[0], value[-1], marker)
+            self._history = value
             return marker
         return self._guarded(value, depth, self._sequence)
+
+    def _copy_of_history(self, value: list[Any], depth: int) -> Any:
+        """The marker of a new list that holds the same messages as the last message list memoised (an
+        agent hands its model a copy of the state's history every round), or None.
+
+        The last item must be the history's last object; the others are compared at C speed (identity
+        first, value equality otherwise) instead of a memo lookup per message. The copy is not memoised:
+        a run makes one per round, and keeping each would hold every history the run ever had."""
+        history = self._history
+        if history is None or history is value or len(history) != len(value):
+            return None
+        if value[-1] is not history[-1]:
+            return None
+        if value != history:
+            return None
+        marker = self._list(history, depth)
+        return marker if type(marker) is dict else None
 
     def _refs(self, value: list[Any], start: int, depth: int) -> list[int] | None:
         """Value ids of `value[start:]`, or None if it holds anything but messages (the messages met
