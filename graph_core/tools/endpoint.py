@@ -14,12 +14,13 @@ with sync-only and async-only middlewares together, the chain crosses sides at e
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from graph_core.schema import ToolInfo
 from graph_core.tools.bridge import aiterate_sync, iterate_async, run_blocking
+from graph_core.tools.errors import not_text
 from graph_core.tools.function import Tool
 
 __all__ = [
@@ -191,15 +192,25 @@ def build_endpoints(tool: Any, middlewares: Sequence[ToolMiddleware]) -> Endpoin
     if inv is None:
         assert stm is not None
         sync_stream, async_stream = stm
-        inv = (lambda inp: "".join(sync_stream(inp))), (lambda inp: _aconcat(async_stream(inp)))
+        inv = (lambda inp: _join(sync_stream(inp))), (lambda inp: _aconcat(async_stream(inp)))
     if stm is None:
         sync_invoke, async_invoke = inv
         stm = (lambda inp: iter([sync_invoke(inp)])), (lambda inp: _aonce(async_invoke, inp))
     return Endpoints(invoke=inv[0], ainvoke=inv[1], stream=stm[0], astream=stm[1])
 
 
+def _join(chunks: Iterable[str]) -> str:
+    """The whole result of a streamed tool; a chunk that is not a str is named (join's TypeError is not)."""
+    parts = list(chunks)
+    try:
+        return "".join(parts)
+    except TypeError:
+        bad = next(part for part in parts if not isinstance(part, str))  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise not_text(bad, "a stream chunk") from None
+
+
 async def _aconcat(chunks: AsyncIterator[str]) -> str:
-    return "".join([chunk async for chunk in chunks])
+    return _join([chunk async for chunk in chunks])
 
 
 async def _aonce(endpoint: AsyncInvokeEndpoint, inp: ToolInput) -> AsyncIterator[str]:

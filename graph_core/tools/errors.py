@@ -15,9 +15,19 @@ substring, and always carry the tool name and call ID so a failing run says whic
 
 from __future__ import annotations
 
+import reprlib
+from typing import Any
+
 from graph_core.errors import GraphError
 
-__all__ = ["ToolArgumentsError", "ToolCallError", "ToolError", "ToolNotFoundError", "ToolsNodeInputError"]
+__all__ = [
+    "ToolArgumentsError",
+    "ToolCallError",
+    "ToolError",
+    "ToolNotFoundError",
+    "ToolsNodeInputError",
+    "not_text",
+]
 
 
 class ToolsNodeInputError(GraphError, ValueError):
@@ -47,3 +57,12 @@ class ToolNotFoundError(ToolError, LookupError):
 
 class ToolCallError(ToolError, RuntimeError):
     """A tool (or its arguments handler or middleware) failed; the original error is `__cause__`."""
+
+
+def not_text(value: Any, what: str = "the result") -> TypeError:
+    """Why a tool's result cannot become a tool message: Eino's tools return strings by type, but a
+    duck-typed tool, a middleware or a handler here can return anything; the value is shown, cut short."""
+    return TypeError(
+        f"{what} is {type(value).__name__} {reprlib.repr(value)}, not a str "
+        "(tool results are message text; return a string, or use @tool, which JSON-encodes results)"
+    )

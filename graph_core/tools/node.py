@@ -29,7 +29,7 @@ from graph_core.schema import Message, ToolInfo
 from graph_core.tools.bridge import run_blocking, submit
 from graph_core.tools.context import _TOOL_CALL_ID, tool_call_scope  # pyright: ignore[reportPrivateUsage]
 from graph_core.tools.endpoint import BaseTool, Endpoints, ToolInput, ToolMiddleware, build_endpoints
-from graph_core.tools.errors import ToolCallError, ToolNotFoundError, ToolsNodeInputError
+from graph_core.tools.errors import ToolCallError, ToolNotFoundError, ToolsNodeInputError, not_text
 from graph_core.tools.function import Tool
 
 __all__ = ["ArgumentsHandler", "ToolsNode", "UnknownToolsHandler"]
@@ -213,10 +213,12 @@ class ToolsNode:
         )
 
     @staticmethod
-    def _message(task: _Task, content: str) -> Message:
+    def _message(task: _Task, content: str, verb: str = "invoke") -> Message:
         if type(content) is str and type(task.call_id) is str and type(task.name) is str:
             # nothing left to validate: skip pydantic (it costs as much as the tool call on the hot path)
             return Message.trusted("tool", content, tool_call_id=task.call_id, tool_name=task.name)
+        if not isinstance(content, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise ToolsNode._failure(task, not_text(content), verb)
         return Message("tool", content, tool_call_id=task.call_id, tool_name=task.name)
 
     @staticmethod
@@ -313,7 +315,7 @@ class ToolsNode:
         if signals:
             executed = {t.call_id: o.content for t, o in zip(tasks, outcomes, strict=True) if o.error is None}
             _interrupt_calls(tasks, message, executed, signals)
-        return [self._message(t, o.content) for t, o in zip(tasks, outcomes, strict=True)]
+        return [self._message(t, o.content, verb) for t, o in zip(tasks, outcomes, strict=True)]
 
     async def _arun_invoke(self, task: _Task) -> _Outcome:
         info = self._info(task)
@@ -364,7 +366,7 @@ class ToolsNode:
 
     def _slot(self, tasks: Sequence[_Task], index: int, chunk: str) -> list[Message | None]:
         row: list[Message | None] = [None] * len(tasks)
-        row[index] = self._message(tasks[index], chunk)
+        row[index] = self._message(tasks[index], chunk, "stream")
         return row
 
     def stream(self, message: Message) -> Iterator[list[Message | None]]:

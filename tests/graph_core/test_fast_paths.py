@@ -11,13 +11,12 @@ from collections.abc import Generator
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from graph_core import END, START, Branch, Graph
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo, shallow_copy
 from graph_core.tools import ToolsNode, tool
-from graph_core.tools.errors import ToolArgumentsError
+from graph_core.tools.errors import ToolArgumentsError, ToolCallError
 from tests.helpers import wire
 
 
@@ -188,7 +187,7 @@ def test_tools_node_single_call_builds_the_same_message() -> None:
     out = node.invoke(Message.assistant(tool_calls=[ToolCall("c1", "add", '{"a": 1}')]))
     assert out == [Message.tool("3", tool_call_id="c1", tool_name="add")]
     assert out[0].model_fields_set == Message.tool("3", tool_call_id="c1", tool_name="add").model_fields_set
-    with pytest.raises(ValidationError):
+    with pytest.raises(ToolCallError, match="int 5, not a str"):
         ToolsNode([_DuckTool()]).invoke(Message.assistant(tool_calls=[ToolCall("c1", "duck", "{}")]))
 
 
