@@ -50,7 +50,9 @@ def from_networkx(graph: nx.MultiDiGraph | nx.DiGraph, /, *, name: str | None = 
     edges = [edge for _, edge in sorted(_edges(graph), key=lambda pair: pair[0])]
     keys = {node.key for node in nodes}
     graph_attrs = dict(graph.graph)
-    topology_name = name if name is not None else str(graph_attrs.get("name") or "graph")
+    # "graph" only for a hand-made graph without a name; an unnamed topology's "" must round-trip
+    raw_name = graph_attrs.get("name")
+    topology_name = name if name is not None else "graph" if raw_name is None else str(raw_name)
     trigger_mode = TriggerMode(graph_attrs.get("trigger_mode", TriggerMode.ANY_PREDECESSOR))
     max_run_steps = graph_attrs.get("max_run_steps")
     has_state = bool(graph_attrs.get("has_state", False))
