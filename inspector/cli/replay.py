@@ -3,13 +3,38 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
+from inspector.errors import InspectorError
 from inspector.recording.reader import RunFileWarning
 
 __all__ = ["register", "run"]
+
+
+def _seconds(text: str) -> float:
+    """A poll interval: 0 would re-read the file in a busy loop; negative or NaN means nothing."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def _position(text: str) -> int:
+    """A timeline position, counted from 0 (no Python-style counting from the end)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"positions count from 0, not {text!r}")
+    return value
 
 
 def register(subparsers: Any) -> None:
@@ -28,11 +53,11 @@ def register(subparsers: Any) -> None:
         help="keep reading the file as a running process writes it (waits for a file not created yet)",
     )
     parser.add_argument(
-        "--poll", type=float, default=0.5, metavar="SECONDS", help="how often --follow checks the file"
+        "--poll", type=_seconds, default=0.5, metavar="SECONDS", help="how often --follow checks the file"
     )
     parser.add_argument(
         "--step",
-        type=int,
+        type=_position,
         default=None,
         metavar="N",
         help="open at position N (0-based over the whole timeline; a resumed run continues the count)",
@@ -43,6 +68,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from inspector.tui import make_app  # Textual loads only for the commands that draw
+
+    if args.follow and Path(args.run_file).is_dir():  # without --follow the reader says the same
+        raise InspectorError(f"{args.run_file}: is a directory, not a run file")
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
