@@ -160,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.output:
         path = Path(args.output)
+        if path.is_dir():  # refused before the run, as `inspector record -o` does
+            raise InspectorError(f"-o {path} is a directory: give a file path such as {path / 'run.jsonl'}")
     else:
         path = Path(tempfile.mkdtemp(prefix="inspector-demo-")) / f"{args.agent}.jsonl"
     record_demo(path, args.agent)

@@ -1,0 +1,20 @@
+"""`inspector demo -o` with an output it cannot use: one clear message, before anything runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import main
+
+
+def test_demo_into_a_directory_is_refused_before_recording(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It used to start the run, print the Recorder's "recording stopped: IsADirectoryError" warning,
+    # then a second error with "[Errno 21]".
+    assert main(["demo", "--headless", "-o", str(tmp_path)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert err.count("inspector:") == 1
+    assert "is a directory" in err and "run.jsonl" in err and "Errno" not in err
