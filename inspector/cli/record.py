@@ -109,6 +109,11 @@ def _check_output(output: Path, *, resume: bool) -> None:
     if output.is_dir():
         raise InspectorError(f"-o {output} is a directory: give a file path such as {output / 'run.jsonl'}")
     if resume:
+        if not output.exists():  # the Recorder's reason suggests a new file, which --resume cannot do
+            raise InspectorError(
+                f"-o {output} does not exist: --resume appends the resumed run to the file that recorded "
+                "the interrupted run, so give that file as -o"
+            )
         return  # the Recorder checks the file it appends to, with its own one-paragraph reasons
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
