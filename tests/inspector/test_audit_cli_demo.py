@@ -18,3 +18,14 @@ def test_demo_into_a_directory_is_refused_before_recording(
     err = " ".join(capsys.readouterr().err.split())
     assert err.count("inspector:") == 1
     assert "is a directory" in err and "run.jsonl" in err and "Errno" not in err
+
+
+def test_demo_into_an_unwritable_path_is_refused_before_recording(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["demo", "--headless", "-o", str(blocker / "run.jsonl")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert err.count("inspector:") == 1  # no "recording stopped" warning before the error
+    assert "could not write the run file" in err and "Errno" not in err
