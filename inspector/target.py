@@ -162,13 +162,20 @@ def load_target(spec: str) -> LoadedTarget:
         )
     module = _import_module(module_part, spec)
     obj: Any = module
-    for part in attr.split("."):
+    parts = attr.split(".")
+    for number, part in enumerate(parts):
         try:
             obj = getattr(obj, part)
         except AttributeError:
+            if number:  # the module part resolved; name the object that lacks this attribute
+                found = f"{module_part}:{'.'.join(parts[:number])}"
+                raise TargetError(
+                    f"TARGET `{spec}`: `{found}` has no attribute `{part}` "
+                    f"(it {_describe(obj, called=False)})."
+                ) from None
             available = sorted(n for n in dir(module) if not n.startswith("_"))
             raise TargetError(
-                f"TARGET `{spec}`: `{module_part}` has no attribute `{attr}`. Available names: "
+                f"TARGET `{spec}`: `{module_part}` has no attribute `{part}`. Available names: "
                 f"{', '.join(available[:20]) or '(none)'}."
             ) from None
     return _resolve(obj, spec)
