@@ -235,7 +235,10 @@ def run(args: argparse.Namespace) -> int:
     segment = recorded.segments[-1]
     count = len(recorded.segments)
     where = f"segment {segment.index}, {count} segments in the file, " if count > 1 else ""
-    summary = f"recorded {len(segment.steps)} steps to {output} ({where}status {recorded.status})"
+    steps = len(segment.steps)
+    summary = (
+        f"recorded {steps} step{'' if steps == 1 else 's'} to {output} ({where}status {recorded.status})"
+    )
     if isinstance(failure, InterruptError):
         saved = getattr(failure, "checkpoint_id", None)
         if saved:

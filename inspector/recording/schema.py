@@ -6,6 +6,7 @@ the file is stale (a test runs the check, so the published schema cannot drift f
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -34,8 +35,14 @@ def render_schema() -> str:
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python3 -m inspector.recording.schema",
+        description=f"Rewrite {SCHEMA_PATH.name} from the run-file models (or check that it is current).",
+    )
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the file is stale")
+    args = parser.parse_args(argv)
     text = render_schema()
-    if "--check" in argv:
+    if args.check:
         current = SCHEMA_PATH.read_text(encoding="utf-8") if SCHEMA_PATH.exists() else ""
         if current != text:
             print(f"{SCHEMA_PATH} is stale; run `python3 -m inspector.recording.schema`", file=sys.stderr)

@@ -39,7 +39,7 @@ def test_record_a_graph_file_gets_the_string(tmp_path: Path, capsys: Any) -> Non
     source.write_text(GRAPH_FILE)
     out = tmp_path / "run.jsonl"
     assert main(["record", f"{source}:graph", "--input", "hello", "-o", str(out), "--quiet"]) == 0
-    assert capsys.readouterr().err.startswith("recorded 1 steps")
+    assert capsys.readouterr().err.startswith("recorded 1 step to ")
     assert read_run(out).output == "HELLO"
 
 
