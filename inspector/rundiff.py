@@ -24,6 +24,7 @@ from inspector.recording.format import BudgetRecord
 from inspector.recording.reader import NodeRun, Run, Step, UnfinishedStep, read_run
 from inspector.recording.statediff import Change, changes
 from inspector.snapshot.topology_diff import TopologyChange, diff_topologies
+from inspector.snapshot.trajectory import step_failures
 
 __all__ = ["BudgetDelta", "RunDiff", "StepDiff", "diff_runs"]
 
@@ -299,18 +300,6 @@ def _tool_calls(runs: list[NodeRun]) -> list[str]:
     return out
 
 
-def _failures(runs: list[NodeRun]) -> list[str]:
-    """What failed in a step, by exception type (messages vary); tools sorted, as they finish in any order."""
-    out: list[str] = []
-    for run in runs:
-        if len(run.path) > 1:
-            continue
-        out.extend(sorted(f"{run.node}/{tool.name}: {tool.error.type}" for tool in run.tools if tool.error))
-        if run.error is not None:
-            out.append(f"{run.node}: {run.error.type}")
-    return out
-
-
 def _compare_unfinished(index: int, a: UnfinishedStep | None, b: UnfinishedStep | None) -> StepDiff:
     """The step each run died in (after the same number of finished steps): what ran, called and failed."""
     diff = StepDiff(index)
@@ -321,7 +310,7 @@ def _compare_unfinished(index: int, a: UnfinishedStep | None, b: UnfinishedStep 
     calls_a, calls_b = _tool_calls(runs_a), _tool_calls(runs_b)
     if calls_a != calls_b:
         diff.tool_calls = (calls_a, calls_b)
-    failures_a, failures_b = _failures(runs_a), _failures(runs_b)
+    failures_a, failures_b = step_failures(runs_a), step_failures(runs_b)
     if failures_a != failures_b:
         diff.failures = (failures_a, failures_b)
     return diff
@@ -347,7 +336,7 @@ def _compare_step(index: int, a: Step, b: Step, state_a: Any, state_b: Any) -> S
     calls_a, calls_b = _tool_calls(a.node_runs), _tool_calls(b.node_runs)
     if calls_a != calls_b:
         diff.tool_calls = (calls_a, calls_b)
-    failures_a, failures_b = _failures(a.node_runs), _failures(b.node_runs)
+    failures_a, failures_b = step_failures(a.node_runs), step_failures(b.node_runs)
     if failures_a != failures_b:
         diff.failures = (failures_a, failures_b)
     diff.state = changes(state_a, state_b)

@@ -29,6 +29,7 @@ __all__ = [
     "Divergence",
     "first_divergence",
     "from_text",
+    "step_failures",
     "to_text",
     "trajectory",
 ]
@@ -68,7 +69,9 @@ def _node_messages(runs: list[NodeRun]) -> list[str]:
     return out
 
 
-def _failures(runs: list[NodeRun]) -> list[str]:
+def step_failures(runs: list[NodeRun]) -> list[str]:
+    """What failed in a step, by exception type (messages vary): `node/tool: Type` and `node: Type` for
+    the top-level graph's node runs, tools sorted. Trajectories and `inspector diff` compare these."""
     out: list[str] = []
     for run in runs:
         if len(run.path) > 1:
@@ -97,7 +100,7 @@ def _add_node_facts(entry: dict[str, Any], runs: list[NodeRun]) -> None:
     messages = _node_messages(runs)
     if messages:
         entry["messages"] = messages
-    failures = _failures(runs)
+    failures = step_failures(runs)
     if failures:
         entry["failed"] = failures
 
