@@ -25,6 +25,7 @@ from inspector.cli.plain import one_line_list
 from inspector.errors import InspectorError
 from inspector.errortext import error_text
 from inspector.recording import Recorder, read_run
+from inspector.recording.format import FORMAT_NAME
 from inspector.target import LoadedTarget, load_target
 
 __all__ = ["make_input", "register", "run"]
@@ -115,6 +116,7 @@ def _check_output(output: Path, *, resume: bool) -> None:
                 "the interrupted run, so give that file as -o"
             )
         return  # the Recorder checks the file it appends to, with its own one-paragraph reasons
+    _refuse_to_clobber(output)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         with output.open("a", encoding="utf-8"):
@@ -125,6 +127,26 @@ def _check_output(output: Path, *, resume: bool) -> None:
         ) from None
     except OSError as exc:
         raise InspectorError(f"could not write the run file {output}: {exc.strerror or exc}") from None
+
+
+def _refuse_to_clobber(output: Path) -> None:
+    """Recording truncates `output`: refuse when it holds something other than a run file (a typo in -o
+    must not cost the user a file); an earlier recording is overwritten, as re-recording means."""
+    try:
+        with output.open("rb") as existing:
+            start = existing.read(len(_HEADER_START))
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise InspectorError(f"could not read the existing file {output}: {exc.strerror or exc}") from None
+    if not _HEADER_START.startswith(start):  # empty, or a run file (even one cut off in its header)
+        raise InspectorError(
+            f"-o {output} exists and is not a run file (it does not start with a `{FORMAT_NAME}` header); "
+            "recording would overwrite it. Give another path, or delete the file first if it can go"
+        )
+
+
+_HEADER_START = b'{"kind":"header","format":"' + FORMAT_NAME.encode() + b'"'
 
 
 def _progress(event: dict[str, Any]) -> None:
