@@ -80,6 +80,7 @@ class StreamDecoder:
         self.chunks = 0
         self.done = False
         self._finished = False
+        self._finish_reason: str | None = None
         self._provenance_sent = False
         self._index_of_id: dict[str, int] = {}
         self._index_of_server: dict[int, int] = {}
@@ -125,7 +126,12 @@ class StreamDecoder:
                 f"{self._where}: stream ended without any message chunk", endpoint=self._endpoint
             )
         for index in sorted(self._calls):
-            check_arguments(self._calls[index], endpoint=self._endpoint, redact=self._redact)
+            check_arguments(
+                self._calls[index],
+                endpoint=self._endpoint,
+                redact=self._redact,
+                finish_reason=self._finish_reason,
+            )
         return chunks
 
     def broken(self, reason: str) -> ChatModelStreamError:
@@ -186,6 +192,7 @@ class StreamDecoder:
         finish = choice.get("finish_reason") or None
         if finish:
             self._finished = True
+            self._finish_reason = str(finish)
         usage = usage_of(event)
         content = text_of(delta.get("content"))
         reasoning = reasoning_of(delta)

@@ -119,8 +119,11 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def check_arguments(call: ToolCall, *, endpoint: str, redact: Redactor) -> None:
-    """Arguments must be a JSON object; empty text is let through (no-argument tools on some servers)."""
+def check_arguments(
+    call: ToolCall, *, endpoint: str, redact: Redactor, finish_reason: str | None = None
+) -> None:
+    """Arguments must be a JSON object; empty text is let through (no-argument tools on some servers).
+    When the answer stopped at the token limit, the error says so: cut-off JSON is its usual cause."""
     if not call.arguments.strip():
         return
     try:
@@ -132,9 +135,15 @@ def check_arguments(call: ToolCall, *, endpoint: str, redact: Redactor) -> None:
             return
         problem = f"a JSON {type(value).__name__}, not an object"
     excerpt = redact(call.arguments)[:200]
+    cause = (
+        "; the answer stopped at the token limit (finish_reason `length`), which cut the arguments off: "
+        "raise the request's max_tokens"
+        if finish_reason == "length"
+        else ""
+    )
     raise ToolCallArgumentsError(
         f"POST {endpoint}: tool call `{call.id}` (`{call.name}`) has arguments that are {problem}: "
-        f"{excerpt!r}",
+        f"{excerpt!r}{cause}",
         endpoint=endpoint,
         tool_call_id=call.id,
         tool_name=call.name,
@@ -168,8 +177,9 @@ def decode_completion(data: Any, *, endpoint: str, status: int, redact: Redactor
                 type=str(call.get("type") or "function"),
             )
         )
+    finish_reason = choice.get("finish_reason") or None
     for call in tool_calls:
-        check_arguments(call, endpoint=endpoint, redact=redact)
+        check_arguments(call, endpoint=endpoint, redact=redact, finish_reason=finish_reason)
     return Message(
         "assistant",
         text_of(raw.get("content")),
