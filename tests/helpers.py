@@ -31,6 +31,27 @@ def run_in(compiled: Any, value: Any, how: str, **options: Any) -> Any:
     raise ValueError(f"unknown mode {how!r}")
 
 
+ENTRY_POINTS = pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream", "astream"])
+"""Run the test through each of the four entry points (see `run_entry`)."""
+
+
+def run_entry(compiled: Any, value: Any, how: str, **options: Any) -> Any:
+    """`compiled` run on `value` through the entry point named `how`; stream chunks come back as a list."""
+    if how == "invoke":
+        return compiled.invoke(value, **options)
+    if how == "stream":
+        return list(compiled.stream(value, **options))
+    if how == "ainvoke":
+        return asyncio.run(compiled.ainvoke(value, **options))
+
+    async def read() -> list[Any]:
+        return [chunk async for chunk in compiled.astream(value, **options)]
+
+    if how == "astream":
+        return asyncio.run(read())
+    raise ValueError(f"unknown entry point {how!r}")
+
+
 def wire(graph: Graph, *keys: str) -> Graph:
     """Edges START -> keys[0] -> ... -> keys[-1] -> END, added in that order."""
     for source, target in itertools.pairwise([START, *keys, END]):

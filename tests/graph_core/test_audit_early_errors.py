@@ -7,7 +7,6 @@ a store, a failing state factory or checkpoint load. Each case runs through all 
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -23,23 +22,9 @@ from graph_core.context import current_scope
 from graph_core.errors import GraphRunError, NodeRunError
 from graph_core.runner.compiled import CompiledGraph
 from graph_core.state import process_state
-from tests.helpers import wire
+from tests.helpers import ENTRY_POINTS, run_entry, wire
 
-ENTRIES = pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream", "astream"])
-
-
-def _run(compiled: CompiledGraph, value: Any, how: str, **options: Any) -> Any:
-    if how == "invoke":
-        return compiled.invoke(value, **options)
-    if how == "stream":
-        return list(compiled.stream(value, **options))
-    if how == "ainvoke":
-        return asyncio.run(compiled.ainvoke(value, **options))
-
-    async def read() -> list[Any]:
-        return [chunk async for chunk in compiled.astream(value, **options)]
-
-    return asyncio.run(read())
+ENTRIES = ENTRY_POINTS
 
 
 class Log:
@@ -98,7 +83,7 @@ def test_a_negative_compiled_budget_fires_graph_start_and_error(how: str) -> Non
     compiled = _chain().compile(name="G", max_run_steps=-1)
     log = Log()
     with pytest.raises(GraphRunError, match=r"max run steps limit must be at least 1") as caught:
-        _run(compiled, 7, how, callbacks=[log])
+        run_entry(compiled, 7, how, callbacks=[log])
     info = RunInfo(None, "G", "Graph", (), None, "G")
     _assert_start_then_error(log, how, 7, caught.value, info)
 
@@ -109,7 +94,7 @@ def test_a_positive_runtime_budget_on_a_dag_fires_graph_start_and_error(how: str
     expected = _normal_graph_info(compiled)
     log = Log()
     with pytest.raises(GraphRunError, match=r"^\[GraphRunError\] cannot set max run steps in dag$") as caught:
-        _run(compiled, 3, how, callbacks=[log], max_steps=2)
+        run_entry(compiled, 3, how, callbacks=[log], max_steps=2)
     _assert_start_then_error(log, how, 3, caught.value, expected)
 
 
@@ -119,7 +104,7 @@ def test_a_checkpoint_id_without_a_store_fires_graph_start_and_error(how: str) -
     expected = _normal_graph_info(compiled)
     log = Log()
     with pytest.raises(GraphRunError, match="checkpoint id but have not set checkpoint store") as caught:
-        _run(compiled, 1, how, callbacks=[log], checkpoint_id="cp")
+        run_entry(compiled, 1, how, callbacks=[log], checkpoint_id="cp")
     _assert_start_then_error(log, how, 1, caught.value, expected)
 
 
@@ -131,7 +116,7 @@ def test_a_failing_state_factory_fires_graph_start_and_error(how: str) -> None:
     compiled = _chain(state=broken).compile(name="S")
     log = Log()
     with pytest.raises(LookupError, match="no state today") as caught:
-        _run(compiled, 5, how, callbacks=[log])
+        run_entry(compiled, 5, how, callbacks=[log])
     _assert_start_then_error(log, how, 5, caught.value, RunInfo(None, "S", "Graph", (), None, "S"))
 
 
@@ -148,7 +133,7 @@ def test_a_failing_checkpoint_load_fires_graph_start_and_error(how: str) -> None
     compiled = _chain().compile(checkpoint_store=_BrokenStore())
     log = Log()
     with pytest.raises(OSError, match="store offline reading cp-1") as caught:
-        _run(compiled, 2, how, callbacks=[log], checkpoint_id="cp-1")
+        run_entry(compiled, 2, how, callbacks=[log], checkpoint_id="cp-1")
     _assert_start_then_error(log, how, 2, caught.value, RunInfo(None, "", "Graph", (), None, ""))
     # the observer ran inside the run's scope: it can find the compiled graph (the Recorder's topology)
     scope = log.scopes[0]
@@ -162,7 +147,7 @@ def test_an_unreadable_checkpoint_fires_graph_start_and_error(how: str) -> None:
     compiled = _chain().compile(checkpoint_store=store)
     log = Log()
     with pytest.raises(CheckpointSerializationError, match="not a graph_core checkpoint") as caught:
-        _run(compiled, 4, how, callbacks=[log], checkpoint_id="bad")
+        run_entry(compiled, 4, how, callbacks=[log], checkpoint_id="bad")
     _assert_start_then_error(log, how, 4, caught.value, RunInfo(None, "", "Graph", (), None, ""))
 
 
@@ -203,7 +188,7 @@ def test_a_failing_state_modifier_on_resume_fires_graph_start_and_error_with_the
 
     log = StateReader()
     with pytest.raises(ValueError, match="refused") as caught:
-        _run(compiled, 9, how, callbacks=[log], checkpoint_id="run-1", state_modifier=modifier)
+        run_entry(compiled, 9, how, callbacks=[log], checkpoint_id="run-1", state_modifier=modifier)
     _assert_start_then_error(log, how, 9, caught.value, RunInfo(None, "", "Graph", (), None, ""))
     assert seen == ["_Counter"]  # as in a normal run, on_start can use process_state
 
@@ -227,7 +212,7 @@ def test_every_observer_hears_an_early_error_once_in_eino_order(how: str) -> Non
 
     compiled = _chain().compile(max_run_steps=-2)
     with pytest.raises(GraphRunError):
-        _run(compiled, 1, how, callbacks=[Tagged("first"), Tagged("second")])
+        run_entry(compiled, 1, how, callbacks=[Tagged("first"), Tagged("second")])
     start = (
         ["start second [1]", "start first [1]"]
         if how in ("stream", "astream")
@@ -253,7 +238,7 @@ def test_a_failing_graph_on_start_is_what_on_error_hears_and_what_is_raised(how:
     log = Refuses()
     compiled = _chain().compile(max_run_steps=-1)
     with pytest.raises(RuntimeError, match="observer broke") as caught:
-        _run(compiled, 1, how, callbacks=[log])
+        run_entry(compiled, 1, how, callbacks=[log])
     assert [(kind, value) for kind, _, value in log.events] == [("error", caught.value)]
     assert isinstance(caught.value.__context__, GraphRunError)
 
@@ -264,7 +249,7 @@ def test_an_unknown_option_is_a_call_error_that_starts_no_run(how: str) -> None:
     so no callbacks, even for the observers that were passed correctly."""
     log = Log()
     with pytest.raises(TypeError, match="unexpected keyword argument 'max_step'"):
-        _run(_chain().compile(), 1, how, callbacks=[log], max_step=3)
+        run_entry(_chain().compile(), 1, how, callbacks=[log], max_step=3)
     assert log.events == []
 
 
@@ -276,7 +261,7 @@ def test_a_nested_graph_that_fails_its_setup_reports_as_its_parents_node(how: st
     compiled = wire(outer, "sub").compile(name="Outer")
     log = Log()
     with pytest.raises(GraphRunError, match="max run steps limit must be at least 1") as caught:
-        _run(compiled, 1, how, callbacks=[log])
+        run_entry(compiled, 1, how, callbacks=[log])
     graph_level = [(kind, info.name, info.path) for kind, info, _ in log.graph_events()]
     start = "start_stream" if how in ("stream", "astream") else "start"
     assert graph_level == [(start, "Outer", ()), ("error", "Outer", ())]
@@ -289,7 +274,7 @@ def test_a_nested_graph_that_fails_its_setup_reports_as_its_parents_node(how: st
 @ENTRIES
 def test_a_run_that_gets_going_still_reports_start_and_end_once(how: str) -> None:
     log = Log()
-    _run(_chain().compile(name="G"), 1, how, callbacks=[log])
+    run_entry(_chain().compile(name="G"), 1, how, callbacks=[log])
     kinds = [kind for kind, _, _ in log.graph_events()]
     assert kinds == (["start_stream", "end_stream"] if how in ("stream", "astream") else ["start", "end"])
 

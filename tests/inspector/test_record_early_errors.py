@@ -6,7 +6,6 @@ Before the engine reported setup errors to the graph callbacks, such a run left 
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from pathlib import Path
 from typing import Any
@@ -15,9 +14,9 @@ import pytest
 
 from graph_core import END, START, Graph, TriggerMode
 from graph_core.errors import GraphRunError
-from graph_core.runner.compiled import CompiledGraph
 from inspector.cli import main
 from inspector.recording import Recorder, read_run
+from tests.helpers import ENTRY_POINTS, run_entry
 
 
 def _clock() -> Any:
@@ -31,20 +30,6 @@ def _graph() -> Graph:
     graph.add_edge(START, "shout")
     graph.add_edge("shout", END)
     return graph
-
-
-def _run(compiled: CompiledGraph, value: Any, how: str, **options: Any) -> Any:
-    if how == "invoke":
-        return compiled.invoke(value, **options)
-    if how == "stream":
-        return list(compiled.stream(value, **options))
-    if how == "ainvoke":
-        return asyncio.run(compiled.ainvoke(value, **options))
-
-    async def read() -> list[Any]:
-        return [chunk async for chunk in compiled.astream(value, **options)]
-
-    return asyncio.run(read())
 
 
 CASES = [
@@ -61,7 +46,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream", "astream"])
+@ENTRY_POINTS
 @pytest.mark.parametrize(("compile_options", "run_options", "reason"), CASES)
 def test_a_run_refused_at_setup_is_recorded_with_its_error(
     tmp_path: Path, how: str, compile_options: dict[str, Any], run_options: dict[str, Any], reason: str
@@ -70,7 +55,7 @@ def test_a_run_refused_at_setup_is_recorded_with_its_error(
     path = tmp_path / "run.jsonl"
     recorder = Recorder(path, clock=_clock(), run_id="early")
     with pytest.raises(GraphRunError) as caught:
-        _run(compiled, "hi", how, callbacks=[recorder], **run_options)
+        run_entry(compiled, "hi", how, callbacks=[recorder], **run_options)
     assert recorder.fault is None
     run = read_run(path)
     assert run.status == "error"
