@@ -910,30 +910,10 @@ class Recorder:
             record["name"] = info.name
         if known is None or known[1] != info.kind:
             record["component"] = info.kind
-        held = pending.input  # `_value`, with its usual cases inline: this runs for every node of every step
-        if held is not _NOTHING:
-            cls = type(held)
-            if cls is Message:
-                record["input"] = self._encoder.encode_message(held)
-            elif cls is _Held:
-                value = held.value
-                record["input"] = self._encoder.encode_list(
-                    value if len(value) == held.n else value[: held.n]
-                )
-            else:
-                record["input"] = self._value(held)
-        held = pending.output
-        if held is not _NOTHING:
-            cls = type(held)
-            if cls is Message:
-                record["output"] = self._encoder.encode_message(held)
-            elif cls is _Held:
-                value = held.value
-                record["output"] = self._encoder.encode_list(
-                    value if len(value) == held.n else value[: held.n]
-                )
-            else:
-                record["output"] = self._value(held)
+        if pending.input is not _NOTHING:
+            record["input"] = self._value(pending.input)
+        if pending.output is not _NOTHING:
+            record["output"] = self._value(pending.output)
         if pending.error is not None:
             record["error"] = pending.error
         t = pending.t
