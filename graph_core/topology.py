@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "END",
     "START",
     "EdgeKind",
+    "ModelSpec",
+    "ToolSpec",
     "Topology",
     "TopologyEdge",
     "TopologyNode",
@@ -37,8 +39,47 @@ class TriggerMode(StrEnum):
     ALL_PREDECESSOR = "AllPredecessor"
 
 
+class ToolSpec(BaseModel):
+    """One tool as a ToolsNode offers it: what a model is told about it, and whether it ends the run.
+
+    `parameters` is the argument JSON Schema exactly as the model receives it (`ToolInfo.parameters`).
+    `return_directly` is True when the agent that owns the ToolsNode ends its run with this tool's result
+    (ReActAgent `tool_return_directly`, ChatModelAgent `return_directly`); a plain ToolsNode says False.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {})
+    return_directly: bool = False
+
+
+class ModelSpec(BaseModel):
+    """The chat model behind a ChatModel node, identified without anything secret.
+
+    `class_name` is the model's class (`OpenAIChatModel`, `ScriptedChatModel`, ...), looking through
+    wrappers that keep the real model in `.model`. `settings` are its identifying settings as strings
+    (for an OpenAI-compatible client `model` and `base_url_host`, the host without credentials or path);
+    never keys or headers. `tools` are the names of the tools bound to it (`with_tools`), in bind order;
+    their schemas live on the ToolsNode's `TopologyNode.tools`.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    class_name: str
+    settings: dict[str, str] = Field(default_factory=lambda: {})
+    tools: tuple[str, ...] = ()
+
+
 class TopologyNode(BaseModel):
-    """A node as exporters see it. `kind` is Eino's component string, or `start`/`end`."""
+    """A node as exporters see it. `kind` is Eino's component string, or `start`/`end`.
+
+    What the node runs, where the engine knows it: `tools` (ToolsNode: each tool's name, description,
+    argument schema, return-directly flag, in the node's order), `model` (ChatModel: class, identifying
+    settings, bound tool names) and `function` (Lambda: the callable's `module.qualname`). Each is empty
+    for other kinds, and for nodes an adapter cannot see into. `graph` is a nested graph's topology.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -50,13 +91,19 @@ class TopologyNode(BaseModel):
     has_pre_handler: bool = False
     has_post_handler: bool = False
     graph: Topology | None = None
+    tools: tuple[ToolSpec, ...] = ()
+    model: ModelSpec | None = None
+    function: str | None = None
 
 
 class TopologyEdge(BaseModel):
     """A control-and-data edge, or one possible target of a branch.
 
     `branch_index` tells several branches on one source apart (registration order); `branch_kind` is
-    `single`, `multi`, `stream` or `stream_multi` for branch edges.
+    `single`, `multi`, `stream` or `stream_multi` for branch edges. `label` says what taking the edge
+    means ("tool calls", "final answer"): for a branch end it is the label given in
+    `Branch(..., labels={end: label})` (for LangGraph, the path-map key of a conditional edge); plain
+    edges and unlabelled ends have None.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -67,6 +114,7 @@ class TopologyEdge(BaseModel):
     back_edge: bool = False
     branch_index: int | None = None
     branch_kind: str | None = None
+    label: str | None = None
 
 
 class Topology(BaseModel):

@@ -16,10 +16,13 @@ from graph_core.topology import Topology
 from inspector.errors import TopologyFormatError
 from inspector.export._coerce import as_topology
 
-__all__ = ["FORMAT", "VERSION", "from_json", "to_json", "topology_document"]
+__all__ = ["FORMAT", "READABLE_VERSIONS", "VERSION", "from_json", "to_json", "topology_document"]
 
 FORMAT = "graph-inspector/topology"
-VERSION = 1
+VERSION = 2
+"""Version 2 added tools, models, lambda functions and edge labels (`ToolSpec`, `ModelSpec`,
+`TopologyNode.function`, `TopologyEdge.label`); version 1 documents read as topologies without them."""
+READABLE_VERSIONS = (1, 2)
 
 
 def topology_document(subject: Any, /) -> dict[str, Any]:
@@ -42,9 +45,10 @@ def from_json(text: str | bytes, /) -> Topology:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise TopologyFormatError(f'not a topology document: expected `"format": "{FORMAT}"`')
     version = document.get("version")
-    if version != VERSION:
+    if type(version) is not int or version not in READABLE_VERSIONS:
+        readable = ", ".join(str(v) for v in READABLE_VERSIONS)
         raise TopologyFormatError(
-            f"topology document version `{version}` is not supported (this build reads version {VERSION})"
+            f"topology document version `{version}` is not supported (this build reads versions {readable})"
         )
     try:
         return Topology.model_validate(document.get("topology"))

@@ -75,7 +75,7 @@ def test_coercion_rejects_other_objects_with_a_clear_message() -> None:
 def test_json_is_versioned_sorted_and_snapshot_stable(snapshot: SnapshotAssertion) -> None:
     text = to_json(react_topology())
     assert text.startswith('{\n  "format": "graph-inspector/topology",\n  "topology": {')
-    assert '"version": 1' in text
+    assert '"version": 2' in text
     assert text == snapshot
 
 
