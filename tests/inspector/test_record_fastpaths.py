@@ -1,21 +1,24 @@
 """The recorder's usual-step paths write exactly the bytes its general paths write.
 
-A loop's usual step (same nodes and decisions, a pydantic state whose fields are the same objects, a
-message history that only grew) is recorded by shortcuts: the state's delta from identity checks and a
-precomputed append op, the step line spliced into a per-run template, node runs noted as plain
-records. Each shortcut has a module flag; these tests record the same runs with the flags on and off
-and compare the files byte for byte, so a shortcut can never change what a file says.
+A loop's usual step (same nodes and decisions, a state whose fields are the same objects, a message
+history that only grew) is recorded by shortcuts: the state's delta from identity checks and a
+precomputed append op (`StateTrack`'s fast path), the step line spliced into a per-decision template
+(`step_line`). These tests record runs that take them and check each line against the general path:
+every line is exactly the JSON serialisation of the event it holds (what the general path writes), and
+the state stored at every step is the encoded live state, diffed (`StateTrack.record`).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from pydantic_core import to_json
 
 import fixtures.runs
 from fixtures.runs import RUNS, RecordedFixture, record
@@ -25,39 +28,27 @@ from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall
 from graph_core.tools import tool
 from inspector.recording import Recorder, read_run
-from inspector.recording import recorder as recorder_module
 from inspector.recording.encode import Encoder
-from inspector.recording.recorder import _dumps, _StateTrack  # pyright: ignore[reportPrivateUsage]
 from inspector.recording.redact import make_redaction
-
-_FLAGS = ("_USUAL_STATE", "_TEMPLATES")
-
-
-def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for flag in _FLAGS:
-        assert getattr(recorder_module, flag) is True, f"{flag} is on by default"
-        monkeypatch.setattr(recorder_module, flag, False)
+from inspector.recording.state_track import StateTrack
 
 
-def _both_ways(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, make: Callable[[Path], Any]) -> bytes:
-    """The file `make(path)` writes with the shortcuts, checked equal to the one written without."""
-    fast, general = tmp_path / "fast.jsonl", tmp_path / "general.jsonl"
-    make(fast)
-    with monkeypatch.context() as patch:
-        _general_only(patch)
-        make(general)
-    data = fast.read_bytes()
-    assert data == general.read_bytes()
+def _checked(path: Path, make: Callable[[Path], Any]) -> bytes:
+    """The file `make(path)` writes, each of its lines checked to be its event's own serialisation."""
+    make(path)
+    data = path.read_bytes()
+    for number, line in enumerate(data.splitlines(keepends=True), 1):
+        assert to_json(json.loads(line)) + b"\n" == line, f"line {number}"
     return data
 
 
 @pytest.mark.parametrize("fixture", RUNS, ids=lambda f: f.name)
-def test_fixture_runs_are_byte_identical_with_and_without_shortcuts(
+def test_fixture_runs_are_their_events_serialised(
     fixture: RecordedFixture, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # a constant clock: tools running in parallel read it in whichever order their threads run
     monkeypatch.setattr(fixtures.runs, "fixed_clock", lambda: lambda: 1_767_225_600.0)
-    data = _both_ways(monkeypatch, tmp_path, lambda path: record(fixture, path))
+    data = _checked(tmp_path / "fast.jsonl", lambda path: record(fixture, path))
     assert data.count(b'"kind":"step"') >= 1
 
 
@@ -92,9 +83,7 @@ def _irregular_clock() -> Callable[[], float]:
 
 @pytest.mark.parametrize("stream", [False, True], ids=["invoke", "stream"])
 @pytest.mark.parametrize("parallel", [False, True], ids=["one-call", "sometimes-two-calls"])
-def test_a_long_react_run_is_byte_identical_with_and_without_shortcuts(
-    stream: bool, parallel: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_a_long_react_run_is_its_events_serialised(stream: bool, parallel: bool, tmp_path: Path) -> None:
     def make(path: Path) -> None:
         recorder = Recorder(path, clock=_irregular_clock(), run_id="r", snapshot_every=7)
         agent = _react(40, parallel=parallel)
@@ -105,7 +94,7 @@ def test_a_long_react_run_is_byte_identical_with_and_without_shortcuts(
             agent.invoke([Message.user("go")], callbacks=[recorder])
         assert recorder.fault is None
 
-    data = _both_ways(monkeypatch, tmp_path, make)
+    data = _checked(tmp_path / "fast.jsonl", make)
     run = read_run(tmp_path / "fast.jsonl")
     assert run.status == "ok" and len(run.steps) == 81
     assert b"e-6" in data or b"e-5" in data  # small times written in pydantic-core's own notation
@@ -192,7 +181,7 @@ def _edits() -> Iterator[Callable[[_LoopState], None]]:
 
 
 @pytest.mark.parametrize("nodes", [("work", "check"), ('we%ird "n"', "100%d")], ids=["plain", "odd-names"])
-def test_state_edits_of_every_kind_are_byte_identical_with_and_without_shortcuts(
+def test_state_edits_of_every_kind_are_their_events_serialised(
     nodes: tuple[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     def make(path: Path) -> None:
@@ -201,32 +190,33 @@ def test_state_edits_of_every_kind_are_byte_identical_with_and_without_shortcuts
         assert recorder.fault is None
 
     taken: list[bool] = []
-    usual = _StateTrack._record_usual  # pyright: ignore[reportPrivateUsage]
+    by_field = StateTrack._by_field  # pyright: ignore[reportPrivateUsage]
 
-    def counted(self: _StateTrack, state: Any, encoder: Encoder) -> Any:
-        result = usual(self, state, encoder)
+    def counted(self: StateTrack, state: Any, fields: Any, encoder: Encoder) -> Any:
+        result = by_field(self, state, fields, encoder)
         taken.append(result is not None)
         return result
 
-    monkeypatch.setattr(_StateTrack, "_record_usual", counted)
-    data = _both_ways(monkeypatch, tmp_path, make)
-    assert taken.count(True) > 30  # the shortcut ran (the general path, in the other recording)
+    monkeypatch.setattr(StateTrack, "_by_field", counted)
+    data = _checked(tmp_path / "fast.jsonl", make)
+    assert taken.count(True) > 30  # the shortcut ran
     assert b'"secret":"[REDACTED]"' in data
     assert read_run(tmp_path / "fast.jsonl").status == "ok"
 
 
 def test_the_delta_kept_for_the_step_line_is_the_serialised_payload() -> None:
-    """`_StateTrack.delta_json` (spliced into step lines) is `_dumps` of the delta it goes with, on the
-    usual path, the field-plan path and the generic one alike."""
+    """`StateTrack.delta_json` (spliced into step lines) is the JSON of the delta it goes with, on the
+    fast path and the general one alike, and the payload is what the general path gives."""
     encoder = Encoder(redaction=make_redaction(True))
-    track = _StateTrack(5)
+    track, general = StateTrack(5), StateTrack(5)
     state = _LoopState(messages=[Message.user("q")])
     for i, edit in enumerate(list(_edits())):
         if i % 4 == 1:  # the history encoded first elsewhere, as a chat node's input is
             encoder.encode_list(state.messages)
         edit(state)
-        full, payload, _ = track.record_state(state, encoder)
+        full, payload, encoded = track.record_state(state, encoder)
+        assert (full, payload) == general.record(encoded), f"step {i}"
         if full:
             assert track.delta_json is None
         else:
-            assert track.delta_json == _dumps(payload), f"step {i}"
+            assert track.delta_json == to_json(payload), f"step {i}"

@@ -1,6 +1,6 @@
 """The recorder's fast paths give exactly what the generic ones give.
 
-Each step's state is encoded and diffed in one pass over its top-level fields (`_StateTrack.
+Each step's state is encoded and diffed in one pass over its top-level fields (`StateTrack.
 record_state`), reusing last step's encoding for fields that still hold the same scalar; message
 definitions are written as pydantic-core JSON bytes. These tests drive both paths side by side over
 states that change in every way a state can, and check the results are equal.
@@ -19,8 +19,8 @@ from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
 from graph_core.schema import Message, ToolCall
 from inspector.recording import Recorder, read_run
 from inspector.recording.encode import Encoder
-from inspector.recording.recorder import _StateTrack  # pyright: ignore[reportPrivateUsage]
 from inspector.recording.redact import make_redaction
+from inspector.recording.state_track import StateTrack
 
 
 class _State(BaseModel):
@@ -37,9 +37,9 @@ class _Open(BaseModel):
     n: int = 0
 
 
-def _pair() -> tuple[Encoder, Encoder, _StateTrack, _StateTrack]:
+def _pair() -> tuple[Encoder, Encoder, StateTrack, StateTrack]:
     redaction = make_redaction(True)
-    return Encoder(redaction=redaction), Encoder(redaction=redaction), _StateTrack(5), _StateTrack(5)
+    return Encoder(redaction=redaction), Encoder(redaction=redaction), StateTrack(5), StateTrack(5)
 
 
 def _mutations(state: Any) -> list[Any]:

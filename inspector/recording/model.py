@@ -1,0 +1,297 @@
+"""The public model of a recorded run: `Step`, `NodeRun`, `Segment`, `UnfinishedStep` and friends.
+
+These are views: a `Step` parses its own line when made and asks its `Run` for what lies elsewhere in
+the file (its state, its node runs' values, the budget before it), so a long run costs only what is
+read of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from pydantic import ValidationError
+
+from graph_core.schema import Message
+from graph_core.topology import Topology
+from inspector.recording.elision import expand_next_nodes
+from inspector.recording.format import (
+    BranchDecided,
+    BudgetRecord,
+    ErrorRecord,
+    Interrupted,
+    StepRecord,
+    StepUnfinished,
+)
+
+if TYPE_CHECKING:
+    from inspector.recording.reader import Run
+
+__all__ = [
+    "NodeRun",
+    "RunStatus",
+    "Segment",
+    "Step",
+    "Steps",
+    "TextCandidates",
+    "UnfinishedStep",
+    "to_messages",
+]
+
+RunStatus = Literal["ok", "error", "interrupted", "incomplete"]
+
+
+@dataclass
+class NodeRun:
+    """One execution of a node (or of one tool call inside a ToolsNode) within a step.
+
+    `input`/`output` are JSON-like (messages as dicts); `error` is set when it failed; times are seconds
+    since the run started. `tools` lists the tool calls of a ToolsNode execution.
+    """
+
+    node: str
+    path: tuple[str, ...]
+    name: str = ""
+    component: str = ""
+    tool_call_id: str | None = None
+    input: Any = None
+    output: Any = None
+    error: ErrorRecord | None = None
+    started: float | None = None
+    finished: float | None = None
+    duration: float | None = None
+    tools: list[NodeRun] = field(default_factory=lambda: [])
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Segment:
+    """One run of a recorded timeline: the first run (segment 0), or a resumed run appended after it.
+
+    `start`/`stop` are the positions of its steps in `run.steps` (`stop` exclusive); `resumed_from` the
+    checkpoint it resumed from (for segment 0, the header's, when the file's first run was itself a
+    resume); `status`, `output`, `error`, `interrupt` (the `interrupted` line: nodes and the checkpoint
+    it saved) and `duration` how it ended; `topology`, `graph_name` and `max_run_steps` those that
+    applied to it (carried forward when a segment line does not repeat them); `started_at` when it
+    started (its steps' `t` count from there).
+    """
+
+    def __init__(
+        self,
+        run: Run,
+        index: int,
+        *,
+        resumed_from: str | None,
+        started_at: str,
+        start: int,
+        stop: int,
+        topology: Topology | None,
+        graph_name: str,
+        max_run_steps: int | None,
+        meta: dict[str, Any],
+        input: Any,
+        head: int,
+        end: int,
+    ) -> None:
+        self._run = run
+        self.index = index
+        self.resumed_from = resumed_from
+        self.started_at = started_at
+        self.start = start
+        self.stop = stop
+        self.topology = topology
+        self.graph_name = graph_name
+        self.max_run_steps = max_run_steps
+        self.meta = meta
+        self.input = input
+        self.head = head  # offset of the header or segment line
+        self.end = end  # offset just past the segment's last complete line
+        self.status: RunStatus = "incomplete"
+        self.output: Any = None
+        self.error: ErrorRecord | None = None
+        self.interrupt: Interrupted | None = None
+        self.duration: float | None = None
+
+    @property
+    def steps(self) -> range:
+        """Positions of this segment's steps in `run.steps`."""
+        return range(self.start, self.stop)
+
+    @property
+    def unfinished(self) -> UnfinishedStep | None:
+        """The step this segment started and never finished (it failed, stopped or was killed in it)."""
+        return self._run.unfinished_of(self.index)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready facts (no state): index, checkpoints, status, step range."""
+        return {
+            "index": self.index,
+            "resumed_from": self.resumed_from,
+            "started_at": self.started_at,
+            "status": self.status,
+            "start": self.start,
+            "stop": self.stop,
+            "checkpoint_id": None if self.interrupt is None else self.interrupt.checkpoint_id,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"Segment(index={self.index}, resumed_from={self.resumed_from!r}, status={self.status!r}, "
+            f"steps={self.start}..{self.stop})"
+        )
+
+
+class Step:
+    """One top-level superstep: what ran, what the branches chose, the state and budget after it.
+
+    `index` is the superstep index within its segment (it restarts at 0 when a run is resumed),
+    `position` its place in `run.steps`, `segment` the index of the segment it belongs to."""
+
+    def __init__(
+        self, run: Run, position: int, record: StepRecord, nested: list[StepRecord], segment: int = 0
+    ):
+        self._run = run
+        self.position = position
+        self.segment = segment
+        self.record = record
+        self.finished = record
+        self.nested = nested
+        self.index: int = record.index
+        self.nodes: tuple[str, ...] = tuple(record.nodes)
+        self.next_nodes: tuple[str, ...] = tuple(expand_next_nodes(record.next_nodes, record.branches))
+        self.ended: bool = record.ended
+        self.budget: BudgetRecord = run.budget_of(record, segment=segment)
+        self.t: float = record.t
+        self.duration: float | None = record.duration
+        self.errors: tuple[str, ...] = tuple(record.errors)
+        self.interrupted: tuple[str, ...] = tuple(record.interrupted)
+        self.branches: list[BranchDecided] = run.branches_of(record, segment=segment)
+        self._node_runs: list[NodeRun] | None = None
+
+    def __repr__(self) -> str:
+        where = f", segment={self.segment}, position={self.position}" if self.segment else ""
+        return f"Step(index={self.index}, nodes={list(self.nodes)}{where})"
+
+    @property
+    def budget_before(self) -> BudgetRecord:
+        """The budget before this step (stored only when it is not the previous step's budget)."""
+        return self._run.budget_before(self.position)
+
+    @property
+    def state(self) -> Any:
+        """The state after this step (JSON-like; None for graphs without state). Treat it as read-only."""
+        return self._run.state_at(self.position)
+
+    @property
+    def node_runs(self) -> list[NodeRun]:
+        """Per-node executions of this step in node order, then nested graphs' (longer paths)."""
+        if self._node_runs is None:
+            runs = self._run.node_runs_of(self.record, segment=self.segment)
+            for record in self.nested:
+                runs.extend(self._run.node_runs_of(record, segment=self.segment))
+            self._node_runs = runs
+        return self._node_runs
+
+    def node_run(self, node: str) -> NodeRun | None:
+        """The top-level execution of `node` in this step, if it ran."""
+        for run in self.node_runs:
+            if run.node == node and len(run.path) <= 1:
+                return run
+        return None
+
+    @property
+    def failed_nodes(self) -> list[NodeRun]:
+        return [r for r in self.node_runs if r.error is not None]
+
+
+class UnfinishedStep:
+    """A step that started and never finished: what ran in it before the run failed or stopped."""
+
+    def __init__(
+        self, record: StepUnfinished, node_runs: list[NodeRun], budget_before: BudgetRecord, segment: int = 0
+    ) -> None:
+        self.started = record
+        self.segment = segment
+        self.index = record.index
+        self.nodes: tuple[str, ...] = tuple(record.nodes)
+        self.budget_before = budget_before
+        self.node_runs = node_runs
+
+    @property
+    def failed_nodes(self) -> list[NodeRun]:
+        return [r for r in self.node_runs if r.error is not None or any(t.error for t in r.tools)]
+
+    def __repr__(self) -> str:
+        return f"UnfinishedStep(index={self.index}, nodes={list(self.nodes)})"
+
+
+@dataclass(frozen=True)
+class TextCandidates:
+    """Steps that may match a text search: those whose own lines contain it, every step from the first
+    one that defines a matching value (a message can be appended to the state or passed to a node in
+    any later step), and full state snapshots after the first hit (what they remove is on an earlier
+    line, not theirs)."""
+
+    steps: frozenset[int]
+    first_value: int | None
+    full: frozenset[int]
+
+    def __contains__(self, position: object) -> bool:
+        if position in self.steps:
+            return True
+        if not isinstance(position, int) or not self.steps:
+            return False
+        if self.first_value is not None and position >= self.first_value:
+            return True
+        return position in self.full and position > min(self.steps)
+
+
+class Steps(Sequence[Step]):
+    """The complete top-level steps of a run, parsed on demand (len, index, slice, iterate)."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+
+    def __len__(self) -> int:
+        return self._run.step_count
+
+    @overload
+    def __getitem__(self, i: int) -> Step: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Step]: ...
+    def __getitem__(self, i: int | slice) -> Step | list[Step]:
+        if isinstance(i, slice):
+            return [self._run.step(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"step {i} out of range (the run has {n} steps)")
+        return self._run.step(i)
+
+    def __iter__(self) -> Iterator[Step]:
+        for i in range(len(self)):
+            yield self._run.step(i)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} steps>"
+
+
+def to_messages(state: Any) -> list[Message]:
+    """`Message` objects from a JSON-like state's `messages`/`Messages` list; [] if there is none."""
+    if not isinstance(state, dict):
+        return []
+    raw = state.get("messages", state.get("Messages"))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(raw, Sequence) or isinstance(raw, str):
+        return []
+    out: list[Message] = []
+    for item in raw:  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(item, dict) and "role" in item:
+            try:
+                out.append(Message.model_validate(item))
+            except ValidationError:
+                continue
+    return out

@@ -1,0 +1,234 @@
+"""What the recorder notes between callbacks and a step's line: node runs, held values, counters.
+
+Callbacks only note (`Pending`); a step's node runs are encoded at the step boundary, in node order
+(`node_run_records`), so value IDs do not depend on which thread finished first. A reported value is
+held as given when it is a message, a string or a message list (`Held`: its length then; histories only
+grow, so the prefix is what the callback saw), else encoded at once (`Encoded`), since it might change
+before the step ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from graph_core.callbacks import RunInfo
+from graph_core.schema import Message, concat_messages
+from inspector.recording.elision import CALL_ARGUMENTS, CALL_CONTENT, compact_node_names, compact_tool_call
+from inspector.recording.encode import Raw, type_name
+
+__all__ = ["NOTHING", "Counters", "Encoded", "Held", "Pending", "drain", "error_record", "node_run_records"]
+
+NOTHING: Any = object()
+"""No value was reported (an end without a start, a node that never finished)."""
+
+
+def error_record(error: BaseException) -> dict[str, Any]:
+    """An exception as the format's `ErrorRecord` dict (type, message, node path, cause)."""
+    record: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
+    node_path = getattr(error, "node_path", None)
+    if isinstance(node_path, list | tuple):
+        record["node_path"] = [str(p) for p in node_path]  # pyright: ignore[reportUnknownVariableType]
+    cause = error.__cause__
+    if cause is not None:
+        record["cause_type"] = type(cause).__name__
+        record["cause_message"] = str(cause)
+    return record
+
+
+class Counters:
+    """What the engine does not count for us: model and tool calls, tokens, ADK iterations."""
+
+    __slots__ = ("completion", "iterations", "model_calls", "prompt", "tool_calls", "total")
+
+    def __init__(self) -> None:
+        self.model_calls = 0
+        self.tool_calls = 0
+        self.prompt: int | None = None
+        self.completion: int | None = None
+        self.total: int | None = None
+        self.iterations: int | None = None
+
+    def add_usage(self, message: Message) -> None:
+        usage = message.usage
+        if usage is None:
+            return
+        self.prompt = (self.prompt or 0) + usage.prompt_tokens
+        self.completion = (self.completion or 0) + usage.completion_tokens
+        self.total = (self.total or 0) + (usage.total_tokens or usage.prompt_tokens + usage.completion_tokens)
+
+    def snapshot(self) -> tuple[Any, ...]:
+        return (self.model_calls, self.tool_calls, self.prompt, self.completion, self.total, self.iterations)
+
+
+class Pending:
+    """A node (or tool call) run between its callbacks and its step's line. Its names are read from its
+    `RunInfo` (frozen) when the step line is built."""
+
+    __slots__ = ("end", "error", "info", "input", "output", "t", "tools")
+
+    def __init__(self, info: RunInfo, input: Any, t: float | None) -> None:
+        self.info = info
+        self.input = input
+        self.t = t
+        self.output: Any = NOTHING
+        self.error: dict[str, Any] | None = None
+        self.end: float | None = None
+        self.tools: list[Pending] | None = None
+
+    @property
+    def node(self) -> str:
+        return self.info.node_key or ""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return self.info.path
+
+    @property
+    def component(self) -> str:
+        return self.info.kind
+
+
+class Held:
+    """A message list reported by a callback, with its length then."""
+
+    __slots__ = ("n", "value")
+
+    def __init__(self, value: list[Any]) -> None:
+        self.value = value
+        self.n = len(value)
+
+
+class Encoded:
+    """A value encoded when it was reported (it might change before the step ends)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def drain(stream: Iterator[Any]) -> Any:
+    """A stream copy handed to a callback must be consumed; record it as one value (messages concatenated)."""
+    try:
+        chunks = list(stream)
+    except Exception as error:
+        return Raw({"$repr": f"<stream failed: {type(error).__name__}: {error}>", "$type": type_name(stream)})
+    finally:
+        close = getattr(stream, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                close()
+    if chunks and all(isinstance(c, Message) for c in chunks):
+        try:
+            return concat_messages(chunks)
+        except ValueError:
+            return chunks
+    return chunks[0] if len(chunks) == 1 else chunks
+
+
+def node_run_records(
+    done: list[Pending],
+    path: tuple[str, ...],
+    nodes: tuple[str, ...],
+    base: float,
+    known: dict[tuple[str, ...], tuple[str, str]],
+    value: Callable[[Any], Any],
+    max_str: int,
+) -> list[dict[str, Any]]:
+    """A step's node runs as stored, in node order (a node missing from `nodes` goes last); `value`
+    encodes a held value, `known` holds the topology's names and kinds by node path."""
+    if len(done) > 1:
+        order = {node: i for i, node in enumerate(nodes)}
+        done = sorted(done, key=lambda p: order.get(p.node, len(order)))
+    out: list[dict[str, Any]] = []
+    for pending in done:
+        info = pending.info
+        node = info.node_key or ""
+        record: dict[str, Any] = {"node": node}
+        compact_node_names(record, info.name, info.kind, known.get((*path, node) if path else (node,)))
+        if pending.input is not NOTHING:
+            record["input"] = value(pending.input)
+        if pending.output is not NOTHING:
+            record["output"] = value(pending.output)
+        if pending.error is not None:
+            record["error"] = pending.error
+        _times(record, pending, base)
+        if pending.tools:
+            record["tools"] = _tool_records(pending, value, max_str)
+        out.append(record)
+    return out
+
+
+def _times(record: dict[str, Any], pending: Pending, base: float | None) -> None:
+    """`t` (start, seconds after `base`: the step's start for a node, the node's for a tool call) and
+    `duration`, when known."""
+    t = pending.t
+    if t is not None:
+        record["t"] = None if base is None else round(t - base, 6)
+        if pending.end is not None:
+            record["duration"] = round(pending.end - t, 6)
+
+
+def _tool_records(parent: Pending, value: Callable[[Any], Any], max_str: int) -> list[dict[str, Any]]:
+    """Tool calls in call order, each without what its ToolsNode run already holds (see `elision`)."""
+    calls = parent.input.tool_calls if type(parent.input) is Message else []
+    tools = parent.tools or []
+    if len(tools) > 1:
+        order = {c.id: i for i, c in enumerate(calls)}
+        tools = sorted(
+            tools, key=lambda p: (order.get(p.info.tool_call_id or "", len(order)), p.info.tool_call_id or "")
+        )
+    by_id: dict[str, Any] | None = None  # built when first needed (a call that has an ID)
+    contents: dict[str | None, str] | None = None  # likewise (a long string result)
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        info = tool.info
+        record: dict[str, Any] = {}
+        call_id = info.tool_call_id
+        call = None  # no ID: nothing is derived
+        if call_id is not None:
+            record["tool_call_id"] = call_id
+            if len(calls) == 1:  # the usual one call: no lookup table
+                call = calls[0] if calls[0].id == call_id else None
+            else:
+                if by_id is None:
+                    by_id = {c.id: c for c in calls}
+                call = by_id.get(call_id)
+        if call is None or call.name != info.name:
+            record["name"] = info.name
+        stored = tool.input
+        if type(stored) is str:
+            if compact_tool_call(stored, None if call is None else call.arguments, CALL_ARGUMENTS):
+                record["input"] = CALL_ARGUMENTS
+            else:
+                record["input"] = stored if len(stored) <= max_str else value(stored)
+        elif stored is not NOTHING:
+            record["input"] = value(stored)
+        stored = tool.output
+        if type(stored) is str and call_id is not None:
+            held = parent.output
+            if type(held) is Held and held.n == 1:  # the usual one result: no lookup table
+                message = held.value[0]
+                usual = type(message) is Message and message.tool_call_id == call_id
+                content = message.content if usual else None
+            else:
+                if contents is None:
+                    output = held.value[: held.n] if type(held) is Held else held
+                    contents = (
+                        {m.tool_call_id: m.content for m in output if type(m) is Message}  # pyright: ignore[reportUnknownVariableType]
+                        if type(output) is list
+                        else {}
+                    )
+                content = contents.get(call_id)
+            record["output"] = (
+                CALL_CONTENT if compact_tool_call(stored, content, CALL_CONTENT) else value(stored)
+            )
+        elif stored is not NOTHING:
+            record["output"] = value(stored)
+        if tool.error is not None:
+            record["error"] = tool.error
+        _times(record, tool, parent.t)
+        out.append(record)
+    return out

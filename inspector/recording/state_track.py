@@ -1,0 +1,167 @@
+"""A step's state as stored: a full snapshot or a delta against the previous step of the same graph.
+
+`StateTrack.record_state` is the one state encoder. Its general path encodes the whole state and diffs
+it (`statediff.delta`). Its one fast path, taken from the second step on for a state `Encoder.top_level`
+walks field by field (a pydantic model or a dict with string keys), goes over the top-level fields
+once: a field still holding the same immutable scalar keeps its encoding, a message list that is the
+same object and grew becomes an append op made from the new ids (and its JSON, so the delta is not
+serialised again), any other field is encoded and diffed alone. On a 100-round ReAct run this halves
+the recorder's per-step cost (`python3 -m bench recording`): re-encoding the state and diffing it
+every step is what the recorder would otherwise spend most of its time on. The fast path gives
+exactly the general path's result; anything unusual (first step, fields added or removed, a field
+failing to encode) falls back to it.
+
+The snapshot policy: a full snapshot first and whenever the deltas since the last one outweigh it (so
+snapshot bytes stay within a constant factor of the state's size), or after `every` steps when the
+deltas reach a quarter of it (bounding how far a reader replays for random access).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_core import to_json
+
+from inspector.recording.encode import Encoder
+from inspector.recording.statediff import appended_runs, delta, delta_into
+
+__all__ = ["StateTrack"]
+
+_ABSENT: Any = object()
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class StateTrack:
+    """The previous encoded state of one graph path, and the snapshot policy's running sizes."""
+
+    __slots__ = (
+        "_keys_json",
+        "delta_bytes",
+        "delta_json",
+        "every",
+        "full_bytes",
+        "prev",
+        "raws",
+        "steps_since_full",
+    )
+
+    def __init__(self, every: int) -> None:
+        self.every = every
+        self.prev: Any = _ABSENT
+        self.full_bytes = 0
+        self.delta_bytes = 0
+        self.steps_since_full = 0
+        self.raws: dict[str, Any] = {}  # stored key -> the live field value `prev[key]` was encoded from
+        self.delta_json: bytes | None = None  # the last delta's ops as written (None after a snapshot)
+        self._keys_json: dict[str, bytes] = {}
+
+    def record_state(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any]:
+        """(`full`, payload, encoded state) for this step's live `state`: the payload is the encoded
+        state when `full`, else the delta ops (their JSON in `delta_json`)."""
+        prev = self.prev
+        if type(prev) is dict:
+            fields = encoder.top_level(state)
+            if fields is not None and len(fields) == len(prev):
+                recorded = self._by_field(state, fields, encoder)
+                if recorded is not None:
+                    return recorded
+        self.raws = {}
+        encoded = encoder.encode(state)
+        full, payload = self.record(encoded)
+        return full, payload, encoded
+
+    def record(self, encoded: Any) -> tuple[bool, Any]:
+        """The general path: (`full`, payload) for an encoded state, diffed against the previous one."""
+        if self.prev is _ABSENT:
+            return True, self._snapshot(encoded)
+        return self._policy(encoded, delta(self.prev, encoded), None)
+
+    def _by_field(
+        self, state: Any, fields: list[tuple[str, Any, bool]], encoder: Encoder
+    ) -> tuple[bool, Any, Any] | None:
+        """The fast path (see the module's docstring); None to take the general one."""
+        prev: dict[str, Any] = self.prev
+        raws_before = self.raws
+        encoded: dict[str, Any] = {}
+        ops: list[list[Any]] = []
+        appends: list[bytes] | None = []  # the ops as JSON while each is an append made here
+        try:
+            for key, raw, masked in fields:
+                before = prev.get(key, _ABSENT)
+                if before is _ABSENT:
+                    return None  # a field appeared: the general diff handles it
+                if masked:
+                    value = encoder.mask
+                else:
+                    same = raws_before.get(key, _ABSENT) is raw
+                    cls = type(raw)
+                    if same and cls in _SCALARS:
+                        encoded[key] = before
+                        continue
+                    value = encoder.grown_list(raw) if same and cls is list else None
+                    if value is None:
+                        value = encoder.encode_field(raw, state)
+                    elif value is not before and type(before) is dict:
+                        tail = _grown_tail(before, value)
+                        if tail is not None:  # what `delta_into` finds for a grown message list
+                            encoded[key] = value
+                            ops.append(["append", [key], {"$refs": tail}])
+                            if appends is not None:
+                                appends.append(self._append_json(key, tail))
+                            continue
+                encoded[key] = value
+                if value is not before:
+                    count = len(ops)
+                    delta_into(before, value, [key], ops)
+                    if len(ops) != count:
+                        appends = None
+        except Exception:
+            return None
+        self.raws = {key: raw for key, raw, _ in fields}
+        ops_json = None if appends is None else b"[%b]" % b",".join(appends)
+        full, payload = self._policy(encoded, ops, ops_json)
+        return full, payload, encoded
+
+    def _append_json(self, key: str, tail: list[list[int]]) -> bytes:
+        """`to_json(["append", [key], {"$refs": tail}])`, from the key's JSON (made once per key) and,
+        for the usual one-run tail, the two ids."""
+        key_json = self._keys_json.get(key)
+        if key_json is None:
+            key_json = self._keys_json[key] = to_json(key)
+        runs = b"[[%d,%d]]" % (tail[0][0], tail[0][1]) if len(tail) == 1 else to_json(tail)
+        return b'["append",[%b],{"$refs":%b}]' % (key_json, runs)
+
+    def _snapshot(self, encoded: Any) -> Any:
+        self.prev = encoded
+        self.delta_json = None
+        self.full_bytes, self.delta_bytes, self.steps_since_full = len(to_json(encoded)), 0, 0
+        return encoded
+
+    def _policy(self, encoded: Any, ops: list[list[Any]], ops_json: bytes | None) -> tuple[bool, Any]:
+        """(`full`, payload): the delta, or a snapshot when the deltas outweigh one."""
+        if ops_json is None:
+            ops_json = to_json(ops)  # serialising is cheaper than any arithmetic on the ops' parts
+        self.steps_since_full += 1
+        self.delta_bytes += len(ops_json)
+        grown = self.delta_bytes >= max(self.full_bytes, 256)
+        periodic = self.steps_since_full >= self.every and self.delta_bytes * 4 >= self.full_bytes
+        if grown or periodic:
+            return True, self._snapshot(encoded)
+        self.prev = encoded
+        self.delta_json = ops_json
+        return False, ops
+
+
+def _grown_tail(before: dict[str, Any], value: dict[str, Any]) -> list[list[int]] | None:
+    """`appended_runs(before, value)`, with its usual case (one run of ids, longer now) cut short."""
+    runs_before, runs = before.get("$refs"), value.get("$refs")
+    if (
+        runs_before is not None
+        and runs is not None
+        and len(runs) == 1
+        and len(runs_before) == 1
+        and runs[0][0] == runs_before[0][0]
+        and runs[0][1] > runs_before[0][1]
+    ):
+        return [[runs_before[0][1], runs[0][1]]]
+    return appended_runs(before, value)

@@ -1,0 +1,73 @@
+"""State reconstruction: the state after any step, from the nearest full snapshot before it.
+
+A step line holds its state as a full snapshot (`full: true`) or as delta ops against the previous
+step's (`statediff`). `StateHistory.raw_state_at(i)` finds the snapshot at or before step `i` (the file
+index lists them) and applies the deltas after it, starting from the nearest cached state instead when
+there is one; `state_at(i)` resolves the value references in it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import warnings
+from typing import Any
+
+from inspector.recording.fileindex import LRU, RunFile, RunFileWarning
+from inspector.recording.statediff import apply_delta
+from inspector.recording.values import ValueTable
+
+__all__ = ["StateHistory"]
+
+
+class StateHistory:
+    """States after each top-level step, rebuilt on demand with small caches in front."""
+
+    def __init__(self, file: RunFile, values: ValueTable) -> None:
+        self._file = file
+        self._values = values
+        self._raw = LRU(64)
+        self._resolved = LRU(64)
+
+    def raw_state_at(self, i: int) -> Any:
+        """The state after step `i` as stored (messages still `{"$ref": n}`)."""
+        file = self._file
+        spans = file.spans
+        if not 0 <= i < len(spans):
+            raise IndexError(f"step {i} out of range (the run has {len(spans)} steps)")
+        k = bisect.bisect_right(file.full, i) - 1
+        if k < 0:
+            return None
+        base = file.full[k]
+        j = i
+        while j > base and self._raw.get_lru(j) is None:
+            j -= 1
+        cached = self._raw.get_lru(j)
+        value = cached[0] if cached is not None else file.step_line(base).state
+        for n in range(j + 1, i + 1):
+            line = file.step_line(n)
+            if line.full:
+                value = line.state
+                continue
+            try:
+                value = apply_delta(value, line.delta or [])
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                # Only a file edited by hand gets here: the recorder writes deltas against its own state.
+                what = f"the state change on this line does not apply to the state before it ({exc!r})"
+                if not file.lenient:
+                    raise file.error(what, spans[n]) from None
+                warnings.warn(
+                    f"{file.path}:{file.line_no(spans[n])}: {what}; the state is shown as it was before",
+                    RunFileWarning,
+                    stacklevel=3,
+                )
+        self._raw.put(i, (value,))
+        return value
+
+    def state_at(self, i: int) -> Any:
+        """The state after step `i`, JSON-like, shared: do not mutate."""
+        cached = self._resolved.get_lru(i)
+        if cached is not None:
+            return cached[0]
+        value = self._values.resolve(self.raw_state_at(i))
+        self._resolved.put(i, (value,))
+        return value
