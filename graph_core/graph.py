@@ -65,7 +65,11 @@ class FanInMergeConfig:
 
 @dataclass(slots=True)
 class NodeSpec:
-    """One node as added: what it runs and its options. `graph` is set for nested-graph nodes."""
+    """One node as added: what it runs and its options. `graph` is set for nested-graph nodes.
+
+    `component` is what the user passed (the function or `Lambda`, the chat model, the ToolsNode); only
+    the topology reads it, to say which tools, model or function the node runs.
+    """
 
     key: str
     kind: str
@@ -77,6 +81,7 @@ class NodeSpec:
     input_key: str | None = None
     output_key: str | None = None
     compile_options: dict[str, Any] = field(default_factory=lambda: {})
+    component: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +158,7 @@ class Graph:
         """A node running `fn`: a plain function, an `async def`, or a `Lambda` with several paradigms."""
         _check_node_options("add_lambda_node", options)
         executable = Executable.of_lambda(fn) if isinstance(fn, Lambda) else Executable.of_function(fn)
-        self._add(key, "Lambda", executable, options)
+        self._add(key, "Lambda", executable, options, component=fn)
         return self
 
     def add_chat_model_node(self, key: str, model: Any, **options: Unpack[NodeOptions]) -> Graph:
@@ -164,7 +169,7 @@ class Graph:
             ("generate", "stream", "agenerate", "astream"),
             f"chat model node '{key}' needs a model with generate or stream",
         )
-        self._add(key, "ChatModel", executable, options)
+        self._add(key, "ChatModel", executable, options, component=model)
         return self
 
     def add_tools_node(self, key: str, tools_node: Any, **options: Unpack[NodeOptions]) -> Graph:
@@ -175,7 +180,7 @@ class Graph:
             ("invoke", "stream", "ainvoke", "astream"),
             f"tools node '{key}' needs an object with invoke or stream",
         )
-        self._add(key, "ToolsNode", executable, options)
+        self._add(key, "ToolsNode", executable, options, component=tools_node)
         return self
 
     def add_graph_node(

@@ -7,6 +7,7 @@ Back edges are classified once, here, by a depth-first walk from START.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Any, Literal
@@ -39,7 +40,17 @@ class TriggerMode(StrEnum):
     ALL_PREDECESSOR = "AllPredecessor"
 
 
-class ToolSpec(BaseModel):
+class _HashedSpec(BaseModel):
+    """A frozen model with dict fields that still hashes (topologies are keys in the recorder's caches):
+    the hash is that of its canonical JSON, so equal specs hash equal."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.model_dump(mode="json"), sort_keys=True))
+
+
+class ToolSpec(_HashedSpec):
     """One tool as a ToolsNode offers it: what a model is told about it, and whether it ends the run.
 
     `parameters` is the argument JSON Schema exactly as the model receives it (`ToolInfo.parameters`).
@@ -47,15 +58,13 @@ class ToolSpec(BaseModel):
     (ReActAgent `tool_return_directly`, ChatModelAgent `return_directly`); a plain ToolsNode says False.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     name: str
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {})
     return_directly: bool = False
 
 
-class ModelSpec(BaseModel):
+class ModelSpec(_HashedSpec):
     """The chat model behind a ChatModel node, identified without anything secret.
 
     `class_name` is the model's class (`OpenAIChatModel`, `ScriptedChatModel`, ...), looking through
@@ -64,8 +73,6 @@ class ModelSpec(BaseModel):
     never keys or headers. `tools` are the names of the tools bound to it (`with_tools`), in bind order;
     their schemas live on the ToolsNode's `TopologyNode.tools`.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     class_name: str
     settings: dict[str, str] = Field(default_factory=lambda: {})
@@ -77,8 +84,9 @@ class TopologyNode(BaseModel):
 
     What the node runs, where the engine knows it: `tools` (ToolsNode: each tool's name, description,
     argument schema, return-directly flag, in the node's order), `model` (ChatModel: class, identifying
-    settings, bound tool names) and `function` (Lambda: the callable's `module.qualname`). Each is empty
-    for other kinds, and for nodes an adapter cannot see into. `graph` is a nested graph's topology.
+    settings, bound tool names) and `function` (Lambda: the callable's `__qualname__`, without the
+    module, so a snapshot does not depend on how the file was imported). Each is empty for other kinds
+    and for nodes an adapter cannot see into. `graph` is a nested graph's topology.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -331,6 +331,7 @@ class ChatModelAgent:
             unknown_tools_handler=unknown_tools_handler,
             tool_arguments_handler=tool_arguments_handler,
             middlewares=[_event_middleware(name), *tool_middlewares],
+            return_directly=self.return_directly,
         )
         infos = self.tools_node.tool_infos
         self.model = model.with_tools(infos) if infos else model
@@ -468,7 +469,14 @@ class ChatModelAgent:
         )
         graph.add_edge(START, INIT)
         graph.add_edge(INIT, CHAT_MODEL)
-        graph.add_branch(CHAT_MODEL, Branch.stream(self._after_model, [CANCEL_CHECK, END]))
+        graph.add_branch(
+            CHAT_MODEL,
+            Branch.stream(
+                self._after_model,
+                [CANCEL_CHECK, END],
+                labels={CANCEL_CHECK: "tool calls", END: "final answer"},
+            ),
+        )
         graph.add_edge(CANCEL_CHECK, TOOL_NODE)
         graph.add_edge(TOOL_NODE, AFTER_TOOL_CALLS)
         graph.add_edge(AFTER_TOOL_CALLS, AFTER_TOOL_CALLS_CANCEL_CHECK)
@@ -476,7 +484,11 @@ class ChatModelAgent:
             graph.add_lambda_node(TO_END_CONVERTER, self._to_end, name=TO_END_CONVERTER)
             graph.add_branch(
                 AFTER_TOOL_CALLS_CANCEL_CHECK,
-                Branch(self._after_tools_branch, [CHAT_MODEL, TO_END_CONVERTER]),
+                Branch(
+                    self._after_tools_branch,
+                    [CHAT_MODEL, TO_END_CONVERTER],
+                    labels={CHAT_MODEL: "next round", TO_END_CONVERTER: "return directly"},
+                ),
             )
             graph.add_edge(TO_END_CONVERTER, END)
         else:

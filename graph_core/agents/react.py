@@ -149,17 +149,18 @@ class ReActAgent:
     ) -> None:
         if model is None:
             raise GraphBuildError("no chat model provided")
+        self.tool_return_directly = frozenset(tool_return_directly)
         self.tools_node = ToolsNode(
             tools,
             execute_sequentially=execute_sequentially,
             unknown_tools_handler=unknown_tools_handler,
             tool_arguments_handler=tool_arguments_handler,
             middlewares=tool_middlewares,
+            return_directly=self.tool_return_directly,
         )
         infos = self.tools_node.tool_infos
         self.model = model.with_tools(infos) if infos else model
         self.max_step = max_step
-        self.tool_return_directly = frozenset(tool_return_directly)
         self.message_modifier = message_modifier
         self.message_rewriter = message_rewriter
         self.stream_tool_call_checker = stream_tool_call_checker or first_chunk_tool_call_checker
@@ -224,8 +225,18 @@ class ReActAgent:
         graph.add_lambda_node(DIRECT_RETURN, direct)
         graph.add_edge(START, CHAT)
         graph.add_edge(DIRECT_RETURN, END)
-        graph.add_branch(CHAT, Branch.stream(self._after_chat, [TOOLS, END]))
-        graph.add_branch(TOOLS, Branch.stream(self._after_tools, [CHAT, DIRECT_RETURN]))
+        graph.add_branch(
+            CHAT,
+            Branch.stream(self._after_chat, [TOOLS, END], labels={TOOLS: "tool calls", END: "final answer"}),
+        )
+        graph.add_branch(
+            TOOLS,
+            Branch.stream(
+                self._after_tools,
+                [CHAT, DIRECT_RETURN],
+                labels={CHAT: "next round", DIRECT_RETURN: "return directly"},
+            ),
+        )
         return graph
 
     # -- running ----------------------------------------------------------------------------------------

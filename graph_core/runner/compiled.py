@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 from graph_core.callbacks import RunInfo
 from graph_core.checkpoint.codec import CheckpointSerializationError, decode_checkpoint
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
+from graph_core.describe import describe_node
 from graph_core.errors import GraphRunError
 from graph_core.interrupt import ROOT_ADDRESS, PointRecord, ResumeTargets
 from graph_core.runner.driver import drive_async, drive_sync
@@ -102,6 +103,7 @@ class CompiledGraph:
                 has_pre_handler=node.pre is not None,
                 has_post_handler=node.post is not None,
                 graph=node.graph.topology() if node.graph is not None else None,
+                **describe_node(self.graph.nodes[node.key]),
             )
             for node in self.plan.nodes.values()
             if node.kind not in ("start", "end")
@@ -113,6 +115,7 @@ class CompiledGraph:
                 kind="edge" if edge.branch is None else "branch",
                 branch_index=edge.branch_index,
                 branch_kind=None if edge.branch is None else edge.branch.kind,
+                label=None if edge.branch is None else edge.branch.label(edge.target),
             )
             for edge in self.graph.edges
         ]

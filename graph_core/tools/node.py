@@ -18,7 +18,7 @@ import asyncio
 import inspect
 import queue
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -138,7 +138,10 @@ class ToolsNode:
         unknown_tools_handler: UnknownToolsHandler | None = None,
         tool_arguments_handler: ArgumentsHandler | None = None,
         middlewares: Sequence[ToolMiddleware] = (),
+        return_directly: Iterable[str] = (),
     ) -> None:
+        """`return_directly` names the tools whose result the owning agent returns as its answer; the
+        node itself does not act on it, it only reports it (`ToolSpec.return_directly` in the topology)."""
         self.tools: list[Any] = []
         self._endpoints: dict[str, Endpoints] = {}
         for idx, item in enumerate(tools):
@@ -157,6 +160,7 @@ class ToolsNode:
         self.unknown_tools_handler = unknown_tools_handler
         self.tool_arguments_handler = tool_arguments_handler
         self.middlewares = tuple(middlewares)
+        self.return_directly: frozenset[str] = frozenset(return_directly)
         self._unknown = _handler_endpoints(unknown_tools_handler) if unknown_tools_handler else None
 
     @property

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from graph_core.topology import END, START, Topology, TopologyEdge, TopologyNode, TriggerMode, build_topology
+from graph_core.topology import (
+    END,
+    START,
+    ModelSpec,
+    ToolSpec,
+    Topology,
+    TopologyEdge,
+    TopologyNode,
+    TriggerMode,
+    build_topology,
+)
 from inspector.export._coerce import as_topology
 
 if TYPE_CHECKING:
@@ -17,13 +27,15 @@ if TYPE_CHECKING:
 
 __all__ = ["from_networkx", "to_networkx"]
 
-_NODE_FIELDS = ("kind", "name", "input_key", "output_key", "has_pre_handler", "has_post_handler")
-_EDGE_FIELDS = ("kind", "back_edge", "branch_index", "branch_kind")
+_NODE_FIELDS = ("kind", "name", "input_key", "output_key", "has_pre_handler", "has_post_handler", "function")
+_EDGE_FIELDS = ("kind", "back_edge", "branch_index", "branch_kind", "label")
 
 
 def to_networkx(subject: Any, /) -> nx.MultiDiGraph:
-    """Nodes carry `kind`, `name` (and `graph`, the nested `Topology`, for graph nodes); edges `kind`,
-    `back_edge`, `branch_index`, `branch_kind`; the graph's own attributes mirror the topology's."""
+    """Nodes carry `kind`, `name`, `function` (and `graph`, the nested `Topology`, for graph nodes;
+    `tools`, a tuple of `ToolSpec`, for tool nodes; `model`, a `ModelSpec`, for chat-model nodes); edges
+    `kind`, `back_edge`, `branch_index`, `branch_kind`, `label`; the graph's own attributes mirror the
+    topology's."""
     import networkx as nx
 
     topology = as_topology(subject)
@@ -37,6 +49,10 @@ def to_networkx(subject: Any, /) -> nx.MultiDiGraph:
         attrs: dict[str, Any] = {field: getattr(node, field) for field in _NODE_FIELDS}
         if node.graph is not None:
             attrs["graph"] = node.graph
+        if node.tools:
+            attrs["tools"] = node.tools
+        if node.model is not None:
+            attrs["model"] = node.model
         graph.add_node(node.key, **attrs)
     for index, edge in enumerate(topology.edges):
         graph.add_edge(edge.source, edge.target, key=index, **{f: getattr(edge, f) for f in _EDGE_FIELDS})
@@ -83,6 +99,12 @@ def _node(key: Any, data: dict[str, Any]) -> TopologyNode:
     nested = data.get("graph")
     if nested is not None:
         fields["graph"] = nested if isinstance(nested, Topology) else Topology.model_validate(nested)
+    tools = data.get("tools")
+    if tools:
+        fields["tools"] = tuple(t if isinstance(t, ToolSpec) else ToolSpec.model_validate(t) for t in tools)
+    model = data.get("model")
+    if model is not None:
+        fields["model"] = model if isinstance(model, ModelSpec) else ModelSpec.model_validate(model)
     return TopologyNode(key=str(key), **fields)
 
 
