@@ -204,9 +204,14 @@ class Graph:
         self._add(key, "Graph", None, options, graph=graph, compile_options=merged)
         return self
 
-    def add_passthrough_node(self, key: str, *, name: str | None = None) -> Graph:
-        """A node that forwards its input unchanged and fires no callbacks."""
-        self._add(key, "Passthrough", None, {"name": name})
+    def add_passthrough_node(self, key: str, **options: Unpack[NodeOptions]) -> Graph:
+        """A node that forwards its input unchanged and fires no callbacks.
+
+        Like Eino's `AddPassthroughNode` it takes every node option: state handlers run around it and
+        input/output keys apply as on any node.
+        """
+        _check_node_options("add_passthrough_node", options)
+        self._add(key, "Passthrough", None, options)
         return self
 
     # -- edges and branches -------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.callbacks import RunInfo
@@ -24,7 +24,7 @@ from graph_core.runner.loop import run_graph
 from graph_core.runner.options import RunOptions, check_run_options
 from graph_core.runner.plan import build_plan
 from graph_core.runner.run import Handlers, RunContext, RunData, notify_handlers
-from graph_core.stream import aone_chunk, one_chunk
+from graph_core.stream import aone_chunk, collect, one_chunk
 from graph_core.topology import Topology, TopologyEdge, TopologyNode, TriggerMode, build_topology
 
 if TYPE_CHECKING:
@@ -290,6 +290,20 @@ class CompiledGraph:
         """Run in stream mode; returns the END stream once END is reached (chunks may still be produced)."""
         rc, data = self._start("CompiledGraph.stream", input, options, stream=True)
         return drive_sync(run_graph(rc, data, one_chunk(input)), rc)
+
+    def transform(self, input: Iterable[Any], **options: Unpack[RunOptions]) -> Iterator[Any]:
+        """Eino `Transform`: run in stream mode on an input stream (any iterable of chunks).
+
+        `stream(x)` is `transform` of the 1-chunk stream `[x]`; with several chunks each node sees them
+        as Eino's would (an input key picks the chunks that carry it; an invoke-only node concatenates).
+        """
+        rc, data = self._start("CompiledGraph.transform", input, options, stream=True)
+        return drive_sync(run_graph(rc, data, iter(input)), rc)
+
+    def collect(self, input: Iterable[Any], **options: Unpack[RunOptions]) -> Any:
+        """Eino `Collect`: `transform` of the input stream, its output stream concatenated (as Eino's
+        graph derives Collect from Transform)."""
+        return collect(self.transform(input, **options))
 
     async def astream(self, input: Any, **options: Unpack[RunOptions]) -> AsyncIterator[Any]:
         """Run in stream mode on the running event loop; yields the END stream's chunks.
