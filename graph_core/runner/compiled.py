@@ -188,10 +188,14 @@ class CompiledGraph:
             force_new_run = options.get("force_new_run", False)
             if not force_new_run:
                 self._check_checkpoint(checkpoint_id)
+            caller = _SCOPE.get()
             rc, data = self._context(
                 stream=stream,
                 handlers=handlers,
                 max_steps=options.get("max_steps"),
+                # invoked from inside a node of another run (not embedded): as in Eino, whose state
+                # chain follows the ctx, this run's state links to the caller's for `process_state`
+                parent_frame=caller.state if caller is not None else None,
                 cancel_event=options.get("cancel_event"),
             )
             rc.interrupt_event = options.get("interrupt_event")
