@@ -234,9 +234,13 @@ def concat_messages(chunks: Sequence[Message]) -> Message:
                     total_tokens=max(usage.total_tokens, chunk.usage.total_tokens),
                 )
             )
-    extra: dict[str, Any] = {}
-    for chunk in chunks:
-        extra.update(chunk.extra)
+    extras = [c.extra for c in chunks if c.extra]
+    if len(extras) > 1:  # Eino concatenates the extras as maps: values of a key join like stream chunks
+        from graph_core.stream import concat_chunks
+
+        extra: dict[str, Any] = concat_chunks(extras)
+    else:
+        extra = dict(extras[0]) if extras else {}
     finish = [c.finish_reason for c in chunks if c.finish_reason]
     return Message(
         role,  # type: ignore[arg-type]

@@ -41,6 +41,7 @@ __all__ = [
     "merge_streams",
     "one_chunk",
     "peek",
+    "register_stream_chunk_concat",
     "run_coroutine",
 ]
 
@@ -285,12 +286,37 @@ def _concat_message_lists(chunks: Sequence[Sequence[Message | None]]) -> list[Me
     return result
 
 
+_CONCAT_FUNCS: dict[type, Callable[[list[Any]], Any]] = {}
+
+
+def register_stream_chunk_concat(cls: type[T], fn: Callable[[list[T]], T]) -> None:
+    """Eino `RegisterStreamChunkConcatFunc`: chunks of type `cls` are joined by `fn(chunks)`.
+
+    It takes precedence over the built-in rules of `concat_chunks` (also for values inside dicts),
+    so a node's own output type can say how its streamed pieces add up; an error `fn` raises is the
+    concatenation's error.
+    """
+    _CONCAT_FUNCS[cls] = fn
+
+
+def _check_same_type(key: Any, values: Sequence[Any]) -> None:
+    """Eino concatenates a map key's values as one typed slice: they must all be of one type."""
+    kinds = [type(v) for v in values if v is not None]
+    for kind in kinds[1:]:
+        if kind is not kinds[0]:
+            raise StreamError(
+                f"unexpected slice element type. Got {kinds[0].__name__}, expected {kind.__name__} "
+                f"(concatenating key {key!r})"
+            )
+
+
 def concat_chunks(chunks: Sequence[Any]) -> Any:
     """Join stream chunks into one value with Eino's rules (Appendix A).
 
+    A function registered for the chunks' type (`register_stream_chunk_concat`) decides first.
     Messages use `concat_messages`; lists of messages concatenate index by index (None entries ignored);
-    strings join; numbers and bools keep the last value; dicts concatenate key by key, recursively;
-    anything else may have at most one non-None chunk.
+    strings join; numbers and bools keep the last value; dicts concatenate key by key, recursively (a
+    key's values must be of one type); anything else may have at most one non-None chunk.
     """
     if any(type(c) is SourceEOF for c in chunks):
         chunks = [c for c in chunks if type(c) is not SourceEOF]
@@ -299,6 +325,10 @@ def concat_chunks(chunks: Sequence[Any]) -> Any:
     if len(chunks) == 1:
         return chunks[0]
     first = next((c for c in chunks if c is not None), None)
+    if _CONCAT_FUNCS:
+        registered = _CONCAT_FUNCS.get(type(first))
+        if registered is not None:
+            return registered(list(chunks))
     if isinstance(first, Message):
         return concat_messages([c for c in chunks if c is not None])
     if isinstance(first, str):
@@ -316,6 +346,9 @@ def concat_chunks(chunks: Sequence[Any]) -> Any:
                 continue
             for key, value in chunk.items():
                 grouped.setdefault(key, []).append(value)
+        for key, values in grouped.items():
+            if len(values) > 1:
+                _check_same_type(key, values)
         return {key: concat_chunks(values) for key, values in grouped.items()}
     present = [c for c in chunks if c is not None]
     if len(present) > 1:

@@ -7,25 +7,48 @@ its successors, transitively). Fan-in values are merged with Eino's rules (`valu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from graph_core.runner.plan import Plan
 from graph_core.runner.run import RunData
 from graph_core.stream import PEEK_EMPTY, amerge_streams, aone_chunk, apeek, merge_streams, one_chunk, peek
 
-__all__ = ["MergeError", "aread", "is_ready", "merge_values", "read", "report_ready", "report_skip"]
+__all__ = [
+    "MergeError",
+    "aread",
+    "is_ready",
+    "merge_values",
+    "read",
+    "register_values_merge",
+    "report_ready",
+    "report_skip",
+]
+
+T = TypeVar("T")
 
 
 class MergeError(ValueError):
     """Several values reached one node and cannot be merged."""
 
 
+_MERGE_FUNCS: dict[type, Callable[[list[Any]], Any]] = {}
+
+
+def register_values_merge(cls: type[T], fn: Callable[[list[T]], T]) -> None:
+    """Eino `RegisterValuesMergeFunc`: values of type `cls` fanning into one node are merged by `fn`.
+
+    It takes precedence over the built-in dict merge, and makes streams of `cls` chunks mergeable
+    (they interleave like dict streams); an error `fn` raises fails the run like a merge error.
+    """
+    _MERGE_FUNCS[cls] = fn
+
+
 def _check_chunk_types(firsts: Sequence[Any]) -> None:
     kinds = [type(first) for first in firsts if first is not PEEK_EMPTY and first is not None]
     if kinds:
         expected = kinds[0]
-        if not issubclass(expected, dict):
+        if not issubclass(expected, dict) and expected not in _MERGE_FUNCS:
             raise MergeError(f"(mergeValues | stream type) unsupported chunk type: {expected.__name__}")
         for kind in kinds[1:]:
             if kind is not expected:
@@ -71,6 +94,20 @@ def merge_values(values: Sequence[Any], *, stream: bool, names: Sequence[str] | 
     if stream:
         return _merge_streams(values, names)
     first = values[0]
+    registered = _MERGE_FUNCS.get(type(first)) if _MERGE_FUNCS else None
+    if registered is not None:
+        for value in values:
+            if type(value) is not type(first):
+                raise MergeError(
+                    "(values merge) field type mismatch. "
+                    f"expected: '{type(first).__name__}', got: '{type(value).__name__}'"
+                )
+        try:
+            return registered(list(values))
+        except MergeError:
+            raise
+        except Exception as exc:  # the registered function's error fails the run as a merge error
+            raise MergeError(str(exc)) from exc
     if isinstance(first, dict):
         merged: dict[Any, Any] = {}
         for value in values:
