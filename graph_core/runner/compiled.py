@@ -172,7 +172,14 @@ class CompiledGraph:
         return rc, data
 
     def _start(
-        self, entry: str, input: Any, options: RunOptions, *, stream: bool, aio: bool = False
+        self,
+        entry: str,
+        input: Any,
+        options: RunOptions,
+        *,
+        stream: bool,
+        aio: bool = False,
+        chunks: bool = False,
     ) -> tuple[RunContext, RunData]:
         """A top-level run: new, or resumed from the checkpoint saved under `checkpoint_id` (Eino §7.3).
 
@@ -207,7 +214,7 @@ class CompiledGraph:
             self._resume(rc, data, checkpoint_id, options)
             return rc, data
         except Exception as error:
-            self._setup_failed(handlers, rc, input, stream=stream, error=error)
+            self._setup_failed(handlers, rc, input, stream=stream, error=error, chunks=chunks)
             raise
 
     def _resume(self, rc: RunContext, data: RunData, checkpoint_id: str, options: RunOptions) -> None:
@@ -239,7 +246,14 @@ class CompiledGraph:
                 rc.frame.value = data.state = changed
 
     def _setup_failed(
-        self, handlers: Handlers, rc: RunContext | None, input: Any, *, stream: bool, error: Exception
+        self,
+        handlers: Handlers,
+        rc: RunContext | None,
+        input: Any,
+        *,
+        stream: bool,
+        error: Exception,
+        chunks: bool = False,
     ) -> None:
         """Report a run that failed before its first step as Eino's deferred callbacks do: the graph's
         start (with the run input; the state, if already made, in scope), then its error.
@@ -259,7 +273,8 @@ class CompiledGraph:
         try:
             try:
                 if stream:
-                    notify_handlers(handlers.start_stream, info, one_chunk(input), stream=True)
+                    source = iter(input) if chunks else one_chunk(input)  # `transform` passes the chunks
+                    notify_handlers(handlers.start_stream, info, source, stream=True)
                 else:
                     notify_handlers(handlers.start, info, input, stream=False)
             except Exception as start_error:
@@ -301,7 +316,7 @@ class CompiledGraph:
         `stream(x)` is `transform` of the 1-chunk stream `[x]`; with several chunks each node sees them
         as Eino's would (an input key picks the chunks that carry it; an invoke-only node concatenates).
         """
-        rc, data = self._start("CompiledGraph.transform", input, options, stream=True)
+        rc, data = self._start("CompiledGraph.transform", input, options, stream=True, chunks=True)
         return drive_sync(run_graph(rc, data, iter(input)), rc)
 
     def collect(self, input: Iterable[Any], **options: Unpack[RunOptions]) -> Any:
