@@ -129,9 +129,10 @@ def test_nested_graph() -> None:
 
 
 def test_validate_untyped_nodes() -> None:
-    """compose/graph_test.go TestValidate ("test any type" and "test branch any type" success parts):
-    node1 -> node2 on `any` values gives "startnode1node2" by invoke and stream; a branch choosing
-    node2 gives "startnode1node2". (The compile-time and runtime type checks are Go-only.)"""
+    """compose/graph_test.go TestValidate ("test any type", "test branch any type" and "test may matched
+    passthrough" success parts): node1 -> node2 on `any` values gives "startnode1node2" by invoke and
+    stream; a branch choosing node2 gives "startnode1node2"; 1 through a passthrough to a node taking
+    an int gives "1". (The compile-time and runtime type checks are Go-only.)"""
     g = Graph()
     g.add_lambda_node("node1", lambda s: s + "node1")
     g.add_lambda_node("node2", lambda s: s + "node2")
@@ -153,6 +154,17 @@ def test_validate_untyped_nodes() -> None:
     r = g.compile()
     assert r.invoke("start") == "startnode1node2"
     assert collect(r.stream("start")) == "startnode1node2"
+
+    # "test may matched passthrough": any -> passthrough -> node 3, edges added out of order
+    g = Graph()
+    g.add_lambda_node("1", lambda value: value)
+    g.add_passthrough_node("2")
+    g.add_lambda_node("3", str)
+    g.add_edge(START, "1")
+    g.add_edge("2", "3")
+    g.add_edge("1", "2")
+    g.add_edge("3", END)
+    assert g.compile().invoke(1) == "1"
 
 
 def test_validate_multi_any_value_branch() -> None:
