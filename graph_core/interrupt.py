@@ -13,9 +13,11 @@ def approve(draft: str) -> str:
 ```
 
 Every interrupt point has an *address*, the path from the top-level graph down to the node (and tool
-call): `runnable:root;node:agent;node:tools;tool:get_weather:call_1`. Resume data is targeted at an
-address (or the interrupt ID, which is the same string), so several interrupted points can be resumed
-selectively. The address is derived from the run scope, so it is deterministic across processes.
+call): `runnable:agent;node:tools;tool:get_weather:call_1`. As in Eino it starts with `runnable:` and the
+top-level graph's name (`compile(name=...)`; empty for an unnamed graph: `runnable:;node:ask`); nested
+graphs add only their node keys. Resume data is targeted at an address (or the interrupt ID, which is the
+same string), so several interrupted points can be resumed selectively. The address is derived from the
+run scope, so it is deterministic across processes.
 
 The runner hands a rerun node its saved record through `RunScope.resume` (a `PointRecord`); tools inside
 a ToolsNode find theirs under the node's record by call ID.
@@ -31,6 +33,7 @@ from graph_core.context import current_scope
 
 __all__ = [
     "ROOT_ADDRESS",
+    "RUNNABLE_PREFIX",
     "InterruptContext",
     "InterruptInfo",
     "InterruptSignal",
@@ -43,10 +46,16 @@ __all__ = [
     "get_resume_data",
     "interrupt",
     "is_resume_target",
+    "root_address",
+    "scope_address",
     "was_interrupted",
 ]
 
+RUNNABLE_PREFIX = "runnable:"
+"""Every interrupt address starts with this, then the top-level graph's name (Eino `AddressSegmentRunnable`)."""
 ROOT_ADDRESS = "runnable:root"
+"""The address of a top-level graph named `root`; also where a signal raised outside any run points."""
+_ROOT_KEY = "runnable"  # RunScope.extras key of the run's root address
 _NO_STATE: Any = object()
 
 
@@ -160,9 +169,20 @@ class ResumeTargets:
 # -- where the current code is -------------------------------------------------------------------------
 
 
-def address_of(path: Sequence[str], tool: tuple[str, str] | None = None) -> str:
+def root_address(graph_name: str) -> str:
+    """The first segment of every address in a run of the top-level graph named `graph_name`."""
+    return RUNNABLE_PREFIX + graph_name
+
+
+def scope_address(scope: Any) -> str:
+    """The root address of the run `scope` belongs to (nested runs inherit their top-level graph's)."""
+    extras = getattr(scope, "extras", None)
+    return extras.get(_ROOT_KEY, ROOT_ADDRESS) if extras else ROOT_ADDRESS
+
+
+def address_of(path: Sequence[str], tool: tuple[str, str] | None = None, *, root: str = ROOT_ADDRESS) -> str:
     """The address string of a node path (outermost first), optionally inside one (name, call ID)."""
-    parts = [ROOT_ADDRESS, *(f"node:{key}" for key in path)]
+    parts = [root, *(f"node:{key}" for key in path)]
     if tool is not None:
         parts.append(f"tool:{tool[0]}:{tool[1]}")
     return ";".join(parts)
@@ -181,7 +201,7 @@ def _here() -> tuple[str, PointRecord | None]:
     record = scope.resume
     if tool is not None:
         record = record.children.get(call_id) if record is not None else None
-    return address_of(scope.path, tool), record
+    return address_of(scope.path, tool, root=scope_address(scope)), record
 
 
 def current_point() -> PointRecord | None:

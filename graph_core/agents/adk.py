@@ -279,7 +279,7 @@ class ChatModelAgent:
       `node_1` is the ReAct graph as a nested node named `ReAct`); here the ReAct graph is compiled at
       the top level and `Init` applies the instruction. Node paths and step indexes therefore lack the
       outer level (Eino: 2 outer steps around the inner graph's own counter), and interrupt addresses
-      read `runnable:root;node:ToolNode;tool:<name>:<id>` instead of starting with `agent:<name>`.
+      read `runnable:<agent name>;node:ToolNode;tool:<name>:<id>` instead of starting with `agent:<name>`.
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
     - Not implemented: `GenModelInput` override, `OutputKey`, `Middlewares`/`Handlers` (so no
       `AfterAgent` node), BeforeChatModel/AfterChatModel state hooks, `ModelRetryConfig`,

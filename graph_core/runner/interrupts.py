@@ -23,7 +23,6 @@ from graph_core.interrupt import (
     InterruptSignal,
     PointRecord,
     ResumeTargets,
-    address_of,
 )
 from graph_core.runner.run import RunContext, RunData, Task
 from graph_core.stream import aone_chunk, collect, one_chunk
@@ -100,7 +99,7 @@ def capture(
     inputs = [(key, _value(value, stream)) for key, value in data.pending]
     data.pending = []
     info = InterruptInfo(before_nodes=list(before), after_nodes=list(after))
-    graph_address = address_of(rc.path)
+    graph_address = rc.address()
     if before or after or external:
         info.interrupt_contexts.append(InterruptContext(graph_address, graph_address, None))
     for task in sorted(interrupted, key=lambda t: t.node.order):
@@ -114,7 +113,7 @@ def capture(
             sub: Checkpoint = error.checkpoint
             cp.sub_graphs[key] = sub
             cp.skip_pre_handler.append(key)
-            cp.points[key] = PointRecord(address_of((*rc.path, key)))
+            cp.points[key] = PointRecord(rc.address(key))
             info.sub_graphs[key] = error.info
             info.rerun_nodes_extra[key] = error.info
             info.interrupt_contexts.extend(error.info.interrupt_contexts)
@@ -185,7 +184,7 @@ def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets
         data.state = cp.state
     points: dict[str, PointRecord] = {}
     for key in cp.rerun_nodes:
-        record = cp.points.get(key) or PointRecord(address_of((*rc.path, key)))
+        record = cp.points.get(key) or PointRecord(rc.address(key))
         record.sub = cp.sub_graphs.get(key)
         points[key] = record.with_resume(resume)
     carried = tuple(sorted(set(cp.values) | set(cp.control), key=lambda k: rc.plan.nodes[k].order))

@@ -20,7 +20,7 @@ from graph_core.branch import Branch
 from graph_core.callbacks import BranchDecision
 from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphError, GraphRunError, MaxStepsExceededError, NodeRunError
-from graph_core.interrupt import InterruptSignal, address_of
+from graph_core.interrupt import InterruptSignal
 from graph_core.runner import aio, channels
 from graph_core.runner.interrupts import capture, is_interrupt
 from graph_core.runner.plan import NodePlan
@@ -309,7 +309,7 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                     try:
                         task.input = yield from _run_handler(rc, task.node, "pre", task.input)
                     except InterruptSignal as signal:
-                        signal.address = address_of((*rc.path, task.node.key))
+                        signal.address = rc.address(task.node.key)
                         task.error = signal
                         halted.append(task)
                         continue

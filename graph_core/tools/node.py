@@ -24,7 +24,7 @@ from typing import Any, TypeVar, cast
 
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
-from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt
+from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt, scope_address
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools.bridge import run_blocking, submit
 from graph_core.tools.context import _TOOL_CALL_ID, tool_call_scope  # pyright: ignore[reportPrivateUsage]
@@ -114,9 +114,10 @@ def _interrupt_calls(
     """Eino's `CompositeInterrupt` of a ToolsNode: completed results are kept, interrupted calls rerun."""
     scope = current_scope()
     path = scope.path if scope is not None else ()
+    root = scope_address(scope)
     by_id = {t.call_id: t for t in tasks}
     for call_id, signal in signals.items():
-        signal.address = address_of(path, (by_id[call_id].name, call_id))
+        signal.address = address_of(path, (by_id[call_id].name, call_id), root=root)
     rerun = [t.call_id for t in tasks if t.call_id in signals]
     info = {
         "tool_calls": [c.model_dump() for c in message.tool_calls],

@@ -33,13 +33,13 @@ def test_misspelt_address_is_refused_with_the_known_points() -> None:
     compiled = _two_approvals()
     with pytest.raises(InterruptError):
         compiled.invoke("x", checkpoint_id="c")
-    data = {"runnable:root;node:a": "yes", "runnable:root;node:bb": "no"}
-    with pytest.raises(GraphRunError, match=r"checkpoint 'c'.*'runnable:root;node:bb'") as caught:
+    data = {"runnable:;node:a": "yes", "runnable:;node:bb": "no"}
+    with pytest.raises(GraphRunError, match=r"checkpoint 'c'.*'runnable:;node:bb'") as caught:
         compiled.invoke(None, checkpoint_id="c", resume_data=data)
-    assert "'runnable:root;node:b'" in str(caught.value)
+    assert "'runnable:;node:b'" in str(caught.value)
     assert not isinstance(caught.value, InterruptError)
     # the checkpoint is untouched: a corrected call resumes it
-    fixed = {"runnable:root;node:a": "yes", "runnable:root;node:b": "no"}
+    fixed = {"runnable:;node:a": "yes", "runnable:;node:b": "no"}
     assert compiled.invoke(None, checkpoint_id="c", resume_data=fixed) == {"a": "x:yes", "b": "x:no"}
 
 

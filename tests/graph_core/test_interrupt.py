@@ -194,7 +194,7 @@ def test_node_interrupt_makes_a_rerun_node_with_state_and_resume_data() -> None:
     assert info.rerun_nodes == ["approve"]
     assert info.rerun_nodes_extra == {"approve": {"question": "ok to send hi!?"}}
     [ctx] = info.interrupt_contexts
-    assert ctx.address == "runnable:root;node:approve" and ctx.id == ctx.address and ctx.is_root_cause
+    assert ctx.address == "runnable:;node:approve" and ctx.id == ctx.address and ctx.is_root_cause
     assert compiled.invoke(None, checkpoint_id="t", resume_data="yes") == "HI!|HI!|YES"
     assert calls == ["draft", "approve", "approve", "send"]
 

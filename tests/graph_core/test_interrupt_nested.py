@@ -48,7 +48,7 @@ def test_nested_interrupt_resumes_inside_the_subgraph() -> None:
     info = caught.value.info
     assert info.rerun_nodes == ["sub"]
     assert info.sub_graphs["sub"].rerun_nodes == ["ask"]
-    assert [c.address for c in info.interrupt_contexts] == ["runnable:root;node:sub;node:ask"]
+    assert [c.address for c in info.interrupt_contexts] == ["runnable:;node:sub;node:ask"]
     assert compiled.invoke(None, checkpoint_id="t", resume_data="A") == "xh1+At"
     # the subgraph node's pre-handler is skipped on its rerun; `first` does not run again
     assert calls == ["head", "pre", "first", "ask", "ask", "tail"]

@@ -52,7 +52,7 @@ def test_node_interrupt_is_a_pause_not_a_failure(interrupt_runs: dict[str, Path]
     detail = _detail(rerun, 0)
     assert "⏸ interrupt in ask\n  rerun on resume with its original input" in detail
     assert "info        {'question': 'send it?'}" in detail
-    assert "interrupted  {'question': 'send it?'}\n  address runnable:root;node:ask" in detail
+    assert "interrupted  {'question': 'send it?'}\n  address runnable:Approval;node:ask" in detail
     assert "error" not in detail and "InterruptSignal" not in detail
     stop = rerun.stop_report()
     assert stop is not None and stop.failed == () and stop.node_path == ()
