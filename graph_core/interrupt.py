@@ -25,7 +25,9 @@ a ToolsNode find theirs under the node's record by call ID.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +36,8 @@ from graph_core.context import current_scope
 __all__ = [
     "ROOT_ADDRESS",
     "RUNNABLE_PREFIX",
+    "AbandonedTask",
+    "GraphInterrupt",
     "InterruptContext",
     "InterruptInfo",
     "InterruptSignal",
@@ -52,7 +56,7 @@ __all__ = [
 ]
 
 RUNNABLE_PREFIX = "runnable:"
-"""Every interrupt address starts with this, then the top-level graph's name (Eino `AddressSegmentRunnable`)."""
+"""Every interrupt address starts with this, then the top-level graph's name (Eino's runnable segment)."""
 ROOT_ADDRESS = "runnable:root"
 """The address of a top-level graph named `root`; also where a signal raised outside any run points."""
 _ROOT_KEY = "runnable"  # RunScope.extras key of the run's root address
@@ -80,6 +84,55 @@ class InterruptSignal(Exception):
         self.address = address
         self.children = dict(children or {})
         super().__init__(f"interrupt at {address}: {info!r}")
+
+
+class GraphInterrupt(threading.Event):
+    """Stops a run from outside (Eino `WithGraphInterrupt`); pass it as the `interrupt_event` run option.
+
+    `interrupt()` (or `set()`) is Eino's `interrupt()` without a timeout: the tasks running now finish,
+    then the run stops with `InterruptError` whose `after_nodes` are that step's nodes, and the next
+    tasks are saved to run first on resume. `interrupt(timeout=seconds)` waits at most that long:
+    tasks still running then are abandoned (their threads finish unobserved, async tasks are
+    cancelled) and become rerun nodes (`timeout=0`: at once). Either way every rerun node keeps its
+    original input (Eino `persistRerunInput`), as it does whenever an `interrupt_event` is given.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deadline: float | None = None  # time.monotonic() after which running tasks are abandoned
+        self._wakers: list[Callable[[], object]] = []
+        self._lock = threading.Lock()
+
+    def interrupt(self, timeout: float | None = None) -> None:
+        with self._lock:
+            if timeout is not None:
+                deadline = time.monotonic() + max(timeout, 0.0)
+                self.deadline = deadline if self.deadline is None else min(self.deadline, deadline)
+            wakers = list(self._wakers)
+        self.set()
+        for wake in wakers:
+            wake()
+
+    def remaining(self) -> float | None:
+        """Seconds until running tasks are abandoned (0 when due); None while there is no deadline."""
+        deadline = self.deadline
+        return None if deadline is None else max(deadline - time.monotonic(), 0.0)
+
+    def on_interrupt(self, wake: Callable[[], object]) -> Callable[[], None]:
+        """Call `wake` (from the interrupting thread) on every `interrupt()`; returns the unregister."""
+        with self._lock:
+            self._wakers.append(wake)
+
+        def remove() -> None:
+            with self._lock:
+                if wake in self._wakers:
+                    self._wakers.remove(wake)
+
+        return remove
+
+
+class AbandonedTask(Exception):
+    """A task still running when a `GraphInterrupt` timeout ran out: its node becomes a rerun node."""
 
 
 @dataclass(slots=True)

@@ -18,6 +18,7 @@ from graph_core.checkpoint.codec import CheckpointSerializationError, deep_copy,
 from graph_core.checkpoint.model import Checkpoint
 from graph_core.errors import GraphRunError, InterruptError
 from graph_core.interrupt import (
+    AbandonedTask,
     InterruptContext,
     InterruptInfo,
     InterruptSignal,
@@ -25,6 +26,7 @@ from graph_core.interrupt import (
     ResumeTargets,
 )
 from graph_core.runner.run import RunContext, RunData, Task
+from graph_core.runner.zero import zero_input
 from graph_core.stream import aone_chunk, collect, one_chunk
 
 __all__ = ["CheckpointPlan", "Restored", "capture", "check_fits", "is_interrupt", "restore"]
@@ -48,7 +50,8 @@ class Restored:
 
 
 def is_interrupt(error: BaseException | None) -> bool:
-    return isinstance(error, InterruptSignal) or (
+    """A task that stopped at an interrupt (its own, its nested graph's, or an interrupt timeout's)."""
+    return isinstance(error, InterruptSignal | AbandonedTask) or (
         isinstance(error, InterruptError) and error.checkpoint is not None
     )
 
@@ -102,11 +105,13 @@ def capture(
     graph_address = rc.address()
     if before or after or external:
         info.interrupt_contexts.append(InterruptContext(graph_address, graph_address, None))
+    persist = rc.interrupt_event is not None  # Eino `persistRerunInput`: set with WithGraphInterrupt
     for task in sorted(interrupted, key=lambda t: t.node.order):
         key = task.node.key
         error = task.error
-        original = task.original
-        inputs.append((key, _value(original, stream) if original is not None else None))
+        if persist:  # otherwise the node reruns with its input type's zero value (see `restore`)
+            original = task.original
+            inputs.append((key, _value(original, stream) if original is not None else None))
         cp.rerun_nodes.append(key)
         info.rerun_nodes.append(key)
         if isinstance(error, InterruptError):
@@ -176,7 +181,14 @@ def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets
     data.values = {t: {s: wrap(v) if wrap else v for s, v in row.items()} for t, row in cp.values.items()}
     data.control = {t: dict(row) for t, row in cp.control.items()}
     data.skipped = set(cp.skipped)
-    data.pending = [(k, wrap(v) if wrap else v) for k, v in cp.inputs]
+    pending = [(k, wrap(v) if wrap else v) for k, v in cp.inputs]
+    saved = {k for k, _ in cp.inputs}
+    for key in cp.rerun_nodes:  # Eino `restoreTasks`: a rerun node without a saved input gets the zero value
+        if key not in saved:
+            zero = zero_input(rc.plan.nodes[key])
+            pending.append((key, wrap(zero) if wrap else zero))
+    pending.sort(key=lambda item: rc.plan.nodes[item[0]].order)
+    data.pending = pending
     data.step = 0
     data.started = True
     if cp.has_state and rc.frame is not None and rc.plan.has_state:

@@ -245,22 +245,28 @@ def _route(
 def _check_budget(rc: RunContext, data: RunData) -> None:
     if rc.cancel_event is not None and rc.cancel_event.is_set():
         raise GraphRunError("context has been canceled: context canceled")
-    if rc.interrupt_event is not None and rc.interrupt_event.is_set():
-        # an external interrupt (Eino WithGraphInterrupt; ADK immediate cancel) at a step boundary:
-        # the next tasks have not started, so they are saved like interrupt-before nodes
-        raise capture(rc, data, [], before=[k for k, _ in data.pending], external=True)
     if rc.max_steps is not None and data.step >= rc.max_steps:
         raise MaxStepsExceededError(rc.max_steps, path=rc.path)
 
 
+def _interrupted_from_outside(rc: RunContext) -> bool:
+    """Eino `WithGraphInterrupt`: the `interrupt_event` was set while (or before) this step's tasks ran."""
+    return rc.interrupt_event is not None and rc.interrupt_event.is_set()
+
+
 def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> Effects:
-    """Eino's interrupt-after (a completed node) and interrupt-before (a computed next task)."""
-    after = [k for k in done if k in rc.interrupt_after]
+    """Eino's interrupt-after (a completed node) and interrupt-before (a computed next task).
+
+    An interrupt from outside (`interrupt_event`, Eino's `cancel()` without a timeout) waited for the
+    step's running tasks: every task of the step is an after node, and the next tasks are saved.
+    """
+    external = _interrupted_from_outside(rc)
+    after = list(done) if external else [k for k in done if k in rc.interrupt_after]
     before = [k for k, _ in data.pending if k in rc.interrupt_before]
     if after or before:
         if rc.aio:
             yield Await(aio.settle(data, []))
-        raise capture(rc, data, [], before=before, after=after)
+        raise capture(rc, data, [], before=before, after=after, external=external)
 
 
 def _steps(rc: RunContext, data: RunData) -> Effects:
@@ -269,8 +275,6 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     need_all = not plan.dag
     last: tuple[str, ...] = ()
     while True:
-        if rc.aio and rc.interrupt_event is not None and rc.interrupt_event.is_set():
-            yield Await(aio.settle(data, []))  # the external interrupt below saves the next tasks' inputs
         _check_budget(rc, data)
         step = data.step
         pending = data.pending
@@ -336,7 +340,9 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                 for key in done:
                     data.running.pop(key, None)
                 failed = [t for t in completed if t.error is not None]
-            if failed and all(is_interrupt(t.error) for t in failed) and data.running:
+            if data.running and (
+                (failed and all(is_interrupt(t.error) for t in failed)) or _interrupted_from_outside(rc)
+            ):
                 more: list[Task] = yield Wait([], True)  # eager DAG: let the running tasks finish first
                 completed = sorted([*completed, *more], key=lambda t: t.node.order)
                 done = tuple(t.node.key for t in completed)
@@ -403,7 +409,7 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             if rc.aio:
                 yield Await(aio.settle(data, halted))
             raise capture(rc, data, halted)
-        if rc.interrupt_after or rc.interrupt_before:
+        if rc.interrupt_after or rc.interrupt_before or rc.interrupt_event is not None:
             yield from _static_interrupt(rc, data, done)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import queue
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
@@ -346,14 +347,19 @@ class ToolsNode:
     # -- stream ----------------------------------------------------------------------------------------
 
     def _open_stream(self, task: _Task) -> tuple[Iterator[str] | None, BaseException | None]:
+        """Open one tool's stream and read its first chunk: a generator tool runs up to its first
+        `yield`, so an `interrupt()` (or error) before it is the opening's, as a Go StreamableRun
+        returns it before any chunk, and the ToolsNode can collect it into its composite interrupt."""
         info = self._info(task)
         with tool_call_scope(task.call_id):
             notify_start(info, task.arguments)
             try:
-                return task.endpoints.stream(ToolInput(task.name, task.arguments, task.call_id)), None
+                chunks = iter(task.endpoints.stream(ToolInput(task.name, task.arguments, task.call_id)))
+                first = next(chunks, _NO_CHUNK)
             except Exception as exc:
                 notify_error(info, exc)
                 return None, exc
+        return (chunks if first is _NO_CHUNK else itertools.chain((first,), chunks)), None
 
     def _drain(self, task: _Task, chunks: Iterator[str], emit: Callable[[int, str], None]) -> None:
         """Read one tool's stream to the end, emitting chunks; callbacks see the whole content at the end."""
@@ -377,8 +383,9 @@ class ToolsNode:
     def stream(self, message: Message) -> Iterator[list[Message | None]]:
         """Run every call and stream their results as n-slot chunks (see the module docstring).
 
-        Opening the tools' streams (which runs non-streaming tools to completion) happens in this call,
-        so a failing tool raises here, as Eino's `Stream` returns its error before any chunk.
+        Opening the tools' streams (which runs non-streaming tools to completion and streaming ones up to
+        their first chunk) happens in this call, so a failing or interrupting tool raises here, as
+        Eino's `Stream` returns its error before any chunk.
         """
         message, tasks, todo, executed = self._plan(message)
         if self.execute_sequentially or len(todo) <= 1:

@@ -10,12 +10,19 @@ import pytest
 from graph_core import END, START, Graph
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError
-from graph_core.interrupt import get_interrupt_state, get_resume_data, interrupt, is_resume_target, was_interrupted
+from graph_core.interrupt import (
+    get_interrupt_state,
+    get_resume_data,
+    interrupt,
+    is_resume_target,
+    was_interrupted,
+)
 
 
 def test_interrupt_state_and_resume_for_sub_graph() -> None:
-    """resume_test.go TestInterruptStateAndResumeForSubGraph: the address of a node inside a nested graph
-    of an unnamed graph is `runnable:;node:sub_graph_node;node:inner_lambda`; state and resume data reach it."""
+    """resume_test.go TestInterruptStateAndResumeForSubGraph: the address of a node inside a nested
+    graph of an unnamed graph is `runnable:;node:sub_graph_node;node:inner_lambda`; state and resume
+    data reach it."""
     seen: dict[str, Any] = {}
 
     def inner(value: str) -> str:
