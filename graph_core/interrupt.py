@@ -162,13 +162,19 @@ class PointRecord:
 
 @dataclass(frozen=True, slots=True)
 class InterruptContext:
-    """One interrupt point as the caller sees it (Eino `InterruptCtx`). `id` equals `address`."""
+    """One interrupt point as the caller sees it (Eino `InterruptCtx`). `id` equals `address`.
+
+    `parent_context` is the enclosing point (Eino `Parent`): a composite node (ToolsNode) around a
+    tool call, then each graph around it up to the top-level one, whose `info` is that graph's state
+    (None without state); `parent` is its address.
+    """
 
     id: str
     address: str
     info: Any = None
     is_root_cause: bool = True
     parent: str | None = None
+    parent_context: InterruptContext | None = None
 
 
 @dataclass(slots=True)
@@ -178,7 +184,8 @@ class InterruptInfo:
     `before_nodes`/`after_nodes` are the static interrupts hit; `rerun_nodes` the nodes that interrupted
     themselves (or whose nested graph did, or that a cancel abandoned); `rerun_nodes_extra` their infos;
     `state` a deep copy of the graph state; `sub_graphs` the nested graphs' own infos by node key;
-    `interrupt_contexts` every interrupt point, root causes and their composite parents.
+    `interrupt_contexts` the root causes (Eino: the points that interrupted themselves, or the graph
+    that hit a static or external interrupt), each linked to its enclosing points by `parent_context`.
     """
 
     before_nodes: list[str] = field(default_factory=lambda: [])

@@ -225,7 +225,7 @@ class CompiledGraph:
             raise CheckpointSerializationError(f"cannot resume {where}: {exc}") from exc
         check_fits(self.plan, cp, where)
         resume_data = options.get("resume_data")
-        addresses = cp.addresses()
+        addresses = cp.addresses(rc.address())
         _check_targets(resume_data, addresses, where)
         resume = None if resume_data is None else ResumeTargets(resume_data, addresses)
         restore(rc, data, cp, resume)
