@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.callbacks import RunInfo
@@ -292,6 +292,13 @@ class CompiledGraph:
         """Run in stream mode; returns the END stream once END is reached (chunks may still be produced)."""
         rc, data = self._start("CompiledGraph.stream", input, options, stream=True)
         return drive_sync(run_graph(rc, data, one_chunk(input)), rc)
+
+    def transform(self, input: Iterable[Any], **options: Unpack[RunOptions]) -> Iterator[Any]:
+        """Run in stream mode on an input stream (Eino `Transform`): `stream` takes one value, this its
+        chunks (any iterable); returns the END stream as `stream` does."""
+        chunks = iter(input)
+        rc, data = self._start("CompiledGraph.transform", chunks, options, stream=True)
+        return drive_sync(run_graph(rc, data, chunks), rc)
 
     async def astream(self, input: Any, **options: Unpack[RunOptions]) -> AsyncIterator[Any]:
         """Run in stream mode on the running event loop; yields the END stream's chunks.

@@ -126,7 +126,7 @@ def capture(
     info = InterruptInfo(before_nodes=list(before), after_nodes=list(after))
     graph_address = rc.address()
     state_copy = _state_copy(cp.state) if cp.has_state else None
-    point = Point(graph_address, state_copy, root_cause=bool(before or after or external))
+    point = Point(graph_address, state_copy)
     persist = rc.interrupt_event is not None  # Eino `persistRerunInput`: set with WithGraphInterrupt
     for task in sorted(interrupted, key=lambda t: t.node.order):
         key = task.node.key
@@ -152,6 +152,7 @@ def capture(
             point.children.append(Point.of(record))
     inputs.sort(key=lambda item: rc.plan.nodes[item[0]].order)
     cp.inputs = inputs
+    point.root_cause = not point.children  # Eino: a graph whose parts interrupted is their parent only
     info.interrupt_contexts = point.linked()
     if not rc.nested:
         info.state = state_copy

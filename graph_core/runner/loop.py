@@ -20,7 +20,7 @@ from graph_core.branch import Branch
 from graph_core.callbacks import BranchDecision
 from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphError, GraphRunError, MaxStepsExceededError, NodeRunError
-from graph_core.interrupt import InterruptSignal
+from graph_core.interrupt import AbandonedTask, InterruptSignal
 from graph_core.runner import aio, channels
 from graph_core.runner.interrupts import capture, is_interrupt
 from graph_core.runner.plan import NodePlan
@@ -254,6 +254,15 @@ def _interrupted_from_outside(rc: RunContext) -> bool:
     return rc.interrupt_event is not None and rc.interrupt_event.is_set()
 
 
+def _after_nodes(rc: RunContext, done: tuple[str, ...], halted: list[Task]) -> list[str]:
+    """The after nodes of a step in which some tasks interrupted (Eino `resolveInterruptCompletedTasks`):
+    completed interrupt-after nodes, or every completed node when an interrupt from outside waited for
+    them (none when it abandoned some)."""
+    stopped = {t.node.key for t in halted}
+    external = _interrupted_from_outside(rc) and not any(isinstance(t.error, AbandonedTask) for t in halted)
+    return [k for k in done if k not in stopped and (external or k in rc.interrupt_after)]
+
+
 def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> Effects:
     """Eino's interrupt-after (a completed node) and interrupt-before (a computed next task).
 
@@ -408,7 +417,7 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
         if halted:
             if rc.aio:
                 yield Await(aio.settle(data, halted))
-            raise capture(rc, data, halted)
+            raise capture(rc, data, halted, after=_after_nodes(rc, done, halted))
         if rc.interrupt_after or rc.interrupt_before or rc.interrupt_event is not None:
             yield from _static_interrupt(rc, data, done)
 
