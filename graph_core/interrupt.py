@@ -218,7 +218,12 @@ class ResumeTargets:
             self.everywhere = data is not None
 
     def targets(self, address: str) -> bool:
-        return self.everywhere or address in self.by_address
+        """Whether the data is meant for `address`, or for a point inside it (Eino: a composite node
+        whose part is resumed is a resume target too)."""
+        if self.everywhere or address in self.by_address:
+            return True
+        inside = address + ";"
+        return any(key.startswith(inside) for key in self.by_address)
 
     def get(self, address: str) -> Any:
         if self.everywhere:
