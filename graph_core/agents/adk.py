@@ -411,12 +411,19 @@ class ChatModelAgent:
                 state.return_directly_tool_call_id = call.id  # no break: the last match wins
         return last
 
-    @staticmethod
-    def _release_held(output: Any, _state: AdkState) -> Any:
+    def _release_held(self, output: Any, state: AdkState) -> Any:
+        """Send the held return-directly event once the round is over. After a resume the call may have
+        completed before the interrupt (its result reused, not run again): its event, held by the
+        interrupted run and never sent, is rebuilt from the result (Eino sends it after the resume)."""
         sink = _SINK.get()
         if sink is not None:
             with sink.lock:
                 held, sink.held = sink.held, None
+            direct = state.return_directly_tool_call_id
+            if held is None and direct:
+                message = next((m for m in output if m.tool_call_id == direct), None)
+                if message is not None:
+                    held = AgentEvent(self.name, message=message)
             if held is not None:
                 sink.emit(held)
         return output
