@@ -84,8 +84,11 @@ class NodeRunError(GraphRunError):
 class InterruptError(GraphRunError):
     """The run stopped at an interrupt; `.info` carries the interrupt points and a copy of the state."""
 
-    def __init__(self, info: Any, *, checkpoint_id: str | None = None, checkpoint: Any = None) -> None:
+    def __init__(
+        self, info: Any, *, checkpoint_id: str | None = None, checkpoint: Any = None, point: Any = None
+    ) -> None:
         self.info = info
         self.checkpoint_id = checkpoint_id
         self.checkpoint = checkpoint  # the graph_core.checkpoint.Checkpoint (a nested graph hands it up)
+        self.point = point  # the graph_core.runner.interrupts.Point tree (a nested graph hands it up)
         super().__init__("interrupted")

@@ -13,9 +13,11 @@ def approve(draft: str) -> str:
 ```
 
 Every interrupt point has an *address*, the path from the top-level graph down to the node (and tool
-call): `runnable:root;node:agent;node:tools;tool:get_weather:call_1`. Resume data is targeted at an
-address (or the interrupt ID, which is the same string), so several interrupted points can be resumed
-selectively. The address is derived from the run scope, so it is deterministic across processes.
+call): `runnable:agent;node:tools;tool:get_weather:call_1`. As in Eino it starts with `runnable:` and the
+top-level graph's name (`compile(name=...)`; empty for an unnamed graph: `runnable:;node:ask`); nested
+graphs add only their node keys. Resume data is targeted at an address (or the interrupt ID, which is the
+same string), so several interrupted points can be resumed selectively. The address is derived from the
+run scope, so it is deterministic across processes.
 
 The runner hands a rerun node its saved record through `RunScope.resume` (a `PointRecord`); tools inside
 a ToolsNode find theirs under the node's record by call ID.
@@ -23,7 +25,9 @@ a ToolsNode find theirs under the node's record by call ID.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +35,9 @@ from graph_core.context import current_scope
 
 __all__ = [
     "ROOT_ADDRESS",
+    "RUNNABLE_PREFIX",
+    "AbandonedTask",
+    "GraphInterrupt",
     "InterruptContext",
     "InterruptInfo",
     "InterruptSignal",
@@ -43,10 +50,16 @@ __all__ = [
     "get_resume_data",
     "interrupt",
     "is_resume_target",
+    "root_address",
+    "scope_address",
     "was_interrupted",
 ]
 
+RUNNABLE_PREFIX = "runnable:"
+"""Every interrupt address starts with this, then the top-level graph's name (Eino's runnable segment)."""
 ROOT_ADDRESS = "runnable:root"
+"""The address of a top-level graph named `root`; also where a signal raised outside any run points."""
+_ROOT_KEY = "runnable"  # RunScope.extras key of the run's root address
 _NO_STATE: Any = object()
 
 
@@ -71,6 +84,55 @@ class InterruptSignal(Exception):
         self.address = address
         self.children = dict(children or {})
         super().__init__(f"interrupt at {address}: {info!r}")
+
+
+class GraphInterrupt(threading.Event):
+    """Stops a run from outside (Eino `WithGraphInterrupt`); pass it as the `interrupt_event` run option.
+
+    `interrupt()` (or `set()`) is Eino's `interrupt()` without a timeout: the tasks running now finish,
+    then the run stops with `InterruptError` whose `after_nodes` are that step's nodes, and the next
+    tasks are saved to run first on resume. `interrupt(timeout=seconds)` waits at most that long:
+    tasks still running then are abandoned (their threads finish unobserved, async tasks are
+    cancelled) and become rerun nodes (`timeout=0`: at once). Either way every rerun node keeps its
+    original input (Eino `persistRerunInput`), as it does whenever an `interrupt_event` is given.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deadline: float | None = None  # time.monotonic() after which running tasks are abandoned
+        self._wakers: list[Callable[[], object]] = []
+        self._lock = threading.Lock()
+
+    def interrupt(self, timeout: float | None = None) -> None:
+        with self._lock:
+            if timeout is not None:
+                deadline = time.monotonic() + max(timeout, 0.0)
+                self.deadline = deadline if self.deadline is None else min(self.deadline, deadline)
+            wakers = list(self._wakers)
+        self.set()
+        for wake in wakers:
+            wake()
+
+    def remaining(self) -> float | None:
+        """Seconds until running tasks are abandoned (0 when due); None while there is no deadline."""
+        deadline = self.deadline
+        return None if deadline is None else max(deadline - time.monotonic(), 0.0)
+
+    def on_interrupt(self, wake: Callable[[], object]) -> Callable[[], None]:
+        """Call `wake` (from the interrupting thread) on every `interrupt()`; returns the unregister."""
+        with self._lock:
+            self._wakers.append(wake)
+
+        def remove() -> None:
+            with self._lock:
+                if wake in self._wakers:
+                    self._wakers.remove(wake)
+
+        return remove
+
+
+class AbandonedTask(Exception):
+    """A task still running when a `GraphInterrupt` timeout ran out: its node becomes a rerun node."""
 
 
 @dataclass(slots=True)
@@ -100,13 +162,19 @@ class PointRecord:
 
 @dataclass(frozen=True, slots=True)
 class InterruptContext:
-    """One interrupt point as the caller sees it (Eino `InterruptCtx`). `id` equals `address`."""
+    """One interrupt point as the caller sees it (Eino `InterruptCtx`). `id` equals `address`.
+
+    `parent_context` is the enclosing point (Eino `Parent`): a composite node (ToolsNode) around a
+    tool call, then each graph around it up to the top-level one, whose `info` is that graph's state
+    (None without state); `parent` is its address.
+    """
 
     id: str
     address: str
     info: Any = None
     is_root_cause: bool = True
     parent: str | None = None
+    parent_context: InterruptContext | None = None
 
 
 @dataclass(slots=True)
@@ -116,7 +184,8 @@ class InterruptInfo:
     `before_nodes`/`after_nodes` are the static interrupts hit; `rerun_nodes` the nodes that interrupted
     themselves (or whose nested graph did, or that a cancel abandoned); `rerun_nodes_extra` their infos;
     `state` a deep copy of the graph state; `sub_graphs` the nested graphs' own infos by node key;
-    `interrupt_contexts` every interrupt point, root causes and their composite parents.
+    `interrupt_contexts` the root causes (Eino: the points that interrupted themselves, or the graph
+    that hit a static or external interrupt), each linked to its enclosing points by `parent_context`.
     """
 
     before_nodes: list[str] = field(default_factory=lambda: [])
@@ -149,7 +218,12 @@ class ResumeTargets:
             self.everywhere = data is not None
 
     def targets(self, address: str) -> bool:
-        return self.everywhere or address in self.by_address
+        """Whether the data is meant for `address`, or for a point inside it (Eino: a composite node
+        whose part is resumed is a resume target too)."""
+        if self.everywhere or address in self.by_address:
+            return True
+        inside = address + ";"
+        return any(key.startswith(inside) for key in self.by_address)
 
     def get(self, address: str) -> Any:
         if self.everywhere:
@@ -160,9 +234,20 @@ class ResumeTargets:
 # -- where the current code is -------------------------------------------------------------------------
 
 
-def address_of(path: Sequence[str], tool: tuple[str, str] | None = None) -> str:
+def root_address(graph_name: str) -> str:
+    """The first segment of every address in a run of the top-level graph named `graph_name`."""
+    return RUNNABLE_PREFIX + graph_name
+
+
+def scope_address(scope: Any) -> str:
+    """The root address of the run `scope` belongs to (nested runs inherit their top-level graph's)."""
+    extras = getattr(scope, "extras", None)
+    return extras.get(_ROOT_KEY, ROOT_ADDRESS) if extras else ROOT_ADDRESS
+
+
+def address_of(path: Sequence[str], tool: tuple[str, str] | None = None, *, root: str = ROOT_ADDRESS) -> str:
     """The address string of a node path (outermost first), optionally inside one (name, call ID)."""
-    parts = [ROOT_ADDRESS, *(f"node:{key}" for key in path)]
+    parts = [root, *(f"node:{key}" for key in path)]
     if tool is not None:
         parts.append(f"tool:{tool[0]}:{tool[1]}")
     return ";".join(parts)
@@ -181,7 +266,7 @@ def _here() -> tuple[str, PointRecord | None]:
     record = scope.resume
     if tool is not None:
         record = record.children.get(call_id) if record is not None else None
-    return address_of(scope.path, tool), record
+    return address_of(scope.path, tool, root=scope_address(scope)), record
 
 
 def current_point() -> PointRecord | None:

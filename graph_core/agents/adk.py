@@ -279,7 +279,7 @@ class ChatModelAgent:
       `node_1` is the ReAct graph as a nested node named `ReAct`); here the ReAct graph is compiled at
       the top level and `Init` applies the instruction. Node paths and step indexes therefore lack the
       outer level (Eino: 2 outer steps around the inner graph's own counter), and interrupt addresses
-      read `runnable:root;node:ToolNode;tool:<name>:<id>` instead of starting with `agent:<name>`.
+      read `runnable:<agent name>;node:ToolNode;tool:<name>:<id>` instead of starting with `agent:<name>`.
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
     - Not implemented: `GenModelInput` override, `OutputKey`, `Middlewares`/`Handlers` (so no
       `AfterAgent` node), BeforeChatModel/AfterChatModel state hooks, `ModelRetryConfig`,
@@ -411,12 +411,19 @@ class ChatModelAgent:
                 state.return_directly_tool_call_id = call.id  # no break: the last match wins
         return last
 
-    @staticmethod
-    def _release_held(output: Any, _state: AdkState) -> Any:
+    def _release_held(self, output: Any, state: AdkState) -> Any:
+        """Send the held return-directly event once the round is over. After a resume the call may have
+        completed before the interrupt (its result reused, not run again): its event, held by the
+        interrupted run and never sent, is rebuilt from the result (Eino sends it after the resume)."""
         sink = _SINK.get()
         if sink is not None:
             with sink.lock:
                 held, sink.held = sink.held, None
+            direct = state.return_directly_tool_call_id
+            if held is None and direct:
+                message = next((m for m in output if m.tool_call_id == direct), None)
+                if message is not None:
+                    held = AgentEvent(self.name, message=message)
             if held is not None:
                 sink.emit(held)
         return output

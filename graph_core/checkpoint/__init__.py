@@ -15,6 +15,7 @@ from graph_core.checkpoint.codec import (
     encode_checkpoint,
     register_type,
 )
+from graph_core.checkpoint.migrate import migrate_checkpoint_state
 from graph_core.checkpoint.model import Checkpoint
 from graph_core.checkpoint.store import CheckpointStore, InMemoryCheckpointStore
 
@@ -39,5 +40,6 @@ __all__ = [
     "SqliteCheckpointStore",
     "decode_checkpoint",
     "encode_checkpoint",
+    "migrate_checkpoint_state",
     "register_type",
 ]

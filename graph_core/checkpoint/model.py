@@ -34,12 +34,18 @@ class Checkpoint:
     has_state: bool = False
     state: Any = None
 
-    def addresses(self) -> list[str]:
-        """Every interrupt address in this checkpoint and its nested ones (for targeting resume data)."""
+    def addresses(self, graph_address: str | None = None) -> list[str]:
+        """Every interrupt address in this checkpoint and its nested ones (for targeting resume data).
+
+        Given the address of the graph this checkpoint belongs to, a graph that stopped at a static (or
+        external) interrupt is a point too: resume data aimed at it replaces the graph's state (Eino).
+        """
         found: list[str] = []
+        if graph_address is not None and (self.before_nodes or self.after_nodes):
+            found.append(graph_address)
         for record in self.points.values():
             found.append(record.address)
             found.extend(child.address for child in record.children.values())
-        for sub in self.sub_graphs.values():
-            found.extend(sub.addresses())
+        for key, sub in self.sub_graphs.items():
+            found.extend(sub.addresses(None if graph_address is None else f"{graph_address};node:{key}"))
         return found

@@ -17,7 +17,7 @@ from graph_core.checkpoint.codec import CheckpointSerializationError, decode_che
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
 from graph_core.describe import describe_node
 from graph_core.errors import GraphRunError
-from graph_core.interrupt import ROOT_ADDRESS, PointRecord, ResumeTargets
+from graph_core.interrupt import RUNNABLE_PREFIX, PointRecord, ResumeTargets, root_address
 from graph_core.runner.driver import drive_async, drive_sync
 from graph_core.runner.interrupts import CheckpointPlan, check_fits, restore
 from graph_core.runner.loop import run_graph
@@ -39,7 +39,7 @@ def _check_targets(resume_data: Any, addresses: list[str], where: str) -> None:
     if not isinstance(resume_data, Mapping) or not resume_data:
         return
     keys: list[Any] = list(resume_data)  # pyright: ignore[reportUnknownArgumentType]
-    if not all(isinstance(key, str) and key.startswith(ROOT_ADDRESS) for key in keys):
+    if not all(isinstance(key, str) and key.startswith(RUNNABLE_PREFIX) for key in keys):
         return
     unknown = [key for key in keys if key not in addresses]
     if unknown:
@@ -140,6 +140,7 @@ class CompiledGraph:
         parent_frame: StateFrame | None = None,
         cancel_event: threading.Event | None = None,
         nested: bool = False,
+        root: str | None = None,
     ) -> tuple[RunContext, RunData]:
         steps = self.plan.max_run_steps
         if max_steps is not None and max_steps > 0:  # Eino ignores a non-positive WithRuntimeMaxSteps
@@ -165,7 +166,8 @@ class CompiledGraph:
             cancel_event=cancel_event,
             nested=nested,
             # observers (the inspector's Recorder) read the graph's shape from the run scope
-            extras={"compiled": self},
+            # and interrupt addresses start with the top-level graph's name (see `graph_core.interrupt`)
+            extras={"compiled": self, "runnable": root if root is not None else root_address(self.name)},
             interrupt_before=frozenset(self.interrupt_before),
             interrupt_after=frozenset(self.interrupt_after),
         )
@@ -234,7 +236,7 @@ class CompiledGraph:
             raise CheckpointSerializationError(f"cannot resume {where}: {exc}") from exc
         check_fits(self.plan, cp, where)
         resume_data = options.get("resume_data")
-        addresses = cp.addresses()
+        addresses = cp.addresses(rc.address())
         _check_targets(resume_data, addresses, where)
         resume = None if resume_data is None else ResumeTargets(resume_data, addresses)
         restore(rc, data, cp, resume)
@@ -349,6 +351,7 @@ class CompiledGraph:
             parent_frame=parent.frame,
             cancel_event=parent.cancel_event,
             nested=True,
+            root=parent.extras["runnable"],
         )
         rc.keep_inputs = parent.keep_inputs
         rc.interrupt_event = parent.interrupt_event

@@ -18,17 +18,18 @@ from graph_core.checkpoint.codec import CheckpointSerializationError, deep_copy,
 from graph_core.checkpoint.model import Checkpoint
 from graph_core.errors import GraphRunError, InterruptError
 from graph_core.interrupt import (
+    AbandonedTask,
     InterruptContext,
     InterruptInfo,
     InterruptSignal,
     PointRecord,
     ResumeTargets,
-    address_of,
 )
 from graph_core.runner.run import RunContext, RunData, Task
+from graph_core.runner.zero import zero_input
 from graph_core.stream import aone_chunk, collect, one_chunk
 
-__all__ = ["CheckpointPlan", "Restored", "capture", "check_fits", "is_interrupt", "restore"]
+__all__ = ["CheckpointPlan", "Point", "Restored", "capture", "check_fits", "is_interrupt", "restore"]
 
 
 @dataclass(slots=True)
@@ -49,7 +50,8 @@ class Restored:
 
 
 def is_interrupt(error: BaseException | None) -> bool:
-    return isinstance(error, InterruptSignal) or (
+    """A task that stopped at an interrupt (its own, its nested graph's, or an interrupt timeout's)."""
+    return isinstance(error, InterruptSignal | AbandonedTask) or (
         isinstance(error, InterruptError) and error.checkpoint is not None
     )
 
@@ -65,16 +67,38 @@ def _state_copy(state: Any) -> Any:
         return copy.deepcopy(state)  # no store needs it serialized; the caller still gets a copy
 
 
-def _contexts(record: PointRecord) -> list[InterruptContext]:
-    if not record.children:
-        return [InterruptContext(record.address, record.address, record.info)]
-    found = [InterruptContext(record.address, record.address, record.info, is_root_cause=False)]
-    for child in record.children.values():
-        found.extend(
-            InterruptContext(c.id, c.address, c.info, c.is_root_cause, c.parent or record.address)
-            for c in _contexts(child)
+@dataclass(slots=True)
+class Point:
+    """One interrupt point of a stopped run as a tree: a graph, a node, a tool call.
+
+    Each graph level builds its own and hangs its interrupted nodes' points under it (a nested graph's
+    point is its node's); the top-level run links the tree into `InterruptContext`s (`linked`).
+    """
+
+    address: str
+    info: Any = None
+    root_cause: bool = False
+    children: list[Point] = field(default_factory=lambda: [])
+
+    @classmethod
+    def of(cls, record: PointRecord) -> Point:
+        children = [cls.of(child) for child in record.children.values()]
+        return cls(record.address, record.info, not children, children)
+
+    def linked(self, parent: InterruptContext | None = None) -> list[InterruptContext]:
+        """The root causes under (and including) this point, each linked to its parents (Eino)."""
+        context = InterruptContext(
+            self.address,
+            self.address,
+            self.info,
+            self.root_cause,
+            parent.address if parent is not None else None,
+            parent,
         )
-    return found
+        roots = [context] if self.root_cause else []
+        for child in self.children:
+            roots.extend(child.linked(context))
+        return roots
 
 
 def capture(
@@ -100,42 +124,45 @@ def capture(
     inputs = [(key, _value(value, stream)) for key, value in data.pending]
     data.pending = []
     info = InterruptInfo(before_nodes=list(before), after_nodes=list(after))
-    graph_address = address_of(rc.path)
-    if before or after or external:
-        info.interrupt_contexts.append(InterruptContext(graph_address, graph_address, None))
+    graph_address = rc.address()
+    state_copy = _state_copy(cp.state) if cp.has_state else None
+    point = Point(graph_address, state_copy)
+    persist = rc.interrupt_event is not None  # Eino `persistRerunInput`: set with WithGraphInterrupt
     for task in sorted(interrupted, key=lambda t: t.node.order):
         key = task.node.key
         error = task.error
-        original = task.original
-        inputs.append((key, _value(original, stream) if original is not None else None))
+        if persist:  # otherwise the node reruns with its input type's zero value (see `restore`)
+            original = task.original
+            inputs.append((key, _value(original, stream) if original is not None else None))
         cp.rerun_nodes.append(key)
         info.rerun_nodes.append(key)
         if isinstance(error, InterruptError):
             sub: Checkpoint = error.checkpoint
             cp.sub_graphs[key] = sub
             cp.skip_pre_handler.append(key)
-            cp.points[key] = PointRecord(address_of((*rc.path, key)))
+            cp.points[key] = PointRecord(rc.address(key))
             info.sub_graphs[key] = error.info
             info.rerun_nodes_extra[key] = error.info
-            info.interrupt_contexts.extend(error.info.interrupt_contexts)
+            if error.point is not None:
+                point.children.append(error.point)
         elif isinstance(error, InterruptSignal):
             record = PointRecord.of(error)
             cp.points[key] = record
             info.rerun_nodes_extra[key] = error.info
-            info.interrupt_contexts.extend(_contexts(record))
+            point.children.append(Point.of(record))
     inputs.sort(key=lambda item: rc.plan.nodes[item[0]].order)
     cp.inputs = inputs
+    point.root_cause = not point.children  # Eino: a graph whose parts interrupted is their parent only
+    info.interrupt_contexts = point.linked()
     if not rc.nested:
-        info.state = _state_copy(cp.state) if cp.has_state else None
-        if before or after or external:
-            info.interrupt_contexts[0] = InterruptContext(graph_address, graph_address, info.state)
+        info.state = state_copy
         saving: CheckpointPlan | None = rc.extras.get("checkpoint_plan")
         if saving is not None:
             saving.store.set(saving.checkpoint_id, encode_checkpoint(cp))
-            return InterruptError(info, checkpoint_id=saving.checkpoint_id, checkpoint=cp)
+            return InterruptError(info, checkpoint_id=saving.checkpoint_id, checkpoint=cp, point=point)
     else:
         info.state = cp.state
-    return InterruptError(info, checkpoint=cp)
+    return InterruptError(info, checkpoint=cp, point=point)
 
 
 def check_fits(plan: Any, cp: Checkpoint, where: str) -> None:
@@ -177,15 +204,26 @@ def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets
     data.values = {t: {s: wrap(v) if wrap else v for s, v in row.items()} for t, row in cp.values.items()}
     data.control = {t: dict(row) for t, row in cp.control.items()}
     data.skipped = set(cp.skipped)
-    data.pending = [(k, wrap(v) if wrap else v) for k, v in cp.inputs]
+    pending = [(k, wrap(v) if wrap else v) for k, v in cp.inputs]
+    saved = {k for k, _ in cp.inputs}
+    for key in cp.rerun_nodes:  # Eino `restoreTasks`: a rerun node without a saved input gets the zero value
+        if key not in saved:
+            zero = zero_input(rc.plan.nodes[key])
+            pending.append((key, wrap(zero) if wrap else zero))
+    pending.sort(key=lambda item: rc.plan.nodes[item[0]].order)
+    data.pending = pending
     data.step = 0
     data.started = True
     if cp.has_state and rc.frame is not None and rc.plan.has_state:
-        rc.frame.value = cp.state
-        data.state = cp.state
+        state = cp.state
+        address = rc.address()
+        if resume is not None and address in resume.by_address:  # Eino: data aimed at the graph is its state
+            state = resume.by_address[address]
+        rc.frame.value = state
+        data.state = state
     points: dict[str, PointRecord] = {}
     for key in cp.rerun_nodes:
-        record = cp.points.get(key) or PointRecord(address_of((*rc.path, key)))
+        record = cp.points.get(key) or PointRecord(rc.address(key))
         record.sub = cp.sub_graphs.get(key)
         points[key] = record.with_resume(resume)
     carried = tuple(sorted(set(cp.values) | set(cp.control), key=lambda k: rc.plan.nodes[k].order))

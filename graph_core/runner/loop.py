@@ -20,7 +20,7 @@ from graph_core.branch import Branch
 from graph_core.callbacks import BranchDecision
 from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphError, GraphRunError, MaxStepsExceededError, NodeRunError
-from graph_core.interrupt import InterruptSignal, address_of
+from graph_core.interrupt import AbandonedTask, InterruptSignal
 from graph_core.runner import aio, channels
 from graph_core.runner.interrupts import capture, is_interrupt
 from graph_core.runner.plan import NodePlan
@@ -245,22 +245,37 @@ def _route(
 def _check_budget(rc: RunContext, data: RunData) -> None:
     if rc.cancel_event is not None and rc.cancel_event.is_set():
         raise GraphRunError("context has been canceled: context canceled")
-    if rc.interrupt_event is not None and rc.interrupt_event.is_set():
-        # an external interrupt (Eino WithGraphInterrupt; ADK immediate cancel) at a step boundary:
-        # the next tasks have not started, so they are saved like interrupt-before nodes
-        raise capture(rc, data, [], before=[k for k, _ in data.pending], external=True)
     if rc.max_steps is not None and data.step >= rc.max_steps:
         raise MaxStepsExceededError(rc.max_steps, path=rc.path)
 
 
+def _interrupted_from_outside(rc: RunContext) -> bool:
+    """Eino `WithGraphInterrupt`: the `interrupt_event` was set while (or before) this step's tasks ran."""
+    return rc.interrupt_event is not None and rc.interrupt_event.is_set()
+
+
+def _after_nodes(rc: RunContext, done: tuple[str, ...], halted: list[Task]) -> list[str]:
+    """The after nodes of a step in which some tasks interrupted (Eino `resolveInterruptCompletedTasks`):
+    completed interrupt-after nodes, or every completed node when an interrupt from outside waited for
+    them (none when it abandoned some)."""
+    stopped = {t.node.key for t in halted}
+    external = _interrupted_from_outside(rc) and not any(isinstance(t.error, AbandonedTask) for t in halted)
+    return [k for k in done if k not in stopped and (external or k in rc.interrupt_after)]
+
+
 def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> Effects:
-    """Eino's interrupt-after (a completed node) and interrupt-before (a computed next task)."""
-    after = [k for k in done if k in rc.interrupt_after]
+    """Eino's interrupt-after (a completed node) and interrupt-before (a computed next task).
+
+    An interrupt from outside (`interrupt_event`, Eino's `cancel()` without a timeout) waited for the
+    step's running tasks: every task of the step is an after node, and the next tasks are saved.
+    """
+    external = _interrupted_from_outside(rc)
+    after = list(done) if external else [k for k in done if k in rc.interrupt_after]
     before = [k for k, _ in data.pending if k in rc.interrupt_before]
     if after or before:
         if rc.aio:
             yield Await(aio.settle(data, []))
-        raise capture(rc, data, [], before=before, after=after)
+        raise capture(rc, data, [], before=before, after=after, external=external)
 
 
 def _steps(rc: RunContext, data: RunData) -> Effects:
@@ -269,8 +284,6 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     need_all = not plan.dag
     last: tuple[str, ...] = ()
     while True:
-        if rc.aio and rc.interrupt_event is not None and rc.interrupt_event.is_set():
-            yield Await(aio.settle(data, []))  # the external interrupt below saves the next tasks' inputs
         _check_budget(rc, data)
         step = data.step
         pending = data.pending
@@ -309,7 +322,7 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                     try:
                         task.input = yield from _run_handler(rc, task.node, "pre", task.input)
                     except InterruptSignal as signal:
-                        signal.address = address_of((*rc.path, task.node.key))
+                        signal.address = rc.address(task.node.key)
                         task.error = signal
                         halted.append(task)
                         continue
@@ -336,7 +349,9 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                 for key in done:
                     data.running.pop(key, None)
                 failed = [t for t in completed if t.error is not None]
-            if failed and all(is_interrupt(t.error) for t in failed) and data.running:
+            if data.running and (
+                (failed and all(is_interrupt(t.error) for t in failed)) or _interrupted_from_outside(rc)
+            ):
                 more: list[Task] = yield Wait([], True)  # eager DAG: let the running tasks finish first
                 completed = sorted([*completed, *more], key=lambda t: t.node.order)
                 done = tuple(t.node.key for t in completed)
@@ -402,8 +417,8 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
         if halted:
             if rc.aio:
                 yield Await(aio.settle(data, halted))
-            raise capture(rc, data, halted)
-        if rc.interrupt_after or rc.interrupt_before:
+            raise capture(rc, data, halted, after=_after_nodes(rc, done, halted))
+        if rc.interrupt_after or rc.interrupt_before or rc.interrupt_event is not None:
             yield from _static_interrupt(rc, data, done)
 
 

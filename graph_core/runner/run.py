@@ -19,6 +19,7 @@ from typing import Any
 
 from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
 from graph_core.context import RunScope, StateFrame, run_info, slot_setters
+from graph_core.interrupt import address_of
 from graph_core.runner.plan import NodePlan, Plan
 from graph_core.stream import copy_stream
 
@@ -292,6 +293,11 @@ class RunContext:
     def scope(self, key: str | None = None, step: int | None = None) -> RunScope:
         path = self.path if key is None else (*self.path, key)
         return _new_scope(self.handlers.callbacks, path, step, self.graph_name, self.frame, self.extras)
+
+    def address(self, key: str | None = None) -> str:
+        """The interrupt address of this graph (`key=None`) or of its node `key`."""
+        path = self.path if key is None else (*self.path, key)
+        return address_of(path, root=self.extras["runnable"])
 
     def node_info(self, node: NodePlan, step: int) -> RunInfo:
         path = self.node_paths.get(node.key)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import queue
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
@@ -24,7 +25,7 @@ from typing import Any, TypeVar, cast
 
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
-from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt
+from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt, scope_address
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools.bridge import run_blocking, submit
 from graph_core.tools.context import _TOOL_CALL_ID, tool_call_scope  # pyright: ignore[reportPrivateUsage]
@@ -114,9 +115,10 @@ def _interrupt_calls(
     """Eino's `CompositeInterrupt` of a ToolsNode: completed results are kept, interrupted calls rerun."""
     scope = current_scope()
     path = scope.path if scope is not None else ()
+    root = scope_address(scope)
     by_id = {t.call_id: t for t in tasks}
     for call_id, signal in signals.items():
-        signal.address = address_of(path, (by_id[call_id].name, call_id))
+        signal.address = address_of(path, (by_id[call_id].name, call_id), root=root)
     rerun = [t.call_id for t in tasks if t.call_id in signals]
     info = {
         "tool_calls": [c.model_dump() for c in message.tool_calls],
@@ -345,14 +347,19 @@ class ToolsNode:
     # -- stream ----------------------------------------------------------------------------------------
 
     def _open_stream(self, task: _Task) -> tuple[Iterator[str] | None, BaseException | None]:
+        """Open one tool's stream and read its first chunk: a generator tool runs up to its first
+        `yield`, so an `interrupt()` (or error) before it is the opening's, as a Go StreamableRun
+        returns it before any chunk, and the ToolsNode can collect it into its composite interrupt."""
         info = self._info(task)
         with tool_call_scope(task.call_id):
             notify_start(info, task.arguments)
             try:
-                return task.endpoints.stream(ToolInput(task.name, task.arguments, task.call_id)), None
+                chunks = iter(task.endpoints.stream(ToolInput(task.name, task.arguments, task.call_id)))
+                first = next(chunks, _NO_CHUNK)
             except Exception as exc:
                 notify_error(info, exc)
                 return None, exc
+        return (chunks if first is _NO_CHUNK else itertools.chain((first,), chunks)), None
 
     def _drain(self, task: _Task, chunks: Iterator[str], emit: Callable[[int, str], None]) -> None:
         """Read one tool's stream to the end, emitting chunks; callbacks see the whole content at the end."""
@@ -376,8 +383,9 @@ class ToolsNode:
     def stream(self, message: Message) -> Iterator[list[Message | None]]:
         """Run every call and stream their results as n-slot chunks (see the module docstring).
 
-        Opening the tools' streams (which runs non-streaming tools to completion) happens in this call,
-        so a failing tool raises here, as Eino's `Stream` returns its error before any chunk.
+        Opening the tools' streams (which runs non-streaming tools to completion and streaming ones up to
+        their first chunk) happens in this call, so a failing or interrupting tool raises here, as
+        Eino's `Stream` returns its error before any chunk.
         """
         message, tasks, todo, executed = self._plan(message)
         if self.execute_sequentially or len(todo) <= 1:

@@ -6,8 +6,9 @@ the run's closing `interrupted` line (`before_nodes`, `after_nodes`, `rerun_node
 the header's `resumed_from` (a resumed run recorded into the same file adds a segment per resume;
 each segment ends with its own `interrupted` line). An ADK cancel is an interrupt raised by one of the
 agent's two safe-point nodes (`CancelCheck`, `AfterToolCallsCancelCheck`) with a `CancelAfter…` info;
-an immediate cancel stops before the next step's nodes, which in an ADK agent's graph (compiled
-without static interrupts) can mean nothing else.
+an immediate cancel waits for the running nodes and stops after them (graph_core's `interrupt_event`,
+Eino `WithGraphInterrupt` without a timeout; older recordings stop before the next step's nodes), which
+in an ADK agent's graph (compiled without static interrupts) can mean nothing else.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class InterruptMark:
     """One step's interrupt: what kind, which nodes, the node's info, checkpoint and cancel safe point.
 
     `nodes` are the rerun nodes (`interrupt`, `cancel`) or the static interrupt's nodes (`before`,
-    `after`). `checkpoint_id` is known only at the step where the run stopped.
+    `after`); an immediate `cancel` names the nodes it stopped before, or after when `after`.
+    `checkpoint_id` is known only at the step where the run stopped.
     """
 
     kind: MarkKind
@@ -65,13 +67,16 @@ class InterruptMark:
     checkpoint_id: str | None = None
     safe_point: str | None = None
     tools: tuple[ToolOutcome, ...] = ()
+    after: bool = False
 
     @property
     def reason(self) -> str:
         """A short account for a timeline row."""
         nodes = ", ".join(self.nodes)
         if self.kind == "cancel":
-            return f"cancel at {self.safe_point}" if self.safe_point else f"cancel (immediate) before {nodes}"
+            if self.safe_point:
+                return f"cancel at {self.safe_point}"
+            return f"cancel (immediate) {'after' if self.after else 'before'} {nodes}"
         if self.kind == "before":
             return f"interrupt before {nodes}"
         if self.kind == "after":
@@ -135,6 +140,8 @@ def _segment_stop(run: Run, segment: Segment) -> InterruptMark | None:
         kind: MarkKind = "cancel" if _is_adk(run) else "before"
         return InterruptMark(kind, tuple(stop.before_nodes), checkpoint_id=checkpoint)
     if stop.after_nodes:
+        if _is_adk(run):  # likewise: an immediate cancel that waited for the running nodes
+            return InterruptMark("cancel", tuple(stop.after_nodes), checkpoint_id=checkpoint, after=True)
         return InterruptMark("after", tuple(stop.after_nodes), checkpoint_id=checkpoint)
     return None
 

@@ -33,14 +33,14 @@ def test_misspelt_address_is_refused_with_the_known_points() -> None:
     compiled = _two_approvals()
     with pytest.raises(InterruptError):
         compiled.invoke("x", checkpoint_id="c")
-    data = {"runnable:root;node:a": "yes", "runnable:root;node:bb": "no"}
-    with pytest.raises(GraphRunError, match=r"checkpoint 'c'.*'runnable:root;node:bb'") as caught:
+    data = {"runnable:;node:a": "yes", "runnable:;node:bb": "no"}
+    with pytest.raises(GraphRunError, match=r"checkpoint 'c'.*'runnable:;node:bb'") as caught:
         compiled.invoke(None, checkpoint_id="c", resume_data=data)
-    assert "'runnable:root;node:b'" in str(caught.value)
+    assert "'runnable:;node:b'" in str(caught.value)
     assert not isinstance(caught.value, InterruptError)
     # the checkpoint is untouched: a corrected call resumes it
-    fixed = {"runnable:root;node:a": "yes", "runnable:root;node:b": "no"}
-    assert compiled.invoke(None, checkpoint_id="c", resume_data=fixed) == {"a": "x:yes", "b": "x:no"}
+    fixed = {"runnable:;node:a": "yes", "runnable:;node:b": "no"}
+    assert compiled.invoke(None, checkpoint_id="c", resume_data=fixed) == {"a": ":yes", "b": ":no"}
 
 
 def test_plain_dict_resume_data_still_reaches_every_point() -> None:
@@ -48,4 +48,4 @@ def test_plain_dict_resume_data_still_reaches_every_point() -> None:
     with pytest.raises(InterruptError):
         compiled.invoke("x", checkpoint_id="c")
     out = compiled.invoke(None, checkpoint_id="c", resume_data={"approved": True})
-    assert out == {"a": "x:{'approved': True}", "b": "x:{'approved': True}"}
+    assert out == {"a": ":{'approved': True}", "b": ":{'approved': True}"}

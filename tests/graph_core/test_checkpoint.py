@@ -93,7 +93,7 @@ def test_checkpoint_bytes_are_versioned_json() -> None:
         values={"b": {"a": "x"}},
         inputs=[("b", Message.user("q"))],
         rerun_nodes=["b"],
-        points={"b": PointRecord("runnable:root;node:b", info={"q": 1}, state=[1], has_state=True)},
+        points={"b": PointRecord("runnable:;node:b", info={"q": 1}, state=[1], has_state=True)},
         sub_graphs={"s": Checkpoint(skipped=["z"])},
         has_state=True,
         state=Point(3),

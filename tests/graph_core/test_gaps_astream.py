@@ -201,7 +201,7 @@ def test_tools_node_composite_interrupt_through_astream_and_resume() -> None:
         run(first)
     assert caught.value.info.rerun_nodes == ["tools"]
     assert [c.address for c in caught.value.info.interrupt_contexts if c.is_root_cause] == [
-        "runnable:root;node:tools;tool:t1:c1"
+        "runnable:;node:tools;tool:t1:c1"
     ]
 
     async def resume() -> list[Any]:

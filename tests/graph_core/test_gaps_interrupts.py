@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import Counter
 from typing import Any
 
@@ -79,8 +80,8 @@ def test_successor_values_wait_in_their_channel_and_merge_with_the_rerun_output(
     g.add_edge("b", "c")
     g.add_edge("c", END)
     compiled = g.compile(checkpoint_store=InMemoryCheckpointStore())
-    with pytest.raises(InterruptError):
-        compiled.invoke("x", checkpoint_id="cp")
+    with pytest.raises(InterruptError):  # interruptible from outside: `b`'s input is kept (Eino)
+        compiled.invoke("x", checkpoint_id="cp", interrupt_event=threading.Event())
     assert compiled.invoke(None, checkpoint_id="cp", resume_data="ok") == "done"
     assert seen == [{"a": "x", "b": "x:ok"}]
     assert runs == Counter({"a": 1, "b": 2})

@@ -56,10 +56,10 @@ def test_completed_calls_are_reused_and_interrupted_calls_rerun(sequential: bool
     assert extra["executed_tools"] == {"c3": "t3:v3", "c4": "t4:v4"}
     roots = [c for c in info.interrupt_contexts if c.is_root_cause]
     assert [c.address for c in roots] == [
-        "runnable:root;node:tools;tool:t1:c1",
-        "runnable:root;node:tools;tool:t2:c2",
+        "runnable:;node:tools;tool:t1:c1",
+        "runnable:;node:tools;tool:t2:c2",
     ]
-    assert all(c.parent == "runnable:root;node:tools" for c in roots)
+    assert all(c.parent == "runnable:;node:tools" for c in roots)
     targets = {roots[0].id: "yes", roots[1].id: "no"}
     out = compiled.invoke(None, checkpoint_id="t", resume_data=targets)
     assert [m.content for m in out] == ["t1:v1:yes", "t2:v2:no", "t3:v3", "t4:v4"]

@@ -19,7 +19,7 @@ from fixtures.approval import build
 from graph_core import END, START, Graph, get_resume_data, interrupt
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError
-from graph_core.interrupt import was_interrupted
+from graph_core.interrupt import get_interrupt_state, was_interrupted
 from inspector.diagnostics import diagnose
 from inspector.recording import Recorder, RunFileError, read_run
 from inspector.replay import Replay
@@ -132,9 +132,9 @@ def _sequential_asks(store: Any, *, name: str = "TwoAsks") -> Any:
 
     def ask(tag: str) -> Callable[[str], str]:
         def node(text: str) -> str:
-            if not was_interrupted():
-                interrupt(f"{tag}?")
-            return f"{text}+{tag}:{get_resume_data()}"
+            if not was_interrupted():  # the input is saved with the interrupt: a rerun gets ""
+                interrupt(f"{tag}?", state=text)
+            return f"{get_interrupt_state()}+{tag}:{get_resume_data()}"
 
         return node
 
@@ -283,13 +283,13 @@ import os, signal, sys
 from graph_core import END, START, Graph, interrupt
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError
-from graph_core.interrupt import was_interrupted
+from graph_core.interrupt import get_interrupt_state, was_interrupted
 from inspector.recording import Recorder
 
 def ask(text):
     if not was_interrupted():
-        interrupt("ok?")
-    return text + "!"
+        interrupt("ok?", state=text)
+    return get_interrupt_state() + "!"
 
 def work(text):
     return text + "w"
@@ -341,8 +341,8 @@ def test_sigkill_during_the_resumed_segment_leaves_a_readable_file(tmp_path: Pat
 def test_nested_graph_steps_stay_in_their_segment(tmp_path: Path) -> None:
     def pause(text: str) -> str:
         if not was_interrupted():
-            interrupt("?")
-        return text + "p"
+            interrupt("?", state=text)
+        return str(get_interrupt_state()) + "p"
 
     inner = Graph()
     inner.add_lambda_node("i1", lambda text: text + "1")

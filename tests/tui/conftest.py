@@ -158,7 +158,7 @@ def record_interrupts(folder: Path) -> dict[str, Path]:
     `after` (interrupt_after `draft`), `rerun` (the resumed run, interrupted inside `ask`), `done` (resumed
     again with resume data, finishes), `before` (interrupt_before `ask`, after `draft` ran), `cancel` (an ADK
     agent cancelled after its tool calls, at `AfterToolCallsCancelCheck`), `immediate` (the same agent
-    cancelled immediately: it stops before `AfterToolCalls`), `tools` (a ToolsNode where one of
+    cancelled immediately: it stops after `ToolNode`, which was running), `tools` (a ToolsNode where one of
     two tool calls interrupts).
     """
     from graph_core import END, START, Graph

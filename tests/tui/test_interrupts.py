@@ -52,7 +52,7 @@ def test_node_interrupt_is_a_pause_not_a_failure(interrupt_runs: dict[str, Path]
     detail = _detail(rerun, 0)
     assert "⏸ interrupt in ask\n  rerun on resume with its original input" in detail
     assert "info        {'question': 'send it?'}" in detail
-    assert "interrupted  {'question': 'send it?'}\n  address runnable:root;node:ask" in detail
+    assert "interrupted  {'question': 'send it?'}\n  address runnable:Approval;node:ask" in detail
     assert "error" not in detail and "InterruptSignal" not in detail
     stop = rerun.stop_report()
     assert stop is not None and stop.failed == () and stop.node_path == ()
@@ -87,11 +87,11 @@ def test_immediate_cancel_of_an_adk_agent_is_a_cancel_not_a_static_interrupt(
     assert mark is not None and (mark.kind, mark.safe_point, mark.nodes) == (
         "cancel",
         None,
-        ("AfterToolCalls",),
+        ("ToolNode",),
     )
-    assert _row(session, last).endswith("⊘ cancel (immediate) before AfterToolCalls")
+    assert _row(session, last).endswith("⊘ cancel (immediate) after ToolNode")
     detail = _detail(session, last)
-    assert "⊘ cancel took effect immediately, before AfterToolCalls\n  not at a safe point" in detail
+    assert "⊘ cancel took effect immediately, after ToolNode\n  not at a safe point" in detail
     # the same stop in a graph that is no ADK agent is a static interrupt
     before = Session.open(interrupt_runs["before"]).interrupt_at(0)
     assert before is not None and before.kind == "before"

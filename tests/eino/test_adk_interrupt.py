@@ -1,0 +1,129 @@
+"""Ports of Eino's `adk/interrupt_test.go` (cloudwego/eino ca0441ac0bce) for what graph_core's
+`ChatModelAgent` implements: tool interrupts inside the agent, targeted resume, re-interrupts. Go's
+Runner (`Query`, `ResumeWithParams`) is the agent's own `run`/`resume` here."""
+
+from __future__ import annotations
+
+from graph_core.agents.adk import AgentEvent, ChatModelAgent
+from graph_core.checkpoint import InMemoryCheckpointStore
+from graph_core.interrupt import (
+    get_interrupt_state,
+    get_resume_data,
+    interrupt,
+    is_resume_target,
+    was_interrupted,
+)
+from graph_core.models import ScriptedChatModel
+from graph_core.schema import Message, ToolCall, ToolInfo
+
+
+class _StatefulTool:
+    """Go `myStatefulTool`: interrupts with a count in its state until resumed with data."""
+
+    def __init__(self, name: str) -> None:
+        self.info = ToolInfo(name, "desc", {"type": "object"})
+
+    def invoke(self, arguments: str) -> str:
+        name = self.info.name
+        if not was_interrupted():
+            interrupt(f"interrupt from {name}", state={"interrupt_count": 1})
+        state = get_interrupt_state()
+        if not is_resume_target() or get_resume_data() is None:
+            assert state is not None, f"tool {name} should have interrupt state on resume"
+            interrupt(f"interrupt from {name}", state={"interrupt_count": state["interrupt_count"] + 1})
+        return str(get_resume_data())
+
+
+def _until_interrupt(events: list[AgentEvent]) -> tuple[list[AgentEvent], AgentEvent | None]:
+    """Go `consumeUntilInterrupt`: the normal events and the interrupt event."""
+    normal = [e for e in events if not (e.action is not None and e.action.interrupted is not None)]
+    stops = [e for e in events if e.action is not None and e.action.interrupted is not None]
+    return normal, (stops[-1] if stops else None)
+
+
+def test_chat_model_parallel_tool_interrupt_and_resume() -> None:
+    """interrupt_test.go TestChatModelParallelToolInterruptAndResume: two parallel tools interrupt (two
+    root causes); resuming only toolA leaves toolB's interrupt; resuming toolB lets the model call both
+    tools again, which interrupt anew."""
+
+    def calls(*ids: tuple[str, str]) -> Message:
+        return Message.assistant("", tool_calls=[ToolCall(id=i, name=n, arguments="{}") for i, n in ids])
+
+    model = ScriptedChatModel(
+        [
+            calls(("1", "toolA"), ("2", "toolB")),
+            calls(("3", "toolA"), ("4", "toolB")),
+            Message.assistant("all done"),
+        ]
+    )
+    agent = ChatModelAgent(
+        name="ParallelToolAgent",
+        description="An agent that uses parallel tools",
+        model=model,
+        tools=[_StatefulTool("toolA"), _StatefulTool("toolB")],
+        checkpoint_store=InMemoryCheckpointStore(),
+    )
+    normal, stop = _until_interrupt(list(agent.run("start", checkpoint_id="parallel-tool-test-1")))
+    assert len(normal) == 1 and stop is not None
+    contexts = stop.action.interrupted.interrupt_contexts  # type: ignore[union-attr]
+    assert len(contexts) == 2 and all(c.is_root_cause for c in contexts)
+    ids = {c.info: c.id for c in contexts}
+    assert set(ids) == {"interrupt from toolA", "interrupt from toolB"}
+
+    _, stop = _until_interrupt(
+        list(agent.resume("parallel-tool-test-1", resume_data={ids["interrupt from toolA"]: "toolA resumed"}))
+    )
+    assert stop is not None
+    [root] = [c for c in stop.action.interrupted.interrupt_contexts if c.is_root_cause]  # type: ignore[union-attr]
+    assert root.info == "interrupt from toolB"
+
+    final, stop = _until_interrupt(
+        list(agent.resume("parallel-tool-test-1", resume_data={root.id: "toolB resumed"}))
+    )
+    assert len(final) == 2
+
+
+class _ReturnDirectlyTool:
+    def __init__(self, name: str) -> None:
+        self.info = ToolInfo(name, "A tool that returns directly", {"type": "object"})
+
+    def invoke(self, arguments: str) -> str:
+        return "return directly result"
+
+
+class _InterruptingTool:
+    def __init__(self, name: str) -> None:
+        self.info = ToolInfo(name, "A tool that interrupts", {"type": "object"})
+
+    def invoke(self, arguments: str) -> str:
+        if not was_interrupted():
+            interrupt("interrupt data")
+        data = get_resume_data() if is_resume_target() else None
+        return data if data is not None else "resumed without data"
+
+
+def test_return_directly_event_sent_after_resume() -> None:
+    """interrupt_test.go TestReturnDirectlyEventSentAfterResume, without its agent middleware (graph_core
+    has none; the dynamic-tool half is not applicable): a return-directly tool completes beside an
+    interrupting one; after the resume its held event is sent."""
+    calls = [
+        ToolCall(id="call-1", name="return_directly_tool", arguments="{}"),
+        ToolCall(id="call-2", name="interrupting_tool", arguments="{}"),
+    ]
+    agent = ChatModelAgent(
+        name="TestAgent",
+        description="Test agent for return directly + interrupt",
+        model=ScriptedChatModel([Message.assistant("", tool_calls=calls)]),
+        tools=[_ReturnDirectlyTool("return_directly_tool"), _InterruptingTool("interrupting_tool")],
+        return_directly=["return_directly_tool"],
+        checkpoint_store=InMemoryCheckpointStore(),
+    )
+    _, stop = _until_interrupt(list(agent.run("test input", checkpoint_id="test_checkpoint")))
+    assert stop is not None and stop.action is not None
+    contexts = stop.action.interrupted.interrupt_contexts
+    assert contexts
+    resumed = list(agent.resume("test_checkpoint", resume_data={contexts[0].id: "resume data"}))
+    assert any(
+        e.message is not None and e.message.role == "tool" and e.message.tool_name == "return_directly_tool"
+        for e in resumed
+    )

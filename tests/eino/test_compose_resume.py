@@ -1,0 +1,300 @@
+"""Ports of Eino's `compose/resume_test.go` (cloudwego/eino ca0441ac0bce): interrupt state, resume data
+and interrupt addresses of nodes in nested graphs."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from graph_core import END, START, Branch, Graph, process_state
+from graph_core.checkpoint import InMemoryCheckpointStore
+from graph_core.errors import InterruptError
+from graph_core.interrupt import (
+    InterruptContext,
+    get_interrupt_state,
+    get_resume_data,
+    interrupt,
+    is_resume_target,
+    was_interrupted,
+)
+from graph_core.models import ScriptedChatModel
+from graph_core.schema import Message, ToolCall, ToolInfo
+from graph_core.tools import ToolsNode, get_tool_call_id
+
+
+def test_interrupt_state_and_resume_for_sub_graph() -> None:
+    """resume_test.go TestInterruptStateAndResumeForSubGraph: the address of a node inside a nested
+    graph of an unnamed graph is `runnable:;node:sub_graph_node;node:inner_lambda`; state and resume
+    data reach it."""
+    seen: dict[str, Any] = {}
+
+    def inner(value: str) -> str:
+        if not was_interrupted():
+            interrupt({"reason": "sub-graph maintenance"}, state={"original_input": value})
+        seen["state"] = get_interrupt_state()
+        seen["target"] = is_resume_target()
+        seen["data"] = get_resume_data()
+        return "Sub-graph resumed successfully"
+
+    sub = Graph()
+    sub.add_lambda_node("inner_lambda", inner)
+    sub.add_edge(START, "inner_lambda")
+    sub.add_edge("inner_lambda", END)
+    main = Graph()
+    main.add_graph_node("sub_graph_node", sub)
+    main.add_edge(START, "sub_graph_node")
+    main.add_edge("sub_graph_node", END)
+    compiled = main.compile(checkpoint_store=InMemoryCheckpointStore())
+
+    with pytest.raises(InterruptError) as caught:
+        compiled.invoke("main input", checkpoint_id="test-subgraph-checkpoint-1")
+    contexts = caught.value.info.interrupt_contexts
+    assert len(contexts) == 1
+    assert contexts[0].address == "runnable:;node:sub_graph_node;node:inner_lambda"
+    assert contexts[0].info == {"reason": "sub-graph maintenance"}
+
+    data = {contexts[0].id: {"message": "let's continue sub-graph"}}
+    output = compiled.invoke("", checkpoint_id="test-subgraph-checkpoint-1", resume_data=data)
+    assert output == "Sub-graph resumed successfully"
+    assert seen == {
+        "state": {"original_input": "main input"},
+        "target": True,
+        "data": {"message": "let's continue sub-graph"},
+    }
+
+
+def test_interrupt_address_names_the_compiled_graph() -> None:
+    """resume_test.go TestInterruptStateAndResumeForSubGraph, with `compile(name=...)`: the first segment
+    is `runnable:` + the top-level graph's name (Eino `WithGraphName`); nested graphs add only node keys."""
+    sub = Graph()
+    sub.add_lambda_node("inner_lambda", lambda v: interrupt("stop"))
+    sub.add_edge(START, "inner_lambda")
+    sub.add_edge("inner_lambda", END)
+    main = Graph()
+    main.add_graph_node("sub_graph_node", sub, compile_options={"name": "inner"})
+    main.add_edge(START, "sub_graph_node")
+    main.add_edge("sub_graph_node", END)
+    with pytest.raises(InterruptError) as caught:
+        main.compile(name="foo").invoke("x")
+    assert [c.address for c in caught.value.info.interrupt_contexts] == [
+        "runnable:foo;node:sub_graph_node;node:inner_lambda"
+    ]
+
+
+def test_interrupt_state_and_resume_for_root_graph() -> None:
+    """resume_test.go TestInterruptStateAndResumeForRootGraph: a stateful interrupt in the top-level
+    graph `root`; the rerun reads its state and the resume data aimed at its address."""
+    seen: dict[str, Any] = {}
+
+    def node(value: str) -> str:
+        if not was_interrupted():
+            interrupt({"reason": "scheduled maintenance"}, state={"original_input": value})
+        state = get_interrupt_state()
+        seen["target"], seen["data"] = is_resume_target(), get_resume_data()
+        return "Resumed successfully with input: " + state["original_input"]
+
+    graph = Graph()
+    graph.add_lambda_node("lambda", node)
+    graph.add_edge(START, "lambda")
+    graph.add_edge("lambda", END)
+    compiled = graph.compile(checkpoint_store=InMemoryCheckpointStore(), name="root")
+    with pytest.raises(InterruptError) as caught:
+        compiled.invoke("initial input", checkpoint_id="test-checkpoint-1")
+    [context] = caught.value.info.interrupt_contexts
+    assert context.address == "runnable:root;node:lambda"
+    assert context.info == {"reason": "scheduled maintenance"}
+    data = {context.id: {"message": "let's continue"}}
+    output = compiled.invoke("", checkpoint_id="test-checkpoint-1", resume_data=data)
+    assert output == "Resumed successfully with input: initial input"
+    assert seen == {"target": True, "data": {"message": "let's continue"}}
+
+
+@dataclass
+class ResumeTestState:
+    counter: int = 0
+
+
+def test_process_state_in_on_start_during_resume() -> None:
+    """resume_test.go TestProcessStateInOnStartDuringResume: the graph's `on_start` can use
+    `process_state` on the resumed run too, and sees the restored state (counter 1 -> 2)."""
+    starts = 0
+    counters: list[int] = []
+
+    class Callback:
+        def on_start(self, info: Any, _: Any) -> None:
+            nonlocal starts
+            if info.name == "test-process-state-onstart":
+                starts += 1
+
+                def bump(state: ResumeTestState) -> None:
+                    state.counter += 1
+
+                process_state(ResumeTestState, bump)
+
+    def node(value: str) -> str:
+        if not was_interrupted():
+            interrupt({"reason": "test interrupt"}, state={"original_input": value})
+        counters.append(process_state(ResumeTestState, lambda s: s.counter))
+        return "success"
+
+    graph = Graph(state=ResumeTestState)
+    graph.add_lambda_node("lambda", node)
+    graph.add_edge(START, "lambda")
+    graph.add_edge("lambda", END)
+    compiled = graph.compile(checkpoint_store=InMemoryCheckpointStore(), name="test-process-state-onstart")
+    with pytest.raises(InterruptError) as caught:
+        compiled.invoke("test input", checkpoint_id="cp", callbacks=[Callback()])
+    assert starts == 1
+    data = {caught.value.info.interrupt_contexts[0].id: {}}
+    assert compiled.invoke("", checkpoint_id="cp", callbacks=[Callback()], resume_data=data) == "success"
+    assert starts == 2 and counters == [2]
+
+
+class _InterruptingTool:
+    """Go `mockInterruptingTool`: interrupts with its input as state, then expects the resume data."""
+
+    def __init__(self) -> None:
+        self.info = ToolInfo("interrupt_tool", "A tool that interrupts execution.", {})
+        self.resumed: list[Any] = []
+
+    def invoke(self, arguments: str) -> str:
+        if not was_interrupted():
+            interrupt(
+                {"reason": "tool maintenance"}, state={"original_input": json.loads(arguments)["input"]}
+            )
+        self.resumed.append((get_interrupt_state(), is_resume_target(), get_resume_data()))
+        return "Tool resumed successfully"
+
+
+def test_interrupt_state_and_resume_for_tool_in_nested_sub_graph() -> None:
+    """resume_test.go TestInterruptStateAndResumeForToolInNestedSubGraph: a tool two graphs down; only
+    the root cause is listed, its parent is the ToolsNode; the resume reaches the tool call."""
+    tool = _InterruptingTool()
+    call = ToolCall(id="tool_call_123", name="interrupt_tool", arguments='{"input": "test"}')
+    model = ScriptedChatModel([Message.assistant("", tool_calls=[call])] * 2)
+    sub_b = Graph()
+    sub_b.add_chat_model_node("model", model)
+    sub_b.add_tools_node("tools", ToolsNode([tool]))
+    sub_b.add_edge(START, "model")
+    sub_b.add_edge("model", "tools")
+    sub_b.add_edge("tools", END)
+    sub_a = Graph()
+    sub_a.add_graph_node("sub_graph_b", sub_b)
+    sub_a.add_edge(START, "sub_graph_b")
+    sub_a.add_edge("sub_graph_b", END)
+    root = Graph()
+    root.add_graph_node("sub_graph_a", sub_a)
+    root.add_edge(START, "sub_graph_a")
+    root.add_edge("sub_graph_a", END)
+    compiled = root.compile(checkpoint_store=InMemoryCheckpointStore(), name="root")
+    initial = [Message.user("hello")]
+    with pytest.raises(InterruptError) as caught:
+        compiled.invoke(initial, checkpoint_id="test-nested-tool-interrupt")
+    [root_cause] = caught.value.info.interrupt_contexts
+    assert root_cause.address == (
+        "runnable:root;node:sub_graph_a;node:sub_graph_b;node:tools;tool:interrupt_tool:tool_call_123"
+    )
+    assert root_cause.is_root_cause and root_cause.info == {"reason": "tool maintenance"}
+    parent = root_cause.parent_context
+    assert parent is not None and not parent.is_root_cause
+    assert parent.address == "runnable:root;node:sub_graph_a;node:sub_graph_b;node:tools"
+    data = {root_cause.id: {"message": "let's continue tool"}}
+    output = compiled.invoke(initial, checkpoint_id="test-nested-tool-interrupt", resume_data=data)
+    assert [m.content for m in output] == ["Tool resumed successfully"]
+    assert tool.resumed == [({"original_input": "test"}, True, {"message": "let's continue tool"})]
+
+
+class _ReentryTool:
+    """Go `mockReentryTool`: interrupts until resumed with data; records per call whether it was the
+    resume target."""
+
+    def __init__(self) -> None:
+        self.info = ToolInfo("reentry_tool", "A tool that can be re-entered in a resumed graph.", {})
+        self.targeted: dict[str, bool] = {}
+        self._lock = threading.Lock()
+
+    def invoke(self, arguments: str) -> str:
+        call_id = get_tool_call_id()
+        targeted = is_resume_target()
+        with self._lock:
+            self.targeted[call_id] = targeted
+        if targeted:
+            assert was_interrupted()
+            return "Resumed " + get_resume_data()["message"]
+        interrupt(None, state="some state for " + call_id)
+        raise AssertionError("unreachable")
+
+
+def test_reentry_for_resumed_tools() -> None:
+    """resume_test.go TestReentryForResumedTools: a ReAct-style loop; tool calls are resumed one at a
+    time, a call not targeted interrupts again, a new call in the same run is no resume target, and
+    the ToolsNode itself is a resume target exactly when one of its calls is (seen in its on_start)."""
+    tool = _ReentryTool()
+    node_targeted: list[bool] = []
+
+    class ToolsNodeCallback:
+        def on_start(self, info: Any, _: Any) -> None:
+            if info.kind == "ToolsNode":
+                node_targeted.append(is_resume_target())
+
+    def calls(*ids_and_inputs: tuple[str, str]) -> Message:
+        return Message.assistant(
+            "",
+            tool_calls=[
+                ToolCall(id=i, name="reentry_tool", arguments=json.dumps({"input": a}))
+                for i, a in ids_and_inputs
+            ],
+        )
+
+    model = ScriptedChatModel(
+        [calls(("call_1", "a"), ("call_2", "b")), calls(("call_3", "c")), Message.assistant("all done")]
+    )
+    graph = Graph()
+    graph.add_chat_model_node("model", model)
+    graph.add_tools_node("tools", ToolsNode([tool]))
+    graph.add_edge(START, "model")
+    graph.add_branch("model", Branch(lambda m: "tools" if m.tool_calls else END, {"tools", END}))
+    graph.add_edge("tools", "model")
+    compiled = graph.compile(checkpoint_store=InMemoryCheckpointStore(), name="root")
+    start = [Message.user("start")]
+
+    def run(resume_data: Any = None) -> list[InterruptContext]:
+        tool.targeted.clear()
+        node_targeted.clear()
+        with pytest.raises(InterruptError) as caught:
+            compiled.invoke(
+                start, checkpoint_id="reentry-test", callbacks=[ToolsNodeCallback()], resume_data=resume_data
+            )
+        contexts = caught.value.info.interrupt_contexts
+        for context in contexts:
+            assert context.is_root_cause and context.parent == "runnable:root;node:tools"
+        return contexts
+
+    first = run()
+    assert sorted(c.address for c in first) == [
+        "runnable:root;node:tools;tool:reentry_tool:call_1",
+        "runnable:root;node:tools;tool:reentry_tool:call_2",
+    ]
+    assert tool.targeted == {"call_1": False, "call_2": False} and node_targeted == [False]
+    ids = {c.address.rsplit(":", 1)[1]: c.id for c in first}
+
+    [second] = run({ids["call_1"]: {"message": "resume call 1"}})
+    assert second.address == "runnable:root;node:tools;tool:reentry_tool:call_2"
+    assert tool.targeted == {"call_1": True, "call_2": False} and node_targeted == [True]
+
+    [third] = run({second.id: {"message": "resume call 2"}})
+    assert third.address == "runnable:root;node:tools;tool:reentry_tool:call_3"
+    assert tool.targeted == {"call_2": True, "call_3": False} and node_targeted == [True, False]
+
+    tool.targeted.clear()
+    node_targeted.clear()
+    data = {third.id: {"message": "resume call 3"}}
+    output = compiled.invoke(
+        start, checkpoint_id="reentry-test", callbacks=[ToolsNodeCallback()], resume_data=data
+    )
+    assert output.content == "all done"
+    assert tool.targeted == {"call_3": True} and node_targeted == [True]
