@@ -12,7 +12,7 @@ import unicodedata
 
 import graphviz
 
-__all__ = ["ESCAPED", "dot_text", "escape_at", "mermaid_text", "visible"]
+__all__ = ["ESCAPED", "dot_text", "dot_tooltip", "escape_at", "mermaid_text", "visible"]
 
 _LINE_BREAKS = ("\r\n", "\r", "\n")
 
@@ -81,9 +81,20 @@ def dot_text(text: str) -> str:
     Backslashes are doubled (DOT's escString would read `\\N`, `\\l`, ... as commands), line breaks
     become DOT's `\\n`, and the result is marked `nohtml` so the graphviz package never mistakes `<...>`
     for an HTML label. The package itself then quotes the value and escapes double quotes, which handles
-    DOT keywords (`node`, `edge`, `graph`, ...) too.
+    DOT keywords (`node`, `edge`, `graph`, ...) too. Every `&` becomes `&amp;`: Graphviz decodes HTML
+    entities even in plain labels (a key `&lt;b&gt;` would be drawn as `<b>`), and it copies an
+    entity-looking name such as `&bogus;` raw into SVG, where an undefined entity makes the file
+    ill-formed XML.
     """
-    escaped = [line.replace("\\", "\\\\") for line in _lines(text)]
+    escaped = [line.replace("\\", "\\\\").replace("&", "&amp;") for line in _lines(text)]
+    return graphviz.nohtml("\\n".join(escaped))
+
+
+def dot_tooltip(text: str) -> str:
+    """A DOT `tooltip` value that Graphviz shows literally: as `dot_text`, but with every backslash
+    written four times, because Graphviz unescapes a tooltip twice (a doubled `\\\\N` in a tooltip still
+    became the node's name)."""
+    escaped = [line.replace("\\", "\\\\\\\\").replace("&", "&amp;") for line in _lines(text)]
     return graphviz.nohtml("\\n".join(escaped))
 
 
@@ -96,14 +107,16 @@ _MERMAID_ENTITIES = {
     "`": "#96;",
     "%": "#37;",
     "\\": "#92;",
+    "|": "#124;",
 }
 
 
 def mermaid_text(text: str) -> str:
     """Label text for inside Mermaid double quotes, using Mermaid's `#code;` entities.
 
-    Quotes, `#`, `&`, `<`, `>`, backticks, `%` and backslashes become entities, so nothing in a key can
-    close the label, start markup or a markdown string, or look like an entity; line breaks become
+    Quotes, `#`, `&`, `<`, `>`, backticks, `%`, backslashes and `|` become entities, so nothing in a
+    key can close the label (a node's quotes, an edge label's pipes), start markup or a markdown
+    string, or look like an entity; line breaks become
     `<br/>` (the only markup we emit ourselves).
     """
     lines = ["".join(_MERMAID_ENTITIES.get(ch, ch) for ch in line) for line in _lines(text)]

@@ -3,7 +3,10 @@
 Mermaid has many reserved words (`end`, `graph`, `subgraph`, `style`, `class`, `click`, ...) and a
 permissive lexer, so ids are generated (`n0`, `n1`, `n3_0`, ...) and every key is shown as a quoted label
 through `mermaid_text`. Branch edges are dotted, back edges thick and red (`linkStyle`), START/END are
-circles, nested graphs are `subgraph` blocks that edges attach to.
+circles, nested graphs are `subgraph` blocks that edges attach to. Edge labels use the pipe form with a
+quoted string (`n1 -.->|"tool calls"| n2`), the one form whose text Mermaid's lexer never reads as
+syntax once quotes and markup are entities. A tools node lists its tools and a chat-model node its model
+under the key, as in the DOT export.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from graph_core.topology import END, START, Topology, TopologyNode
 from inspector.export._coerce import as_topology
+from inspector.export._dot import edge_text, model_line, tool_signature
 from inspector.export._escape import mermaid_text
 
 __all__ = ["to_mermaid"]
@@ -52,10 +56,23 @@ def _class_name(kind: str) -> str:
     return "k_" + re.sub(r"[^A-Za-z0-9_]", "_", kind)
 
 
-def _label(node: TopologyNode) -> str:
+_MAX_TOOLS_SHOWN = 8
+
+
+def _title(node: TopologyNode) -> str:
     if node.name and node.name != node.key and node.key not in (START, END):
         return f"{node.key}\n({node.name})"
     return node.key
+
+
+def _label(node: TopologyNode) -> str:
+    lines = [_title(node)]
+    if node.model is not None:
+        lines.append(model_line(node.model))
+    lines.extend(tool_signature(t) for t in node.tools[:_MAX_TOOLS_SHOWN])
+    if len(node.tools) > _MAX_TOOLS_SHOWN:
+        lines.append(f"… and {len(node.tools) - _MAX_TOOLS_SHOWN} more")
+    return "\n".join(lines)
 
 
 def _emit(
@@ -72,7 +89,7 @@ def _emit(
         node_id = f"{prefix}{index}"
         ids[node.key] = node_id
         if node.graph is not None:
-            lines.append(f'{indent}subgraph {node_id}["{mermaid_text(_label(node))}"]')
+            lines.append(f'{indent}subgraph {node_id}["{mermaid_text(_title(node))}"]')
             _emit(node.graph, f"{node_id}_", indent + "    ", lines, links, back_links, classes)
             lines.append(f"{indent}end")
             continue
@@ -92,4 +109,6 @@ def _emit(
             back_links.append(len(links))
         else:
             arrow = "-.->" if edge.kind == "branch" else "-->"
-        links.append(f"    {ids[edge.source]} {arrow} {ids[edge.target]}")
+        text = edge_text(edge)
+        label = f'|"{mermaid_text(text)}"|' if text else ""
+        links.append(f"    {ids[edge.source]} {arrow}{label} {ids[edge.target]}")

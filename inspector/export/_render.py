@@ -7,15 +7,21 @@ it, and the text formats (DOT, Mermaid, JSON, terminal drawing) keep working.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from inspector.errors import RenderError
 from inspector.export._coerce import as_topology
 from inspector.export._dot import to_graphviz
 
+if TYPE_CHECKING:
+    from inspector.export._overlay import RunOverlay
+
 __all__ = ["INSTALL_HINT", "render"]
 
 RenderFormat = Literal["svg", "png"]
+
+PNG_DPI = 120
+"""Graphviz's default of 96 dpi made small agents a postage stamp (the weather agent was 201x553 px)."""
 
 INSTALL_HINT = (
     "Install Graphviz so the `dot` program is on PATH (Debian/Ubuntu: `sudo apt-get install graphviz`; "
@@ -24,13 +30,24 @@ INSTALL_HINT = (
 )
 
 
-def render(subject: Any, /, *, format: RenderFormat = "svg", path: str | Path | None = None) -> bytes:
-    """Return the rendered image (and write it to `path` when given). Needs the `dot` binary."""
+def render(
+    subject: Any,
+    /,
+    *,
+    format: RenderFormat = "svg",
+    path: str | Path | None = None,
+    overlay: RunOverlay | None = None,
+) -> bytes:
+    """Return the rendered image (and write it to `path` when given). Needs the `dot` binary.
+
+    `overlay` draws a recorded run on the graph (`inspector.export.RunOverlay`)."""
     import graphviz
 
     if format not in ("svg", "png"):
         raise ValueError(f"format must be `svg` or `png`, not `{format}`")
-    source = to_graphviz(as_topology(subject))
+    source = to_graphviz(as_topology(subject), overlay=overlay)
+    if format == "png":
+        source.attr("graph", dpi=str(PNG_DPI))
     try:
         data = source.pipe(format=format)
     except graphviz.ExecutableNotFound as exc:

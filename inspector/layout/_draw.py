@@ -17,12 +17,18 @@ edge arrives, a `▲` on a lane marks a back edge; where two unrelated lines cro
 drawn through (`╌┆╌`), so `┼` always means a junction. `#0`, `#1` name the branch of a node that has
 several branches (or branches and plain edges), where there is room. The highlighted node is a heavy
 box (`┏━┓`), executed nodes are double boxes (`╔═╗`), executed edges are heavy lines.
+
+With `edge_labels=True` a labelled branch shows its label ("tool calls") beside its line where there
+is room, and otherwise a marker `[n]` with the text in a numbered key under the drawing; `legend=True`
+adds one line naming the line styles the drawing uses. `draw` turns both on; `layout` keeps them off
+unless asked, so the TUI's pane (which reads `Drawing.lines` with geometry) stays as it was.
+`node_notes` and `edge_notes` add short text (visit counts, `×3`) to top-level boxes and edges.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import pairwise, repeat
 from typing import Any, Literal
@@ -114,6 +120,12 @@ class _Options:
     expand_nested: bool
     show_names: bool
     max_width: int
+    edge_labels: bool = False
+    node_notes: Mapping[str, str] = field(default_factory=lambda: {})
+    edge_notes: Mapping[tuple[str, str], str] = field(default_factory=lambda: {})
+    key: list[str] = field(default_factory=lambda: [])  # numbered labels that found no room
+    margin: int = 0  # left margin the top-level drawing was given for labels (blank columns trimmed)
+    styles: set[str] = field(default_factory=lambda: set())  # what the legend must explain
 
 
 @dataclass(eq=False)
@@ -224,12 +236,20 @@ def layout(
     expand_nested: bool = False,
     show_names: bool = False,
     max_width: int = MAX_WIDTH,
+    edge_labels: bool = False,
+    legend: bool = False,
+    node_notes: Mapping[str, str] | None = None,
+    edge_notes: Mapping[tuple[str, str], str] | None = None,
 ) -> Drawing:
     """Lay out a topology (or compiled graph, or agent) and return text plus geometry.
 
     `highlight` and `executed_nodes` take keys or key paths (`("agent", "chat")` for a node inside the
     nested graph `agent`); `executed_edges` takes `(source, target)` pairs, paths likewise. Nodes of one
     rank go side by side unless that makes a (nested) drawing wider than `max_width` cells.
+    `edge_labels` shows branch labels (numbered key lines under the drawing where there is no room),
+    `legend` appends a one-line legend; `node_notes` (key -> text) and `edge_notes` ((source, target)
+    -> text) annotate top-level boxes and edges. Key and legend lines come after the drawing's rows in
+    `Drawing.lines`; boxes and routes never reach them.
     """
     edge_set: set[tuple[Path, str, str]] = set()
     for source, target in executed_edges:
@@ -242,20 +262,73 @@ def layout(
         expand_nested=expand_nested,
         show_names=show_names,
         max_width=max_width,
+        edge_labels=edge_labels,
+        node_notes=dict(node_notes or {}),
+        edge_notes=dict(edge_notes or {}),
     )
     collecting = gc.isenabled()
     gc.disable()  # a large drawing allocates a few objects per cell and frees none: collections only cost
     try:
         canvas, nodes, edges = _draw_graph(as_topology(subject), (), options)
-        return Drawing(lines=tuple(canvas.rows()), nodes=tuple(nodes), edges=tuple(edges))
+        lines = canvas.rows()
+        if options.margin:
+            lines, nodes, edges = _trimmed(lines, nodes, edges, options.margin)
+        footer = list(options.key)
+        if legend:
+            footer.append(_legend_line(options, edges, nodes))
+        if footer:
+            lines = [*lines, "", *footer]
+        return Drawing(lines=tuple(lines), nodes=tuple(nodes), edges=tuple(edges))
     finally:
         if collecting:
             gc.enable()
 
 
 def draw(subject: Any, /, **options: Any) -> str:
-    """The drawing as one string (see `layout` for the options)."""
+    """The drawing as one string (see `layout` for the options); branch labels and the legend are on
+    unless turned off (`edge_labels=False`, `legend=False`)."""
+    options.setdefault("edge_labels", True)
+    options.setdefault("legend", True)
     return layout(subject, **options).text
+
+
+def _trimmed(
+    lines: list[str], nodes: list[NodeBox], edges: list[EdgeRoute], most: int
+) -> tuple[list[str], list[NodeBox], list[EdgeRoute]]:
+    """Drop the blank columns a label margin left unused on the left (at most `most`), geometry too."""
+    blank = min((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()), default=0)
+    cut = min(blank, most)
+    if not cut:
+        return lines, nodes, edges
+    return (
+        [line[cut:] for line in lines],
+        [NodeBox(n.path, n.row, n.col - cut, n.width, n.height, n.style) for n in nodes],
+        [
+            EdgeRoute(e.graph_path, e.source, e.target, e.kind, e.back_edge, e.executed,
+                      tuple((r, c - cut) for r, c in e.cells))
+            for e in edges
+        ],
+    )  # fmt: skip
+
+
+def _legend_line(options: _Options, edges: list[EdgeRoute], nodes: list[NodeBox]) -> str:
+    """One line naming each line style, box style and mark the drawing uses, in a fixed order."""
+    parts: list[str] = []
+    if any(e.kind == "edge" for e in edges):
+        parts.append("─ edge")
+    if any(e.kind == "branch" for e in edges):
+        parts.append("┆╌ branch")
+    if any(e.back_edge for e in edges):
+        parts.append("▲ back edge (closes a loop)")
+    if any(e.executed for e in edges):
+        parts.append("━ taken")
+    if any(n.style == "executed" for n in nodes):
+        parts.append("╔═╗ ran")
+    if any(n.style == "highlight" for n in nodes):
+        parts.append("┏━┓ highlighted")
+    if "nested" in options.styles:
+        parts.append("▸ nested graph (--expand)")
+    return "legend: " + "   ".join(parts) if parts else "legend: (no edges)"
 
 
 def _label(node: TopologyNode, options: _Options) -> str:
@@ -270,12 +343,16 @@ def _content(
 ) -> tuple[Canvas, str, list[NodeBox], list[EdgeRoute]]:
     """The inside of a box, its title (for expanded graphs) and any nested geometry, box-relative."""
     label = _label(node, options)
+    note = options.node_notes.get(node.key) if not prefix else None
+    if note:
+        label = f"{label} {visible(note)}"
     if node.graph is not None and options.expand_nested:
         inner, boxes, routes = _draw_graph(node.graph, (*prefix, node.key), options)
         return inner, f" ▾ {label} ", boxes, routes
     canvas = Canvas()
     if node.graph is not None:
         label = f"▸ {label}"
+        options.styles.add("nested")
     canvas.put(0, 0, label)
     return canvas, "", [], []
 
@@ -296,10 +373,25 @@ def _draw_graph(
     contents = {n.key: _content(n, prefix, options) for n in topology.nodes}
     side_by_side = any(len(layer) > 1 for layer in layers)
     limit = options.max_width if side_by_side else None
+    mark = len(options.key)
     drawn = _draw_layers(topology, layers, contents, prefix, options, give_up_wider=limit)
     if drawn is None or (side_by_side and drawn[0].width > options.max_width):
-        drawn = _draw_layers(topology, [[k] for layer in layers for k in layer], contents, prefix, options)
+        del options.key[mark:]  # the discarded attempt's key lines
+        layers = [[k] for layer in layers for k in layer]
+        drawn = _draw_layers(topology, layers, contents, prefix, options)
         assert drawn is not None
+    if prefix or len(options.key) == mark:
+        return drawn
+    # Labels that found no room were often squeezed against the left border: try once with a margin
+    # as wide as the longest of them, and keep that drawing if it needs fewer key lines and still fits.
+    keyed = options.key[mark:]
+    margin = min(max(cell_width(line.split(": ", 1)[-1]) for line in keyed) + 2, 40)
+    del options.key[mark:]
+    retry = _draw_layers(topology, layers, contents, prefix, options, margin=margin)
+    if retry is not None and len(options.key) - mark < len(keyed) and retry[0].width <= options.max_width:
+        options.margin = margin
+        return retry
+    options.key[mark:] = keyed
     return drawn
 
 
@@ -314,6 +406,7 @@ def _draw_layers(
     options: _Options,
     *,
     give_up_wider: int | None = None,
+    margin: int = 0,
 ) -> tuple[Canvas, list[NodeBox], list[EdgeRoute]] | None:
     """The drawing of `layers`; None, before anything is painted, when its boxes alone are wider than
     `give_up_wider` (a wide fan-out stacked one node per row anyway: painting its rows side by side
@@ -331,7 +424,9 @@ def _draw_layers(
         if edge.source in seq and edge.target in seq:
             grouped.setdefault((edge.source, edge.target), []).append(edge)
     outgoing = outgoing_edges(topology)
-    labels = {pair: edge_label(group, outgoing[pair[0]]) for pair, group in grouped.items()}
+    labels = {
+        pair: _edge_text(pair, group, outgoing[pair[0]], prefix, options) for pair, group in grouped.items()
+    }
     channels = [_Channel() for _ in range(len(layers) + 1)]
     nets: dict[str, _Net] = {}
     lanes: list[_Lane] = []
@@ -354,7 +449,7 @@ def _draw_layers(
         box.ends.sort(key=lambda end, key=key: _port_order(end, key, seq))
         _attach(box, rightmost=seq[key][1] == len(layers[seq[key][0]]) - 1, seq=seq)
 
-    _place_columns(layers, boxes)
+    _place_columns(layers, boxes, margin)
     if give_up_wider is not None and max(b.right for b in boxes.values()) + 1 > give_up_wider:
         return None  # the canvas holds every box, so it would be wider still
     for box in boxes.values():
@@ -411,8 +506,42 @@ def _draw_layers(
     for number, lane in enumerate(lanes):
         if lane.up:
             _mark_up(canvas, lane, first_lane_col + 2 * lane.lane, (*prefix, "lane", number))
-    place_labels(canvas, [(r.cells, labels[(r.source, r.target)]) for r in own], rects)
+    texts = [(r.cells, labels[(r.source, r.target)]) for r in own]
+
+    def marker(index: int) -> str:
+        number = len(options.key) + 1
+        route = own[index]
+        where = "/".join((*prefix, "")) if prefix else ""
+        text = " ⏎ ".join(texts[index][1].split("\n"))
+        options.key.append(f"[{number}] {where}{route.source} → {where}{route.target}: {text}")
+        return f"[{number}]"
+
+    if options.edge_labels:
+        place_labels(canvas, texts, rects, marker=marker, gap=1)
+    else:
+        place_labels(canvas, texts, rects)
     return canvas, node_boxes, routes + own
+
+
+def _edge_text(
+    pair: tuple[str, str],
+    group: list[TopologyEdge],
+    outgoing: list[TopologyEdge],
+    prefix: Path,
+    options: _Options,
+) -> str:
+    """The words beside one drawn edge: its branch labels (with `edge_labels`), else `#i` where needed;
+    then the edge's note (top level only)."""
+    text = ""
+    if options.edge_labels:
+        found = [e.label for e in group if e.label]
+        text = " / ".join(visible(label).replace("\n", " ⏎ ") for label in dict.fromkeys(found))
+    if not text:
+        text = edge_label(group, outgoing)
+    note = options.edge_notes.get(pair) if not prefix else None
+    if note:
+        text = f"{text} {visible(note)}".strip()
+    return text
 
 
 def _assign_lanes(lanes: list[_Lane]) -> None:
@@ -471,9 +600,10 @@ def _attach(box: _Box, *, rightmost: bool, seq: dict[str, tuple[int, int]]) -> N
         end.where = "bottom"
 
 
-def _place_columns(layers: list[list[str]], boxes: dict[str, _Box]) -> None:
+def _place_columns(layers: list[list[str]], boxes: dict[str, _Box], margin: int = 0) -> None:
+    """Centre each row on one axis; `margin` blank columns on the left leave room for labels."""
     widths = [sum(boxes[k].width for k in layer) + _COLUMN_GAP * (len(layer) - 1) for layer in layers]
-    axis = max(widths, default=0) // 2 + 1
+    axis = max(widths, default=0) // 2 + 1 + margin
     for layer, width in zip(layers, widths, strict=True):
         col = axis - width // 2 if len(layer) > 1 else axis - boxes[layer[0]].width // 2
         for key in layer:

@@ -187,7 +187,8 @@ def _svg_node_labels(svg: bytes) -> list[str]:
     root = ET.fromstring(svg)
     labels = []
     for group in root.iter("{http://www.w3.org/2000/svg}g"):
-        if group.get("class") == "node":
+        title = group.find("{http://www.w3.org/2000/svg}title")
+        if group.get("class") == "node" and (title is None or title.text != "legend"):
             labels.append("\n".join(t.text or "" for t in group.iter("{http://www.w3.org/2000/svg}text")))
     return labels
 
@@ -239,7 +240,14 @@ def test_mermaid_styles_branch_and_back_edges() -> None:
     text = to_mermaid(react_topology())
     assert text.startswith("flowchart TD\n")
     links = [line.strip() for line in text.splitlines() if "-->" in line or "-.->" in line or "==>" in line]
-    assert links == ["n0 --> n1", "n3 --> n4", "n1 -.-> n2", "n1 -.-> n4", "n2 -.-> n1", "n2 -.-> n3"]
+    assert links == [
+        "n0 --> n1",
+        "n3 --> n4",
+        'n1 -.->|"tool calls"| n2',
+        'n1 -.->|"final answer"| n4',
+        'n2 -.->|"next round"| n1',
+        'n2 -.->|"return directly"| n3',
+    ]
     assert "linkStyle 4 stroke:#c62828" in text
 
 

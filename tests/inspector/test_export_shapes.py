@@ -26,6 +26,11 @@ HOSTILE_KEYS = (
     "style",
     "#35; & %% `tick`",
     "\\N\\G\\l",
+    "&amp;",
+    "&lt;tag&gt;",
+    "&#65;",
+    "&quot;",
+    "&nbsp;x",
 )
 
 
@@ -33,8 +38,12 @@ def edge(source: str, target: str) -> TopologyEdge:
     return TopologyEdge(source=source, target=target)
 
 
-def branch(source: str, target: str, *, index: int = 0, kind: str = "stream") -> TopologyEdge:
-    return TopologyEdge(source=source, target=target, kind="branch", branch_index=index, branch_kind=kind)
+def branch(
+    source: str, target: str, *, index: int = 0, kind: str = "stream", label: str | None = None
+) -> TopologyEdge:
+    return TopologyEdge(
+        source=source, target=target, kind="branch", branch_index=index, branch_kind=kind, label=label
+    )
 
 
 def react_topology(*, max_run_steps: int = 13) -> Topology:
@@ -49,10 +58,10 @@ def react_topology(*, max_run_steps: int = 13) -> Topology:
         edges=[
             edge(START, "chat"),
             edge("direct_return", END),
-            branch("chat", "tools"),
-            branch("chat", END),
-            branch("tools", "chat"),
-            branch("tools", "direct_return"),
+            branch("chat", "tools", label="tool calls"),
+            branch("chat", END, label="final answer"),
+            branch("tools", "chat", label="next round"),
+            branch("tools", "direct_return", label="return directly"),
         ],
         max_run_steps=max_run_steps,
         has_state=True,
@@ -67,8 +76,8 @@ def adk_topology(*, return_directly: bool = False) -> Topology:
     edges = [
         edge(START, "Init"),
         edge("Init", "ChatModel"),
-        branch("ChatModel", "CancelCheck"),
-        branch("ChatModel", END),
+        branch("ChatModel", "CancelCheck", label="tool calls"),
+        branch("ChatModel", END, label="final answer"),
         edge("CancelCheck", "ToolNode"),
         edge("ToolNode", "AfterToolCalls"),
         edge("AfterToolCalls", "AfterToolCallsCancelCheck"),
@@ -76,8 +85,10 @@ def adk_topology(*, return_directly: bool = False) -> Topology:
     if return_directly:
         nodes.append(TopologyNode(key="ToolNodeToEndConverter", name="ToolNodeToEndConverter", kind="Lambda"))
         edges += [
-            branch("AfterToolCallsCancelCheck", "ToolNodeToEndConverter", kind="single"),
-            branch("AfterToolCallsCancelCheck", "ChatModel", kind="single"),
+            branch(
+                "AfterToolCallsCancelCheck", "ToolNodeToEndConverter", kind="single", label="return directly"
+            ),
+            branch("AfterToolCallsCancelCheck", "ChatModel", kind="single", label="next round"),
             edge("ToolNodeToEndConverter", END),
         ]
     else:
