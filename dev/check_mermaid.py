@@ -62,6 +62,15 @@ def _cases() -> dict[str, tuple[str, list[str], list[str]]]:
         ["" if e.label is None else e.label for e in hostile.edges],
         ['chat\nModel<T> gpt "4" & <o>'],
     )
+    from inspector.export import RunOverlay
+    from inspector.recording import read_run
+
+    run = read_run(ROOT / "fixtures" / "runs" / "runaway.jsonl")
+    cases["runaway_overlay"] = (
+        to_mermaid(build_agent(), overlay=RunOverlay.from_run(run)),
+        ["×1", "", "tool calls ×6", "final answer", "next round ×6", "return directly"],
+        ["chat\n(ChatModel)\nScriptedChatModel\nran 7×", "direct_return\nnot run"],
+    )
     for i, text in enumerate(HOSTILE_TEXT):
         topology = build_topology(
             name=text,

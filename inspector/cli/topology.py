@@ -1,15 +1,24 @@
-"""`inspector topology TARGET`: print or write a graph's topology as text, DOT, JSON, Mermaid, SVG or PNG."""
+"""`inspector topology (TARGET | RUN.jsonl) [--run RUN.jsonl]`: draw a graph, or what a run did on it.
+
+The graph comes from a TARGET (imported, so its module's top-level code runs) or from a run file's
+header (the topology recorded with the run: nothing is imported). `--run` overlays a recorded run: visit
+counts, edges taken with counts, how the run ended and the loop that burned the budget, in every
+format (text, DOT, Mermaid, JSON, SVG and PNG, where it is a heat map).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from graph_core.topology import END, START, Topology
 from inspector.errors import InspectorError
-from inspector.export import render, to_dot, to_json, to_mermaid
+from inspector.export import RunOverlay, render, to_dot, to_mermaid, topology_document
 from inspector.layout import draw
+from inspector.recording import read_run
 from inspector.target import load_target
 
 FORMATS = ("text", "dot", "json", "mermaid", "svg", "png")
@@ -18,33 +27,59 @@ FORMATS = ("text", "dot", "json", "mermaid", "svg", "png")
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "topology",
-        help="show a graph's nodes and edges (text drawing, DOT, JSON, Mermaid, SVG, PNG)",
+        help="show a graph's nodes and edges, or a run on its graph (text, DOT, JSON, Mermaid, SVG, PNG)",
         description="Export the topology of TARGET (`package.module:attr` or `path/to/file.py:attr`, naming "
-        "a CompiledGraph, Graph, agent or a zero-argument factory).",
+        "a CompiledGraph, Graph, agent or a zero-argument factory; the module is imported, so its top-level "
+        "code runs) or of the graph recorded in RUN.jsonl. With --run, draw what that run did on the graph.",
     )
-    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument("target", metavar="TARGET_OR_RUN")
     parser.add_argument(
         "--format", "-f", choices=FORMATS, default="text", help="output format (default: text)"
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument(
+        "--run", metavar="RUN.jsonl", help="overlay a recorded run: visits, edges taken, how it ended"
+    )
     parser.add_argument("--highlight", metavar="KEY", help="text format: draw this node with a heavy box")
     parser.add_argument("--expand", action="store_true", help="text format: draw nested graphs expanded")
     parser.add_argument("--names", action="store_true", help="text format: show display names next to keys")
     parser.set_defaults(handler=run)
 
 
-def produce(subject: Any, args: argparse.Namespace) -> str | bytes:
+def _text(subject: Any, args: argparse.Namespace, overlay: RunOverlay | None) -> str:
+    options: dict[str, Any] = {
+        "highlight": args.highlight,
+        "expand_nested": args.expand,
+        "show_names": args.names,
+    }
+    if overlay is None:
+        return draw(subject, **options)
+    drawing = draw(
+        subject,
+        executed_nodes=[k for k in overlay.visits if k not in (START, END)],
+        executed_edges=list(overlay.edges),
+        node_notes=overlay.node_notes(),
+        edge_notes=overlay.edge_notes(),
+        **options,
+    )
+    return drawing + "".join(f"{line}\n" for line in overlay.key_lines())
+
+
+def produce(subject: Any, args: argparse.Namespace, overlay: RunOverlay | None = None) -> str | bytes:
     """The requested output, as text or (for images) bytes."""
     fmt = args.format
     if fmt == "text":
-        return draw(subject, highlight=args.highlight, expand_nested=args.expand, show_names=args.names)
+        return _text(subject, args, overlay)
     if fmt == "dot":
-        return to_dot(subject)
+        return to_dot(subject, overlay=overlay)
     if fmt == "json":
-        return to_json(subject)
+        document = topology_document(subject)
+        if overlay is not None:
+            document["run"] = overlay.to_dict()
+        return json.dumps(document, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
     if fmt == "mermaid":
-        return to_mermaid(subject)
-    return render(subject, format=fmt)
+        return to_mermaid(subject, overlay=overlay)
+    return render(subject, format=fmt, overlay=overlay)
 
 
 def _write(path: Path, output: str | bytes) -> None:
@@ -73,7 +108,39 @@ def _check_highlight(key: str, topology: Any, spec: str) -> None:
     keys = _keys(topology)
     if key not in keys:
         listed = ", ".join(f"`{k}`" for k in keys[:20])
-        raise InspectorError(f"--highlight `{key}` is not a node of TARGET `{spec}`; its nodes are {listed}")
+        raise InspectorError(f"--highlight `{key}` is not a node of `{spec}`; its nodes are {listed}")
+
+
+def _is_run_file(spec: str) -> bool:
+    """A run file is named by its path (an existing file or a `.jsonl` name); a TARGET always has
+    `:attribute` after a module or .py file, and anything else gets TARGET's own error message."""
+    path = Path(spec)
+    if path.suffix == ".jsonl":
+        return True
+    return path.is_file() and path.suffix != ".py"
+
+
+def _recorded_topology(path: str) -> Topology:
+    run = read_run(path)
+    if run.topology is None:
+        raise InspectorError(
+            f"run file {path} holds no topology (it was recorded without one): draw the graph from its "
+            "TARGET instead, `inspector topology module:attr` (with `--run {path}` to overlay the run)"
+        )
+    return run.topology
+
+
+def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
+    run = read_run(path)
+    keys = {node.key for node in topology.nodes}
+    foreign = sorted({node for step in run.steps for node in step.nodes if node not in keys})
+    if foreign:
+        listed = ", ".join(f"`{k}`" for k in foreign[:10])
+        raise InspectorError(
+            f"run {path} does not fit the graph of `{spec}`: its steps ran {listed}, which the graph does "
+            f"not have. Draw the run on its own graph with `inspector topology {path}`."
+        )
+    return RunOverlay.from_run(run, topology)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,10 +149,18 @@ def run(args: argparse.Namespace) -> int:
             "--format png writes binary image data, not something to show in a terminal: add "
             "`-o graph.png` (or redirect standard output), or use --format text to draw the graph here"
         )
-    target = load_target(args.target)
+    subject: Any
+    if _is_run_file(args.target):
+        subject = _recorded_topology(args.target)
+        topology = subject
+    else:
+        target = load_target(args.target)
+        subject = target.compiled
+        topology = target.topology()
     if args.highlight is not None:
-        _check_highlight(args.highlight, target.topology(), args.target)
-    output = produce(target.compiled, args)
+        _check_highlight(args.highlight, topology, args.target)
+    overlay = None if args.run is None else _overlay(args.run, topology, args.target)
+    output = produce(subject, args, overlay)
     if args.output:
         _write(Path(args.output), output)
         return 0

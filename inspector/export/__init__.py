@@ -18,11 +18,12 @@ from inspector.export._dot import to_dot, to_graphviz
 from inspector.export._escape import dot_text, dot_tooltip, mermaid_text
 from inspector.export._mermaid import to_mermaid
 from inspector.export._networkx import from_networkx, to_networkx
-from inspector.export._overlay import RunOverlay
+from inspector.export._overlay import HEAT, RunOverlay
 from inspector.export._render import INSTALL_HINT, render
 
 __all__ = [
     "FORMAT",
+    "HEAT",
     "INSTALL_HINT",
     "READABLE_VERSIONS",
     "VERSION",

@@ -243,17 +243,22 @@ def _add_legend(dot: graphviz.Digraph, topology: Topology, overlay: RunOverlay |
         samples.append(("───▶", "black", "edge"))
     if branch:
         samples.append(("╌╌╌▶", "black", "branch"))
-    if back:
+    if back and overlay is None:
         samples.append(("━━━▶", "#c62828", "back edge (closes a loop)"))
     if overlay is not None:
         samples.extend(overlay.legend_samples())
     if not samples:
         return
-    cells = "".join(
-        f'<TD><FONT COLOR="{colour}">{glyphs}</FONT> {text}</TD>' for glyphs, colour, text in samples
+    cells = [
+        f'<TD ALIGN="LEFT"><FONT COLOR="{colour}">{glyphs}</FONT> {text}</TD>'
+        for glyphs, colour, text in samples
+    ]
+    rows = [cells[i : i + 4] for i in range(0, len(cells), 4)]
+    body = "".join(
+        f'<TR><TD ALIGN="LEFT">{"<B>legend</B>" if i == 0 else ""}</TD>{"".join(row)}</TR>'
+        for i, row in enumerate(rows)
     )
-    table = f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="6" COLOR="#9e9e9e">\
-<TR><TD><B>legend</B></TD>{cells}</TR></TABLE>>'
+    table = f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="6">{body}</TABLE>>'
     with dot.subgraph(name="legend_row") as row:  # pyright: ignore[reportOptionalContextManager]
         row.attr(rank="sink")
         row.node("legend", label=table, shape="box", style="rounded", color="#9e9e9e", fontsize="12")

@@ -12,12 +12,15 @@ under the key, as in the DOT export.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph_core.topology import END, START, Topology, TopologyNode
 from inspector.export._coerce import as_topology
 from inspector.export._dot import edge_text, model_line, tool_signature
 from inspector.export._escape import mermaid_text
+
+if TYPE_CHECKING:
+    from inspector.export._overlay import RunOverlay
 
 __all__ = ["to_mermaid"]
 
@@ -32,14 +35,18 @@ _CLASS_DEFS = {
 }
 
 
-def to_mermaid(subject: Any, /, *, direction: str = "TD") -> str:
-    """A `flowchart` block (without the surrounding ```mermaid fence)."""
+def to_mermaid(subject: Any, /, *, direction: str = "TD", overlay: RunOverlay | None = None) -> str:
+    """A `flowchart` block (without the surrounding ```mermaid fence).
+
+    With `overlay` (a recorded run), top-level nodes show their visit counts and a heat-map fill, and
+    edges their counts and widths, as in the DOT export."""
     topology = as_topology(subject)
     lines = [f"flowchart {direction}"]
     links: list[str] = []
     back_links: list[int] = []
     classes: dict[str, list[str]] = {}
-    _emit(topology, "n", "    ", lines, links, back_links, classes)
+    styles: list[str] = []
+    _emit(topology, "n", "    ", lines, links, back_links, classes, overlay=overlay, styles=styles)
     lines.extend(links)
     for kind, style in _CLASS_DEFS.items():
         if kind in classes:
@@ -47,8 +54,9 @@ def to_mermaid(subject: Any, /, *, direction: str = "TD") -> str:
     for kind in sorted(classes):
         if kind in _CLASS_DEFS:
             lines.append(f"    class {','.join(classes[kind])} {_class_name(kind)}")
-    if back_links:
+    if back_links and overlay is None:
         lines.append(f"    linkStyle {','.join(map(str, back_links))} stroke:#c62828,stroke-width:3px")
+    lines.extend(styles)
     return "\n".join(lines) + "\n"
 
 
@@ -83,8 +91,12 @@ def _emit(
     links: list[str],
     back_links: list[int],
     classes: dict[str, list[str]],
+    *,
+    overlay: RunOverlay | None = None,
+    styles: list[str] | None = None,
 ) -> None:
     ids: dict[str, str] = {}
+    notes: list[str] = [] if styles is None else styles
     for index, node in enumerate(topology.nodes):
         node_id = f"{prefix}{index}"
         ids[node.key] = node_id
@@ -99,7 +111,12 @@ def _emit(
             opening, closing = _ROUNDED
         else:
             opening, closing = _SHAPES.get(node.kind, _DEFAULT_SHAPE)
-        lines.append(f"{indent}{node_id}{opening}{mermaid_text(_label(node))}{closing}")
+        label = _label(node)
+        if overlay is not None and node.key not in (START, END):
+            count = overlay.visits.get(node.key, 0)
+            label = f"{label}\nran {count}×" if count else f"{label}\nnot run"
+            notes.append(f"    style {node_id} {overlay.mermaid_node_style(node.key)}")
+        lines.append(f"{indent}{node_id}{opening}{mermaid_text(label)}{closing}")
         classes.setdefault(node.kind, []).append(node_id)
     for edge in topology.edges:
         if edge.source not in ids or edge.target not in ids:
@@ -110,5 +127,11 @@ def _emit(
         else:
             arrow = "-.->" if edge.kind == "branch" else "-->"
         text = edge_text(edge)
+        if overlay is not None:
+            count = overlay.edges.get((edge.source, edge.target), 0)
+            text = f"{text or ''} ×{count}".strip() if count else text
+            style = overlay.mermaid_link_style(edge.source, edge.target)
+            if style is not None:
+                notes.append(f"    linkStyle {len(links)} {style}")
         label = f'|"{mermaid_text(text)}"|' if text else ""
         links.append(f"    {ids[edge.source]} {arrow}{label} {ids[edge.target]}")

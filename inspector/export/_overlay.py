@@ -46,6 +46,7 @@ class RunOverlay:
     cycle: tuple[Pair, ...] = ()
     summary: str = ""
     notes: tuple[str, ...] = field(default=())
+    finished: bool = False
 
     # -- building -------------------------------------------------------------------------------------
 
@@ -84,6 +85,9 @@ class RunOverlay:
                 visits[END] = 1
         elif unfinished is not None:
             ended_by = last_moves
+        elif steps and steps[-1].errors:
+            failed = set(steps[-1].errors)
+            ended_by = [move for move in last_moves if move[1] in failed] or last_moves
         elif steps:
             ended_by = [
                 move for node in steps[-1].next_nodes for move in _explained(previous, node, plain, branch)
@@ -103,7 +107,13 @@ class RunOverlay:
             verb = "ended by" if status == "ok" else "stopped at"
             summary += f"; {verb} " + ", ".join(f"{a} -> {b}" for a, b in ended_by)
         return cls(
-            visits, edges, tuple(dict.fromkeys(ended_by)), tuple(dict.fromkeys(cycle)), summary, tuple(notes)
+            visits,
+            edges,
+            tuple(dict.fromkeys(ended_by)),
+            tuple(dict.fromkeys(cycle)),
+            summary,
+            tuple(notes),
+            finished=status == "ok",
         )
 
     # -- drawing (DOT) --------------------------------------------------------------------------------
@@ -165,14 +175,15 @@ class RunOverlay:
             attrs.update(color=_NOT_TAKEN, fontcolor=_UNVISITED_TEXT, penwidth="1")
         if pair in self.ended_by:
             attrs.update(color=_ENDED, fontcolor=_ENDED, penwidth="4", style="bold")
-            words = f"{words} · ended the run".strip(" ·") if count else f"{words} · stopped here".strip(" ·")
+            ending = "ended the run" if self.finished else "the run stopped here"
+            words = f"{words} · {ending}".strip(" ·")
         if words:
             attrs["label"] = f" {words} "
         return attrs
 
     def _width(self, count: int) -> int:
         top = max(self.edges.values(), default=1)
-        return 2 + round(4 * count / top) if count else 1
+        return 2 + round(3 * count / top) if count else 1
 
     def legend_samples(self) -> list[tuple[str, str, str]]:
         samples = [("━━━▶", _TAKEN, "taken (width: how often)"), ("───▶", _NOT_TAKEN, "not taken")]
@@ -183,6 +194,36 @@ class RunOverlay:
         samples.append(("■", HEAT[1], "ran once"))
         samples.append(("■", HEAT[-1], "ran most"))
         return samples
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: visits and edge counts in a stable order, the ending edges, the loop, the summary."""
+        return {
+            "summary": self.summary,
+            "visits": dict(sorted(self.visits.items())),
+            "edges": [{"source": a, "target": b, "count": n} for (a, b), n in sorted(self.edges.items())],
+            "ended_by": [{"source": a, "target": b} for a, b in self.ended_by],
+            "cycle": [{"source": a, "target": b} for a, b in self.cycle],
+            "notes": list(self.notes),
+            "finished": self.finished,
+        }
+
+    def mermaid_link_style(self, source: str, target: str) -> str | None:
+        """A Mermaid `linkStyle` body for an edge (None: leave it as exported)."""
+        pair = (source, target)
+        count = self.edges.get(pair, 0)
+        if pair in self.ended_by:
+            return f"stroke:{_ENDED},stroke-width:5px"
+        if pair in self.cycle:
+            return f"stroke:{_CYCLE},stroke-width:{self._width(count) + 1}px"
+        if count:
+            return f"stroke:{_TAKEN},stroke-width:{self._width(count)}px"
+        return f"stroke:{_NOT_TAKEN}"
+
+    def mermaid_node_style(self, key: str) -> str:
+        fill = self.heat(key)
+        if fill is None:
+            return f"fill:{_UNVISITED_FILL},color:{_UNVISITED_TEXT},stroke-dasharray:4"
+        return f"fill:{fill},stroke:{_TAKEN},stroke-width:2px"
 
     # -- drawing (text) -------------------------------------------------------------------------------
 
@@ -200,9 +241,8 @@ class RunOverlay:
         lines = [self.summary] if self.summary else []
         lines.extend(self.notes)
         if self.cycle:
-            lines.append(
-                "loop that burned the budget (heavy): " + ", ".join(f"{a} -> {b}" for a, b in self.cycle)
-            )
+            loop = [self.cycle[0][0], *(b for _, b in self.cycle)]
+            lines.append("loop that burned the budget: " + " -> ".join(loop))
         if self.ended_by:
             lines.append("■ marks how the run ended: " + ", ".join(f"{a} -> {b}" for a, b in self.ended_by))
         return lines
