@@ -17,7 +17,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from graph_core.topology import Topology
 from inspector.errors import TopologyFormatError
-from inspector.export import from_json, to_json
+from inspector.export import VERSION, from_json, to_json
 from inspector.snapshot.topology_diff import diff_topologies
 from inspector.snapshot.trajectory import first_divergence, from_text, to_text
 
@@ -61,6 +61,17 @@ class TopologySnapshotExtension(_TextSnapshotExtension):
         except TopologyFormatError:
             return None
         changes = diff_topologies(old, new)
+        version = _stored_version(stored)
+        if version is not None and version < VERSION:
+            lines = [
+                f"this snapshot was written in topology format version {version}; this version of "
+                f"graph-inspector writes version {VERSION}, which also records tools, models and branch "
+                "labels: update your snapshots with `pytest --snapshot-update` (and commit them)"
+            ]
+            if changes:
+                lines.append(f"what the update will add or change ({len(changes)}):")
+                lines.extend(f"  - {change.describe()}" for change in changes)
+            return lines
         if not changes:
             reorders = _order_changes(old, new, ())
             if not reorders:
@@ -71,6 +82,17 @@ class TopologySnapshotExtension(_TextSnapshotExtension):
         return [f"topology changed ({len(changes)} change{'s' if len(changes) != 1 else ''}):"] + [
             f"  - {change.describe()}" for change in changes
         ]
+
+
+def _stored_version(stored: str) -> int | None:
+    """The `version` of a stored topology document (already known to be readable)."""
+    import json
+
+    try:
+        version = json.loads(stored).get("version")
+    except (ValueError, AttributeError):
+        return None
+    return version if isinstance(version, int) else None
 
 
 def _order_changes(old: Topology, new: Topology, path: tuple[str, ...]) -> list[str]:
