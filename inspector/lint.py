@@ -3,10 +3,15 @@
 Runs on the neutral `Topology` (through networkx), so it works on anything `as_topology` accepts.
 Agent knowledge that the topology cannot carry (which tools return directly) comes from duck typing
 on the object passed in, or from the explicit `never_chosen` hint.
+
+Findings can be silenced by code: per call (`lint(x, ignore=["cycle"])`, `inspector lint --ignore
+cycle`), or per graph, next to the code that builds it (`silence(agent, "cycle")`), which then holds
+for every lint of that object, the command line's included. Silenced findings are counted, not lost.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -16,12 +21,26 @@ from pydantic import BaseModel, ConfigDict
 from graph_core.topology import END, START, Topology, TriggerMode
 from inspector.export import as_topology
 
-__all__ = ["Finding", "Severity", "has_errors", "lint"]
+__all__ = ["CODES", "Finding", "LintResult", "Severity", "has_errors", "lint", "lint_report", "silence"]
 
 Severity = Literal["error", "warning", "info"]
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 _UNBOUNDED = 10**9  # budgets above this (ADK uses math.MaxInt) are reported as effectively unlimited
 _DEFAULT_EXTRA_STEPS = 10  # Eino: max run steps default to user-added nodes + 10 in Pregel mode
+
+CODES: dict[str, str] = {
+    "unreachable": "a node no path from START reaches (error)",
+    "end-unreachable": "no run can reach END (error)",
+    "cannot-reach-end": "a node with no path to END (warning)",
+    "dag-cycle": "a cycle in DAG mode (error)",
+    "budget-too-small": "the shortest run needs more supersteps than the budget (error)",
+    "branch-target-never-chosen": "an agent branch that only set_return_directly() can take (info)",
+    "cycle": "a Pregel loop and how often the budget lets a run go round it (info)",
+    "step-budget": "the step budget (info)",
+}
+"""Every finding code with what it means; `--ignore` and `silence` accept only these."""
+
+_SILENCED: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
 class Finding(BaseModel):
@@ -44,19 +63,80 @@ def has_errors(findings: Iterable[Finding]) -> bool:
     return any(f.severity == "error" for f in findings)
 
 
-def lint(subject: Any, /, *, never_chosen: Iterable[tuple[str, str]] = ()) -> list[Finding]:
-    """Check a topology, compiled graph or agent; findings sorted by severity, then graph order.
+class LintResult(BaseModel):
+    """What `lint_report` found: the findings shown, and how many were silenced, by code."""
 
-    `never_chosen` names branch edges `(source, target)` that can never be taken; an agent with a
-    `tool_return_directly` attribute that is empty adds `("tools", "direct_return")` by itself.
-    """
+    model_config = ConfigDict(frozen=True)
+
+    findings: tuple[Finding, ...]
+    silenced: dict[str, int]
+
+
+def _checked_codes(codes: Iterable[str]) -> frozenset[str]:
+    chosen = frozenset(codes)
+    unknown = sorted(chosen - CODES.keys())
+    if unknown:
+        known = ", ".join(sorted(CODES))
+        raise ValueError(f"unknown lint code(s) {', '.join(unknown)}; the codes are: {known}")
+    return chosen
+
+
+def silence(subject: Any, /, *codes: str) -> Any:
+    """Silence finding `codes` for this graph or agent wherever it is linted; returns `subject`.
+
+    Call it where the graph is built (`agent = silence(ReActAgent(...), "cycle")`): the CLI imports that
+    module, so `inspector lint` honours it too. Calling it again adds codes. Unknown codes are a
+    `ValueError` (a typo must not silence nothing quietly)."""
+    chosen = _checked_codes(codes)
+    try:
+        _SILENCED[subject] = _SILENCED.get(subject, frozenset()) | chosen
+    except TypeError as exc:
+        raise TypeError(f"cannot silence lint findings on a {type(subject).__name__}: {exc}") from None
+    return subject
+
+
+def _silenced_for(subject: Any) -> frozenset[str]:
+    """Codes silenced on the object, on the compiled graph it holds, or on the graph that compiled it."""
+    found: frozenset[str] = frozenset()
+    for candidate in (subject, getattr(subject, "compiled", None), getattr(subject, "graph", None)):
+        if candidate is None:
+            continue
+        try:
+            found |= _SILENCED.get(candidate, frozenset())
+        except TypeError:  # unhashable or not weakly referenceable: nothing can have been silenced
+            continue
+    return found
+
+
+def lint_report(
+    subject: Any, /, *, never_chosen: Iterable[tuple[str, str]] = (), ignore: Iterable[str] = ()
+) -> LintResult:
+    """`lint` plus how many findings each silenced code hid (per call `ignore` and per graph `silence`)."""
+    ignored = _checked_codes(ignore) | _silenced_for(subject)
     hints = set(never_chosen)
     configured = getattr(subject, "tool_return_directly", None)
     if configured is not None and not configured:
         hints.add(("tools", "direct_return"))
     topology = as_topology(subject)
-    findings = _lint_graph(topology, (), hints)
-    return sorted(findings, key=lambda f: _SEVERITY_ORDER[f.severity])
+    everything = sorted(_lint_graph(topology, (), hints), key=lambda f: _SEVERITY_ORDER[f.severity])
+    silenced: dict[str, int] = {}
+    for finding in everything:
+        if finding.code in ignored:
+            silenced[finding.code] = silenced.get(finding.code, 0) + 1
+    kept = tuple(f for f in everything if f.code not in ignored)
+    return LintResult(findings=kept, silenced=dict(sorted(silenced.items())))
+
+
+def lint(
+    subject: Any, /, *, never_chosen: Iterable[tuple[str, str]] = (), ignore: Iterable[str] = ()
+) -> list[Finding]:
+    """Check a topology, compiled graph or agent; findings sorted by severity, then graph order.
+
+    `never_chosen` names branch edges `(source, target)` that can never be taken; an agent with a
+    `tool_return_directly` attribute that is empty adds `("tools", "direct_return")` by itself.
+    `ignore` leaves out findings with those codes (see `CODES`), as does `silence(subject, ...)`.
+    """
+    return list(lint_report(subject, never_chosen=never_chosen, ignore=ignore).findings)
 
 
 def _digraph(topology: Topology) -> nx.DiGraph:
@@ -101,7 +181,7 @@ def _lint_graph(
         for source, target in sorted(never_chosen):
             if any(e.source == source and e.target == target and e.kind == "branch" for e in topology.edges):
                 add(
-                    "warning",
+                    "info",
                     "branch-target-never-chosen",
                     [source, target],
                     f"branch {_q(source)} -> {_q(target)} is never taken: the agent has no return-directly "

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from inspector.lint import has_errors, lint
+from inspector.errors import InspectorError
+from inspector.lint import CODES, has_errors, lint_report
 from inspector.target import load_target
 
 
@@ -17,15 +18,39 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("target", metavar="TARGET")
     parser.add_argument("--quiet", "-q", action="store_true", help="print only errors and warnings")
+    parser.add_argument(
+        "--ignore",
+        metavar="CODE",
+        action="append",
+        default=[],
+        help="leave out findings with this code (repeat, or separate with commas): "
+        + ", ".join(sorted(CODES)),
+    )
     parser.set_defaults(handler=run)
 
 
+def _codes(values: list[str]) -> list[str]:
+    codes = [code.strip() for value in values for code in value.split(",") if code.strip()]
+    unknown = sorted(set(codes) - CODES.keys())
+    if unknown:
+        raise InspectorError(
+            f"--ignore {', '.join(unknown)}: no such lint code; the codes are {', '.join(sorted(CODES))}"
+        )
+    return codes
+
+
 def run(args: argparse.Namespace) -> int:
+    ignore = _codes(args.ignore)
     target = load_target(args.target)
-    findings = lint(target.runnable)
+    report = lint_report(target.runnable, ignore=ignore)
+    findings = report.findings
     shown = [f for f in findings if not (args.quiet and f.severity == "info")]
     for finding in shown:
         print(finding)
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
-    print(f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
+    summary = f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"
+    if report.silenced:
+        hidden = ", ".join(f"{code} ×{n}" for code, n in report.silenced.items())
+        summary += f" ({sum(report.silenced.values())} silenced: {hidden})"
+    print(summary)
     return 1 if has_errors(findings) else 0

@@ -31,7 +31,7 @@ def test_adk_agent_drawing_snapshot_and_json(
 def test_lint_on_fixture_agents(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", "fixtures.weather:agent"]) == 0
     out = capsys.readouterr().out
-    assert "warning: branch-target-never-chosen: branch `tools` -> `direct_return`" in out
+    assert "info: branch-target-never-chosen: branch `tools` -> `direct_return`" in out
     assert "at most 6 time(s)" in out
     assert main(["lint", "fixtures.report:agent"]) == 0
     assert "branch-target-never-chosen" not in capsys.readouterr().out

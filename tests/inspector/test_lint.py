@@ -34,10 +34,12 @@ def test_react_topology_reports_its_loop_and_budget() -> None:
     assert not has_errors(findings)
 
 
-def test_real_react_agent_without_return_directly_tools_warns_about_direct_return() -> None:
+def test_real_react_agent_without_return_directly_tools_notes_the_idle_direct_return() -> None:
     agent = ReActAgent(model=ScriptedChatModel([]), tools=[get_weather])
     findings = lint(agent)
-    assert ("warning", "branch-target-never-chosen", ("tools", "direct_return")) in _codes(findings)
+    # Information, not a warning: every stock ReActAgent has this branch (a stock agent lints clean).
+    assert ("info", "branch-target-never-chosen", ("tools", "direct_return")) in _codes(findings)
+    assert not any(f.severity in ("error", "warning") for f in findings)
     direct = ReActAgent(
         model=ScriptedChatModel([]), tools=[get_weather], tool_return_directly=["get_weather"]
     )
@@ -160,5 +162,5 @@ def test_cli_lint_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     )
     assert main(["lint", f"{tmp_path / 'agents.py'}:agent", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "warning: branch-target-never-chosen" in out and "info:" not in out
+    assert out.strip() == "0 error(s), 0 warning(s), 3 info"  # a stock agent lints clean
     assert main(["lint", "no_such_module_xyz:agent"]) == 2
