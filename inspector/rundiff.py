@@ -120,9 +120,15 @@ class RunDiff:
         return next((s for s in self.steps if s.diverges), None)
 
     @property
+    def graph_changes(self) -> list[TopologyChange]:
+        """Topology changes other than the chat model's identity: a replay or a model swap runs the same
+        graph, so only these make two runs non-equivalent."""
+        return [c for c in self.topology_changes if c.kind != "model_changed"]
+
+    @property
     def equivalent(self) -> bool:
         return (
-            not self.topology_changes
+            not self.graph_changes
             and self.length[0] == self.length[1]
             and self.status[0] == self.status[1]
             and self.error[0] == self.error[1]
@@ -179,7 +185,7 @@ class RunDiff:
         lines = [f"A: {self.a}", f"B: {self.b}"]
         if not self.topology_known:
             lines.append("topology: not recorded in one of the runs; steps aligned by index")
-        elif self.topology_changes:
+        elif self.graph_changes:
             n = len(self.topology_changes)
             lines.append(
                 f"topology: the runs come from different topologies ({n} change{'s' if n != 1 else ''}); "
@@ -188,6 +194,7 @@ class RunDiff:
             lines.extend(f"  - {c.describe()}" for c in self.topology_changes)
         else:
             lines.append("topology: same")
+            lines.extend(f"  note: {c.describe()}" for c in self.topology_changes)
         lines.append(
             f"steps: A {self.length[0]}, B {self.length[1]}; status: A {self.status[0]}, B {self.status[1]}"
         )

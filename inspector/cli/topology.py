@@ -104,11 +104,11 @@ def _keys(topology: Any) -> list[str]:
     return keys
 
 
-def _check_highlight(key: str, topology: Any, spec: str) -> None:
+def _check_highlight(key: str, topology: Any, where: str) -> None:
     keys = _keys(topology)
     if key not in keys:
         listed = ", ".join(f"`{k}`" for k in keys[:20])
-        raise InspectorError(f"--highlight `{key}` is not a node of `{spec}`; its nodes are {listed}")
+        raise InspectorError(f"--highlight `{key}` is not a node of {where}; its nodes are {listed}")
 
 
 def _is_run_file(spec: str) -> bool:
@@ -153,12 +153,14 @@ def run(args: argparse.Namespace) -> int:
     if _is_run_file(args.target):
         subject = _recorded_topology(args.target)
         topology = subject
+        where = f"the graph recorded in `{args.target}`"
     else:
         target = load_target(args.target)
         subject = target.compiled
         topology = target.topology()
+        where = f"TARGET `{args.target}`"
     if args.highlight is not None:
-        _check_highlight(args.highlight, topology, args.target)
+        _check_highlight(args.highlight, topology, where)
     overlay = None if args.run is None else _overlay(args.run, topology, args.target)
     output = produce(subject, args, overlay)
     if args.output:

@@ -22,9 +22,15 @@ from inspector.snapshot import first_divergence, replay_model_from_run, replay_t
 from inspector.snapshot.replay import ToolReplayError
 
 
+# Stands in for a tool that must not be called during a replay (a paid API, say). Its description is the
+# real tool's: the topology records descriptions, and a replay runs the same graph.
 @tool(name="get_weather")
 def broken_weather(city: str) -> str:
-    """Stands in for a tool that must not be called during a replay (a paid API, say)."""
+    """Get today's weather for a city.
+
+    Args:
+        city: The city name, for example "Hangzhou".
+    """
     raise AssertionError("the real tool ran during a replay")
 
 
