@@ -37,13 +37,13 @@ from graph_core.topology import Topology, TopologyEdge, TopologyNode
 from inspector.export import as_topology
 from inspector.export._escape import visible
 from inspector.layout._canvas import Canvas, E, N, S, W, cell_width
+from inspector.layout._footer import legend_line, trimmed
+from inspector.layout._geometry import BoxStyle, Drawing, EdgeRoute, NodeBox, Path
 from inspector.layout._labels import edge_label, outgoing_edges, place_labels
 from inspector.layout._order import node_layers
 
 __all__ = ["MAX_WIDTH", "Drawing", "EdgeRoute", "NodeBox", "draw", "layout"]
 
-BoxStyle = Literal["plain", "executed", "highlight"]
-Path = tuple[str, ...]
 Where = Literal["side", "top", "bottom"]
 
 MAX_WIDTH = 120  # default widest drawing before rows are stacked one node each
@@ -55,61 +55,6 @@ _BORDERS: dict[BoxStyle, tuple[str, str, str, str, str, str, str, str, str]] = {
     "executed": ("╔", "╗", "╚", "╝", "═", "║", "╟", "╤", "╧"),
     "highlight": ("┏", "┓", "┗", "┛", "━", "┃", "┣", "┳", "┻"),
 }
-
-
-@dataclass(frozen=True)
-class NodeBox:
-    """Where a node's box is, in terminal cells (0-based row and column of its top-left corner).
-
-    `path` is the node's key path, outermost first (one key for top-level nodes).
-    """
-
-    path: Path
-    row: int
-    col: int
-    width: int
-    height: int
-    style: BoxStyle
-
-    @property
-    def key(self) -> str:
-        return self.path[-1]
-
-
-@dataclass(frozen=True)
-class EdgeRoute:
-    """The cells one drawn edge occupies (lines and its arrow head), for styling without re-parsing.
-
-    `graph_path` is the path of the graph the edge belongs to (empty for the top level). Several
-    topology edges between the same two nodes share one route.
-    """
-
-    graph_path: Path
-    source: str
-    target: str
-    kind: str
-    back_edge: bool
-    executed: bool
-    cells: tuple[tuple[int, int], ...]
-
-
-@dataclass(frozen=True)
-class Drawing:
-    """A finished drawing: text lines plus the geometry of every node box and edge route."""
-
-    lines: tuple[str, ...]
-    nodes: tuple[NodeBox, ...]
-    edges: tuple[EdgeRoute, ...]
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
-
-    def box(self, *path: str) -> NodeBox:
-        for node in self.nodes:
-            if node.path == path:
-                return node
-        raise KeyError(path)
 
 
 @dataclass
@@ -272,10 +217,10 @@ def layout(
         canvas, nodes, edges = _draw_graph(as_topology(subject), (), options)
         lines = canvas.rows()
         if options.margin:
-            lines, nodes, edges = _trimmed(lines, nodes, edges, options.margin)
+            lines, nodes, edges = trimmed(lines, nodes, edges, options.margin)
         footer = list(options.key)
         if legend:
-            footer.append(_legend_line(options, edges, nodes))
+            footer.append(legend_line(edges, nodes, nested="nested" in options.styles))
         if footer:
             lines = [*lines, "", *footer]
         return Drawing(lines=tuple(lines), nodes=tuple(nodes), edges=tuple(edges))
@@ -290,45 +235,6 @@ def draw(subject: Any, /, **options: Any) -> str:
     options.setdefault("edge_labels", True)
     options.setdefault("legend", True)
     return layout(subject, **options).text
-
-
-def _trimmed(
-    lines: list[str], nodes: list[NodeBox], edges: list[EdgeRoute], most: int
-) -> tuple[list[str], list[NodeBox], list[EdgeRoute]]:
-    """Drop the blank columns a label margin left unused on the left (at most `most`), geometry too."""
-    blank = min((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()), default=0)
-    cut = min(blank, most)
-    if not cut:
-        return lines, nodes, edges
-    return (
-        [line[cut:] for line in lines],
-        [NodeBox(n.path, n.row, n.col - cut, n.width, n.height, n.style) for n in nodes],
-        [
-            EdgeRoute(e.graph_path, e.source, e.target, e.kind, e.back_edge, e.executed,
-                      tuple((r, c - cut) for r, c in e.cells))
-            for e in edges
-        ],
-    )  # fmt: skip
-
-
-def _legend_line(options: _Options, edges: list[EdgeRoute], nodes: list[NodeBox]) -> str:
-    """One line naming each line style, box style and mark the drawing uses, in a fixed order."""
-    parts: list[str] = []
-    if any(e.kind == "edge" for e in edges):
-        parts.append("─ edge")
-    if any(e.kind == "branch" for e in edges):
-        parts.append("┆╌ branch")
-    if any(e.back_edge for e in edges):
-        parts.append("▲ back edge (closes a loop)")
-    if any(e.executed for e in edges):
-        parts.append("━ taken")
-    if any(n.style == "executed" for n in nodes):
-        parts.append("╔═╗ ran")
-    if any(n.style == "highlight" for n in nodes):
-        parts.append("┏━┓ highlighted")
-    if "nested" in options.styles:
-        parts.append("▸ nested graph (--expand)")
-    return "legend: " + "   ".join(parts) if parts else "legend: (no edges)"
 
 
 def _label(node: TopologyNode, options: _Options) -> str:
