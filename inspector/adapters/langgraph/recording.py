@@ -129,6 +129,9 @@ class StepTranslator:
             return
         self._flush_all()
         if mode == "values":
+            if isinstance(chunk, Mapping) and "__interrupt__" in chunk:
+                # the interrupts, not state (each node run's InterruptSignal carries its value)
+                chunk = {k: v for k, v in chunk.items() if k != "__interrupt__"}  # pyright: ignore[reportUnknownVariableType]
             graph.state = chunk
         elif kind == "task_result":
             self._result(graph, chunk["payload"])
