@@ -18,7 +18,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graph_core.topology import END, START, Topology, TopologyEdge, TopologyNode, build_topology
+from graph_core.topology import (
+    END,
+    START,
+    ToolSpec,
+    Topology,
+    TopologyEdge,
+    TopologyNode,
+    build_topology,
+)
 from inspector.adapters.detect import is_langgraph
 from inspector.errors import TargetError
 
@@ -80,6 +88,34 @@ def node_kind(runnable: Any) -> str:
     return "Lambda"
 
 
+def _tool_specs(tool_node: Any) -> tuple[ToolSpec, ...]:
+    """A `ToolNode`'s tools as the model is told about them (OpenAI function format's parameters)."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    specs: list[ToolSpec] = []
+    for name, tool in (getattr(tool_node, "tools_by_name", None) or {}).items():
+        try:
+            function = convert_to_openai_tool(tool)["function"]
+        except Exception:  # a tool LangChain cannot describe: its name is still worth showing
+            function = {}
+        specs.append(
+            ToolSpec(
+                name=str(name),
+                description=str(function.get("description") or getattr(tool, "description", "") or ""),
+                parameters=dict(function.get("parameters") or {}),
+                return_directly=bool(getattr(tool, "return_direct", False)),
+            )
+        )
+    return tuple(specs)
+
+
+def _function(runnable: Any) -> str | None:
+    """The node function's `module.qualname`, when the node wraps a plain function."""
+    func = getattr(runnable, "func", None) or getattr(runnable, "afunc", None)
+    module, qualname = getattr(func, "__module__", None), getattr(func, "__qualname__", None)
+    return f"{module}.{qualname}" if module and qualname else None
+
+
 def langgraph_topology(graph: Any, *, max_run_steps: int | None = None) -> Topology:
     """The `Topology` of a LangGraph `StateGraph` or compiled graph; nested compiled subgraphs included.
 
@@ -98,7 +134,15 @@ def langgraph_topology(graph: Any, *, max_run_steps: int | None = None) -> Topol
         runnable = spec.runnable
         kind = node_kind(runnable)
         nested = langgraph_topology(runnable) if kind == "Graph" else None
-        nodes.append(TopologyNode(key=str(name), kind=kind, graph=nested))
+        nodes.append(
+            TopologyNode(
+                key=str(name),
+                kind=kind,
+                graph=nested,
+                tools=_tool_specs(runnable) if kind == "ToolsNode" else (),
+                function=_function(runnable) if kind in ("Lambda", "ChatModel") else None,
+            )
+        )
     order = {name: i for i, name in enumerate(names)}
     order[LG_END] = len(names)
     edges: list[TopologyEdge] = []
