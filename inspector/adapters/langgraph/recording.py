@@ -138,7 +138,8 @@ class StepTranslator:
 
     def finish(self, *, next_nodes: Sequence[str] = (), interrupted: InterruptInfo | None = None) -> Any:
         """The stream ended without an exception: the run ended, or stopped at an interrupt
-        (`interrupted`, with `next_nodes` the nodes that run when it is resumed). Returns the output."""
+        (`interrupted`, with `next_nodes` the nodes that run when it is resumed). Returns the final
+        state, or the `InterruptError` reported for the interrupt."""
         self._flush_all()
         self._close_nested(())
         top = self._graph(())
@@ -151,8 +152,9 @@ class StepTranslator:
         if top.open and not top.paused:  # a static interrupt: the last step finished
             self._close(top, next_nodes, ended=False, infer=False)
         interrupted.state = self._neutral.value(top.state)
-        self._call("on_error", self._info, InterruptError(interrupted, checkpoint_id=self._checkpoint_id()))
-        return top.state
+        error = InterruptError(interrupted, checkpoint_id=self._checkpoint_id())
+        self._call("on_error", self._info, error)
+        return error
 
     def fail(self, error: BaseException) -> BaseException:
         """The stream raised `error`; returns what was reported to the graph's `on_error`."""
@@ -167,6 +169,7 @@ class StepTranslator:
             reported.__cause__ = error
         elif self.failed_node is not None:
             reported = NodeRunError(error, list(self.failed_node))
+            reported.__cause__ = error
         self._call("on_error", self._info, reported)
         return reported
 

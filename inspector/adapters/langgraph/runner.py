@@ -6,9 +6,11 @@ resolved to, and read `checkpoint_store`. This class answers those for a compile
 streams with `stream_mode=["debug", "values"]` and `subgraphs=True` and a `StepTranslator` turns the
 events into the callbacks graph_core's runner would have made, so a `Recorder` writes the usual run file.
 
-A `checkpoint_id` is LangGraph's `thread_id`; resuming (`resume_data`, or `checkpoint_id` alone for a
-static interrupt) sends `Command(resume=...)` to that thread, and the recording of the resumed run is a
-new segment of the interrupted run's file (`Recorder(path, resume=True)`), as for graph_core.
+A run that stops at an interrupt raises graph_core's `InterruptError` where LangGraph returns, so
+callers handle both engines' interrupts alike. A `checkpoint_id` is LangGraph's `thread_id`. Resuming
+sends `Command(resume=resume_data)` to that thread (input None without resume data, which continues
+after a static interrupt), and the recording of the resumed run is a new segment of the interrupted
+run's file (`Recorder(path, resume=True)`), as for graph_core.
 """
 
 from __future__ import annotations
@@ -73,8 +75,10 @@ class LangGraphTarget:
         checkpoint_id: str | None = None,
         resume_data: Any = None,
     ) -> Any:
-        """Run to the end and return the final state (the state so far when the run stops at an
-        interrupt). Errors propagate as LangGraph raised them, after the callbacks heard of them."""
+        """Run to the end and return the final state. Errors propagate as LangGraph raised them, after
+        the callbacks heard of them; a run that stops at an interrupt raises graph_core's
+        `InterruptError` (LangGraph itself returns), as a graph_core graph's run does, with `.info`
+        naming the interrupted nodes and `.checkpoint_id` the thread to resume."""
         output: Any = None
         for state in self._run(input, callbacks, config, checkpoint_id, resume_data):
             output = state
@@ -143,9 +147,9 @@ class LangGraphTarget:
         interrupted = self._interrupt(translator, run_config)
         if interrupted is None:
             translator.finish()
-        else:
-            info, next_nodes = interrupted
-            translator.finish(next_nodes=next_nodes, interrupted=info)
+            return
+        info, next_nodes = interrupted
+        raise translator.finish(next_nodes=next_nodes, interrupted=info)
 
     def _interrupt(
         self, translator: StepTranslator, config: dict[str, Any]
