@@ -11,6 +11,7 @@ refers to it by identity afterwards, and a state's message list grows by one or 
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -61,14 +62,23 @@ def _arguments(args: Any) -> str:
 
 
 def to_message(message: Any) -> Message:
-    """A graph_core `Message` for a LangChain `BaseMessage` (role from its `type`)."""
+    """A graph_core `Message` for a LangChain `BaseMessage` (role from its `type`).
+
+    Built with `model_construct` from values coerced here to the fields' types (a model validating
+    every message again would cost a LangGraph run a few percent while it is recorded)."""
     kind = str(getattr(message, "type", ""))
     role: Role = _ROLES.get(kind, "user")
     if kind == "chat":  # ChatMessage carries its role as text
         role = _ROLES.get(str(getattr(message, "role", "user")), "user")
     extra: dict[str, Any] = {}  # LangChain's message ids are left out: most are random (uuid4 per run)
     tool_calls = [
-        ToolCall(str(call.get("id") or ""), str(call.get("name") or ""), _arguments(call.get("args", {})))
+        ToolCall.model_construct(
+            id=str(call.get("id") or ""),
+            name=str(call.get("name") or ""),
+            arguments=_arguments(call.get("args", {})),
+            index=None,
+            type="function",
+        )
         for call in getattr(message, "tool_calls", None) or []
     ]
     usage = None
@@ -78,19 +88,25 @@ def to_message(message: Any) -> Message:
         completion = int(metadata.get("output_tokens") or 0)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
         total = int(metadata.get("total_tokens") or prompt + completion)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
         usage = TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
-    status = getattr(message, "status", None)
-    if role == "tool" and status == "error":
+    if role == "tool" and getattr(message, "status", None) == "error":
         extra["status"] = "error"
-    return Message(
-        role,
-        _text(getattr(message, "content", "")),
-        tool_calls=tool_calls,
-        tool_call_id=getattr(message, "tool_call_id", None) if role == "tool" else None,
-        tool_name=getattr(message, "name", None) if role == "tool" else None,
-        name=None if role == "tool" else getattr(message, "name", None),
-        usage=usage,
-        extra=extra,
-    )
+    name = getattr(message, "name", None)
+    name = None if name is None else str(name)
+    tool_call_id = getattr(message, "tool_call_id", None) if role == "tool" else None
+    fields: dict[str, Any] = {"role": role, "content": _text(getattr(message, "content", ""))}
+    if tool_calls:
+        fields["tool_calls"] = tool_calls
+    if tool_call_id is not None:
+        fields["tool_call_id"] = str(tool_call_id)
+    if role == "tool" and name is not None:
+        fields["tool_name"] = name
+    elif name is not None:
+        fields["name"] = name
+    if usage is not None:
+        fields["usage"] = usage
+    if extra:
+        fields["extra"] = extra
+    return Message.model_construct(_fields_set=set(fields), **fields)
 
 
 def _is_message(value: Any) -> bool:
@@ -107,6 +123,9 @@ class Neutralizer:
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Any, Message]] = {}
+        # message lists by the identity of their first message: (that message, the source list last
+        # converted, its conversion), so a list that grew since is converted by extending the same list
+        self._lines: dict[int, tuple[Any, list[Any], list[Any]]] = {}
 
     def message(self, value: Any) -> Message:
         held = self._seen.get(id(value))
@@ -123,6 +142,8 @@ class Neutralizer:
             return value
         if depth > 50:
             return value
+        if cls is list and value and _is_message(value[0]):
+            return self._message_list(value, depth)
         if cls is list or cls is tuple:
             items = [self.value(item, depth + 1) for item in value]
             return items if cls is list else tuple(items)
@@ -131,3 +152,22 @@ class Neutralizer:
         if _is_message(value):
             return self.message(value)
         return value
+
+    def _message_list(self, source: list[Any], depth: int) -> list[Any]:
+        """A state's message list, converted. LangGraph's reducer makes a new list every step with the
+        old messages as its prefix; when that prefix is exactly (by identity) the list converted last
+        time, the earlier conversion is extended in place and returned again, so a step costs the new
+        messages only and the recorder sees one list that grows, as in a graph_core state. (An observer
+        that keeps the list must copy it, as graph_core's callback contract says of states.)"""
+        first = source[0]
+        line = self._lines.get(id(first))
+        if line is not None and line[0] is first:
+            _, before, converted = line
+            n = len(before)
+            if len(converted) == n and len(source) >= n and all(map(operator.is_, source, before)):
+                converted.extend(self.value(item, depth + 1) for item in source[n:])
+                self._lines[id(first)] = (first, source, converted)
+                return converted
+        converted = [self.value(item, depth + 1) for item in source]
+        self._lines[id(first)] = (first, source, converted)
+        return converted

@@ -89,13 +89,23 @@ class StepTranslator:
         self._neutral = Neutralizer()
         self._graphs: dict[tuple[str, ...], _Graph] = {}
         self._info = RunInfo(None, topology.name, "Graph", (), None, topology.name)
+        self._methods: dict[str, tuple[Callable[..., Any], ...]] = {}
         self._kinds: dict[tuple[str, ...], str] = {}
+        self._ends: dict[tuple[str, ...], dict[str, list[tuple[int, list[str]]]]] = {}
         self._topologies: dict[tuple[str, ...], Topology] = {}
         self._index(topology, ())
         self.failed_node: tuple[str, ...] | None = None
 
     def _index(self, topology: Topology, path: tuple[str, ...]) -> None:
         self._topologies[path] = topology
+        ends: dict[tuple[str, int], list[str]] = {}
+        for edge in topology.edges:
+            if edge.kind == "branch":
+                ends.setdefault((edge.source, edge.branch_index or 0), []).append(edge.target)
+        by_source: dict[str, list[tuple[int, list[str]]]] = {}
+        self._ends[path] = by_source
+        for (source, index), targets in ends.items():
+            by_source.setdefault(source, []).append((index, targets))
         for node in topology.nodes:
             self._kinds[(*path, node.key)] = node.kind
             if node.graph is not None:
@@ -104,11 +114,14 @@ class StepTranslator:
     # --- calling observers ----------------------------------------------------------------------
 
     def _call(self, method: str, *args: Any) -> None:
-        handlers = reversed(self._callbacks) if method == "on_start" else self._callbacks
-        for handler in handlers:
-            fn: Callable[..., Any] | None = getattr(handler, method, None)
-            if fn is not None:
-                fn(*args)
+        """Each observer's `method`, looked up once per run; `on_start` in reverse registration order."""
+        fns = self._methods.get(method)
+        if fns is None:
+            handlers = reversed(self._callbacks) if method == "on_start" else self._callbacks
+            found = (getattr(handler, method, None) for handler in handlers)
+            fns = self._methods[method] = tuple(fn for fn in found if callable(fn))
+        for fn in fns:
+            fn(*args)
 
     # --- the run --------------------------------------------------------------------------------
 
@@ -245,23 +258,20 @@ class StepTranslator:
     def _branches(
         self, graph: _Graph, next_nodes: tuple[str, ...], ended: bool
     ) -> tuple[BranchDecision, ...]:
-        topology = graph.topology
-        if topology is None:
+        ends = self._ends.get(graph.path)
+        if not ends:
             return ()
-        ends: dict[tuple[str, int], list[str]] = {}
-        for edge in topology.edges:
-            if edge.kind == "branch" and edge.source in graph.nodes:
-                ends.setdefault((edge.source, edge.branch_index or 0), []).append(edge.target)
         decisions: list[BranchDecision] = []
         following = set(next_nodes)
-        for (source, index), targets in ends.items():
-            chosen = [t for t in targets if t in following]
-            if not chosen and END in targets and ended:
-                chosen = [END]
-            if not chosen:
-                continue
-            skipped = tuple(t for t in targets if t not in chosen)
-            decisions.append(BranchDecision(source, index, tuple(chosen), skipped))
+        for source in graph.nodes:
+            for index, targets in ends.get(source, ()):
+                chosen = [t for t in targets if t in following]
+                if not chosen and END in targets and ended:
+                    chosen = [END]
+                if not chosen:
+                    continue
+                skipped = tuple(t for t in targets if t not in chosen)
+                decisions.append(BranchDecision(source, index, tuple(chosen), skipped))
         return tuple(decisions)
 
     # --- node runs ------------------------------------------------------------------------------
