@@ -216,3 +216,14 @@ def test_an_uncompiled_state_graph_is_compiled_without_a_checkpointer(tmp_path: 
     target = as_target(builder)
     assert target.checkpoint_store is None
     assert target.invoke({"n": 0, "log": []})["n"] == 3
+
+
+def test_static_interrupt_after_a_node(tmp_path: Path) -> None:
+    graph = loop(limit=2).compile(checkpointer=InMemorySaver(), interrupt_after=["work"])
+    path = tmp_path / "r.jsonl"
+    with pytest.raises(InterruptError) as raised:
+        as_target(graph).invoke({"n": 0, "log": []}, callbacks=[Recorder(path)], checkpoint_id="t")
+    assert (raised.value.info.after_nodes, raised.value.info.before_nodes) == (["work"], [])
+    run = read_run(path)
+    assert run.status == "interrupted" and [s.nodes for s in run.steps] == [("work",)]
+    assert run.steps[0].next_nodes == ("work",)

@@ -45,7 +45,6 @@ class _Graph:
     """One (sub)graph run's open step, as the stream has reported it so far."""
 
     path: tuple[str, ...]
-    topology: Topology | None
     lg_step: int | None = None  # LangGraph's number of the open step
     index: int = -1  # our index of the open step
     open: bool = False
@@ -92,12 +91,11 @@ class StepTranslator:
         self._methods: dict[str, tuple[Callable[..., Any], ...]] = {}
         self._kinds: dict[tuple[str, ...], str] = {}
         self._ends: dict[tuple[str, ...], dict[str, list[tuple[int, list[str]]]]] = {}
-        self._topologies: dict[tuple[str, ...], Topology] = {}
         self._index(topology, ())
         self.failed_node: tuple[str, ...] | None = None
 
     def _index(self, topology: Topology, path: tuple[str, ...]) -> None:
-        self._topologies[path] = topology
+        """Node kinds and branch ends by graph path, for every graph nested in `topology` too."""
         ends: dict[tuple[str, int], list[str]] = {}
         for edge in topology.edges:
             if edge.kind == "branch":
@@ -132,10 +130,7 @@ class StepTranslator:
 
     def feed(self, namespace: Sequence[str], mode: str, chunk: Any) -> None:
         """One event of `graph.stream(..., stream_mode=["debug", "values"], subgraphs=True)`."""
-        path = _path_of(namespace)
-        graph = self._graphs.get(path)
-        if graph is None:
-            graph = self._graphs[path] = _Graph(path, self._topologies.get(path))
+        graph = self._graph(_path_of(namespace))
         kind = chunk.get("type") if mode == "debug" else None
         if kind == "task":
             self._task(graph, chunk["step"], chunk["payload"])
@@ -190,6 +185,10 @@ class StepTranslator:
         """The top-level nodes whose task reported an `interrupt()` in the open step."""
         return list(_unique(self._graph(()).paused))
 
+    def last_nodes(self) -> list[str]:
+        """The nodes of the top-level graph's latest step (what ran before a static interrupt after)."""
+        return list(self._graph(()).nodes)
+
     def _checkpoint_id(self) -> str | None:
         value = self._extras.get("checkpoint_id")
         return value if isinstance(value, str) else None
@@ -197,7 +196,7 @@ class StepTranslator:
     def _graph(self, path: tuple[str, ...]) -> _Graph:
         graph = self._graphs.get(path)
         if graph is None:
-            graph = self._graphs[path] = _Graph(path, self._topologies.get(path))
+            graph = self._graphs[path] = _Graph(path)
         return graph
 
     # --- steps ----------------------------------------------------------------------------------

@@ -170,12 +170,11 @@ class LangGraphTarget:
             return None
         before = _names(getattr(self.graph, "interrupt_before_nodes", ()))
         after = _names(getattr(self.graph, "interrupt_after_nodes", ()))
+        ran = translator.last_nodes()
         info = InterruptInfo(
             before_nodes=[n for n in pending if n not in paused and (n in before or "*" in before)],
-            after_nodes=[n for n in pending if n not in paused and not (n in before or "*" in before)]
-            if after
-            else [],
-            rerun_nodes=[n for n in pending if n in paused] or paused,
+            after_nodes=[] if paused else [n for n in ran if n in after or "*" in after],
+            rerun_nodes=paused,
         )
         return info, pending
 
