@@ -1,7 +1,8 @@
 """Resolve a command-line TARGET (`package.module:attr` or `path/to/file.py:attr`) to something runnable.
 
-A TARGET names a `CompiledGraph`, a `Graph` (compiled here), an agent (anything with `.compiled`), or a
-zero-argument callable returning one of those. Duck typing keeps this module free of engine imports
+A TARGET names a `CompiledGraph`, a `Graph` (compiled here), an agent (anything with `.compiled`), a
+LangGraph `StateGraph` or compiled graph (run through `inspector.adapters.langgraph`), or a zero-argument
+callable returning one of those. Duck typing keeps this module free of engine imports
 beyond what the target itself pulls in.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from inspector.adapters.detect import is_langgraph
 from inspector.errors import TargetError
 
 __all__ = ["LoadedTarget", "load_target"]
@@ -111,6 +113,8 @@ def _describe(obj: Any, *, called: bool) -> str:
 
 
 def _resolve(obj: Any, spec: str, *, called: bool = False) -> LoadedTarget:
+    if is_langgraph(obj):  # before the duck typing below: a StateGraph also has compile and add_edge
+        return _langgraph(obj, spec)
     if hasattr(obj, "compiled") and (hasattr(obj, "invoke") or hasattr(obj, "run")):
         return LoadedTarget(spec=spec, compiled=obj.compiled, runnable=obj, is_agent=True)
     if callable(getattr(obj, "topology", None)) and hasattr(obj, "invoke"):
@@ -143,6 +147,17 @@ def _resolve(obj: Any, spec: str, *, called: bool = False) -> LoadedTarget:
         f"TARGET `{spec}` {_describe(obj, called=False)}, not a CompiledGraph, Graph, agent or a "
         "zero-argument callable returning one."
     )
+
+
+def _langgraph(obj: Any, spec: str) -> LoadedTarget:
+    """A LangGraph `StateGraph` (compiled here) or compiled graph, behind the adapter's runnable."""
+    from inspector.adapters.langgraph import as_target
+
+    try:
+        runnable = as_target(obj)
+    except Exception as exc:
+        raise TargetError(f"TARGET `{spec}`: the LangGraph graph does not compile: {exc}") from exc
+    return LoadedTarget(spec=spec, compiled=runnable, runnable=runnable, is_agent=False)
 
 
 def _signature(fn: Any) -> str:

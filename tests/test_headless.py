@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-FORBIDDEN = ("textual", "networkx", "graphviz", "inspector", "rich", "httpx")
+FORBIDDEN = ("textual", "networkx", "graphviz", "inspector", "rich", "httpx", "langgraph", "langchain_core")
 MODULES = (
     "graph_core.schema",
     "graph_core.topology",

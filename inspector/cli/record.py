@@ -71,6 +71,9 @@ def register(subparsers: Any) -> None:
 def make_input(target: LoadedTarget, text: str | None, raw_json: str | None) -> Any:
     """The value to run TARGET with, from --input or --input-json."""
     if raw_json is None:
+        from_text = getattr(target.compiled, "input_from_text", None)
+        if callable(from_text):  # an engine whose input is a state (LangGraph): one user message in it
+            return from_text(text or "")
         return [Message.user(text or "")] if target.is_agent else text
     try:
         value = json.loads(raw_json)

@@ -165,6 +165,9 @@ def timeline(run: Run) -> list[str]:
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
         lines.append(f"error: {one_line(error_text(run.error.type, ' '.join(run.error.message.split())))}")
+        cause = run.error.cause_message
+        if run.error.cause_type and cause and cause not in run.error.message:  # the engine's own words
+            lines.append(f"  caused by {one_line(error_text(run.error.cause_type, ' '.join(cause.split())))}")
     return lines
 
 

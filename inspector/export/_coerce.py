@@ -14,14 +14,20 @@ from collections.abc import Iterator
 from typing import Any
 
 from graph_core.topology import Topology
+from inspector.adapters.detect import is_langgraph
 
 __all__ = ["as_topology"]
 
 
 def as_topology(subject: Any, /) -> Topology:
-    """Return the `Topology` of a `Topology`, a `CompiledGraph`, an agent (`.compiled`) or a `Graph`."""
+    """Return the `Topology` of a `Topology`, a `CompiledGraph`, an agent (`.compiled`), a `Graph`, or a
+    LangGraph `StateGraph` or compiled graph."""
     if isinstance(subject, Topology):
         return subject
+    if is_langgraph(subject):  # read from its builder by the adapter (imported only now)
+        from inspector.adapters.langgraph import langgraph_topology
+
+        return langgraph_topology(subject)
     compiled = getattr(subject, "compiled", None)
     if compiled is not None and callable(getattr(compiled, "topology", None)):
         return _checked(compiled.topology(), subject)

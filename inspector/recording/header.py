@@ -23,7 +23,10 @@ _TOPOLOGY_JSON: weakref.WeakKeyDictionary[Topology, Any] = weakref.WeakKeyDictio
 
 def topology_json(topology: Topology) -> Any:
     """The header's topology, dumped once per `Topology` object (it is frozen)."""
-    dumped = _TOPOLOGY_JSON.get(topology)
+    try:
+        dumped = _TOPOLOGY_JSON.get(topology)
+    except TypeError:  # unhashable (a ToolSpec's parameters dict): dumped every time, not cached
+        return topology.model_dump(mode="json")
     if dumped is None:
         dumped = _TOPOLOGY_JSON[topology] = topology.model_dump(mode="json")
     return dumped

@@ -20,6 +20,9 @@ EXPECTED = {
     "runaway": ("error", ["budget-exhausted"]),
     "adk": ("ok", []),
     "streaming_pitfall": ("ok", ["unexecuted-tool-calls"]),
+    "langgraph_react": ("ok", []),
+    "langgraph_runaway": ("error", ["budget-exhausted"]),
+    "langgraph_approval": ("ok", []),
 }
 
 

@@ -1,0 +1,126 @@
+"""LangGraph through the inspector: recording overhead, and topology export against `get_graph()`.
+
+(a) Recording: a 100-round ReAct run (`create_react_agent` on a scripted model, one tool call per
+round, 201 supersteps), run with plain `graph.invoke` and recorded through
+`inspector.adapters.langgraph` with a `Recorder` writing to a temporary file, alternately, in this
+process. Target (issue 17): recorded <= 1.25x unrecorded, best of 15 runs each. The ratio is taken on
+the process's CPU time (all threads: LangGraph runs nodes in a pool), which other processes on a busy
+machine do not inflate; wall-clock times are printed too.
+(b) Topology: a 1,000-node chain. `langgraph_topology` (read from the builder) against LangGraph's own
+`get_graph()`: time, and how many nodes and edges each keeps (`get_graph()` was measured to drop
+edges of long chains).
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypedDict
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langgraph.graph import END, START, StateGraph
+
+from fixtures.langgraph_react import ScriptedToolModel, get_weather, react_agent
+from inspector.adapters.langgraph import as_target, langgraph_topology
+from inspector.recording import Recorder
+
+ROUNDS = 100
+CHAIN = 1_000
+TARGET_RATIO = 1.25
+
+
+def _script(rounds: int) -> list[BaseMessage]:
+    calls: list[BaseMessage] = [
+        AIMessage(
+            f"Checking again ({i}).",
+            tool_calls=[{"id": f"call_{i}", "name": "get_weather", "args": {"city": "Hangzhou"}}],
+            usage_metadata={"input_tokens": 100 + i, "output_tokens": 20, "total_tokens": 120 + i},
+        )
+        for i in range(rounds)
+    ]
+    return [*calls, AIMessage("It stopped raining.")]
+
+
+def _best(fn: Callable[[], Any], repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
+    """(CPU seconds of this process, wall seconds) of one call."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    fn()
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def _recording(repeats: int = 15) -> None:
+    graph = react_agent(ScriptedToolModel(responses=_script(ROUNDS)), [get_weather])
+    config: Any = {"recursion_limit": 2 * ROUNDS + 10}
+    question = {"messages": [{"role": "user", "content": "Tell me when it stops raining."}]}
+    target = as_target(graph)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "run.jsonl"
+
+        def plain() -> None:
+            graph.invoke(question, config)
+
+        def recorded() -> None:
+            target.invoke(question, callbacks=[Recorder(path)], config=config)
+
+        plain()  # warm up both paths (imports, caches)
+        recorded()
+        base = [float("inf"), float("inf")]
+        rec = [float("inf"), float("inf")]
+        for _ in range(repeats):  # alternate, so drift in machine load hits both alike
+            for best, fn in ((base, plain), (rec, recorded)):
+                cpu, wall = _timed(fn)
+                best[0], best[1] = min(best[0], cpu), min(best[1], wall)
+        size = path.stat().st_size
+    ratio = rec[0] / base[0]
+    verdict = "ok" if ratio <= TARGET_RATIO else "OVER TARGET"
+    print(f"(a) {ROUNDS}-round ReAct run, {2 * ROUNDS + 1} supersteps (best of {repeats}; CPU / wall):")
+    print(f"    unrecorded graph.invoke      {base[0] * 1000:7.1f} / {base[1] * 1000:7.1f} ms  (baseline)")
+    print(f"    recorded (adapter+Recorder)  {rec[0] * 1000:7.1f} / {rec[1] * 1000:7.1f} ms  "
+          f"{ratio:.2f}x CPU ({rec[1] / base[1]:.2f}x wall)  target <= {TARGET_RATIO}x: {verdict}; "
+          f"run file {size / 1024:.0f} KiB")  # fmt: skip
+
+
+class _S(TypedDict):
+    x: int
+
+
+def _chain(n: int) -> Any:
+    graph = StateGraph(_S)
+    names = [f"n{i}" for i in range(n)]
+    for name in names:
+        graph.add_node(name, lambda state: {})
+    graph.add_edge(START, names[0])
+    for a, b in itertools.pairwise(names):
+        graph.add_edge(a, b)
+    graph.add_edge(names[-1], END)
+    return graph.compile()
+
+
+def _topology() -> None:
+    graph = _chain(CHAIN)
+    ours = langgraph_topology(graph)
+    drawn = graph.get_graph()
+    t_ours = _best(lambda: langgraph_topology(graph), 3)
+    t_theirs = _best(graph.get_graph, 3)
+    print(f"(b) {CHAIN:,}-node chain ({CHAIN + 2} nodes and {CHAIN + 1} edges with START and END):")
+    print(f"    get_graph()           {t_theirs * 1000:8.1f} ms  (baseline)  "
+          f"{len(drawn.nodes)} nodes, {len(drawn.edges)} edges")  # fmt: skip
+    print(f"    langgraph_topology()  {t_ours * 1000:8.1f} ms  {t_ours / t_theirs:.2f}x  "
+          f"{len(ours.nodes)} nodes, {len(ours.edges)} edges")  # fmt: skip
+
+
+def run() -> None:
+    _recording()
+    _topology()

@@ -1,0 +1,173 @@
+"""LangChain message objects as graph_core `Message`s, so recordings show them like graph_core's.
+
+A LangGraph state holds LangChain messages (`HumanMessage`, `AIMessage` with `tool_calls`,
+`ToolMessage`, ...). The recorder, the messages pane and `inspector show` know graph_core's `Message`:
+`to_message` converts one (tool-call `args` become a JSON `arguments` string, `usage_metadata` becomes
+`TokenUsage`), and `Neutralizer` converts whole values (states, node inputs and outputs), reusing the
+converted object for a message it saw before. That reuse matters: the recorder stores a message once and
+refers to it by identity afterwards, and a state's message list grows by one or two messages a step.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from collections.abc import Mapping
+from typing import Any
+
+from graph_core.schema import Message, Role, TokenUsage, ToolCall
+
+__all__ = ["Neutralizer", "ToolCallFailed", "to_message"]
+
+_ROLES: dict[str, Role] = {
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+    "function": "tool",
+}
+
+
+class ToolCallFailed(Exception):
+    """A LangGraph `ToolNode` turned a tool's exception into a `ToolMessage` with status `error`.
+
+    Recorded as the tool call's error so diagnostics report the failed tool; the message is the content
+    the model was shown.
+    """
+
+
+def _text(content: Any) -> str:
+    """A message's content as text: a string as is, content blocks joined by their `text` parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:  # pyright: ignore[reportUnknownVariableType]
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping) and isinstance(block.get("text"), str):  # pyright: ignore[reportUnknownMemberType]
+                parts.append(block["text"])  # pyright: ignore[reportUnknownArgumentType]
+        return "".join(parts)
+    return "" if content is None else str(content)
+
+
+def _arguments(args: Any) -> str:
+    try:
+        return json.dumps(args, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return json.dumps(str(args))
+
+
+def to_message(message: Any) -> Message:
+    """A graph_core `Message` for a LangChain `BaseMessage` (role from its `type`).
+
+    Built with `model_construct` from values coerced here to the fields' types (a model validating
+    every message again would cost a LangGraph run a few percent while it is recorded)."""
+    kind = str(getattr(message, "type", ""))
+    role: Role = _ROLES.get(kind, "user")
+    if kind == "chat":  # ChatMessage carries its role as text
+        role = _ROLES.get(str(getattr(message, "role", "user")), "user")
+    extra: dict[str, Any] = {}  # LangChain's message ids are left out: most are random (uuid4 per run)
+    tool_calls = [
+        ToolCall.model_construct(
+            id=str(call.get("id") or ""),
+            name=str(call.get("name") or ""),
+            arguments=_arguments(call.get("args", {})),
+            index=None,
+            type="function",
+        )
+        for call in getattr(message, "tool_calls", None) or []
+    ]
+    usage = None
+    metadata = getattr(message, "usage_metadata", None)
+    if isinstance(metadata, Mapping):
+        prompt = int(metadata.get("input_tokens") or 0)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+        completion = int(metadata.get("output_tokens") or 0)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+        total = int(metadata.get("total_tokens") or prompt + completion)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+        usage = TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+    if role == "tool" and getattr(message, "status", None) == "error":
+        extra["status"] = "error"
+    name = getattr(message, "name", None)
+    name = None if name is None else str(name)
+    tool_call_id = getattr(message, "tool_call_id", None) if role == "tool" else None
+    fields: dict[str, Any] = {"role": role, "content": _text(getattr(message, "content", ""))}
+    if tool_calls:
+        fields["tool_calls"] = tool_calls
+    if tool_call_id is not None:
+        fields["tool_call_id"] = str(tool_call_id)
+    if role == "tool" and name is not None:
+        fields["tool_name"] = name
+    elif name is not None:
+        fields["name"] = name
+    if usage is not None:
+        fields["usage"] = usage
+    if extra:
+        fields["extra"] = extra
+    return Message.model_construct(_fields_set=set(fields), **fields)
+
+
+def _is_message(value: Any) -> bool:
+    cls = type(value)
+    return cls.__module__.startswith("langchain_core.messages") and hasattr(value, "type")
+
+
+class Neutralizer:
+    """Convert values for recording: LangChain messages to `Message`, containers walked, the rest as is.
+
+    A converted message is kept by the identity of its original (and the original kept alive, so the
+    identity is not reused), so the same LangChain message always becomes the same `Message` object.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Any, Message]] = {}
+        # message lists by the identity of their first message: (that message, the source list last
+        # converted, its conversion), so a list that grew since is converted by extending the same list
+        self._lines: dict[int, tuple[Any, list[Any], list[Any]]] = {}
+
+    def message(self, value: Any) -> Message:
+        held = self._seen.get(id(value))
+        if held is not None and held[0] is value:
+            return held[1]
+        converted = to_message(value)
+        self._seen[id(value)] = (value, converted)
+        return converted
+
+    def value(self, value: Any, depth: int = 0) -> Any:
+        """`value` with every LangChain message (inside dicts, lists, tuples) converted."""
+        cls = type(value)
+        if cls is str or cls is int or cls is float or cls is bool or value is None:
+            return value
+        if depth > 50:
+            return value
+        if cls is list and value and _is_message(value[0]):
+            return self._message_list(value, depth)
+        if cls is list or cls is tuple:
+            items = [self.value(item, depth + 1) for item in value]
+            return items if cls is list else tuple(items)
+        if isinstance(value, Mapping):
+            return {key: self.value(item, depth + 1) for key, item in value.items()}  # pyright: ignore[reportUnknownVariableType]
+        if _is_message(value):
+            return self.message(value)
+        return value
+
+    def _message_list(self, source: list[Any], depth: int) -> list[Any]:
+        """A state's message list, converted. LangGraph's reducer makes a new list every step with the
+        old messages as its prefix; when that prefix is exactly (by identity) the list converted last
+        time, the earlier conversion is extended in place and returned again, so a step costs the new
+        messages only and the recorder sees one list that grows, as in a graph_core state. (An observer
+        that keeps the list must copy it, as graph_core's callback contract says of states.)"""
+        first = source[0]
+        line = self._lines.get(id(first))
+        if line is not None and line[0] is first:
+            _, before, converted = line
+            n = len(before)
+            if len(converted) == n and len(source) >= n and all(map(operator.is_, source, before)):
+                converted.extend(self.value(item, depth + 1) for item in source[n:])
+                self._lines[id(first)] = (first, source, converted)
+                return converted
+        converted = [self.value(item, depth + 1) for item in source]
+        self._lines[id(first)] = (first, source, converted)
+        return converted

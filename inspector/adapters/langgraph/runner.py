@@ -1,0 +1,191 @@
+"""`LangGraphTarget`: a LangGraph graph behind the interface the CLI and the recorder use for graph_core.
+
+`inspector record`, the debugger-free commands and the pytest fixtures call `topology()`,
+`invoke(value, callbacks=[...], checkpoint_id=..., resume_data=...)` and `stream(...)` on what a TARGET
+resolved to, and read `checkpoint_store`. This class answers those for a compiled LangGraph graph: a run
+streams with `stream_mode=["debug", "values"]` (and `subgraphs=True` when it has compiled subgraphs as
+nodes) and a `StepTranslator` turns the
+events into the callbacks graph_core's runner would have made, so a `Recorder` writes the usual run file.
+
+A run that stops at an interrupt raises graph_core's `InterruptError` where LangGraph returns, so
+callers handle both engines' interrupts alike. A `checkpoint_id` is LangGraph's `thread_id`. Resuming
+sends `Command(resume=resume_data)` to that thread (input None without resume data, which continues
+after a static interrupt), and the recording of the resumed run is a new segment of the interrupted
+run's file (`Recorder(path, resume=True)`), as for graph_core.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from graph_core.interrupt import InterruptInfo
+from graph_core.topology import Topology
+from inspector.adapters.langgraph.recording import StepTranslator
+from inspector.adapters.langgraph.topology import LG_END, langgraph_topology, recursion_limit
+
+__all__ = ["LangGraphTarget", "ThreadStore"]
+
+_MODES = ["debug", "values"]
+
+
+class ThreadStore:
+    """The graph's checkpointer as the CLI's checkpoint store: `get(thread_id)` is the thread's latest
+    state snapshot, or None when the thread has no checkpoint."""
+
+    def __init__(self, graph: Any) -> None:
+        self._graph = graph
+
+    def get(self, thread_id: str) -> Any:
+        snapshot = self._graph.get_state({"configurable": {"thread_id": thread_id}})
+        return snapshot if snapshot.created_at is not None else None
+
+
+class LangGraphTarget:
+    """A compiled LangGraph graph (`graph`), run and inspected the way graph_core graphs are."""
+
+    def __init__(self, graph: Any) -> None:
+        self.graph = graph
+        self._topology: Topology | None = None
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.graph, "name", "") or "LangGraph")
+
+    @property
+    def checkpoint_store(self) -> ThreadStore | None:
+        return None if getattr(self.graph, "checkpointer", None) is None else ThreadStore(self.graph)
+
+    def input_from_text(self, text: str) -> dict[str, Any]:
+        """`inspector record --input TEXT`: the input state with one user message under `messages`
+        (LangGraph's message reducer accepts it as a dict)."""
+        return {"messages": [{"role": "user", "content": text}]}
+
+    def topology(self) -> Topology:
+        if self._topology is None:
+            self._topology = langgraph_topology(self.graph)
+        return self._topology
+
+    def invoke(
+        self,
+        input: Any,
+        *,
+        callbacks: Sequence[Any] = (),
+        config: Mapping[str, Any] | None = None,
+        checkpoint_id: str | None = None,
+        resume_data: Any = None,
+    ) -> Any:
+        """Run to the end and return the final state. Errors propagate as LangGraph raised them, after
+        the callbacks heard of them; a run that stops at an interrupt raises graph_core's
+        `InterruptError` (LangGraph itself returns), as a graph_core graph's run does, with `.info`
+        naming the interrupted nodes and `.checkpoint_id` the thread to resume."""
+        output: Any = None
+        for state in self._run(input, callbacks, config, checkpoint_id, resume_data):
+            output = state
+        return output
+
+    def stream(
+        self,
+        input: Any,
+        *,
+        callbacks: Sequence[Any] = (),
+        config: Mapping[str, Any] | None = None,
+        checkpoint_id: str | None = None,
+        resume_data: Any = None,
+    ) -> Iterator[Any]:
+        """The state after every step, as LangGraph's `values` stream mode gives it."""
+        return self._run(input, callbacks, config, checkpoint_id, resume_data)
+
+    def _run(
+        self,
+        input: Any,
+        callbacks: Sequence[Any],
+        config: Mapping[str, Any] | None,
+        checkpoint_id: str | None,
+        resume_data: Any,
+    ) -> Iterator[Any]:
+        run_config: dict[str, Any] = dict(config or {})
+        configurable = dict(run_config.get("configurable") or {})
+        thread = checkpoint_id or configurable.get("thread_id")
+        resumed_from = None
+        if self.graph.checkpointer is not None:
+            if thread is None:
+                thread = uuid.uuid4().hex  # a checkpointer needs a thread; this run's own
+            elif input is None or resume_data is not None:
+                resumed_from = str(thread)
+            configurable["thread_id"] = thread
+        if configurable:
+            run_config["configurable"] = configurable
+        limit = run_config.get("recursion_limit") or recursion_limit(self.graph)
+        run_config["recursion_limit"] = limit
+        topology = self.topology()
+        if topology.max_run_steps != limit:
+            topology = topology.model_copy(update={"max_run_steps": limit})
+        extras: dict[str, Any] = {"topology": topology}
+        if resumed_from is not None:
+            extras["resumed_from"] = resumed_from
+        if checkpoint_id is not None:
+            extras["checkpoint_id"] = checkpoint_id
+        if resume_data is not None:
+            from langgraph.types import Command
+
+            value: Any = Command(resume=resume_data)
+        else:
+            value = input
+        translator = StepTranslator(callbacks, topology=topology, limit=int(limit), extras=extras)
+        translator.start(input)
+        try:
+            # nested graphs' events only when there are nested graphs: `subgraphs=True` costs LangGraph
+            # about a seventh of a ReAct run's time even without any
+            nested = any(node.graph is not None for node in topology.nodes)
+            for namespace, mode, chunk in (
+                self.graph.stream(value, run_config, stream_mode=_MODES, subgraphs=True)
+                if nested
+                else _top_level(self.graph.stream(value, run_config, stream_mode=_MODES))
+            ):
+                translator.feed(namespace, mode, chunk)
+                if mode == "values" and not namespace:
+                    yield chunk
+        except Exception as error:
+            translator.fail(error)
+            raise
+        interrupted = self._interrupt(translator, run_config)
+        if interrupted is None:
+            translator.finish()
+            return
+        info, next_nodes = interrupted
+        raise translator.finish(next_nodes=next_nodes, interrupted=info)
+
+    def _interrupt(
+        self, translator: StepTranslator, config: dict[str, Any]
+    ) -> tuple[InterruptInfo, list[str]] | None:
+        """Where the run stopped, when it stopped at an interrupt: the thread's pending nodes."""
+        paused = translator.interrupted_nodes()
+        if self.graph.checkpointer is None:
+            return None
+        snapshot = self.graph.get_state(config)
+        pending = [str(n) for n in snapshot.next if n != LG_END]
+        if not pending and not paused:
+            return None
+        before = _names(getattr(self.graph, "interrupt_before_nodes", ()))
+        after = _names(getattr(self.graph, "interrupt_after_nodes", ()))
+        ran = translator.last_nodes()
+        info = InterruptInfo(
+            before_nodes=[n for n in pending if n not in paused and (n in before or "*" in before)],
+            after_nodes=[] if paused else [n for n in ran if n in after or "*" in after],
+            rerun_nodes=paused,
+        )
+        return info, pending
+
+
+def _top_level(events: Iterator[tuple[str, Any]]) -> Iterator[tuple[tuple[str, ...], str, Any]]:
+    """A stream without `subgraphs=True`, in the shape of one with it (an empty namespace)."""
+    for mode, chunk in events:
+        yield (), mode, chunk
+
+
+def _names(value: Any) -> list[str]:
+    if value == "*":
+        return ["*"]
+    return [str(v) for v in value or ()]

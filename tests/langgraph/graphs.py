@@ -1,0 +1,147 @@
+"""Real LangGraph graphs the LangGraph tests build: a counting loop with a labelled conditional edge, a
+graph with a compiled subgraph, a `Send` fan-out with a waiting join, and a hand-built ReAct loop whose
+tool can fail. Each builder returns a `StateGraph`; tests compile them with or without a checkpointer."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AIMessage, AnyMessage
+from langchain_core.tools import tool
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.prebuilt import ToolNode, tools_condition
+from langgraph.types import Send
+
+from fixtures.langgraph_react import ScriptedToolModel
+
+
+class Counter(TypedDict):
+    n: int
+    log: Annotated[list[str], operator.add]
+
+
+def loop(limit: int = 3) -> StateGraph[Counter, Any, Counter, Counter]:
+    """`START -> work -> (again: work | done: finish) -> END`: `work` runs until `n` reaches `limit`."""
+
+    def work(state: Counter) -> dict[str, Any]:
+        return {"n": state["n"] + 1, "log": [f"work {state['n'] + 1}"]}
+
+    def finish(state: Counter) -> dict[str, Any]:
+        return {"log": ["finish"]}
+
+    graph = StateGraph(Counter)
+    graph.add_node("work", work)
+    graph.add_node("finish", finish)
+    graph.add_edge(START, "work")
+    graph.add_conditional_edges(
+        "work", lambda s: "again" if s["n"] < limit else "done", {"again": "work", "done": "finish"}
+    )
+    graph.add_edge("finish", END)
+    return graph
+
+
+def nested() -> StateGraph[Counter, Any, Counter, Counter]:
+    """`START -> prepare -> child -> END` where `child` is a compiled two-step subgraph."""
+
+    def inner_a(state: Counter) -> dict[str, Any]:
+        return {"n": state["n"] * 10, "log": ["inner a"]}
+
+    def inner_b(state: Counter) -> dict[str, Any]:
+        return {"n": state["n"] + 1, "log": ["inner b"]}
+
+    child = StateGraph(Counter)
+    child.add_node("inner_a", inner_a)
+    child.add_node("inner_b", inner_b)
+    child.add_edge(START, "inner_a")
+    child.add_edge("inner_a", "inner_b")
+    child.add_edge("inner_b", END)
+
+    def prepare(state: Counter) -> dict[str, Any]:
+        return {"n": state["n"] + 2, "log": ["prepare"]}
+
+    graph = StateGraph(Counter)
+    graph.add_node("prepare", prepare)
+    graph.add_node("child", child.compile(name="child"))
+    graph.add_edge(START, "prepare")
+    graph.add_edge("prepare", "child")
+    graph.add_edge("child", END)
+    return graph
+
+
+class FanOut(TypedDict):
+    topics: list[str]
+    results: Annotated[list[str], operator.add]
+    summary: str
+
+
+def fan_out() -> StateGraph[FanOut, Any, FanOut, FanOut]:
+    """`plan` sends one `worker` task per topic (`Send`), then `review` and `audit` run in parallel and
+    `report` waits for both (a waiting edge)."""
+
+    def plan(state: FanOut) -> dict[str, Any]:
+        return {"results": []}
+
+    def worker(task: dict[str, Any]) -> dict[str, Any]:
+        return {"results": [f"notes on {task['topic']}"]}
+
+    def review(state: FanOut) -> dict[str, Any]:
+        return {"results": ["reviewed"]}
+
+    def audit(state: FanOut) -> dict[str, Any]:
+        return {"results": ["audited"]}
+
+    def report(state: FanOut) -> dict[str, Any]:
+        return {"summary": "; ".join(sorted(state["results"]))}
+
+    graph = StateGraph(FanOut)
+    graph.add_node("plan", plan)
+    graph.add_node("worker", worker)
+    graph.add_node("review", review)
+    graph.add_node("audit", audit)
+    graph.add_node("report", report)
+    graph.add_edge(START, "plan")
+    graph.add_conditional_edges(
+        "plan", lambda s: [Send("worker", {"topic": t}) for t in s["topics"]], ["worker"]
+    )
+    graph.add_edge("worker", "review")
+    graph.add_edge("worker", "audit")
+    graph.add_edge(["review", "audit"], "report")
+    graph.add_edge("report", END)
+    return graph
+
+
+class Chat(TypedDict):
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+@tool
+def lookup(city: str) -> str:
+    """Look a city up; fails for Atlantis."""
+    if city == "Atlantis":
+        raise ValueError("no such city: Atlantis")
+    return f"{city}: 18°C"
+
+
+def call(i: int, city: str) -> AIMessage:
+    return AIMessage("", tool_calls=[{"id": f"call_{i}", "name": "lookup", "args": {"city": city}}])
+
+
+def react_loop(script: list[Any]) -> StateGraph[Chat, Any, Chat, Chat]:
+    """`START -> agent -> (tools | END)`, `tools -> agent` with a scripted model and `lookup`."""
+    model = ScriptedToolModel(responses=script)
+
+    def agent(state: Chat) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(Chat)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", ToolNode([lookup]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    return graph
+
+
+__all__ = ["END", "Chat", "Counter", "FanOut", "call", "fan_out", "lookup", "loop", "nested", "react_loop"]
