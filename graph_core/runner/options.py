@@ -27,8 +27,11 @@ class RunOptions(TypedDict, total=False):
       `resume_data` reaches the interrupted nodes through `get_resume_data()` (a mapping keyed by interrupt
       addresses targets single points).
     - `force_new_run` (default `False`) ignores the store: it is neither read nor written.
-    - `interrupt_event`: setting it stops the run before its next step with an `InterruptError` (and a
-      checkpoint), the tasks of that step saved to run first on resume (Eino `WithGraphInterrupt`).
+    - `interrupt_event` (Eino `WithGraphInterrupt`): setting it lets the running tasks finish, then stops
+      the run with an `InterruptError` (and a checkpoint) naming them as after nodes, the next tasks
+      saved to run first on resume; a `graph_core.interrupt.GraphInterrupt` adds a timeout after which
+      running tasks are abandoned as rerun nodes. With it, rerun nodes keep their original input
+      (otherwise they get their input type's zero value).
     """
 
     callbacks: Iterable[Any]
