@@ -45,7 +45,7 @@ from graph_core.branch import Branch
 from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.errors import GraphBuildError, GraphError, InterruptError
 from graph_core.graph import Graph
-from graph_core.interrupt import get_interrupt_state, interrupt, was_interrupted
+from graph_core.interrupt import GraphInterrupt, get_interrupt_state, interrupt, was_interrupted
 from graph_core.schema import Message, concat_messages
 from graph_core.state import process_state
 from graph_core.tools import Tool, ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
@@ -128,7 +128,7 @@ class _RunSink:
     actions: dict[str, AgentAction] = field(default_factory=lambda: {})
     held: AgentEvent | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    interrupt_event: threading.Event = field(default_factory=threading.Event)
+    interrupt_event: threading.Event = field(default_factory=GraphInterrupt)
     cancel: CancelRequest | None = None
 
 
@@ -291,8 +291,9 @@ class ChatModelAgent:
       return-directly event live beside the run, not in the state.
     - Checkpoints are graph_core's versioned JSON saved directly under the run's checkpoint ID, not
       gob bytes in a bridge store wrapped by a Runner checkpoint.
-    - An immediate cancel takes effect at the next step boundary (a running Python thread cannot be
-      preempted); Eino turns running tasks into rerun nodes.
+    - An immediate cancel abandons the running nodes (as Eino's graph interrupt with timeout 0), but a
+      Python thread cannot be preempted: an abandoned tool or model call finishes in the background,
+      unobserved (its events are dropped), where Eino cancels its context.
     """
 
     def __init__(

@@ -2,8 +2,9 @@
 
 `agent.cancel(mode, timeout=...)` asks the agent's running run to stop and returns a `CancelHandle`:
 
-- `CancelMode.IMMEDIATE`: stop before the next superstep (a Python thread cannot be preempted, so the
-  step that is running finishes first; its successors are saved to run first on resume);
+- `CancelMode.IMMEDIATE`: stop now (Eino: a graph interrupt with timeout 0): the running nodes are
+  abandoned (a Python thread cannot be preempted: it finishes unobserved) and become rerun nodes that
+  run again, with their input, on resume;
 - `CancelMode.AFTER_CHAT_MODEL`: stop in `CancelCheck`, reached only when the model asked for tools;
   the model's message is saved with the interrupt and reused on resume;
 - `CancelMode.AFTER_TOOL_CALLS`: stop in `AfterToolCallsCancelCheck`, after a round of tool calls.
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph_core.errors import GraphError
+from graph_core.interrupt import GraphInterrupt
 
 __all__ = ["CancelError", "CancelHandle", "CancelMode", "CancelOutcome", "CancelRequest"]
 
@@ -92,6 +94,14 @@ class CancelHandle:
         return outcome
 
 
+def _now(interrupt_event: threading.Event) -> None:
+    """Interrupt the run at once: running nodes are abandoned (a plain event: they finish first)."""
+    if isinstance(interrupt_event, GraphInterrupt):
+        interrupt_event.interrupt(timeout=0)
+    else:
+        interrupt_event.set()
+
+
 class CancelRequest:
     """One cancel of one run: the mode, the escalation timer, and the outcome once settled."""
 
@@ -106,7 +116,7 @@ class CancelRequest:
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         if mode == CancelMode.IMMEDIATE:
-            interrupt_event.set()
+            _now(interrupt_event)
         elif timeout is not None:
             self._timer = threading.Timer(timeout, self._escalate)
             self._timer.daemon = True
@@ -116,7 +126,7 @@ class CancelRequest:
         with self._lock:
             if self.outcome is None:
                 self.escalated = True
-                self._interrupt.set()
+                _now(self._interrupt)
 
     def wants(self, flag: CancelMode) -> bool:
         """Should the safe point `flag` stop the run now?"""

@@ -68,6 +68,7 @@ class InterruptMark:
     safe_point: str | None = None
     tools: tuple[ToolOutcome, ...] = ()
     after: bool = False
+    abandoned: bool = False  # an immediate cancel stopped `nodes` while they ran (they rerun on resume)
 
     @property
     def reason(self) -> str:
@@ -76,7 +77,8 @@ class InterruptMark:
         if self.kind == "cancel":
             if self.safe_point:
                 return f"cancel at {self.safe_point}"
-            return f"cancel (immediate) {'after' if self.after else 'before'} {nodes}"
+            where = "during" if self.abandoned else "after" if self.after else "before"
+            return f"cancel (immediate) {where} {nodes}"
         if self.kind == "before":
             return f"interrupt before {nodes}"
         if self.kind == "after":
@@ -112,7 +114,7 @@ def interrupt_at(run: Run, position: int) -> InterruptMark | None:
     stop = segment.interrupt if last else None
     checkpoint = stop.checkpoint_id if stop is not None else None
     if step.interrupted:
-        return _rerun_mark(step, checkpoint)
+        return _rerun_mark(step, checkpoint, adk=_is_adk(run))
     return _segment_stop(run, segment) if last else None
 
 
@@ -127,7 +129,7 @@ def _segment_stop(run: Run, segment: Segment) -> InterruptMark | None:
     if segment.stop > segment.start and run.steps[segment.stop - 1].interrupted:
         step = run.steps[segment.stop - 1]
         checkpoint = segment.interrupt.checkpoint_id if segment.interrupt is not None else None
-        return _rerun_mark(step, checkpoint)
+        return _rerun_mark(step, checkpoint, adk=_is_adk(run))
     stop = segment.interrupt
     checkpoint = stop.checkpoint_id if stop is not None else None
     if stop is None:
@@ -151,7 +153,10 @@ def _is_adk(run: Run) -> bool:
     return all(point in keys for point in SAFE_POINTS)
 
 
-def _rerun_mark(step: Step, checkpoint: str | None) -> InterruptMark:
+def _rerun_mark(step: Step, checkpoint: str | None, *, adk: bool = False) -> InterruptMark:
+    """The mark of a step whose nodes interrupted. In an ADK agent's run, nodes that stopped without an
+    interrupt of their own were abandoned by an immediate cancel (Eino: a graph interrupt with timeout
+    0); they run again on resume."""
     infos: list[str] = []
     addresses: list[str] = []
     tools: list[ToolOutcome] = []
@@ -174,6 +179,16 @@ def _rerun_mark(step: Step, checkpoint: str | None) -> InterruptMark:
         if node in SAFE_POINTS and "CancelAfter" in info:
             safe_point = node
     kind: MarkKind = "cancel" if safe_point is not None else "interrupt"
+    abandoned = adk and not addresses  # no node of the step raised an interrupt: an immediate cancel
+    if abandoned:
+        kind = "cancel"
     return InterruptMark(
-        kind, step.interrupted, tuple(infos), tuple(addresses), checkpoint, safe_point, tuple(tools)
+        kind,
+        step.interrupted,
+        tuple(infos),
+        tuple(addresses),
+        checkpoint,
+        safe_point,
+        tuple(tools),
+        abandoned=abandoned,
     )

@@ -116,10 +116,13 @@ def render_interrupt(mark: InterruptMark, *, stopped: bool, limit: int | None = 
     text = Text()
     if mark.kind == "cancel" and mark.safe_point is None:
         text.append("⊘ cancel", style="bold magenta")
-        text.append(f" took effect immediately, {'after' if mark.after else 'before'} ")
+        where = "during" if mark.abandoned else "after" if mark.after else "before"
+        text.append(f" took effect immediately, {where} ")
         text.append_text(one_line(nodes, limit=120, style="bold"))
         text.append("\n  not at a safe point: an immediate cancel, or a safe-point cancel whose", style="dim")
         then = "the nodes they lead to" if mark.after else "these nodes"
+        if mark.abandoned:
+            then = "these nodes were abandoned while running; they"
         text.append(f" timeout ran out; {then} run first on resume", style="dim")
     elif mark.kind == "cancel":
         text.append("⊘ cancel", style="bold magenta")

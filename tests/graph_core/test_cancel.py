@@ -10,6 +10,7 @@ import pytest
 
 from graph_core.agents.adk import AgentEvent, ChatModelAgent
 from graph_core.agents.cancel import CancelError, CancelMode, CancelOutcome
+from graph_core.errors import InterruptError
 from graph_core.interrupt import get_resume_data, interrupt, was_interrupted
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
@@ -26,6 +27,7 @@ class GatedModel:
         self.gated = set(gated)
         self.entered = threading.Event()
         self.gate = threading.Event()
+        self.returned = threading.Event()  # a gated call answered (also one abandoned by a cancel)
         self.count = 0
 
     def with_tools(self, tools: Sequence[ToolInfo]) -> GatedModel:
@@ -38,6 +40,9 @@ class GatedModel:
         if call in self.gated:
             self.entered.set()
             assert self.gate.wait(WAIT)
+            answer = self.inner.generate(messages)
+            self.returned.set()
+            return answer
         return self.inner.generate(messages)
 
     def stream(self, messages: list[Message]) -> Iterator[Message]:
@@ -120,21 +125,25 @@ def test_cancel_after_tool_calls_stops_after_the_round() -> None:
     assert _texts(resumed) == ["done"] and gate.runs == 1
 
 
-def test_cancel_immediate_stops_at_the_next_step_and_resume_finishes() -> None:
+def test_cancel_immediate_abandons_the_running_node_which_reruns_on_resume() -> None:
+    """As Eino's CancelImmediate (a graph interrupt with timeout 0): the blocked tool call is abandoned
+    at once, its ToolsNode becomes a rerun node, and the resume runs the tool again."""
     model = GatedModel(_script(), gated=())
     gate = Gate()
     agent = _agent(model, gate)
     thread, events = _collect(agent.run("hi", checkpoint_id="c3"))
     assert gate.entered.wait(WAIT)
     handle = agent.cancel()
-    gate.open.set()
-    thread.join(WAIT)
+    thread.join(WAIT)  # the run ends while the tool is still blocked
+    assert not thread.is_alive()
     assert handle.wait(WAIT) is CancelOutcome.SUCCESS
     error = events[-1].error
     assert isinstance(error, CancelError) and error.mode == CancelMode.IMMEDIATE
     assert str(error) == "agent canceled: mode=CancelImmediate, escalated=false"
-    assert _texts(list(agent.resume("c3"))) == ["done"]
-    assert gate.runs == 1
+    assert isinstance(error.__cause__, InterruptError) and error.__cause__.info.rerun_nodes == ["ToolNode"]
+    gate.open.set()
+    assert _texts(list(agent.resume("c3"))) == ["found x", "done"]
+    assert gate.runs == 2
 
 
 def test_timeout_escalates_a_safe_point_cancel_to_immediate() -> None:
@@ -148,12 +157,15 @@ def test_timeout_escalates_a_safe_point_cancel_to_immediate() -> None:
     deadline = threading.Event()
     while not request.escalated and not deadline.wait(0.01):
         pass
-    model.gate.set()
-    thread.join(WAIT)
+    thread.join(WAIT)  # the escalation abandoned the blocked model call: the run ended
+    assert not thread.is_alive()
     assert handle.wait(WAIT) is CancelOutcome.TIMEOUT
     error = events[-1].error
     assert isinstance(error, CancelError) and error.escalated
-    assert _texts(list(agent.resume("c4"))) == ["found x", "done"]
+    model.gate.set()
+    assert model.returned.wait(WAIT)  # the abandoned call consumed the script's first answer
+    # the rerun ChatModel asks the model again
+    assert _texts(list(agent.resume("c4"))) == ["done"]
 
 
 def test_run_that_ends_first_reports_execution_ended() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -158,8 +159,8 @@ def record_interrupts(folder: Path) -> dict[str, Path]:
     `after` (interrupt_after `draft`), `rerun` (the resumed run, interrupted inside `ask`), `done` (resumed
     again with resume data, finishes), `before` (interrupt_before `ask`, after `draft` ran), `cancel` (an ADK
     agent cancelled after its tool calls, at `AfterToolCallsCancelCheck`), `immediate` (the same agent
-    cancelled immediately: it stops after `ToolNode`, which was running), `tools` (a ToolsNode where one of
-    two tool calls interrupts).
+    cancelled immediately: `ToolNode`, which was running, is abandoned and reruns on resume), `tools`
+    (a ToolsNode where one of two tool calls interrupts).
     """
     from graph_core import END, START, Graph
     from graph_core.checkpoint import InMemoryCheckpointStore
@@ -241,11 +242,15 @@ def _record_cancel(recorder: Recorder, mode: str) -> None:
     from graph_core.tools import tool
 
     agents: list[ChatModelAgent] = []
+    release = threading.Event()
 
     @tool
     def lookup(q: str) -> str:
-        """Looks things up, and asks the agent to stop after this round."""
+        """Looks things up, and asks the agent to stop after this round (an immediate cancel abandons
+        this call at once: it waits until the run has ended, so the recording is the same every time)."""
         agents[0].cancel(CancelMode[mode])
+        if mode == "IMMEDIATE":
+            assert release.wait(10)
         return f"found {q}"
 
     script = [
@@ -255,6 +260,7 @@ def _record_cancel(recorder: Recorder, mode: str) -> None:
     agents.append(ChatModelAgent(name="Planner", model=ScriptedChatModel(script), tools=[lookup]))
     for _ in agents[0].run("hi", checkpoint_id="cp-cancel", callbacks=[recorder]):
         pass
+    release.set()
 
 
 @pytest.fixture(scope="module")

@@ -89,9 +89,9 @@ def test_immediate_cancel_of_an_adk_agent_is_a_cancel_not_a_static_interrupt(
         None,
         ("ToolNode",),
     )
-    assert _row(session, last).endswith("⊘ cancel (immediate) after ToolNode")
+    assert _row(session, last).endswith("⊘ cancel (immediate) during ToolNode")
     detail = _detail(session, last)
-    assert "⊘ cancel took effect immediately, after ToolNode\n  not at a safe point" in detail
+    assert "⊘ cancel took effect immediately, during ToolNode\n  not at a safe point" in detail
     # the same stop in a graph that is no ADK agent is a static interrupt
     before = Session.open(interrupt_runs["before"]).interrupt_at(0)
     assert before is not None and before.kind == "before"
