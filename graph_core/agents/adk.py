@@ -176,8 +176,9 @@ class _StateModel:
         return self._record(self.model.generate(self._history()))
 
     def stream(self, _input: Any) -> Iterator[Message]:
-        # Eino concatenates the model stream here; streaming reaches users through events.
-        yield self._record(concat_messages(list(self.model.stream(self._history()))))
+        # Eino concatenates the model stream here; streaming reaches users through events. The model is
+        # called in the node's task (not when its output is read), so a cancel can abandon the call.
+        return iter((self._record(concat_messages(list(self.model.stream(self._history())))),))
 
     async def agenerate(self, _input: Any) -> Message:
         return self._record(await self.model.agenerate(self._history()))
@@ -204,11 +205,22 @@ class _EventModel:
         return self._emit(self.model.generate(messages))
 
     def stream(self, messages: list[Message]) -> Iterator[Message]:
-        chunks: list[Message] = []
-        for chunk in self.model.stream(messages):
-            chunks.append(chunk)
+        """The model's stream, opened in the node's task (its first chunk read there, as Eino's model
+        `Stream` returns once the answer starts), so a cancel can abandon a model that has not answered."""
+        chunks = iter(self.model.stream(messages))
+        first = next(chunks, None)
+        return self._relay(first, chunks)
+
+    def _relay(self, first: Message | None, rest: Iterator[Message]) -> Iterator[Message]:
+        if first is None:
+            self._emit(concat_messages([]))
+            return
+        seen = [first]
+        yield first
+        for chunk in rest:
+            seen.append(chunk)
             yield chunk
-        self._emit(concat_messages(chunks))
+        self._emit(concat_messages(seen))
 
     async def agenerate(self, messages: list[Message]) -> Message:
         agenerate = getattr(self.model, "agenerate", None)
