@@ -1,30 +1,46 @@
-"""Every error graph_core raises on purpose.
+"""Every error graph_core raises on purpose, and the hierarchy, drawn once:
 
 ```
-GraphError                       base of everything below
-├── GraphBuildError (ValueError) a construction mistake, named by node or edge key
-└── GraphRunError (RuntimeError) the engine stopped a run: "[GraphRunError] <reason>"
-    ├── MaxStepsExceededError    the superstep budget ran out ("exceeds max steps")
-    ├── NodeRunError             a node (or its handler) failed; `node_path` says where, `__cause__` why
-    └── InterruptError           the run stopped at an interrupt; `info` says where and with what state
+GraphError                                base of everything below
+├── GraphBuildError (ValueError)          a construction mistake, named by node or edge key
+├── GraphRunError (RuntimeError)          the engine stopped a run: "[GraphRunError] <reason>"
+│   ├── MaxStepsExceededError             the superstep budget ran out ("exceeds max steps")
+│   ├── NodeRunError                      a node failed; `node_path` says where, `__cause__` why
+│   ├── InterruptError                    the run stopped at an interrupt; `info` says where and with what
+│   └── StateLookupError                  `process_state` found no state of the requested type
+├── HandlerError (RuntimeError)           a state pre-/post-handler failed (inside a NodeRunError)
+├── StreamError (ValueError)              a stream cannot become a value (empty, chunks that do not concat)
+├── CheckpointSerializationError (TypeError)  a value cannot be written to or read from a checkpoint
+├── CancelError (RuntimeError)            an ADK agent's run was cancelled; `checkpoint_id` resumes it
+├── ExceedMaxIterationsError (RuntimeError)   an ADK agent needed more model calls than `max_iterations`
+└── ChatModelError                        the OpenAI client failed (its subclasses: graph_core.models.openai)
 ```
 
 Messages mirror Eino's texts so that people who know Eino recognise them, and so that the behaviour
-described in the semantics document can be checked by substring.
+described in the semantics document can be checked by substring. Each class is also importable from
+the module that raises it (`graph_core.agents.adk.ExceedMaxIterationsError`, ...).
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "CancelError",
+    "ChatModelError",
+    "CheckpointSerializationError",
+    "ExceedMaxIterationsError",
     "GraphBuildError",
     "GraphError",
     "GraphRunError",
+    "HandlerError",
     "InterruptError",
     "MaxStepsExceededError",
     "NodeRunError",
+    "StateLookupError",
+    "StreamError",
 ]
 
 
@@ -92,3 +108,84 @@ class InterruptError(GraphRunError):
         self.checkpoint = checkpoint  # the graph_core.checkpoint.Checkpoint (a nested graph hands it up)
         self.point = point  # the graph_core.runner.interrupts.Point tree (a nested graph hands it up)
         super().__init__("interrupted")
+
+
+class StateLookupError(GraphRunError):
+    """`process_state` found no state, or none of the requested type.
+
+    A GraphRunError so callers catching the engine's errors catch it, but its text carries no
+    `[GraphRunError]` tag: it is raised inside a node, whose NodeRunError adds its own (Eino's
+    `ProcessState` error is untagged too), which would otherwise read `[NodeRunError] [GraphRunError] ...`.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.args = (reason,)
+
+
+class HandlerError(GraphError, RuntimeError):
+    """A state pre- or post-handler failed; the original error is `__cause__`."""
+
+
+class StreamError(GraphError, ValueError):
+    """A stream could not be turned into a value (empty, or chunks that do not concatenate)."""
+
+
+class CheckpointSerializationError(GraphError, TypeError):
+    """A value cannot be written to (or read from) a checkpoint; the message names its type and place."""
+
+
+_CANCEL_MODE_NAMES = {
+    "AFTER_CHAT_MODEL": "CancelAfterChatModel",
+    "AFTER_TOOL_CALLS": "CancelAfterToolCalls",
+}
+
+
+def _cancel_mode_name(mode: enum.Flag) -> str:
+    """Eino's name of a `graph_core.agents.cancel.CancelMode` (flags joined by `|`)."""
+    if not mode.value:
+        return "CancelImmediate"
+    members: list[enum.Flag] = list(type(mode))
+    return "|".join(_CANCEL_MODE_NAMES[m.name or ""] for m in members if m.value and m in mode)
+
+
+class CancelError(GraphError, RuntimeError):
+    """The run was cancelled; a checkpoint was saved under `checkpoint_id` (Eino `*CancelError`).
+
+    `mode` is the `graph_core.agents.cancel.CancelMode` asked for.
+    """
+
+    def __init__(
+        self,
+        mode: Any,
+        *,
+        escalated: bool,
+        timeout: float | None,
+        checkpoint_id: str | None,
+        safe_point: str | None,
+        interrupt_contexts: Sequence[Any] = (),
+    ) -> None:
+        self.mode = mode
+        self.escalated = escalated
+        self.timeout = timeout
+        self.checkpoint_id = checkpoint_id
+        self.safe_point = safe_point
+        self.interrupt_contexts = list(interrupt_contexts)
+        name = _cancel_mode_name(mode)
+        super().__init__(f"agent canceled: mode={name}, escalated={str(escalated).lower()}")
+
+
+class ExceedMaxIterationsError(GraphError, RuntimeError):
+    """The agent needed more model calls than `max_iterations` (Eino `ErrExceedMaxIterations`)."""
+
+    def __init__(self, max_iterations: int) -> None:
+        self.max_iterations = max_iterations
+        super().__init__(f"exceeds max iterations (max_iterations={max_iterations})")
+
+
+class ChatModelError(GraphError):
+    """Base of every error the OpenAI client raises; `endpoint` is the URL that was called."""
+
+    def __init__(self, message: str, *, endpoint: str) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint

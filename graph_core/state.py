@@ -12,25 +12,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from graph_core.context import StateFrame, current_scope
-from graph_core.errors import GraphRunError
+from graph_core.errors import StateLookupError
 
 __all__ = ["StateFrame", "StreamHandler", "find_state_frame", "process_state", "stream_handler"]
 
 S = TypeVar("S")
 R = TypeVar("R")
-
-
-class StateLookupError(GraphRunError):
-    """`process_state` found no state, or none of the requested type.
-
-    A GraphRunError so callers catching the engine's errors catch it, but its text carries no
-    `[GraphRunError]` tag: it is raised inside a node, whose NodeRunError adds its own (Eino's
-    `ProcessState` error is untagged too), which would otherwise read `[NodeRunError] [GraphRunError] ...`.
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.args = (reason,)
 
 
 class StreamHandler:

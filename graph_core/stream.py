@@ -18,6 +18,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
 from typing import Any, Final, TypeVar
 
+from graph_core.errors import StreamError
 from graph_core.schema import Message, concat_messages
 
 __all__ = [
@@ -63,10 +64,6 @@ class _NoValue:
 
 
 NO_VALUE: Final = _NoValue()
-
-
-class StreamError(ValueError):
-    """A stream could not be turned into a value (empty, or chunks that do not concatenate)."""
 
 
 class SourceEOF:

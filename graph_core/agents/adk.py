@@ -43,7 +43,7 @@ from pydantic import BaseModel, Field
 from graph_core.agents.cancel import CancelError, CancelHandle, CancelMode, CancelOutcome, CancelRequest
 from graph_core.branch import Branch
 from graph_core.checkpoint.store import InMemoryCheckpointStore
-from graph_core.errors import GraphBuildError, GraphError, InterruptError
+from graph_core.errors import ExceedMaxIterationsError, GraphBuildError, InterruptError
 from graph_core.graph import Graph
 from graph_core.interrupt import GraphInterrupt, get_interrupt_state, interrupt, was_interrupted
 from graph_core.schema import Message, concat_messages
@@ -78,14 +78,6 @@ CHAIN_MODEL = "node_1"
 GEN_INPUT_NAME = "GenModelInput"
 
 DEFAULT_MAX_ITERATIONS = 20
-
-
-class ExceedMaxIterationsError(GraphError, RuntimeError):
-    """The agent needed more model calls than `max_iterations` (Eino `ErrExceedMaxIterations`)."""
-
-    def __init__(self, max_iterations: int) -> None:
-        self.max_iterations = max_iterations
-        super().__init__(f"exceeds max iterations (max_iterations={max_iterations})")
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Sequence
-from typing import Any
 
-from graph_core.errors import GraphError
+from graph_core.errors import CancelError
 from graph_core.interrupt import GraphInterrupt
 
 __all__ = ["CancelError", "CancelHandle", "CancelMode", "CancelOutcome", "CancelRequest"]
@@ -43,38 +41,6 @@ class CancelOutcome(enum.Enum):
     SUCCESS = "success"
     TIMEOUT = "timeout"
     EXECUTION_ENDED = "execution_ended"
-
-
-class CancelError(GraphError, RuntimeError):
-    """The run was cancelled; a checkpoint was saved under `checkpoint_id` (Eino `*CancelError`)."""
-
-    def __init__(
-        self,
-        mode: CancelMode,
-        *,
-        escalated: bool,
-        timeout: float | None,
-        checkpoint_id: str | None,
-        safe_point: str | None,
-        interrupt_contexts: Sequence[Any] = (),
-    ) -> None:
-        self.mode = mode
-        self.escalated = escalated
-        self.timeout = timeout
-        self.checkpoint_id = checkpoint_id
-        self.safe_point = safe_point
-        self.interrupt_contexts = list(interrupt_contexts)
-        super().__init__(f"agent canceled: mode={_mode_name(mode)}, escalated={str(escalated).lower()}")
-
-
-def _mode_name(mode: CancelMode) -> str:
-    if mode == CancelMode.IMMEDIATE:
-        return "CancelImmediate"
-    names = {
-        CancelMode.AFTER_CHAT_MODEL: "CancelAfterChatModel",
-        CancelMode.AFTER_TOOL_CALLS: "CancelAfterToolCalls",
-    }
-    return "|".join(name for flag, name in names.items() if flag in mode)
 
 
 class CancelHandle:

@@ -31,7 +31,7 @@ import pydantic
 from pydantic import BaseModel
 
 from graph_core.checkpoint.model import Checkpoint
-from graph_core.errors import GraphError
+from graph_core.errors import CheckpointSerializationError
 from graph_core.interrupt import PointRecord
 
 __all__ = [
@@ -58,10 +58,6 @@ _BY_NAME: dict[str, Any] = {"by_name": True} if _PYDANTIC >= (2, 11) else {}
 _REGISTRY: dict[str, type[Any]] = {}
 _NAMES: dict[type[Any], str] = {}
 _LOCK = threading.Lock()
-
-
-class CheckpointSerializationError(GraphError, TypeError):
-    """A value cannot be written to (or read from) a checkpoint; the message names its type and place."""
 
 
 def register_type(cls: type[Any], name: str | None = None) -> type[Any]:

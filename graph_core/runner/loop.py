@@ -19,7 +19,7 @@ from typing import Any, TypeGuard
 from graph_core.branch import Branch
 from graph_core.callbacks import BranchDecision
 from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
-from graph_core.errors import GraphError, GraphRunError, MaxStepsExceededError, NodeRunError
+from graph_core.errors import GraphError, GraphRunError, HandlerError, MaxStepsExceededError, NodeRunError
 from graph_core.interrupt import AbandonedTask, InterruptSignal
 from graph_core.runner import aio, channels
 from graph_core.runner.interrupts import capture, is_interrupt
@@ -32,10 +32,6 @@ __all__ = ["HandlerError", "run_graph"]
 
 Effects = Generator[Wait | Await, Any, Any]
 _NOT_ENDED: Any = object()
-
-
-class HandlerError(GraphError, RuntimeError):
-    """A state pre- or post-handler failed; the original error is `__cause__`."""
 
 
 def _node_error(rc: RunContext, task: Task) -> GraphError:

@@ -16,6 +16,8 @@ ChatModelError                          base; the message names the endpoint
 
 from __future__ import annotations
 
+from graph_core.errors import ChatModelError
+
 __all__ = [
     "ChatModelConnectionError",
     "ChatModelError",
@@ -26,14 +28,6 @@ __all__ = [
     "Redactor",
     "ToolCallArgumentsError",
 ]
-
-
-class ChatModelError(Exception):
-    """Base of every error this client raises; `endpoint` is the URL that was called."""
-
-    def __init__(self, message: str, *, endpoint: str) -> None:
-        super().__init__(message)
-        self.endpoint = endpoint
 
 
 class ChatModelStatusError(ChatModelError):
