@@ -62,23 +62,14 @@ def _arguments(args: Any) -> str:
 
 
 def to_message(message: Any) -> Message:
-    """A graph_core `Message` for a LangChain `BaseMessage` (role from its `type`).
-
-    Built with `model_construct` from values coerced here to the fields' types (a model validating
-    every message again would cost a LangGraph run a few percent while it is recorded)."""
+    """A graph_core `Message` for a LangChain `BaseMessage` (role from its `type`)."""
     kind = str(getattr(message, "type", ""))
     role: Role = _ROLES.get(kind, "user")
     if kind == "chat":  # ChatMessage carries its role as text
         role = _ROLES.get(str(getattr(message, "role", "user")), "user")
     extra: dict[str, Any] = {}  # LangChain's message ids are left out: most are random (uuid4 per run)
     tool_calls = [
-        ToolCall.model_construct(
-            id=str(call.get("id") or ""),
-            name=str(call.get("name") or ""),
-            arguments=_arguments(call.get("args", {})),
-            index=None,
-            type="function",
-        )
+        ToolCall(str(call.get("id") or ""), str(call.get("name") or ""), _arguments(call.get("args", {})))
         for call in getattr(message, "tool_calls", None) or []
     ]
     usage = None
@@ -93,7 +84,7 @@ def to_message(message: Any) -> Message:
     name = getattr(message, "name", None)
     name = None if name is None else str(name)
     tool_call_id = getattr(message, "tool_call_id", None) if role == "tool" else None
-    fields: dict[str, Any] = {"role": role, "content": _text(getattr(message, "content", ""))}
+    fields: dict[str, Any] = {}
     if tool_calls:
         fields["tool_calls"] = tool_calls
     if tool_call_id is not None:
@@ -106,7 +97,7 @@ def to_message(message: Any) -> Message:
         fields["usage"] = usage
     if extra:
         fields["extra"] = extra
-    return Message.model_construct(_fields_set=set(fields), **fields)
+    return Message(role, _text(getattr(message, "content", "")), **fields)
 
 
 def _is_message(value: Any) -> bool:

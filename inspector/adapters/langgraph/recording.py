@@ -130,7 +130,7 @@ class StepTranslator:
 
     def feed(self, namespace: Sequence[str], mode: str, chunk: Any) -> None:
         """One event of `graph.stream(..., stream_mode=["debug", "values"], subgraphs=True)`."""
-        graph = self._graph(_path_of(namespace))
+        graph = self._graph(_path_of(namespace) if namespace else ())
         kind = chunk.get("type") if mode == "debug" else None
         if kind == "task":
             self._task(graph, chunk["step"], chunk["payload"])
@@ -209,7 +209,7 @@ class StepTranslator:
         graph.incoming.append((str(payload["id"]), str(payload["name"]), payload.get("input")))
 
     def _flush_all(self) -> None:
-        for graph in self._graphs.values():
+        for graph in list(self._graphs.values()):
             if graph.incoming:
                 self._flush(graph)
 
@@ -248,6 +248,8 @@ class StepTranslator:
 
     def _close_nested(self, prefix: tuple[str, ...]) -> None:
         """End the open steps of graphs nested under `prefix` (their parent task finished)."""
+        if len(self._graphs) < 2:  # the top-level graph only
+            return
         for path, graph in sorted(self._graphs.items(), key=lambda item: -len(item[0])):
             if len(path) > len(prefix) and path[: len(prefix)] == prefix and not graph.paused:
                 if graph.open:

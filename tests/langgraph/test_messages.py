@@ -1,0 +1,56 @@
+"""LangChain messages become graph_core `Message`s: roles, tool calls as JSON arguments, usage, errors."""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from graph_core.schema import Message, TokenUsage, ToolCall
+from inspector.adapters.langgraph import Neutralizer, to_message
+
+
+def test_an_ai_message_with_tool_calls_and_usage() -> None:
+    message = AIMessage(
+        "Checking.",
+        tool_calls=[{"id": "c1", "name": "get_weather", "args": {"city": "Zürich", "days": 2}}],
+        usage_metadata={"input_tokens": 10, "output_tokens": 4, "total_tokens": 14},
+    )
+    converted = to_message(message)
+    assert converted == Message.assistant(
+        "Checking.",
+        tool_calls=[ToolCall("c1", "get_weather", '{"city": "Zürich", "days": 2}')],
+        usage=TokenUsage(prompt_tokens=10, completion_tokens=4, total_tokens=14),
+    )
+    assert json.loads(converted.tool_calls[0].arguments) == {"city": "Zürich", "days": 2}
+
+
+def test_roles_tool_messages_and_content_blocks() -> None:
+    assert to_message(HumanMessage("hi")) == Message.user("hi")
+    assert to_message(SystemMessage("be brief")) == Message.system("be brief")
+    assert to_message(ToolMessage("18°C", tool_call_id="c1", name="get_weather")) == Message.tool(
+        "18°C", tool_call_id="c1", tool_name="get_weather"
+    )
+    blocks = AIMessage(content=[{"type": "text", "text": "a"}, {"type": "image_url", "image_url": "x"}, "b"])
+    assert to_message(blocks).content == "ab"
+
+
+def test_a_tool_error_message_is_marked() -> None:
+    failed = to_message(ToolMessage("Error: boom", tool_call_id="c1", name="t", status="error"))
+    assert failed.extra == {"status": "error"}
+    assert to_message(ToolMessage("ok", tool_call_id="c1", name="t")).extra == {}
+
+
+def test_the_neutralizer_converts_once_and_grows_one_list() -> None:
+    neutral = Neutralizer()
+    first, answer = HumanMessage("hi"), AIMessage("hello")
+    state = {"messages": [first], "n": 1}
+    before = neutral.value(state)
+    assert before == {"messages": [Message.user("hi")], "n": 1}
+    grown = neutral.value({"messages": [first, answer], "n": 2})
+    assert grown["messages"] is before["messages"]  # the same list, extended: the recorder sees growth
+    assert grown["messages"][0] is before["messages"][0]
+    assert [m.content for m in grown["messages"]] == ["hi", "hello"]
+    replaced = neutral.value({"messages": [first, AIMessage("other")]})
+    assert replaced["messages"] is not grown["messages"]  # not a prefix of the last list: a new one
+    assert [m.content for m in replaced["messages"]] == ["hi", "other"]
