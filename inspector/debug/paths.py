@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from graph_core.schema import Message
 from inspector.errors import DebugError
 
 __all__ = ["Path", "get_at", "parse_path", "plain", "replace_at"]
@@ -99,9 +100,16 @@ def parse_path(text: str) -> Path:
 
 
 def plain(value: Any) -> Any:
-    """A JSON-like copy of a live value (pydantic models dumped in JSON mode)."""
-    if isinstance(value, BaseModel):
+    """A JSON-like copy of a live value: a message without its default fields (as run files show it),
+    another pydantic model field by field (all of them)."""
+    if isinstance(value, Message):
         return value.model_dump(mode="json", exclude_defaults=True)
+    if isinstance(value, BaseModel):
+        out = {name: plain(getattr(value, name)) for name in type(value).model_fields}
+        extra = value.model_extra
+        if extra:
+            out.update({str(k): plain(v) for k, v in extra.items()})
+        return out
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, list | tuple):

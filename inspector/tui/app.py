@@ -530,6 +530,12 @@ class ReplayApp(App[None]):
         self._main_screen_only()
         self.expand = not self.expand
 
+    def action_fork(self) -> None:
+        self._main_screen_only()
+        from inspector.tui.fork_screen import fork_from  # the fork machinery loads when asked for
+
+        fork_from(self)
+
     def action_help(self) -> None:
         if len(self.screen_stack) > 1:
             raise SkipAction()
