@@ -87,6 +87,7 @@ class Condition:
 
 class _Parser:
     def __init__(self, text: str) -> None:
+        text = text.rstrip()
         self.text = text
         self.tokens: list[tuple[str, str, int]] = []
         pos = 0
