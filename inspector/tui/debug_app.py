@@ -14,9 +14,11 @@ interrupted run with data.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
@@ -25,6 +27,7 @@ from inspector.tui.app import ReplayApp
 from inspector.tui.debug_panel import DebugPanel, describe
 from inspector.tui.literal import one_line
 from inspector.tui.prompt import PromptScreen
+from inspector.tui.session import Session
 
 __all__ = ["DebugApp", "make_debug_app", "parse_edit"]
 
@@ -60,12 +63,39 @@ class DebugApp(ReplayApp):
         Binding("r", "resume_with", "Resume", show=False, priority=True),
     ]
 
-    def __init__(self, controller: Any, *, poll_interval: float = 0.1, theme: str = "textual-dark") -> None:
-        super().__init__(None, follow=True, poll_interval=poll_interval, theme=theme, path=controller.output)
+    def __init__(
+        self,
+        controller: Any,
+        session: Session | None = None,
+        *,
+        poll_interval: float = 0.1,
+        theme: str = "textual-dark",
+    ) -> None:
+        super().__init__(session, follow=True, poll_interval=poll_interval, theme=theme, path=controller.output)
         self.controller = controller
         self._dirty = True
         self._message: Text | None = None
+        self._polling = False
         controller.subscribe(self._mark_dirty)
+
+    async def poll(self) -> None:
+        """The replay app's follow-mode poll, one at a time (the poll timer and live updates both call
+        it, and a first poll recomposes the screen)."""
+        if self._polling:
+            self._dirty = True  # look again on the next tick
+            return
+        self._polling = True
+        try:
+            await super().poll()
+        finally:
+            self._polling = False
+
+    def _main_screen_only(self) -> None:
+        """As the replay app's, and also while the followed file's panes are being built (a prompt
+        opened then would be the screen the first poll recomposes)."""
+        super()._main_screen_only()
+        if self.waiting:
+            raise SkipAction()
 
     def _mark_dirty(self) -> None:
         self._dirty = True  # called on the run's thread: the app's timer picks it up
@@ -78,8 +108,6 @@ class DebugApp(ReplayApp):
         super().on_mount()
         self.query_one(DebugPanel).border_title = "live run"
         self.set_interval(0.05, self._refresh_debug)
-        if self.controller.status == "ready":
-            self.controller.start()
 
     async def _refresh_debug(self) -> None:
         if not self._dirty:
@@ -229,6 +257,20 @@ class DebugApp(ReplayApp):
         self.exit()
 
 
-def make_debug_app(controller: Any, *, poll_interval: float = 0.1, theme: str = "textual-dark") -> DebugApp:
-    """The debug app for a controller that has not started yet (the app starts it once mounted)."""
-    return DebugApp(controller, poll_interval=poll_interval, theme=theme)
+def make_debug_app(
+    controller: Any, *, poll_interval: float = 0.1, theme: str = "textual-dark", timeout: float = 30.0
+) -> DebugApp:
+    """The debug app for a controller; starts the run if it has not started, and opens its recording
+    once the header is written (at the latest when the run is held or over, or after `timeout`; the
+    app then waits for the file as `inspector replay --follow` does)."""
+    if controller.status == "ready":
+        controller.start()
+    deadline = time.monotonic() + timeout
+    session = Session.try_open(controller.output)
+    while session is None and time.monotonic() < deadline:
+        held_or_over = controller.status != "running"
+        time.sleep(0.01)
+        session = Session.try_open(controller.output)
+        if held_or_over:
+            break
+    return DebugApp(controller, session, poll_interval=poll_interval, theme=theme)

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from graph_core.schema import Message
 from inspector.debug import DebugController
 
@@ -32,3 +34,9 @@ def controller_for(module: Any, path: Path, question: str = "Weather in Hangzhou
 
 def lines_of(path: Path, kind: str) -> list[str]:
     return [line for line in path.read_text().splitlines() if line.startswith(f'{{"kind":"{kind}"')]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Pilot tests run on asyncio (through anyio's pytest plugin, `pytestmark = pytest.mark.anyio`)."""
+    return "asyncio"
