@@ -88,13 +88,13 @@ class Handlers:
     """Callback methods looked up once per run, so timings nobody observes cost nothing."""
 
     __slots__ = (
+        "boundary",
         "callbacks",
         "end",
         "end_stream",
         "error",
         "node",
         "start",
-        "boundary",
         "start_stream",
         "step_end",
         "step_start",

@@ -33,21 +33,36 @@ def register(subparsers: Any) -> None:
     parser.add_argument("target", metavar="TARGET")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", metavar="TEXT", help="input text (an agent gets one user message)")
-    source.add_argument("--input-json", metavar="JSON", help="input as JSON (for an agent: a list of messages)")
-    parser.add_argument(
-        "-o", "--output", metavar="RUN.jsonl", help="run file to write (default: a file in the temp directory)"
+    source.add_argument(
+        "--input-json", metavar="JSON", help="input as JSON (for an agent: a list of messages)"
     )
     parser.add_argument(
-        "--break", dest="breaks", action="extend", nargs="+", default=[], metavar="NODE",
+        "-o",
+        "--output",
+        metavar="RUN.jsonl",
+        help="run file to write (default: a file in the temp directory)",
+    )
+    parser.add_argument(
+        "--break",
+        dest="breaks",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="NODE",
         help="hold the run before each step that runs NODE",
     )
     parser.add_argument(
-        "--when", action="append", default=[], metavar="CONDITION",
+        "--when",
+        action="append",
+        default=[],
+        metavar="CONDITION",
         help='hold the run where CONDITION holds, e.g. "len(messages) > 6" or "calls(get_weather)"',
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--stream", action="store_true", help="run in stream mode (model chunks shown live)")
-    mode.add_argument("--async", dest="use_async", action="store_true", help="run with ainvoke on an event loop")
+    mode.add_argument(
+        "--async", dest="use_async", action="store_true", help="run with ainvoke on an event loop"
+    )
     parser.set_defaults(handler=run)
 
 

@@ -27,7 +27,9 @@ def register(subparsers: Any) -> None:
         "target's own model, or with --model-answer as the next model response. See docs/debugging.md.",
     )
     parser.add_argument("run_file", metavar="RUN.jsonl")
-    parser.add_argument("--step", type=int, required=True, metavar="N", help="the step that re-runs (0-based)")
+    parser.add_argument(
+        "--step", type=int, required=True, metavar="N", help="the step that re-runs (0-based)"
+    )
     parser.add_argument("-o", "--output", metavar="FORK.jsonl", required=True, help="run file to write")
     parser.add_argument(
         "--set",

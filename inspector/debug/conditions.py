@@ -194,7 +194,9 @@ class _Parser:
         try:
             literal = json.loads(token[1])
         except ValueError:
-            raise self.error(f"`{token[1]}` is not a JSON value (strings need double quotes)", token[2]) from None
+            raise self.error(
+                f"`{token[1]}` is not a JSON value (strings need double quotes)", token[2]
+            ) from None
         if measure and (isinstance(literal, bool) or not isinstance(literal, int | float)):
             raise self.error(f"`len(...)` compares with a number, not `{token[1]}`", token[2])
         compare = _OPS[op]

@@ -147,7 +147,9 @@ class DebugController:
     def remove_breakpoint(self, node: str) -> None:
         with self._lock:
             if node not in self.breakpoints:
-                raise DebugError(f"no breakpoint on `{node}` (breakpoints: {', '.join(self.breakpoints) or 'none'})")
+                raise DebugError(
+                    f"no breakpoint on `{node}` (breakpoints: {', '.join(self.breakpoints) or 'none'})"
+                )
             self.breakpoints.remove(node)
         self._notify()
 
@@ -217,7 +219,11 @@ class DebugController:
         options = dict(self._recorder_options)
         if resume:
             return Recorder(
-                self.output, topology=self.topology, meta=self.meta, resume=True, checkpoint_id=self._checkpoint_id,
+                self.output,
+                topology=self.topology,
+                meta=self.meta,
+                resume=True,
+                checkpoint_id=self._checkpoint_id,
                 **options,
             )
         return Recorder(self.output, topology=self.topology, meta=self.meta, **options)
@@ -291,7 +297,9 @@ class DebugController:
         questions = dict(getattr(info, "rerun_nodes_extra", {}) or {})
         nodes = tuple(getattr(info, "rerun_nodes", ()) or ()) + tuple(getattr(info, "before_nodes", ()) or ())
         with self._lock:
-            self.pause = Pause(-1, nodes, f"interrupt in {', '.join(nodes) or 'the run'}", "interrupt", questions)
+            self.pause = Pause(
+                -1, nodes, f"interrupt in {', '.join(nodes) or 'the run'}", "interrupt", questions
+            )
             self.status = "interrupted"
         self._notify()
         while True:

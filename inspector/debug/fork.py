@@ -105,12 +105,14 @@ def parse_sets(items: Sequence[str]) -> list[tuple[str, Any]]:
     for item in items:
         path, sep, raw = item.partition("=")
         if not sep:
-            raise DebugError(f"--set `{item}`: write PATH=JSON, as in `state.messages[0].content=\"hi\"`")
+            raise DebugError(f'--set `{item}`: write PATH=JSON, as in `state.messages[0].content="hi"`')
         parse_path(path)
         try:
             out.append((path.strip(), json.loads(raw)))
         except ValueError as exc:
-            raise DebugError(f"--set `{item}`: the value is not valid JSON ({exc}); strings need quotes") from None
+            raise DebugError(
+                f"--set `{item}`: the value is not valid JSON ({exc}); strings need quotes"
+            ) from None
     return out
 
 
@@ -121,7 +123,9 @@ def parse_model_answer(raw: str) -> Message:
     except ValueError as exc:
         raise DebugError(f"--model-answer is not valid JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("role") != "assistant":  # pyright: ignore[reportUnknownMemberType]
-        raise DebugError('--model-answer must be an assistant message: {"role": "assistant", "content": "..."}')
+        raise DebugError(
+            '--model-answer must be an assistant message: {"role": "assistant", "content": "..."}'
+        )
     try:
         return Message.model_validate(data)
     except ValidationError as exc:
@@ -169,7 +173,9 @@ def plan_fork(
         for node_run in parent.steps[index].node_runs:
             if len(node_run.path) > 1:
                 continue  # a nested graph's node: its graph node's output is replayed whole
-            outputs[node_run.node] = decode_value(node_run.output, f"step {index} node `{node_run.node}` output")
+            outputs[node_run.node] = decode_value(
+                node_run.output, f"step {index} node `{node_run.node}` output"
+            )
         presets.append(outputs)
     chat = frozenset(n.key for n in loaded.topology().nodes if n.kind == "ChatModel")
     if model_answer is not None and not chat:
@@ -258,7 +264,9 @@ class _ForkHook:
             )
 
 
-def run_fork(plan: ForkPlan, output: str | os.PathLike[str], *, recorder_options: dict[str, Any] | None = None) -> ForkResult:
+def run_fork(
+    plan: ForkPlan, output: str | os.PathLike[str], *, recorder_options: dict[str, Any] | None = None
+) -> ForkResult:
     """Run the fork into `output` (see the module docstring); a `DebugError` leaves no file behind."""
     out = Path(output)
     parent = plan.parent
@@ -270,7 +278,9 @@ def run_fork(plan: ForkPlan, output: str | os.PathLike[str], *, recorder_options
     if plan.model_answer is not None:
         meta["fork"]["model_answer"] = True
     hook = _ForkHook(plan)
-    fd, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else ".")
+    fd, temp = tempfile.mkstemp(
+        prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else "."
+    )
     os.close(fd)
     controller = DebugController(
         plan.target.compiled,

@@ -96,7 +96,9 @@ def parse_path(text: str) -> Path:
         return Path(source, "input", segments[1], tuple(segments[2:]))
     if segments[0] == "state":
         return Path(source, "state", None, tuple(segments[1:]))
-    return Path(f"state.{source}" if not source.startswith("[") else f"state{source}", "state", None, tuple(segments))
+    return Path(
+        f"state.{source}" if not source.startswith("[") else f"state{source}", "state", None, tuple(segments)
+    )
 
 
 def plain(value: Any) -> Any:
@@ -132,12 +134,16 @@ def _step_into(value: Any, segment: Segment, path: Path, depth: int) -> Any:
         items: list[Any] | tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]
         if not -len(items) <= segment < len(items):
             span = f"0..{len(items) - 1}" if items else "none"
-            raise DebugError(f"path `{path}`: `{here}` has {len(items)} items (indexes {span}), no [{segment}]")
+            raise DebugError(
+                f"path `{path}`: `{here}` has {len(items)} items (indexes {span}), no [{segment}]"
+            )
         return items[segment]
     if isinstance(value, BaseModel):
         fields = list(type(value).model_fields)
         if segment not in fields:
-            raise DebugError(f"path `{path}`: `{here}` has no field `{segment}` (fields: {', '.join(fields)})")
+            raise DebugError(
+                f"path `{path}`: `{here}` has no field `{segment}` (fields: {', '.join(fields)})"
+            )
         return getattr(value, segment)
     if isinstance(value, dict):
         mapping: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]

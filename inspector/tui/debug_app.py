@@ -37,7 +37,9 @@ def parse_edit(answer: str, current: Any = None) -> tuple[str, Any]:
     is a string) text that is not JSON is taken as the new string as typed."""
     path, sep, raw = answer.partition("=")
     if not sep or not path.strip():
-        raise DebugError("write PATH = VALUE, as in `input.tools.tool_calls[0].arguments = {\"city\": \"Paris\"}`")
+        raise DebugError(
+            'write PATH = VALUE, as in `input.tools.tool_calls[0].arguments = {"city": "Paris"}`'
+        )
     raw = raw.strip()
     try:
         value = json.loads(raw)
@@ -71,7 +73,9 @@ class DebugApp(ReplayApp):
         poll_interval: float = 0.1,
         theme: str = "textual-dark",
     ) -> None:
-        super().__init__(session, follow=True, poll_interval=poll_interval, theme=theme, path=controller.output)
+        super().__init__(
+            session, follow=True, poll_interval=poll_interval, theme=theme, path=controller.output
+        )
         self.controller = controller
         self._dirty = True
         self._message: Text | None = None
@@ -172,7 +176,10 @@ class DebugApp(ReplayApp):
             except DebugError as exc:
                 self._say(str(exc), error=True)
                 return
-            self._say(f"edited {edit.path}: {json.dumps(edit.old)} -> {json.dumps(edit.new)} (before step {edit.step})")
+            self._say(
+                f"edited {edit.path}: {json.dumps(edit.old)} -> {json.dumps(edit.new)} "
+                f"(before step {edit.step})"
+            )
 
         self.push_screen(PromptScreen("Edit: PATH = VALUE (JSON; a string field takes plain text)"), done)
 

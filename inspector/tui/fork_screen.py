@@ -93,7 +93,9 @@ class ForkScreen(Screen[None]):
         summary = Text()
         summary.append_text(one_line(f"first divergence: {diff.divergence_text() or 'none'}", limit=200))
         summary.append("\n")
-        summary.append_text(one_line(f"compare: inspector diff {self.parent_path} {self.fork_path}", limit=200, style="dim"))
+        summary.append_text(
+            one_line(f"compare: inspector diff {self.parent_path} {self.fork_path}", limit=200, style="dim")
+        )
         yield Static(summary, id="fork-diff")
         yield Footer()
 
@@ -135,7 +137,8 @@ def fork_from(app: Any) -> None:
 
     app.push_screen(
         PromptScreen(
-            f"Fork at step {index}: a model answer ({{\"role\": \"assistant\", ...}}) or PATH=JSON edits (; between)"
+            f'Fork at step {index}: a model answer ({{"role": "assistant", ...}}) '
+            "or PATH=JSON edits (; between)"
         ),
         done,
     )

@@ -18,7 +18,9 @@ def clock() -> Callable[[], float]:
     return lambda: 1_700_000_000.0 + next(ticks) * 0.25
 
 
-def controller_for(module: Any, path: Path, question: str = "Weather in Hangzhou?", **options: Any) -> DebugController:
+def controller_for(
+    module: Any, path: Path, question: str = "Weather in Hangzhou?", **options: Any
+) -> DebugController:
     """A controller on `module.build_agent()` recording to `path` with a fixed clock and run ID."""
     agent = module.build_agent()
     return DebugController(

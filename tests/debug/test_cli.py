@@ -32,16 +32,29 @@ def test_fork_writes_the_fork_and_diff_finds_the_fork_point(
     assert main(["diff", RUNAWAY, str(out)]) == 1
     printed = capsys.readouterr().out
     assert "fork: aligned at step 4" in printed
-    assert "first divergence: step 4: different branch decision: A [chat -> tools], B [chat -> end]" in printed
+    assert (
+        "first divergence: step 4: different branch decision: A [chat -> tools], B [chat -> end]" in printed
+    )
 
 
 def test_fork_with_set_records_the_edit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "fork.jsonl"
-    args = ["fork", RUNAWAY, "--step", "1", "-o", str(out), "--set", 'input.tools.tool_calls[0].arguments="{}"']
+    args = [
+        "fork",
+        RUNAWAY,
+        "--step",
+        "1",
+        "-o",
+        str(out),
+        "--set",
+        'input.tools.tool_calls[0].arguments="{}"',
+    ]
     assert main(args) == 0
     assert "1 edit" in capsys.readouterr().err
     edits = [json.loads(line) for line in out.read_text().splitlines() if line.startswith('{"kind":"edit"')]
-    assert [(e["step"], e["path"], e["new"]) for e in edits] == [(1, "input.tools.tool_calls[0].arguments", "{}")]
+    assert [(e["step"], e["path"], e["new"]) for e in edits] == [
+        (1, "input.tools.tool_calls[0].arguments", "{}")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -49,9 +62,15 @@ def test_fork_with_set_records_the_edit(tmp_path: Path, capsys: pytest.CaptureFi
     [
         (["--step", "13"], "step 13 is outside the run fixtures/runs/runaway.jsonl: it has steps 0..12"),
         (["--step", "4", "--set", "state.nowhere=1"], "path `state.nowhere`: `state` has no field `nowhere`"),
-        (["--step", "4", "--set", "state.messages[0].content=[1]"], "messages.0.content: Input should be a valid string"),
+        (
+            ["--step", "4", "--set", "state.messages[0].content=[1]"],
+            "messages.0.content: Input should be a valid string",
+        ),
         (["--step", "4", "--set", "state.messages[0].content=hi"], "the value is not valid JSON"),
-        (["--step", "4", "--model-answer", '{"content": "x"}'], "--model-answer must be an assistant message"),
+        (
+            ["--step", "4", "--model-answer", '{"content": "x"}'],
+            "--model-answer must be an assistant message",
+        ),
     ],
 )
 def test_fork_refusals_exit_2_and_write_nothing(
@@ -77,7 +96,9 @@ def test_fork_of_a_target_that_no_longer_matches(tmp_path: Path, capsys: pytest.
     assert not out.exists()
 
 
-def test_fork_refuses_to_overwrite_a_file_that_is_not_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_fork_refuses_to_overwrite_a_file_that_is_not_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("keep me")
     assert main(["fork", RUNAWAY, "--step", "4", "-o", str(notes)]) == 2
@@ -98,6 +119,11 @@ def test_debug_condition_that_does_not_parse_names_the_column(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "run.jsonl"
-    assert main(["debug", "fixtures.weather:agent", "--input", "hi", "--when", "len(messages) > ", "-o", str(out)]) == 2
+    assert (
+        main(
+            ["debug", "fixtures.weather:agent", "--input", "hi", "--when", "len(messages) > ", "-o", str(out)]
+        )
+        == 2
+    )
     assert "condition `len(messages) >`: expected a JSON value after the operator at column" in _error(capsys)
     assert not out.exists()

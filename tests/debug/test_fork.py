@@ -79,11 +79,13 @@ def test_a_step_outside_the_run_is_refused() -> None:
     ("item", "message"),
     [
         ("state.nope=1", r"path `state.nope`: `state` has no field `nope`"),
-        ("state.messages[40].content=\"x\"", r"`state.messages` has \d+ items .* no \[40\]"),
+        ('state.messages[40].content="x"', r"`state.messages` has \d+ items .* no \[40\]"),
         ("state.messages[0].content=5", "messages.0.content: Input should be a valid string"),
     ],
 )
-def test_a_bad_path_or_value_is_refused_and_nothing_is_written(tmp_path: Path, item: str, message: str) -> None:
+def test_a_bad_path_or_value_is_refused_and_nothing_is_written(
+    tmp_path: Path, item: str, message: str
+) -> None:
     out = tmp_path / "fork.jsonl"
     with pytest.raises(DebugError, match=message):
         run_fork(plan_fork(RUNAWAY, 4, sets=parse_sets([item])), out)
@@ -121,7 +123,9 @@ def test_a_rebuilt_state_that_differs_from_the_recording_is_refused(tmp_path: Pa
     header["input"] = [{"role": "user", "content": "Something else."}]
     lines[0] = json.dumps(header, separators=(",", ":")) + "\n"
     edited.write_text("".join(lines))
-    with pytest.raises(DebugError, match=r"does not match the recording after step 3: state\.messages\[0\]\.content"):
+    with pytest.raises(
+        DebugError, match=r"does not match the recording after step 3: state\.messages\[0\]\.content"
+    ):
         run_fork(plan_fork(edited, 4), tmp_path / "fork.jsonl")
     assert not (tmp_path / "fork.jsonl").exists()
 
@@ -133,6 +137,6 @@ def test_a_recording_without_its_target_needs_one(tmp_path: Path) -> None:
     header["meta"] = {}
     lines[0] = json.dumps(header, separators=(",", ":")) + "\n"
     bare.write_text("".join(lines))
-    with pytest.raises(DebugError, match="does not name its TARGET .* pass --target"):
+    with pytest.raises(DebugError, match=r"does not name its TARGET .* pass --target"):
         plan_fork(bare, 4)
     assert plan_fork(bare, 4, target="fixtures.runaway:agent").step == 4

@@ -55,7 +55,9 @@ async def test_break_at_tools_edit_the_argument_continue(tmp_path: Path) -> None
         await pilot.press("e")
         await _type(pilot, 'input.tools.tool_calls[0].arguments = {"city": "Paris"}')
         await pilot.press("enter")
-        await _until(pilot, lambda: "edited input.tools.tool_calls[0].arguments" in _panel_text(app), "the edit")
+        await _until(
+            pilot, lambda: "edited input.tools.tool_calls[0].arguments" in _panel_text(app), "the edit"
+        )
         await pilot.press("c")
         await _until(pilot, lambda: controller.status == "finished", "the end of the run")
         await _until(pilot, lambda: "run over: ok" in _panel_text(app), "the panel to show the end")
@@ -85,7 +87,9 @@ async def test_bad_edit_and_unknown_breakpoint_in_the_app(tmp_path: Path) -> Non
         await pilot.press("B")
         await _type(pilot, "tool")
         await pilot.press("enter")
-        await _until(pilot, lambda: "its nodes are: chat, tools, direct_return" in _panel_text(app), "the node list")
+        await _until(
+            pilot, lambda: "its nodes are: chat, tools, direct_return" in _panel_text(app), "the node list"
+        )
         await pilot.press("s")
         await _until(pilot, lambda: "paused before step 1" in _panel_text(app), "one step")
         await pilot.press("a")
@@ -107,7 +111,10 @@ async def test_fork_the_runaway_at_step_4_from_the_replay_app(tmp_path: Path) ->
         await pilot.press("enter")
         await _until(pilot, lambda: isinstance(app.screen, ForkScreen), "the fork beside its parent")
         summary = str(app.screen.query_one("#fork-diff").render())
-        assert "first divergence: step 4: different branch decision: A [chat -> tools], B [chat -> end]" in summary
+        assert (
+            "first divergence: step 4: different branch decision: A [chat -> tools], B [chat -> end]"
+            in summary
+        )
     fork_file = tmp_path / "runaway.fork-4.jsonl"
     fork = read_run(fork_file)
     assert fork.status == "ok" and len(fork.steps) == 5 < len(read_run(parent).steps) == 13

@@ -66,14 +66,26 @@ def terminal() -> Iterator[Terminal]:
 def test_debug_in_a_terminal_break_edit_continue_quit(terminal: Terminal, tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
     command = (
-        f"cd {shlex.quote(str(ROOT))} && {shlex.quote(sys.executable)} -m inspector debug fixtures.weather:agent "
-        f"--input 'Weather in Hangzhou?' --break tools -o {shlex.quote(str(out))}; echo exit-$((40 + 2)) status $?"
+        f"cd {shlex.quote(str(ROOT))} && {shlex.quote(sys.executable)} -m inspector debug "
+        f"fixtures.weather:agent --input 'Weather in Hangzhou?' --break tools -o {shlex.quote(str(out))}; "
+        "echo exit-$((40 + 2)) status $?"
     )
     env = {"TERM": "xterm-256color", "PATH": os.environ.get("PATH", "")}
     terminal.tmux(
-        "-f", "/dev/null", "new-session", "-d", "-s", "debug", "-x", "150", "-y", "45",
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "debug",
+        "-x",
+        "150",
+        "-y",
+        "45",
         *(arg for key, value in env.items() for arg in ("-e", f"{key}={value}")),
-        "bash", "--norc", "--noprofile",
+        "bash",
+        "--norc",
+        "--noprofile",
     )
     terminal.type(command)
     terminal.keys("Enter")
