@@ -127,3 +127,33 @@ def test_debug_condition_that_does_not_parse_names_the_column(
     )
     assert "condition `len(messages) >`: expected a JSON value after the operator at column" in _error(capsys)
     assert not out.exists()
+
+
+def test_show_says_where_a_person_changed_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import fixtures.weather as weather
+    from tests.debug.conftest import controller_for
+
+    path = tmp_path / "run.jsonl"
+    controller = controller_for(weather, path, breakpoints=["tools"])
+    controller.start()
+    controller.wait()
+    controller.edit("input.tools.tool_calls[0].arguments", '{"city": "Paris"}')
+    controller.step()
+    controller.wait()
+    controller.abort()
+    controller.wait()
+    assert main(["show", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    change = """'{"city": "Hangzhou"}' -> '{"city": "Paris"}'"""
+    edit = lines.index(f"edit before step 1: input.tools.tool_calls[0].arguments: {change}")
+    assert lines[edit + 1].startswith("step 1  tools")
+    assert "aborted by the user before step 2" in lines
+    assert "error: RunAborted: aborted by the user before step 2" in lines
+
+
+def test_show_names_a_forks_parent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "fork.jsonl"
+    assert main(["fork", RUNAWAY, "--step", "4", "-o", str(out), "--model-answer", STOP]) == 0
+    capsys.readouterr()
+    assert main(["show", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == f"fork of {RUNAWAY} at step 4"

@@ -65,6 +65,12 @@ async def test_break_at_tools_edit_the_argument_continue(tmp_path: Path) -> None
     run = read_run(path)
     assert run.status == "ok"
     assert run.steps[1].node_runs[0].tools[0].output == "Paris: clear, 20°C"
+    replay = make_app(path)  # the replay of the recording shows where the person changed things
+    async with replay.run_test(size=SIZE) as pilot:
+        await pilot.press("right")
+        await _until(pilot, lambda: replay.replay.cursor == 1, "step 1")
+        status = str(replay.query_one("#status").render())
+        assert "✎ edited before this step: input.tools.tool_calls[0].arguments" in status
     (edit,) = (json.loads(line) for line in lines_of(path, "edit"))
     assert (edit["step"], edit["path"], edit["old"], edit["new"]) == (
         1,
