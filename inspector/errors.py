@@ -8,6 +8,10 @@ InspectorError
 ├── TopologyFormatError (ValueError)  a topology JSON document is malformed or of another version
 └── DebugError (ValueError)       a debugger command or fork does not fit the run (path, value, step,
                                   breakpoint, condition, target); nothing was changed or written
+
+graph_core.errors.GraphError
+└── RunAborted (RuntimeError)     raised at a step boundary when the person debugging aborts the run:
+                                  it ends the run like any run error (recorded as its failure)
 ```
 """
 
@@ -15,10 +19,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from graph_core.errors import GraphError
+
 __all__ = [
     "DebugError",
     "InspectorError",
     "RenderError",
+    "RunAborted",
     "RunFileError",
     "TargetError",
     "TopologyFormatError",
@@ -56,3 +63,9 @@ class TopologyFormatError(InspectorError, ValueError):
 class DebugError(InspectorError, ValueError):
     """A debugger command or a fork does not fit the run: the message names the path, value, step,
     node or topology difference; nothing was changed or written."""
+
+
+class RunAborted(GraphError, RuntimeError):
+    """Raised at a step boundary when the person debugging aborts the run; ends it like any error.
+
+    A `GraphError` (not an `InspectorError`): it travels through the engine as the run's failure."""

@@ -33,21 +33,17 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from graph_core.callbacks import Boundary, RunInfo
-from graph_core.errors import GraphError, InterruptError
+from graph_core.errors import InterruptError
 from graph_core.schema import Message
 from inspector.debug.conditions import Condition, View, parse_condition
 from inspector.debug.paths import get_at, parse_path, plain, replace_at
-from inspector.errors import DebugError
+from inspector.errors import DebugError, RunAborted
 from inspector.recording import Recorder
 
 __all__ = ["DebugController", "Edit", "Pause", "RunAborted", "RunMode"]
 
 RunMode = Literal["invoke", "stream", "ainvoke", "astream"]
 Status = Literal["ready", "running", "paused", "interrupted", "finished"]
-
-
-class RunAborted(GraphError, RuntimeError):
-    """Raised at a step boundary when the person debugging aborts the run; ends it like any error."""
 
 
 @dataclass(frozen=True, slots=True)
