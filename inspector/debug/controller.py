@@ -425,7 +425,7 @@ def apply_edit(boundary: Boundary, path_text: str, value: Any) -> Edit:
         if not path.segments:
             raise DebugError(f"path `{path}`: name a field of the state, as in `state.messages`")
         new_root, old = replace_at(boundary.state, path, value)
-        _assign_state(boundary, new_root)
+        assign_state(boundary, new_root)
         new = get_at(boundary.state, path)
     else:
         keys = [key for key, _ in boundary.pending]
@@ -441,7 +441,7 @@ def apply_edit(boundary: Boundary, path_text: str, value: Any) -> Edit:
     return Edit(boundary.step, path.text, plain(old), plain(new))
 
 
-def _assign_state(boundary: Boundary, new_root: Any) -> None:
+def assign_state(boundary: Boundary, new_root: Any) -> None:
     """Put `new_root`'s content into the live state object (kept, as handlers may hold it)."""
     state = boundary.state
     if isinstance(state, BaseModel) and isinstance(new_root, BaseModel):

@@ -8,12 +8,17 @@
    its recorded output as a preset (graph_core's `Boundary.presets`), so no model or tool is called,
    while the state handlers and branches run for real and rebuild the state, the pending nodes and
    their inputs, and the step budget exactly as the recording had them.
-3. At the boundary before step N the rebuilt run is checked against the recording (the nodes about to
-   run, and the state after step N-1); a difference refuses the fork, naming the first one.
+3. At every boundary up to step N the rebuilt run is checked against the recording (the nodes about
+   to run, and the state after the step before); a difference refuses the fork, naming the first one.
 4. The edits (`--set PATH=JSON`, paths of `inspector.debug.paths`) are applied there and recorded as
    `edit` lines; a model answer (`--model-answer`) becomes the output of the first ChatModel node that
    runs from step N on (step N itself when it runs one) instead of calling the model.
-5. From step N on the target runs live: its own model and tools.
+5. From step N on the target runs live: its own model and tools, in the mode the parent was recorded
+   in (`meta.mode`: invoke or stream).
+
+A component that changes the state itself (the ADK agent's model node appends its answer) does not run
+in a replayed step; when the rebuilt state differs only by such missing list items, the state recorded
+after that step is restored (rebuilt and validated against the state's type) before the replay goes on.
 
 The fork is written to a temporary file next to `-o` and moved into place when the run is over, so a
 refused fork (bad step, path, value, changed target) writes nothing. Its header's `meta.fork` names
@@ -31,12 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from graph_core.callbacks import Boundary
 from graph_core.schema import Message
-from inspector.debug.controller import DebugController, Edit, apply_edit
-from inspector.debug.paths import parse_path
+from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
+from inspector.debug.paths import parse_path, rebuild_like
 from inspector.errors import DebugError
 from inspector.recording import Run, read_run
 from inspector.recording.encode import Encoder
@@ -83,6 +88,7 @@ class ForkPlan:
     sets: list[tuple[str, Any]] = field(default_factory=lambda: [])
     model_answer: Message | None = None
     chat_nodes: frozenset[str] = frozenset()
+    mode: str = "invoke"
 
 
 @dataclass(frozen=True)
@@ -180,7 +186,8 @@ def plan_fork(
     chat = frozenset(n.key for n in loaded.topology().nodes if n.kind == "ChatModel")
     if model_answer is not None and not chat:
         raise DebugError(f"--model-answer: TARGET `{spec}` has no ChatModel node to answer for")
-    return ForkPlan(parent, step, loaded, graph_input, presets, list(sets), model_answer, chat)
+    mode = "stream" if parent.header.meta.get("mode") == "stream" else "invoke"  # as it was recorded
+    return ForkPlan(parent, step, loaded, graph_input, presets, list(sets), model_answer, chat, mode)
 
 
 def _first_difference(a: Any, b: Any, where: str = "state") -> str | None:
@@ -209,6 +216,20 @@ def _first_difference(a: Any, b: Any, where: str = "state") -> str | None:
     return None
 
 
+def _behind(rebuilt: Any, recorded: Any) -> bool:
+    """True when `rebuilt` differs from `recorded` only by lists that are shorter prefixes of the
+    recorded ones: what a replayed component that appends to the state (and did not run) leaves."""
+    if isinstance(rebuilt, dict) and isinstance(recorded, dict):
+        a: dict[str, Any] = rebuilt  # pyright: ignore[reportUnknownVariableType]
+        b: dict[str, Any] = recorded  # pyright: ignore[reportUnknownVariableType]
+        return a.keys() == b.keys() and all(_behind(a[k], b[k]) for k in a)
+    if isinstance(rebuilt, list) and isinstance(recorded, list):
+        la: list[Any] = rebuilt  # pyright: ignore[reportUnknownVariableType]
+        lb: list[Any] = recorded  # pyright: ignore[reportUnknownVariableType]
+        return len(la) <= len(lb) and la == lb[: len(la)]
+    return rebuilt == recorded
+
+
 class _ForkHook:
     """The boundary hook of a fork: replay before step N, check and edit at N, answer the model once."""
 
@@ -217,6 +238,7 @@ class _ForkHook:
         self.controller: DebugController | None = None
         self.answer = plan.model_answer
         self.encoder = Encoder(redaction=make_redaction(True), intern=False)
+        self.restored: list[int] = []  # steps after which the state was restored from the recording
 
     def __call__(self, boundary: Boundary) -> None:
         plan = self.plan
@@ -229,11 +251,12 @@ class _ForkHook:
                     f"the target does not replay the recording: before step {i} it would run "
                     f"[{', '.join(keys)}], the recording ran [{', '.join(recorded)}]"
                 )
+        if 0 < i <= plan.step:
+            self._check_state(boundary, i - 1)
         if i < plan.step:
             boundary.presets.update(plan.presets[i])
             return
         if i == plan.step:
-            self._check_state(boundary)
             for path, value in plan.sets:
                 edit = apply_edit(boundary, path, value)
                 assert self.controller is not None
@@ -250,16 +273,38 @@ class _ForkHook:
                 boundary.presets[chat[0]] = self.answer
                 self.answer = None
 
-    def _check_state(self, boundary: Boundary) -> None:
-        plan = self.plan
-        if plan.step == 0 or boundary.state is None:
+    def _encoded(self, state: Any) -> Any:
+        return json.loads(json.dumps(self.encoder.encode(state)))
+
+    def _check_state(self, boundary: Boundary, after: int) -> None:
+        """The rebuilt state must be the one recorded after step `after`.
+
+        A component that appends to the state itself (the ADK agent's model node appends its answer)
+        did not run in a replayed step, so its items are missing: when the rebuilt state differs only
+        by such shorter lists, it is restored from the recording (rebuilt and validated against the
+        state's type) and checked again. Any other difference refuses the fork, naming the first one.
+        """
+        if boundary.state is None:
             return
-        rebuilt = json.loads(json.dumps(self.encoder.encode(boundary.state)))
-        recorded = plan.parent.state_at(plan.step - 1)
-        difference = _first_difference(rebuilt, recorded)
+        recorded = self.plan.parent.state_at(after)
+        difference = _first_difference(self._encoded(boundary.state), recorded)
+        rebuilt = self._encoded(boundary.state)
+        if (
+            difference is not None
+            and isinstance(boundary.state, BaseModel | dict)
+            and _behind(rebuilt, recorded)
+        ):
+            try:
+                restored = rebuild_like(boundary.state, recorded, "state")
+            except DebugError:
+                restored = None
+            if restored is not None and _first_difference(self._encoded(restored), recorded) is None:
+                assign_state(boundary, restored)
+                self.restored.append(after)
+                return
         if difference is not None:
             raise DebugError(
-                f"the rebuilt run does not match the recording after step {plan.step - 1}: {difference}; "
+                f"the rebuilt run does not match the recording after step {after}: {difference}; "
                 "the target's behaviour changed since the run was recorded, so it cannot be forked there"
             )
 
@@ -272,7 +317,7 @@ def run_fork(
     parent = plan.parent
     meta: dict[str, Any] = {
         "target": plan.target.spec,
-        "mode": "invoke",
+        "mode": plan.mode,
         "fork": {"parent": str(parent.path), "parent_run_id": parent.run_id, "step": plan.step},
     }
     if plan.model_answer is not None:
@@ -287,6 +332,7 @@ def run_fork(
         plan.input,
         output=temp,
         topology=plan.target.topology(),
+        mode="stream" if plan.mode == "stream" else "invoke",
         meta=meta,
         recorder_options=recorder_options,
         before_pause=hook,

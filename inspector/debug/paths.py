@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 from graph_core.schema import Message
 from inspector.errors import DebugError
 
-__all__ = ["Path", "get_at", "parse_path", "plain", "replace_at"]
+__all__ = ["Path", "get_at", "parse_path", "plain", "rebuild_like", "replace_at"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
@@ -187,7 +187,7 @@ def _json_kind(value: Any) -> str:
     return "object"
 
 
-def _rebuild(like: Any, doc: Any, where: str) -> Any:
+def rebuild_like(like: Any, doc: Any, where: str) -> Any:
     """`doc` (plain JSON) as a value of `like`'s type; `DebugError` naming what does not fit."""
     if isinstance(like, BaseModel):
         try:
@@ -203,7 +203,7 @@ def _rebuild(like: Any, doc: Any, where: str) -> Any:
         if items:
             model = items[0] if all(type(item) is type(items[0]) for item in items) else None
             return [
-                _rebuild(items[i] if i < len(items) else model, item, f"{where}[{i}]")
+                rebuild_like(items[i] if i < len(items) else model, item, f"{where}[{i}]")
                 if i < len(items) or model is not None
                 else item
                 for i, item in enumerate(new_items)
@@ -214,7 +214,9 @@ def _rebuild(like: Any, doc: Any, where: str) -> Any:
     if isinstance(like, dict) and isinstance(doc, dict):
         mapping: dict[Any, Any] = like  # pyright: ignore[reportUnknownVariableType]
         new_map: dict[Any, Any] = doc  # pyright: ignore[reportUnknownVariableType]
-        return {k: _rebuild(mapping[k], v, f"{where}.{k}") if k in mapping else v for k, v in new_map.items()}
+        return {
+            k: rebuild_like(mapping[k], v, f"{where}.{k}") if k in mapping else v for k, v in new_map.items()
+        }
     if like is None:
         return doc
     old_kind, new_kind = _json_kind(like), _json_kind(doc)
@@ -229,4 +231,4 @@ def replace_at(root: Any, path: Path, new: Any) -> tuple[Any, Any]:
     old = get_at(root, path)
     doc = _set_plain(plain(copy.deepcopy(root)), path.segments, copy.deepcopy(new))
     where = "state" if path.root == "state" else f"input.{path.node}"
-    return _rebuild(root, doc, where), old
+    return rebuild_like(root, doc, where), old

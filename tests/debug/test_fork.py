@@ -124,7 +124,7 @@ def test_a_rebuilt_state_that_differs_from_the_recording_is_refused(tmp_path: Pa
     lines[0] = json.dumps(header, separators=(",", ":")) + "\n"
     edited.write_text("".join(lines))
     with pytest.raises(
-        DebugError, match=r"does not match the recording after step 3: state\.messages\[0\]\.content"
+        DebugError, match=r"does not match the recording after step 0: state\.messages\[0\]\.content"
     ):
         run_fork(plan_fork(edited, 4), tmp_path / "fork.jsonl")
     assert not (tmp_path / "fork.jsonl").exists()
@@ -140,3 +140,26 @@ def test_a_recording_without_its_target_needs_one(tmp_path: Path) -> None:
     with pytest.raises(DebugError, match=r"does not name its TARGET .* pass --target"):
         plan_fork(bare, 4)
     assert plan_fork(bare, 4, target="fixtures.runaway:agent").step == 4
+
+
+def test_an_adk_agent_whose_model_node_writes_the_state_forks_too(tmp_path: Path) -> None:
+    out = tmp_path / "fork.jsonl"
+    answer = Message.assistant("Take the early flight.")
+    run_fork(plan_fork("fixtures/runs/adk.jsonl", 6, model_answer=answer), out)
+    parent, fork = read_run("fixtures/runs/adk.jsonl"), read_run(out)
+    # Init (step 0), the model node (step 1) and AfterToolCalls (step 4) append to the state themselves
+    # and did not run: the states recorded after them lack those items, and the state is restored from
+    # the recording at the next boundary, so the other steps, and the state step 6 starts from, match
+    assert len(fork.state_at(1)["messages"]) == len(parent.state_at(1)["messages"]) - 1
+    for i in (2, 3, 5):
+        assert fork.state_at(i) == parent.state_at(i)
+    assert fork.status == "ok" and fork.steps[6].node_runs[0].output["content"] == "Take the early flight."
+    assert diff_runs("fixtures/runs/adk.jsonl", out).first_divergence.index == 6  # type: ignore[union-attr]
+
+
+def test_a_stream_mode_recording_forks_in_stream_mode(tmp_path: Path) -> None:
+    out = tmp_path / "fork.jsonl"
+    run_fork(plan_fork("fixtures/runs/streaming_pitfall.jsonl", 0), out)
+    fork = read_run(out)
+    assert fork.header.meta["mode"] == "stream"
+    assert [s.nodes for s in fork.steps] == [("chat",)]  # the pitfall again: text first, tool calls never run
