@@ -58,10 +58,12 @@ def register(subparsers: Any) -> None:
         metavar="CONDITION",
         help='hold the run where CONDITION holds, e.g. "len(messages) > 6" or "calls(get_weather)"',
     )
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--stream", action="store_true", help="run in stream mode (model chunks shown live)")
-    mode.add_argument(
-        "--async", dest="use_async", action="store_true", help="run with ainvoke on an event loop"
+    parser.add_argument("--stream", action="store_true", help="run in stream mode (model chunks shown live)")
+    parser.add_argument(
+        "--async",
+        dest="use_async",
+        action="store_true",
+        help="run on an event loop (ainvoke; with --stream, astream)",
     )
     parser.set_defaults(handler=run)
 
@@ -72,7 +74,12 @@ def run(args: argparse.Namespace) -> int:
     target = load_target(args.target)
     value = make_input(target, args.input, args.input_json)
     output = Path(args.output) if args.output else Path(tempfile.gettempdir()) / "inspector-debug.jsonl"
-    mode = "stream" if args.stream else "ainvoke" if args.use_async else "invoke"
+    mode = {
+        (False, False): "invoke",
+        (True, False): "stream",
+        (False, True): "ainvoke",
+        (True, True): "astream",
+    }[(args.stream, args.use_async)]
     controller = DebugController(
         target.runnable,
         value,

@@ -468,7 +468,12 @@ class _Hooks:
         if not hasattr(output, "__next__"):
             return  # an async stream (astream): left unread, its copy only buffers
         if info.kind != "ChatModel" or info.node_key is None:
-            output.close()
+            close = getattr(output, "close", None)
+            if callable(close):
+                close()
+            else:  # an `astream` run's copy (read on a worker thread) has no close: read it out
+                for _ in output:
+                    pass
             return
         for chunk in output:  # read as the model produces them: shown while the node runs
             self.controller.on_chunk(info.node_key, chunk)

@@ -13,6 +13,7 @@ import fixtures.weather as weather
 from fixtures.approval import build as build_approval
 from graph_core.checkpoint import InMemoryCheckpointStore
 from inspector.debug import DebugController
+from inspector.debug.controller import RunMode
 from inspector.errors import DebugError
 from inspector.recording import read_run
 from tests.debug.conftest import controller_for, lines_of
@@ -191,10 +192,11 @@ def test_async_runs_pause_and_edit_too(tmp_path: Path) -> None:
     assert read_run(path).steps[1].node_runs[0].tools[0].output == "Paris: clear, 20°C"
 
 
-def test_stream_mode_shows_model_chunks_as_they_arrive(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+def test_stream_modes_show_model_chunks_as_they_arrive(tmp_path: Path, mode: RunMode) -> None:
     chunks: list[str] = []
     controller = controller_for(
-        streaming_pitfall, tmp_path / "run.jsonl", question=streaming_pitfall.QUESTION, mode="stream"
+        streaming_pitfall, tmp_path / "run.jsonl", question=streaming_pitfall.QUESTION, mode=mode
     )
     controller.subscribe(lambda: chunks.append(controller.streaming.get("chat", "")))
     controller.start()

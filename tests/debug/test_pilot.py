@@ -125,3 +125,27 @@ async def test_fork_the_runaway_at_step_4_from_the_replay_app(tmp_path: Path) ->
     fork = read_run(fork_file)
     assert fork.status == "ok" and len(fork.steps) == 5 < len(read_run(parent).steps) == 13
     assert diff_runs(parent, fork_file).first_divergence.index == 4  # type: ignore[union-attr]
+
+
+async def test_an_interrupted_run_is_resumed_from_the_app_with_typed_data(tmp_path: Path) -> None:
+    from fixtures.approval import build
+    from graph_core.checkpoint import InMemoryCheckpointStore
+    from inspector.debug import DebugController
+
+    graph = build(InMemoryCheckpointStore())
+    path = tmp_path / "approval.jsonl"
+    controller = DebugController(
+        graph, "Tell the team we ship Friday", output=path, topology=graph.topology()
+    )
+    app = make_debug_app(controller)
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: "interrupted at approve" in _panel_text(app), "the interrupt")
+        await _until(pilot, lambda: not app.waiting, "the panes")
+        assert "approve asks:" in _panel_text(app) and "Send this email?" in _panel_text(app)
+        await pilot.press("r")
+        await _type(pilot, '{"approved": false}')
+        await pilot.press("enter")
+        await _until(pilot, lambda: "run over: ok" in _panel_text(app), "the resumed run's end")
+    run = read_run(path)
+    assert run.status == "ok" and len(run.segments) == 2
+    assert run.output == "discarded: the draft was not approved"
