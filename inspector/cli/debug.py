@@ -70,16 +70,18 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from inspector.debug import DebugController
+    from inspector.debug.controller import RunMode
 
     target = load_target(args.target)
     value = make_input(target, args.input, args.input_json)
     output = Path(args.output) if args.output else Path(tempfile.gettempdir()) / "inspector-debug.jsonl"
-    mode = {
+    modes: dict[tuple[bool, bool], RunMode] = {
         (False, False): "invoke",
         (True, False): "stream",
         (False, True): "ainvoke",
         (True, True): "astream",
-    }[(args.stream, args.use_async)]
+    }
+    mode = modes[(args.stream, args.use_async)]
     controller = DebugController(
         target.runnable,
         value,
