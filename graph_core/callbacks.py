@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BranchDecision", "Budget", "CallbackHandler", "RunInfo", "StepInfo"]
+__all__ = ["Boundary", "BranchDecision", "Budget", "CallbackHandler", "RunInfo", "StepInfo"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +100,39 @@ class StepInfo:
     interrupted: tuple[str, ...] = ()
 
 
+@dataclass(slots=True)
+class Boundary:
+    """A top-level superstep boundary, handed to `on_step_boundary(boundary)` before the step starts.
+
+    It exists so a caller can hold a run between steps and change what the next step does, without the
+    engine knowing why (the inspector's debugger pauses here; a fork replays recorded outputs here).
+    `step` is the index of the step about to run and `budget` the budget before it. The fields may be
+    changed in place, and the runner reads them back when every handler has returned:
+
+    - `pending`: the next step's tasks as (node key, input) pairs, in node order (inputs before the
+      pre-handlers). Replacing an input changes what that node receives; the keys must stay the same.
+    - `state`: the run's per-run state (None without state); mutate it, or assign a new value.
+    - `presets`: node key -> output. A preset node does not run its component in this step: its output
+      is the given value (node callbacks, state handlers and branches still see it as usual).
+
+    A handler may block (the run waits at the boundary) or raise (the run ends with that error, reported
+    to `on_error` like any run error). Nested graphs have no boundaries of their own: their steps run
+    inside one step of the top-level run.
+    """
+
+    step: int
+    budget: Budget
+    pending: list[tuple[str, Any]]
+    state: Any = None
+    presets: dict[str, Any] = field(default_factory=lambda: {})
+
+
 class CallbackHandler:
-    """A no-op base to subclass for convenience; any object with some of these methods works too."""
+    """A no-op base to subclass for convenience; any object with some of these methods works too.
+
+    `on_step_boundary(boundary)` (see `Boundary`) is not defined here on purpose: a handler that has it
+    is called at every top-level step boundary, so only handlers that need it should define it.
+    """
 
     def on_start(self, info: RunInfo, input: Any) -> None:
         """A node, tool or graph is about to run with `input` (invoke mode)."""

@@ -5,7 +5,13 @@ InspectorError
 ├── TargetError (ValueError)      a TARGET could not be loaded or is not a graph or agent
 ├── RunFileError (ValueError)     a run file is unreadable; `path` and `line_no` say where
 ├── RenderError (RuntimeError)    Graphviz rendering failed (for example the `dot` binary is missing)
-└── TopologyFormatError (ValueError)  a topology JSON document is malformed or of another version
+├── TopologyFormatError (ValueError)  a topology JSON document is malformed or of another version
+└── DebugError (ValueError)       a debugger command or fork does not fit the run (path, value, step,
+                                  breakpoint, condition, target); nothing was changed or written
+
+graph_core.errors.GraphError
+└── RunAborted (RuntimeError)     raised at a step boundary when the person debugging aborts the run:
+                                  it ends the run like any run error (recorded as its failure)
 ```
 """
 
@@ -13,7 +19,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["InspectorError", "RenderError", "RunFileError", "TargetError", "TopologyFormatError"]
+from graph_core.errors import GraphError
+
+__all__ = [
+    "DebugError",
+    "InspectorError",
+    "RenderError",
+    "RunAborted",
+    "RunFileError",
+    "TargetError",
+    "TopologyFormatError",
+]
 
 
 class InspectorError(Exception):
@@ -42,3 +58,14 @@ class RenderError(InspectorError, RuntimeError):
 
 class TopologyFormatError(InspectorError, ValueError):
     """A topology JSON document (`inspector.export.from_json`) is malformed or of an unsupported version."""
+
+
+class DebugError(InspectorError, ValueError):
+    """A debugger command or a fork does not fit the run: the message names the path, value, step,
+    node or topology difference; nothing was changed or written."""
+
+
+class RunAborted(GraphError, RuntimeError):
+    """Raised at a step boundary when the person debugging aborts the run; ends it like any error.
+
+    A `GraphError` (not an `InspectorError`): it travels through the engine as the run's failure."""

@@ -8,6 +8,11 @@ of them differs is the *first divergence*. State and budget are compared at ever
 data rather than control: they make two runs differ without being where the paths fork. Timestamps,
 durations and run IDs are never compared.
 
+When one run is a fork of the other (`inspector fork`: its header's `meta.fork` names the other's run
+ID), the runs are aligned at the fork point: the steps before it were replayed from the parent and are
+not compared (a replayed step ran no tools, so it would differ in tool records only), and the first
+divergence is searched from the fork step on.
+
 When the two runs come from different topologies the comparison still runs, with a note and the topology
 changes at the top, because "what did my change to the graph do to this run" is a normal question.
 """
@@ -113,6 +118,8 @@ class RunDiff:
     """How the step where the shorter run ended is named (see `StepDiff.where`); empty: `step N`."""
     end_place: tuple[int, int] | None = None
     """That step's (segment, index in segment) when `end_where` names one."""
+    fork_step: int | None = None
+    """The step where one run forks the other (steps before it not compared); None if neither does."""
 
     @property
     def first_divergence(self) -> StepDiff | None:
@@ -175,6 +182,7 @@ class RunDiff:
             "status": {"a": self.status[0], "b": self.status[1]},
             "error": {"a": self.error[0], "b": self.error[1]},
             "output_equal": self.output_equal,
+            "fork_step": self.fork_step,
             "first_divergence": _divergence_dict(self),
             "step_differences": [_step_dict(s) for s in self.steps],
             "final_budget": [_budget_dict(d) for d in self.final_budget],
@@ -198,6 +206,11 @@ class RunDiff:
         lines.append(
             f"steps: A {self.length[0]}, B {self.length[1]}; status: A {self.status[0]}, B {self.status[1]}"
         )
+        if self.fork_step is not None:
+            lines.append(
+                f"fork: aligned at step {self.fork_step} (one run forks the other there; the steps before "
+                "it were replayed and are not compared)"
+            )
         if self.error[0] != self.error[1]:
             lines.append(f"error: A {self.error[0] or 'none'}, B {self.error[1] or 'none'}")
         if not self.output_equal:
@@ -399,7 +412,8 @@ def diff_runs(a: Run | str | os.PathLike[str], b: Run | str | os.PathLike[str], 
     )
     n_a, n_b = len(run_a.steps), len(run_b.steps)
     steps: list[StepDiff] = []
-    for i in range(min(n_a, n_b)):
+    fork_step = _fork_step(run_a, run_b)
+    for i in range(fork_step or 0, min(n_a, n_b)):
         step = _compare_step(i, run_a.steps[i], run_b.steps[i], run_a.state_at(i), run_b.state_at(i))
         if not step.empty:
             step.where, step.segment, step.segment_index = _where(i, run_a, run_b)
@@ -428,4 +442,16 @@ def diff_runs(a: Run | str | os.PathLike[str], b: Run | str | os.PathLike[str], 
         final_budget=_budget_deltas(final_a, final_b),
         end_where=end[0],
         end_place=None if end[1] is None or end[2] is None else (end[1], end[2]),
+        fork_step=fork_step,
     )
+
+
+def _fork_step(a: Run, b: Run) -> int | None:
+    """The fork step when one run's header says it forks the other (by run ID), else None."""
+    for child, parent in ((b, a), (a, b)):
+        fork = child.header.meta.get("fork")
+        if isinstance(fork, dict) and fork.get("parent_run_id") == parent.run_id:  # pyright: ignore[reportUnknownMemberType]
+            step = fork.get("step")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            if isinstance(step, int):
+                return step
+    return None

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Generator
+from dataclasses import replace
 from types import GeneratorType
 from typing import Any, TypeGuard
 
 from graph_core.branch import Branch
-from graph_core.callbacks import BranchDecision
+from graph_core.callbacks import Boundary, BranchDecision
 from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphError, GraphRunError, HandlerError, MaxStepsExceededError, NodeRunError
 from graph_core.interrupt import AbandonedTask, InterruptSignal
+from graph_core.lambda_ import Executable
 from graph_core.runner import aio, channels
 from graph_core.runner.interrupts import capture, is_interrupt
 from graph_core.runner.plan import NodePlan
@@ -274,6 +276,36 @@ def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> E
         raise capture(rc, data, [], before=before, after=after, external=external)
 
 
+def _at_boundary(rc: RunContext, data: RunData) -> dict[str, Any]:
+    """Hand the next step to the `on_step_boundary` handlers, then take back what they changed.
+
+    Returns the presets (node key -> output used instead of running the component this step).
+    """
+    boundary = Boundary(data.step, rc.budget(data.step), list(data.pending), rc.state_value)
+    for fn in rc.handlers.boundary:
+        fn(boundary)
+    before = [key for key, _ in data.pending]
+    after = [key for key, _ in boundary.pending]
+    if after != before:
+        raise GraphRunError(
+            f"step boundary {data.step}: the next tasks may not change (were [{', '.join(before)}], "
+            f"now [{', '.join(after)}])"
+        )
+    data.pending = boundary.pending
+    frame = rc.frame
+    if frame is not None and rc.plan.has_state and boundary.state is not frame.value:
+        frame.value = data.state = boundary.state
+    unknown = [key for key in boundary.presets if key not in after]
+    if unknown:
+        raise GraphRunError(f"step boundary {data.step}: presets for nodes not in this step: {unknown}")
+    return boundary.presets
+
+
+def _preset(node: NodePlan, output: Any) -> NodePlan:
+    """A copy of `node` whose component returns `output` (a preset from a step boundary)."""
+    return replace(node, executable=Executable(invoke=lambda _input: output), graph=None)
+
+
 def _steps(rc: RunContext, data: RunData) -> Effects:
     plan = rc.plan
     handlers = rc.handlers
@@ -281,12 +313,17 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     last: tuple[str, ...] = ()
     while True:
         _check_budget(rc, data)
+        presets = _at_boundary(rc, data) if handlers.boundary and not rc.nested else None
         step = data.step
         pending = data.pending
         if len(pending) == 1:  # most Pregel steps: no comprehension
             tasks = [Task(plan.nodes[pending[0][0]], pending[0][1], step)]
         else:
             tasks = [Task(plan.nodes[key], value, step) for key, value in pending]
+        if presets:
+            for task in tasks:
+                if task.node.key in presets:
+                    task.node = _preset(task.node, presets[task.node.key])
         data.pending = []
         restored = rc.restored
         if restored is not None:  # the first step of a resumed run: rerun nodes get their records back

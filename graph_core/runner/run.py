@@ -88,6 +88,7 @@ class Handlers:
     """Callback methods looked up once per run, so timings nobody observes cost nothing."""
 
     __slots__ = (
+        "boundary",
         "callbacks",
         "end",
         "end_stream",
@@ -103,7 +104,7 @@ class Handlers:
         self.callbacks = tuple(callbacks)
         if not self.callbacks:  # most runs: skip the seven lookups below
             self.start = self.end = self.error = self.start_stream = self.end_stream = ()
-            self.step_start = self.step_end = ()
+            self.step_start = self.step_end = self.boundary = ()
             self.node = False
             return
 
@@ -118,6 +119,7 @@ class Handlers:
         self.end_stream = methods("on_end_with_stream_output")
         self.step_start = methods("on_step_start")
         self.step_end = methods("on_step_end")
+        self.boundary = methods("on_step_boundary")
         self.node = bool(self.start or self.end or self.error or self.start_stream or self.end_stream)
 
 

@@ -13,12 +13,12 @@ import textwrap
 from collections.abc import Sequence
 
 from graph_core.errors import GraphError
-from inspector.cli import demo, diff, lint, record, replay, show, topology
+from inspector.cli import debug, demo, diff, fork, lint, record, replay, show, topology
 from inspector.errors import InspectorError
 
 __all__ = ["main"]
 
-_COMMANDS = (topology, lint, record, show, replay, demo, diff)
+_COMMANDS = (topology, lint, record, show, replay, demo, diff, debug, fork)
 
 
 def build_parser() -> argparse.ArgumentParser:

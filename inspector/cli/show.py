@@ -16,6 +16,7 @@ from inspector.cli.plain import one_line, one_line_list
 from inspector.diagnostics import Diagnostic, diagnose
 from inspector.errortext import error_text
 from inspector.recording import Run, RunFileWarning, Segment, read_run
+from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord
 from inspector.recording.statediff import Change, changes, format_path
 
@@ -92,8 +93,11 @@ def step_label(run: Run, position: int | None) -> str:
     return f"segment {len(run.segments) - 1} step {index}"
 
 
-def _segment_lines(run: Run, segment: Segment, previous: Any) -> tuple[list[str], Any]:
-    """One segment's steps, then the step it did not finish and where it stopped at an interrupt."""
+def _segment_lines(
+    run: Run, segment: Segment, previous: Any, debug: DebugLines | None = None
+) -> tuple[list[str], Any]:
+    """One segment's steps, then the step it did not finish and where it stopped at an interrupt;
+    `debug` adds the debugger's edits before the steps they changed (first segment)."""
     lines: list[str] = []
     if segment.index > 0:
         lines.append(
@@ -101,6 +105,9 @@ def _segment_lines(run: Run, segment: Segment, previous: Any) -> tuple[list[str]
             f"started {segment.started_at}) —"
         )
     for step in run.steps[segment.start : segment.stop]:
+        for edit in debug.edits_before(step.index) if debug is not None else ():
+            change = f"{_preview(edit.old)} -> {_preview(edit.new)}"
+            lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
         duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
         lines.append(
             f"step {step.index}  {one_line_list(step.nodes)}  [{_budget_text(step.budget)}]{duration}"
@@ -129,6 +136,8 @@ def _segment_lines(run: Run, segment: Segment, previous: Any) -> tuple[list[str]
         previous = state
         for branch in step.branches:
             lines.append(f"    branch {one_line(branch.source)} -> {one_line_list(branch.chosen)}")
+    if debug is not None and debug.aborted is not None and segment.index == 0:
+        lines.append(f"aborted by the user before step {debug.aborted.step}")
     unfinished = segment.unfinished
     if unfinished is not None:
         lines.append(f"step {unfinished.index}  {one_line_list(unfinished.nodes)}  (did not finish)")
@@ -157,9 +166,13 @@ def timeline(run: Run) -> list[str]:
         )
     if run.header.resumed_from is not None:
         lines.append(f"resumed from checkpoint {run.header.resumed_from}")
+    fork = run.header.meta.get("fork")
+    if isinstance(fork, dict):
+        lines.append(f"fork of {one_line(fork.get('parent'))} at step {fork.get('step')}")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    debug = read_debug_lines(run)
     previous: Any = None
     for segment in run.segments:
-        block, previous = _segment_lines(run, segment, previous)
+        block, previous = _segment_lines(run, segment, previous, debug if segment.index == 0 else None)
         lines.extend(block)
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")

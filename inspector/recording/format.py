@@ -41,8 +41,10 @@ __all__ = [
     "Header",
     "Interrupted",
     "NodeRunRecord",
+    "RunAborted",
     "RunFinished",
     "SegmentStarted",
+    "StateEdited",
     "StepRecord",
     "StepUnfinished",
     "ToolRunRecord",
@@ -289,14 +291,51 @@ class RunFinished(_Record):
     duration: float | None = None
 
 
+class StateEdited(_Record):
+    """A person changed the run under the debugger (`inspector debug`, `inspector fork --set`) at the
+    boundary before step `step`: `path` (see docs/debugging.md) went from `old` to `new`. Values are
+    encoded (and redacted) like step values. Readers that do not know the line skip it."""
+
+    kind: Literal["edit"] = "edit"
+    step: int
+    path: str
+    old: Any = None
+    new: Any = None
+    t: float | None = None
+
+
+class RunAborted(_Record):
+    """A person aborted the run under the debugger at the boundary before step `step`; the run's
+    `run_finished` line follows (status `error`, error type `RunAborted`)."""
+
+    kind: Literal["aborted"] = "aborted"
+    step: int
+    t: float | None = None
+
+
 Event = Annotated[
-    ValueDefined | StepRecord | StepUnfinished | Interrupted | RunFinished | SegmentStarted,
+    ValueDefined
+    | StepRecord
+    | StepUnfinished
+    | Interrupted
+    | RunFinished
+    | SegmentStarted
+    | StateEdited
+    | RunAborted,
     Field(discriminator="kind"),
 ]
 """Any line after the header."""
 
 Line = Annotated[
-    Header | ValueDefined | StepRecord | StepUnfinished | Interrupted | RunFinished | SegmentStarted,
+    Header
+    | ValueDefined
+    | StepRecord
+    | StepUnfinished
+    | Interrupted
+    | RunFinished
+    | SegmentStarted
+    | StateEdited
+    | RunAborted,
     Field(discriminator="kind"),
 ]
 

@@ -147,6 +147,20 @@ class Recorder:
         self._max_steps: int | None = None
         self._decisions = StepDecisions(lambda path, source, index: self._ends.get((path, source, index)))
 
+    def append_event(self, event: dict[str, Any], *, values: tuple[str, ...] = ()) -> None:
+        """Write one out-of-band line between steps (the debugger's `edit` and `aborted` lines, see
+        `format.StateEdited`): the fields named in `values` are encoded like step values (redacted, with
+        `value` lines for new messages), `t` is set to the run's clock. A no-op after a fault."""
+        if self.fault is not None:
+            return
+        with self._lock:
+            line = dict(event)
+            for key in values:
+                line[key] = self._encoder.encode(line[key])
+            line["t"] = self._rel(self._clock())
+            self._line(line)
+            self._flush()
+
     # --- callbacks: note what happened ----------------------------------------------------------
 
     def on_start(self, info: RunInfo, input: Any) -> None:

@@ -26,6 +26,7 @@ from textual.widgets import Footer, Static
 
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar, budget_level
+from inspector.tui.edit_note import edit_note
 from inspector.tui.goto import GotoError, goto_prompt, resolve_goto
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
@@ -323,6 +324,7 @@ class ReplayApp(App[None]):
             text.append(f"  ▶ playing {SPEEDS[self.speed_index]:g}/s", style="bold cyan")
         else:
             text.append(f"  speed {SPEEDS[self.speed_index]:g}/s", style="dim")
+        text.append_text(edit_note(run, replay.current))  # debugger edits, fork origin
         if self.follow:
             text.append("  following", style="bold magenta")
         if self.session.diagnostics is None:
@@ -529,6 +531,12 @@ class ReplayApp(App[None]):
     def action_expand(self) -> None:
         self._main_screen_only()
         self.expand = not self.expand
+
+    def action_fork(self) -> None:
+        self._main_screen_only()
+        from inspector.tui.fork_screen import fork_from  # the fork machinery loads when asked for
+
+        fork_from(self)
 
     def action_help(self) -> None:
         if len(self.screen_stack) > 1:

@@ -41,6 +41,7 @@ KEYS: tuple[Key, ...] = (
     Key("minus", "slower", "Slower", "Play slower", False, "-"),
     Key("d", "diff", "Toggle diff", "State pane: full state or only this step's changes", True),
     Key("x", "expand", "Expand values", "Show clipped values whole (and clip them again)"),
+    Key("f", "fork", "Fork from this step…", "Run on from this step with an edit or another model answer"),
     Key("question_mark", "help", "Help", "Show every key", True, "?"),
     Key("q", "quit", "Quit", "Leave the debugger", True),
 )

@@ -1,0 +1,118 @@
+"""`inspector debug TARGET (--input TEXT | --input-json JSON) [-o RUN.jsonl] [--break NODE ...]`.
+
+Runs TARGET under the debugger (`inspector.debug.DebugController`) and opens the debug TUI on it. The
+run is recorded as it goes, in the ordinary run-file format. Breakpoints and conditions are checked
+before anything runs: an unknown node lists the graph's nodes, a condition that does not parse names
+the column, both with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from inspector.cli.record import _check_output, make_input  # pyright: ignore[reportPrivateUsage]
+from inspector.errors import InspectorError
+from inspector.recording import read_run
+from inspector.target import load_target
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "debug",
+        help="run a graph or agent under the debugger: breakpoints, step, edit the state, abort",
+        description="Run TARGET live in the terminal debugger. Without --break or --when it holds "
+        "before step 0. Keys: s step, c continue, a abort, e edit, b/B breakpoint, w condition, "
+        "r resume an interrupt, q quit (aborts a held run). See docs/debugging.md.",
+    )
+    parser.add_argument("target", metavar="TARGET")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--input", metavar="TEXT", help="input text (an agent gets one user message)")
+    source.add_argument(
+        "--input-json", metavar="JSON", help="input as JSON (for an agent: a list of messages)"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="RUN.jsonl",
+        help="run file to write (default: a file in the temp directory)",
+    )
+    parser.add_argument(
+        "--break",
+        dest="breaks",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="NODE",
+        help="hold the run before each step that runs NODE",
+    )
+    parser.add_argument(
+        "--when",
+        action="append",
+        default=[],
+        metavar="CONDITION",
+        help='hold the run where CONDITION holds, e.g. "len(messages) > 6" or "calls(get_weather)"',
+    )
+    parser.add_argument("--stream", action="store_true", help="run in stream mode (model chunks shown live)")
+    parser.add_argument(
+        "--async",
+        dest="use_async",
+        action="store_true",
+        help="run on an event loop (ainvoke; with --stream, astream)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from inspector.debug import DebugController
+    from inspector.debug.controller import RunMode
+
+    target = load_target(args.target)
+    value = make_input(target, args.input, args.input_json)
+    output = Path(args.output) if args.output else Path(tempfile.gettempdir()) / "inspector-debug.jsonl"
+    modes: dict[tuple[bool, bool], RunMode] = {
+        (False, False): "invoke",
+        (True, False): "stream",
+        (False, True): "ainvoke",
+        (True, True): "astream",
+    }
+    mode = modes[(args.stream, args.use_async)]
+    controller = DebugController(
+        target.runnable,
+        value,
+        output=output,
+        topology=target.topology(),
+        compiled=target.compiled,
+        mode=mode,
+        breakpoints=args.breaks,
+        conditions=args.when,
+        stop_at_start=not args.breaks and not args.when,
+        meta={"target": args.target, "mode": mode},
+    )
+    _check_output(output, resume=False)  # after the checks above: a refused debug run writes nothing
+    output.write_bytes(b"")  # the app follows this file: no earlier recording may show meanwhile
+    from inspector.tui.debug_app import make_debug_app  # Textual loads only for the commands that draw
+
+    make_debug_app(controller).run()
+    if controller.status != "finished":
+        if controller.pause is not None:
+            controller.abort()
+        controller.join(30)
+    try:
+        recorded = read_run(output)
+    except InspectorError:
+        print(f"inspector: nothing was recorded to {output}", file=sys.stderr)
+        return 0
+    steps = len(recorded.steps)
+    print(
+        f"recorded {steps} step{'' if steps == 1 else 's'} to {output} (status {recorded.status}, "
+        f"{controller.outcome or 'not finished'}; {len(controller.edits)} edit"
+        f"{'' if len(controller.edits) == 1 else 's'})",
+        file=sys.stderr,
+    )
+    return 0

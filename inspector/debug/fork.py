@@ -1,0 +1,363 @@
+"""Forks: run on from step N of a recording, with edits or another model answer, without an LLM.
+
+"Fork at step N" rebuilds the run at the boundary before step N and re-runs step N from there:
+
+1. The target (the run header's `meta.target`, or `--target`) is loaded and its topology compared with
+   the recorded one; any difference refuses the fork, naming it.
+2. The target runs from the recorded input. Steps 0..N-1 are replayed: each node of those steps gets
+   its recorded output as a preset (graph_core's `Boundary.presets`), so no model or tool is called,
+   while the state handlers and branches run for real and rebuild the state, the pending nodes and
+   their inputs, and the step budget exactly as the recording had them.
+3. At every boundary up to step N the rebuilt run is checked against the recording (the nodes about
+   to run, and the state after the step before); a difference refuses the fork, naming the first one.
+4. The edits (`--set PATH=JSON`, paths of `inspector.debug.paths`) are applied there and recorded as
+   `edit` lines; a model answer (`--model-answer`) becomes the output of the first ChatModel node that
+   runs from step N on (step N itself when it runs one) instead of calling the model.
+5. From step N on the target runs live: its own model and tools, in the mode the parent was recorded
+   in (`meta.mode`: invoke or stream).
+
+A component that changes the state itself (the ADK agent's model node appends its answer) does not run
+in a replayed step; when the rebuilt state differs only by such missing list items, the state recorded
+after that step is restored (rebuilt and validated against the state's type) before the replay goes on.
+
+The fork is written to a temporary file next to `-o` and moved into place when the run is over, so a
+refused fork (bad step, path, value, changed target) writes nothing. Its header's `meta.fork` names
+the parent run (`parent`, `parent_run_id`) and `step`; `inspector diff PARENT FORK` aligns the two runs
+there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from graph_core.callbacks import Boundary
+from graph_core.schema import Message
+from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
+from inspector.debug.paths import parse_path, rebuild_like
+from inspector.errors import DebugError
+from inspector.recording import Run, read_run
+from inspector.recording.encode import Encoder
+from inspector.recording.redact import make_redaction
+from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
+from inspector.target import LoadedTarget, load_target
+
+__all__ = ["ForkPlan", "ForkResult", "decode_value", "fork_point", "plan_fork", "run_fork"]
+
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+_MARKERS = ("$repr", "$truncated", "$masked", "$type")
+
+
+def decode_value(value: Any, where: str = "value") -> Any:
+    """A recorded JSON value as the live value it stood for: message-shaped objects (a `role` of
+    system/user/assistant/tool) become `Message`s, in lists and mappings too. A value the recording did
+    not keep in full (`$repr`, `$truncated`, masked) raises `DebugError`: it cannot be replayed."""
+    if isinstance(value, list):
+        items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return [decode_value(item, f"{where}[{i}]") for i, item in enumerate(items)]
+    if isinstance(value, dict):
+        mapping: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        marker = next((k for k in mapping if k in _MARKERS), None)
+        if marker is not None:
+            raise DebugError(f"{where} was not recorded in full (`{marker}`), so it cannot be replayed")
+        if mapping.get("role") in _ROLES:
+            try:
+                return Message.model_validate(mapping)
+            except ValidationError:
+                pass
+        return {k: decode_value(v, f"{where}.{k}") for k, v in mapping.items()}
+    return value
+
+
+@dataclass
+class ForkPlan:
+    """Everything a fork needs, checked before anything runs (see `plan_fork`)."""
+
+    parent: Run
+    step: int
+    target: LoadedTarget
+    input: Any
+    presets: list[dict[str, Any]]
+    sets: list[tuple[str, Any]] = field(default_factory=lambda: [])
+    model_answer: Message | None = None
+    chat_nodes: frozenset[str] = frozenset()
+    mode: str = "invoke"
+
+
+@dataclass(frozen=True)
+class ForkResult:
+    output: Path
+    status: str
+    steps: int
+    edits: list[Edit]
+    error: BaseException | None
+
+
+def _steps_text(run: Run) -> str:
+    n = len(run.steps)
+    return f"it has steps 0..{n - 1}" if n else "it has no complete step"
+
+
+def parse_sets(items: Sequence[str]) -> list[tuple[str, Any]]:
+    """`PATH=JSON` items (`--set`) as (path, value); the path's syntax and the JSON are checked now."""
+    out: list[tuple[str, Any]] = []
+    for item in items:
+        path, sep, raw = item.partition("=")
+        if not sep:
+            raise DebugError(f'--set `{item}`: write PATH=JSON, as in `state.messages[0].content="hi"`')
+        parse_path(path)
+        try:
+            out.append((path.strip(), json.loads(raw)))
+        except ValueError as exc:
+            raise DebugError(
+                f"--set `{item}`: the value is not valid JSON ({exc}); strings need quotes"
+            ) from None
+    return out
+
+
+def parse_model_answer(raw: str) -> Message:
+    """`--model-answer`: an assistant message as JSON (tool calls as in the run file)."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise DebugError(f"--model-answer is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("role") != "assistant":  # pyright: ignore[reportUnknownMemberType]
+        raise DebugError(
+            '--model-answer must be an assistant message: {"role": "assistant", "content": "..."}'
+        )
+    try:
+        return Message.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise DebugError(f"--model-answer is not a valid message: {problems}") from None
+
+
+def plan_fork(
+    run_path: str | os.PathLike[str],
+    step: int,
+    *,
+    target: str | None = None,
+    sets: Sequence[tuple[str, Any]] = (),
+    model_answer: Message | None = None,
+) -> ForkPlan:
+    """Check a fork of `run_path` at `step` and prepare it; `DebugError` says what does not fit."""
+    parent = read_run(Path(run_path))
+    if len(parent.segments) > 1:
+        raise DebugError(
+            f"{run_path} holds {len(parent.segments)} segments (a run resumed after an interrupt); forks of "
+            "such runs are not supported yet: fork a single-segment recording"
+        )
+    if not 0 <= step < len(parent.steps):
+        raise DebugError(f"step {step} is outside the run {run_path}: {_steps_text(parent)}")
+    spec = target or parent.header.meta.get("target")
+    if not spec:
+        raise DebugError(
+            f"{run_path} does not name its TARGET (it was not recorded by `inspector record`/`debug`): "
+            "pass --target module:attribute"
+        )
+    loaded = load_target(str(spec))
+    recorded = parent.topology
+    if recorded is not None:
+        changes = diff_topologies(recorded, loaded.topology())
+        if changes:
+            lines = "; ".join(describe_topology_changes(changes))
+            raise DebugError(
+                f"TARGET `{spec}` no longer matches the graph {run_path} recorded, so it cannot be forked "
+                f"(topology mismatch: {lines})"
+            )
+    graph_input = decode_value(parent.resolve(parent.header.input), "the recorded input")
+    presets: list[dict[str, Any]] = []
+    for index in range(step):
+        outputs: dict[str, Any] = {}
+        for node_run in parent.steps[index].node_runs:
+            if len(node_run.path) > 1:
+                continue  # a nested graph's node: its graph node's output is replayed whole
+            outputs[node_run.node] = decode_value(
+                node_run.output, f"step {index} node `{node_run.node}` output"
+            )
+        presets.append(outputs)
+    chat = frozenset(n.key for n in loaded.topology().nodes if n.kind == "ChatModel")
+    if model_answer is not None and not chat:
+        raise DebugError(f"--model-answer: TARGET `{spec}` has no ChatModel node to answer for")
+    mode = "stream" if parent.header.meta.get("mode") == "stream" else "invoke"  # as it was recorded
+    return ForkPlan(parent, step, loaded, graph_input, presets, list(sets), model_answer, chat, mode)
+
+
+def _first_difference(a: Any, b: Any, where: str = "state") -> str | None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        da: dict[str, Any] = a  # pyright: ignore[reportUnknownVariableType]
+        db: dict[str, Any] = b  # pyright: ignore[reportUnknownVariableType]
+        for key in [*da, *(k for k in db if k not in da)]:
+            if key not in da or key not in db:
+                return f"{where}.{key} is {'missing' if key not in da else 'extra'} in the rebuilt run"
+            found = _first_difference(da[key], db[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        la: list[Any] = a  # pyright: ignore[reportUnknownVariableType]
+        lb: list[Any] = b  # pyright: ignore[reportUnknownVariableType]
+        if len(la) != len(lb):
+            return f"{where} has {len(la)} items in the rebuilt run, {len(lb)} in the recording"
+        for i, (x, y) in enumerate(zip(la, lb, strict=True)):
+            found = _first_difference(x, y, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    if a != b:
+        return f"{where} is {json.dumps(a)[:80]} in the rebuilt run, {json.dumps(b)[:80]} in the recording"
+    return None
+
+
+def _behind(rebuilt: Any, recorded: Any) -> bool:
+    """True when `rebuilt` differs from `recorded` only by lists that are shorter prefixes of the
+    recorded ones: what a replayed component that appends to the state (and did not run) leaves."""
+    if isinstance(rebuilt, dict) and isinstance(recorded, dict):
+        a: dict[str, Any] = rebuilt  # pyright: ignore[reportUnknownVariableType]
+        b: dict[str, Any] = recorded  # pyright: ignore[reportUnknownVariableType]
+        return a.keys() == b.keys() and all(_behind(a[k], b[k]) for k in a)
+    if isinstance(rebuilt, list) and isinstance(recorded, list):
+        la: list[Any] = rebuilt  # pyright: ignore[reportUnknownVariableType]
+        lb: list[Any] = recorded  # pyright: ignore[reportUnknownVariableType]
+        return len(la) <= len(lb) and la == lb[: len(la)]
+    return rebuilt == recorded
+
+
+class _ForkHook:
+    """The boundary hook of a fork: replay before step N, check and edit at N, answer the model once."""
+
+    def __init__(self, plan: ForkPlan) -> None:
+        self.plan = plan
+        self.controller: DebugController | None = None
+        self.answer = plan.model_answer
+        self.encoder = Encoder(redaction=make_redaction(True), intern=False)
+        self.restored: list[int] = []  # steps after which the state was restored from the recording
+
+    def __call__(self, boundary: Boundary) -> None:
+        plan = self.plan
+        i = boundary.step
+        keys = [key for key, _ in boundary.pending]
+        if i <= plan.step:
+            recorded = list(plan.parent.steps[i].nodes)
+            if keys != recorded:
+                raise DebugError(
+                    f"the target does not replay the recording: before step {i} it would run "
+                    f"[{', '.join(keys)}], the recording ran [{', '.join(recorded)}]"
+                )
+        if 0 < i <= plan.step:
+            self._check_state(boundary, i - 1)
+        if i < plan.step:
+            boundary.presets.update(plan.presets[i])
+            return
+        if i == plan.step:
+            for path, value in plan.sets:
+                edit = apply_edit(boundary, path, value)
+                assert self.controller is not None
+                self.controller.edits.append(edit)
+                recorder = self.controller.recorder
+                if recorder is not None:
+                    recorder.append_event(
+                        {"kind": "edit", "step": i, "path": edit.path, "old": edit.old, "new": edit.new},
+                        values=("old", "new"),
+                    )
+        if self.answer is not None:
+            chat = [key for key in keys if key in plan.chat_nodes]
+            if chat:
+                boundary.presets[chat[0]] = self.answer
+                self.answer = None
+
+    def _encoded(self, state: Any) -> Any:
+        return json.loads(json.dumps(self.encoder.encode(state)))
+
+    def _check_state(self, boundary: Boundary, after: int) -> None:
+        """The rebuilt state must be the one recorded after step `after`.
+
+        A component that appends to the state itself (the ADK agent's model node appends its answer)
+        did not run in a replayed step, so its items are missing: when the rebuilt state differs only
+        by such shorter lists, it is restored from the recording (rebuilt and validated against the
+        state's type) and checked again. Any other difference refuses the fork, naming the first one.
+        """
+        if boundary.state is None:
+            return
+        recorded = self.plan.parent.state_at(after)
+        difference = _first_difference(self._encoded(boundary.state), recorded)
+        rebuilt = self._encoded(boundary.state)
+        if (
+            difference is not None
+            and isinstance(boundary.state, BaseModel | dict)
+            and _behind(rebuilt, recorded)
+        ):
+            try:
+                restored = rebuild_like(boundary.state, recorded, "state")
+            except DebugError:
+                restored = None
+            if restored is not None and _first_difference(self._encoded(restored), recorded) is None:
+                assign_state(boundary, restored)
+                self.restored.append(after)
+                return
+        if difference is not None:
+            raise DebugError(
+                f"the rebuilt run does not match the recording after step {after}: {difference}; "
+                "the target's behaviour changed since the run was recorded, so it cannot be forked there"
+            )
+
+
+def run_fork(
+    plan: ForkPlan, output: str | os.PathLike[str], *, recorder_options: dict[str, Any] | None = None
+) -> ForkResult:
+    """Run the fork into `output` (see the module docstring); a `DebugError` leaves no file behind."""
+    out = Path(output)
+    parent = plan.parent
+    meta: dict[str, Any] = {
+        "target": plan.target.spec,
+        "mode": plan.mode,
+        "fork": {"parent": str(parent.path), "parent_run_id": parent.run_id, "step": plan.step},
+    }
+    if plan.model_answer is not None:
+        meta["fork"]["model_answer"] = True
+    hook = _ForkHook(plan)
+    fd, temp = tempfile.mkstemp(
+        prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else "."
+    )
+    os.close(fd)
+    controller = DebugController(
+        plan.target.compiled,
+        plan.input,
+        output=temp,
+        topology=plan.target.topology(),
+        mode="stream" if plan.mode == "stream" else "invoke",
+        meta=meta,
+        recorder_options=recorder_options,
+        before_pause=hook,
+    )
+    hook.controller = controller
+    try:
+        controller.start()
+        controller.join()
+        if isinstance(controller.error, DebugError):
+            raise controller.error
+        os.replace(temp, out)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+    forked = read_run(out)
+    return ForkResult(out, forked.status, len(forked.steps), controller.edits, controller.error)
+
+
+def fork_point(run: Run) -> tuple[str, int] | None:
+    """(parent path, step) when `run` is a fork (its header's `meta.fork`), else None."""
+    fork = run.header.meta.get("fork")
+    if not isinstance(fork, dict):
+        return None
+    step = fork.get("step")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    parent = fork.get("parent")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(step, int) or not isinstance(parent, str):
+        return None
+    return parent, step

@@ -1,0 +1,283 @@
+"""`DebugApp`: the replay debugger over a live run, sending commands to a `DebugController`.
+
+The app never drives the engine: the controller runs the graph on its own thread and records it; the
+app reads that recording through the replay app's follow mode (the same reader as for any run file)
+and sends the controller commands (step, continue, abort, edit, breakpoints, resume data). The panes
+are the replay app's; a `DebugPanel` adds where the live run stands and its live values.
+
+Keys added to the replay debugger's: `s` step one superstep, `c` continue (to the next breakpoint),
+`a` abort, `e` edit a value (`PATH = VALUE`), `b` breakpoint on the node(s) of the step under the
+cursor, `B` breakpoint on a node by name, `w` a condition breakpoint (empty: clear them), `r` resume an
+interrupted run with data.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+
+from inspector.errors import DebugError
+from inspector.tui.app import ReplayApp
+from inspector.tui.debug_panel import DebugPanel, describe
+from inspector.tui.literal import one_line
+from inspector.tui.prompt import PromptScreen
+from inspector.tui.session import Session
+
+__all__ = ["DebugApp", "make_debug_app", "parse_edit"]
+
+
+def parse_edit(answer: str, current: Any = None) -> tuple[str, Any]:
+    """`PATH = VALUE` from the edit prompt: VALUE is JSON, except that for a string value (`current`
+    is a string) text that is not JSON is taken as the new string as typed."""
+    path, sep, raw = answer.partition("=")
+    if not sep or not path.strip():
+        raise DebugError(
+            'write PATH = VALUE, as in `input.tools.tool_calls[0].arguments = {"city": "Paris"}`'
+        )
+    raw = raw.strip()
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        if not isinstance(current, str):
+            raise DebugError(f"`{raw}` is not a JSON value (strings need double quotes)") from None
+        value = raw
+    if isinstance(current, str) and not isinstance(value, str):
+        value = raw  # a string field: what was typed is the string (`{"city": "Paris"}` as text)
+    return path.strip(), value
+
+
+class DebugApp(ReplayApp):
+    """The replay app following a live run's recording, with the debugger's commands."""
+
+    TITLE = "inspector debug"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *ReplayApp.BINDINGS,
+        Binding("s", "step_live", "Step", priority=True),
+        Binding("a", "abort", "Abort", priority=True),
+        Binding("e", "edit", "Edit", priority=True),
+        Binding("w", "when", "Condition", show=False, priority=True),
+        Binding("r", "resume_with", "Resume", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        controller: Any,
+        session: Session | None = None,
+        *,
+        poll_interval: float = 0.1,
+        theme: str = "textual-dark",
+    ) -> None:
+        super().__init__(
+            session, follow=True, poll_interval=poll_interval, theme=theme, path=controller.output
+        )
+        self.controller = controller
+        self._dirty = True
+        self._message: Text | None = None
+        self._polling = False
+        controller.subscribe(self._mark_dirty)
+
+    async def poll(self) -> None:
+        """The replay app's follow-mode poll, one at a time (the poll timer and live updates both call
+        it, and a first poll recomposes the screen)."""
+        if self._polling:
+            self._dirty = True  # look again on the next tick
+            return
+        self._polling = True
+        try:
+            await super().poll()
+        finally:
+            self._polling = False
+
+    def _main_screen_only(self) -> None:
+        """As the replay app's, and also while the followed file's panes are being built (a prompt
+        opened then would be the screen the first poll recomposes)."""
+        super()._main_screen_only()
+        if self.waiting:
+            raise SkipAction()
+
+    def _mark_dirty(self) -> None:
+        self._dirty = True  # called on the run's thread: the app's timer picks it up
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield DebugPanel(id="debug")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(DebugPanel).border_title = "live run"
+        self.set_interval(0.05, self._refresh_debug)
+
+    async def _refresh_debug(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        await self.poll()
+        if not self.waiting:
+            last = len(self.replay) - 1
+            if last >= 0 and self.replay.cursor != last:
+                self.go(last)  # the live run's newest step
+        self._show_panel()
+
+    def _show_panel(self) -> None:
+        panels = self.query(DebugPanel)
+        if panels:
+            panels.first().update(describe(self.controller, self._message))
+
+    def _say(self, text: str, *, error: bool = False) -> None:
+        self._message = one_line(text, limit=200, style="bold red" if error else "green")
+        self._dirty = True
+        if error:
+            self.notify(text, severity="warning", markup=False)
+
+    def _command(self, fn: Any, *args: Any) -> bool:
+        try:
+            fn(*args)
+        except DebugError as exc:
+            self._say(str(exc), error=True)
+            return False
+        self._message = None
+        self._dirty = True
+        return True
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    def action_step_live(self) -> None:
+        self._main_screen_only()
+        self._command(self.controller.step)
+
+    def action_continue(self) -> None:
+        if self.controller.pause is not None and self.controller.pause.kind == "boundary":
+            self._main_screen_only()
+            self._command(self.controller.resume)
+            return
+        super().action_continue()
+
+    def action_abort(self) -> None:
+        self._main_screen_only()
+        self._command(self.controller.abort)
+
+    def action_edit(self) -> None:
+        self._main_screen_only()
+
+        def done(answer: str | None) -> None:
+            if not answer or not answer.strip():
+                return
+            try:
+                path = answer.partition("=")[0].strip()
+                current = self._current(path)
+                path, value = parse_edit(answer, current)
+                edit = self.controller.edit(path, value)
+            except DebugError as exc:
+                self._say(str(exc), error=True)
+                return
+            self._say(
+                f"edited {edit.path}: {json.dumps(edit.old)} -> {json.dumps(edit.new)} "
+                f"(before step {edit.step})"
+            )
+
+        self.push_screen(PromptScreen("Edit: PATH = VALUE (JSON; a string field takes plain text)"), done)
+
+    def _current(self, path: str) -> Any:
+        """The plain value at `path` now, or None when there is none (parse errors surface on edit)."""
+        from inspector.debug.paths import parse_path
+
+        try:
+            parsed = parse_path(path)
+            value: Any = self.controller.view()
+            value = value.get(parsed.root, {})
+            if parsed.node is not None:
+                value = value.get(parsed.node)
+            for segment in parsed.segments:
+                value = value[segment]
+            return value
+        except (DebugError, KeyError, IndexError, TypeError):
+            return None
+
+    def action_breakpoint(self) -> None:
+        self._main_screen_only()
+        step = self.replay.current
+        nodes = step.nodes if step is not None else ()
+        pause = self.controller.pause
+        if pause is not None and pause.kind == "boundary":
+            nodes = pause.nodes
+        for node in nodes:
+            self._toggle(node)
+
+    def action_breakpoint_on(self) -> None:
+        self._main_screen_only()
+
+        def done(answer: str | None) -> None:
+            if answer and answer.strip():
+                self._toggle(answer.strip())
+
+        self.push_screen(PromptScreen("Toggle a breakpoint on node"), done)
+
+    def _toggle(self, node: str) -> None:
+        if node in self.controller.breakpoints:
+            if self._command(self.controller.remove_breakpoint, node):
+                self._say(f"breakpoint off: {node}")
+        elif self._command(self.controller.add_breakpoint, node):
+            self._say(f"breakpoint on: {node}")
+
+    def action_when(self) -> None:
+        self._main_screen_only()
+
+        def done(answer: str | None) -> None:
+            if answer is None:
+                return
+            if not answer.strip():
+                for condition in list(self.controller.conditions):
+                    self.controller.remove_condition(condition.text)
+                self._say("conditions cleared")
+                return
+            if self._command(self.controller.add_condition, answer):
+                self._say(f"break when: {answer.strip()}")
+
+        self.push_screen(
+            PromptScreen("Break when (e.g. len(messages) > 6, calls(get_weather); empty clears)"), done
+        )
+
+    def action_resume_with(self) -> None:
+        self._main_screen_only()
+
+        def done(answer: str | None) -> None:
+            if answer is None:
+                return
+            try:
+                data: Any = json.loads(answer)
+            except ValueError:
+                data = answer
+            self._command(self.controller.resume, data)
+
+        self.push_screen(PromptScreen("Resume data (JSON, or plain text)"), done)
+
+    async def action_quit(self) -> None:
+        controller = self.controller
+        if controller.pause is not None:
+            controller.abort()  # leaving the debugger ends the run cleanly; the recording says so
+        self.exit()
+
+
+def make_debug_app(
+    controller: Any, *, poll_interval: float = 0.1, theme: str = "textual-dark", timeout: float = 30.0
+) -> DebugApp:
+    """The debug app for a controller; starts the run if it has not started, and opens its recording
+    once the header is written (at the latest when the run is held or over, or after `timeout`; the
+    app then waits for the file as `inspector replay --follow` does)."""
+    if controller.status == "ready":
+        controller.start()
+    deadline = time.monotonic() + timeout
+    session = Session.try_open(controller.output)
+    while session is None and time.monotonic() < deadline:
+        held_or_over = controller.status != "running"
+        time.sleep(0.01)
+        session = Session.try_open(controller.output)
+        if held_or_over:
+            break
+    return DebugApp(controller, session, poll_interval=poll_interval, theme=theme)

@@ -1,0 +1,144 @@
+"""Forking from the TUI (`f`), and `ForkScreen`, which shows a fork beside its parent.
+
+`f` asks for what to change at the step under the cursor: an assistant message as JSON (`{"role":
+"assistant", ...}`: the next model answer) or `PATH=JSON` edits separated by `;`. The fork runs on a
+worker thread through `inspector.debug.fork` (the app never drives the engine itself), into
+`<run>.fork-<N>.jsonl` next to the run, then opens beside its parent: both timelines and where they
+part (`inspector diff`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from inspector.errors import InspectorError
+from inspector.recording import Run, read_run
+from inspector.tui.literal import one_line
+from inspector.tui.prompt import PromptScreen
+
+__all__ = ["ForkScreen", "fork_from", "fork_path", "parse_fork_answer"]
+
+
+def parse_fork_answer(answer: str) -> tuple[list[str], str | None]:
+    """(`--set` items, `--model-answer` JSON) from the prompt's answer."""
+    text = answer.strip()
+    if text.startswith("{"):
+        return [], text
+    return [part.strip() for part in text.split(";") if part.strip()], None
+
+
+def fork_path(run_path: Path, step: int) -> Path:
+    """`<run>.fork-<N>.jsonl` beside the run; `-2`, `-3`, ... when that name is taken."""
+    base = run_path.with_name(f"{run_path.stem}.fork-{step}.jsonl")
+    candidate, n = base, 1
+    while candidate.exists():
+        n += 1
+        candidate = run_path.with_name(f"{run_path.stem}.fork-{step}-{n}.jsonl")
+    return candidate
+
+
+def _timeline(run: Run, fork_step: int | None) -> Text:
+    text = Text()
+    for step in run.steps:
+        style = "dim" if fork_step is not None and step.index < fork_step else ""
+        mark = "▶ " if step.index == fork_step else "  "
+        text.append(mark, style="bold magenta")
+        text.append_text(one_line(f"{step.index:>3}  {', '.join(step.nodes)}", limit=60, style=style))
+        chosen = [t for b in step.branches for t in b.chosen]
+        if chosen:
+            text.append_text(one_line(f"  -> {', '.join(chosen)}", limit=40, style="dim"))
+        text.append("\n")
+    colour = "green" if run.status == "ok" else "red" if run.status == "error" else "yellow"
+    text.append(f"status {run.status}, {len(run.steps)} steps", style=f"bold {colour}")
+    return text
+
+
+class ForkScreen(Screen[None]):
+    """A fork beside its parent: both timelines, and the first divergence after the fork point."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Back to the run", priority=True),
+    ]
+
+    DEFAULT_CSS = """
+    ForkScreen #sides { height: 1fr; }
+    ForkScreen .side { width: 1fr; border: round $primary; padding: 0 1; }
+    ForkScreen #fork-diff { height: auto; max-height: 12; border: round $accent; padding: 0 1; }
+    """
+
+    def __init__(self, parent: Path, fork: Path, step: int) -> None:
+        super().__init__()
+        self.parent_path, self.fork_path, self.step = parent, fork, step
+
+    def compose(self) -> ComposeResult:
+        from inspector.rundiff import diff_runs
+
+        parent, fork = read_run(self.parent_path), read_run(self.fork_path)
+        diff = diff_runs(parent, fork)
+        with Horizontal(id="sides"):
+            with VerticalScroll(classes="side", id="parent-side") as left:
+                left.border_title = f"parent: {self.parent_path.name}"
+                yield Static(_timeline(parent, self.step))
+            with VerticalScroll(classes="side", id="fork-side") as right:
+                right.border_title = f"fork at step {self.step}: {self.fork_path.name}"
+                yield Static(_timeline(fork, self.step))
+        summary = Text()
+        summary.append_text(one_line(f"first divergence: {diff.divergence_text() or 'none'}", limit=200))
+        summary.append("\n")
+        summary.append_text(
+            one_line(f"compare: inspector diff {self.parent_path} {self.fork_path}", limit=200, style="dim")
+        )
+        yield Static(summary, id="fork-diff")
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def fork_from(app: Any) -> None:
+    """The `f` key of the replay app: ask what to change at the cursor's step, fork, show the fork."""
+    step = app.replay.current
+    if step is None:
+        return
+    run_path: Path = app.session.run.path
+    index = step.index
+    if len(app.session.run.segments) > 1:
+        app.notify("forks of runs resumed after an interrupt are not supported yet", severity="warning")
+        return
+
+    def done(answer: str | None) -> None:
+        if answer is None:
+            return
+        sets, model_answer = parse_fork_answer(answer)
+        output = fork_path(run_path, index)
+        app.notify(f"forking at step {index} into {output.name}…", markup=False)
+
+        def work() -> None:
+            from inspector.debug.fork import parse_model_answer, parse_sets, plan_fork, run_fork
+
+            try:
+                answer_message = None if model_answer is None else parse_model_answer(model_answer)
+                plan = plan_fork(run_path, index, sets=parse_sets(sets), model_answer=answer_message)
+                run_fork(plan, output)
+            except InspectorError as exc:
+                app.call_from_thread(app.notify, str(exc), severity="error", markup=False, timeout=10)
+                return
+            app.call_from_thread(app.push_screen, ForkScreen(run_path, output, index))
+
+        app.run_worker(work, thread=True, group="fork", exclusive=True)
+
+    app.push_screen(
+        PromptScreen(
+            f'Fork at step {index}: a model answer ({{"role": "assistant", ...}}) '
+            "or PATH=JSON edits (; between)"
+        ),
+        done,
+    )
