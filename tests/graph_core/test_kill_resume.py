@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from graph_core import END, START, Graph, process_state
 from graph_core.checkpoint import SqliteCheckpointStore
 from graph_core.errors import InterruptError
-from graph_core.interrupt import get_interrupt_state, get_resume_data, interrupt, was_interrupted
+from graph_core.interrupt import get_resume_data, interrupt, was_interrupted
 
 db, log_path, kill_at, interrupts = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 
@@ -46,10 +46,8 @@ def node(key: str):
     def run(text: str) -> str:
         with open(log_path, "a") as log:
             log.write(key + "\n")
-        if key == "c" and interrupts and not was_interrupted():  # the rerun gets "": keep the input
-            interrupt("approve c?", state=text)
-        if key == "c" and interrupts:
-            text = get_interrupt_state()
+        if key == "c" and interrupts and not was_interrupted():
+            interrupt("approve c?")
         suffix = f"[{get_resume_data()}]" if key == "c" and interrupts else ""
         process_state(Trail, lambda s: s.seen.append(key))
         return text + key + suffix
