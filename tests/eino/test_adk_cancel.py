@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from graph_core.agents.adk import AgentEvent, ChatModelAgent
 from graph_core.agents.cancel import CancelError, CancelMode, CancelOutcome
+from graph_core.interrupt import interrupt
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
 
@@ -154,3 +155,45 @@ def test_with_cancel_timeout_escalation() -> None:
     model.release.set()
     [error] = _cancel_errors(events)
     assert error.escalated and error.timeout == 0.05
+
+
+class _InterruptingModel:
+    """Go `interruptingChatModel`: the model call itself interrupts (a business interrupt)."""
+
+    def generate(self, messages: list[Message]) -> Message:
+        interrupt("need approval")
+        raise AssertionError("unreachable")
+
+    def stream(self, messages: list[Message]) -> Iterator[Message]:
+        yield self.generate(messages)
+
+
+def test_with_cancel_after_business_interrupt() -> None:
+    """cancel_edge_test.go TestWithCancel_AfterBusinessInterrupt: a run that ended at an interrupt of its
+    own has ended: a cancel afterwards reports EXECUTION_ENDED."""
+    agent = ChatModelAgent(name="TestAgent", model=_InterruptingModel())
+    events = list(agent.run("hi", checkpoint_id="biz-interrupt-1"))
+    assert any(e.action is not None and e.action.interrupted is not None for e in events)
+    assert agent.cancel().wait(WAIT) is CancelOutcome.EXECUTION_ENDED
+
+
+def test_with_cancel_no_checkpoint_store() -> None:
+    """cancel_edge_test.go TestWithCancel_NoCheckpointStore: an agent built without a store still ends a
+    cancelled run with a CancelError (the agent keeps its checkpoints in memory)."""
+    model = _BlockingModel([Message.assistant("hi")])
+    agent = ChatModelAgent(name="TestAgent", model=model)
+    thread, events = _run(agent)
+    assert model.started.wait(WAIT)
+    assert agent.cancel().wait(WAIT) is CancelOutcome.SUCCESS
+    thread.join(WAIT)
+    model.release.set()
+    assert _cancel_errors(events)
+
+
+def test_with_cancel_model_error() -> None:
+    """cancel_edge_test.go TestWithCancel_ModelError: the model's failure is a non-cancel error event;
+    a cancel afterwards reports EXECUTION_ENDED."""
+    agent = ChatModelAgent(name="TestAgent", model=ScriptedChatModel([RuntimeError("model failed")]))
+    events = list(agent.run("hi"))
+    assert any(e.error is not None and not isinstance(e.error, CancelError) for e in events)
+    assert agent.cancel().wait(WAIT) is CancelOutcome.EXECUTION_ENDED
