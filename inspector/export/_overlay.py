@@ -28,6 +28,7 @@ _UNVISITED_FILL, _UNVISITED_TEXT = "#f5f5f5", "#9e9e9e"
 _TAKEN, _NOT_TAKEN, _CYCLE, _ENDED = "#e65100", "#bdbdbd", "#b71c1c", "#4a148c"
 
 Pair = tuple[str, str]
+_UNLIMITED = 10**9  # step budgets above this (the ADK agent's math.MaxInt) are not worth printing
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,11 @@ class RunOverlay:
                 cycle = [(a, b) for a, b in pairwise(diagnostic.nodes) if (a, b) in plain or (a, b) in branch]
                 notes.append(f"budget: {diagnostic.message}")
         budget = steps[-1].budget if steps else None
-        used = "" if budget is None else f", {budget.steps_used}/{budget.steps_max} steps of budget"
+        used = ""
+        if budget is not None and budget.steps_max is not None and budget.steps_max < _UNLIMITED:
+            used = f", {budget.steps_used}/{budget.steps_max} steps of budget"
+        if budget is not None and budget.iterations_remaining is not None:
+            used += f", {budget.iterations_remaining} iterations left"
         summary = f"run {run.run_id or ''}: {status}, {len(steps)} steps{used}".replace("run : ", "run: ")
         if ended_by:
             verb = "ended by" if status == "ok" else "stopped at"

@@ -232,3 +232,23 @@ def test_version_1_documents_are_still_read() -> None:
     )
     topology = from_json(old)
     assert topology.edges[0].label is None and topology.nodes[0].tools == ()
+
+
+def test_entity_looking_cluster_labels_are_shown_literally() -> None:
+    inner = build_topology(
+        name="&nbsp;inner",
+        nodes=[TopologyNode(key="&#65;", kind="Lambda")],
+        edges=[TopologyEdge(source=START, target="&#65;"), TopologyEdge(source="&#65;", target=END)],
+    )
+    outer = build_topology(
+        name="outer",
+        nodes=[TopologyNode(key="&lt;tag&gt;", name="&amp;", kind="Graph", graph=inner)],
+        edges=[
+            TopologyEdge(source=START, target="&lt;tag&gt;"),
+            TopologyEdge(source="&lt;tag&gt;", target=END),
+        ],
+    )
+    root = _svg(outer)
+    clusters = [_texts(g) for g in _groups(root, "cluster")]
+    assert ["&lt;tag&gt;", "(&amp;)"] in clusters
+    assert ["&#65;"] in [_texts(g) for g in _groups(root, "node")]
