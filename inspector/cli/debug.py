@@ -100,9 +100,8 @@ def run(args: argparse.Namespace) -> int:
 
     make_debug_app(controller).run()
     if controller.status != "finished":
-        if controller.pause is not None:
-            controller.abort()
-        controller.join(30)
+        controller.abort()  # a held run ends now, a running one at its next step boundary
+    controller.join(60)
     try:
         recorded = read_run(output)
     except InspectorError:
