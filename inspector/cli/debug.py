@@ -100,19 +100,18 @@ def run(args: argparse.Namespace) -> int:
 
     make_debug_app(controller).run()
     if controller.status != "finished":
-        if controller.pause is not None:
-            controller.abort()
-        controller.join(30)
+        controller.abort()  # a held run ends now, a running one at its next step boundary
+    controller.join(60)
     try:
         recorded = read_run(output)
     except InspectorError:
         print(f"inspector: nothing was recorded to {output}", file=sys.stderr)
         return 0
-    steps = len(recorded.steps)
+    steps, edits = len(recorded.steps), len(controller.edits)
+    status = recorded.status if controller.outcome != "aborted" else f"{recorded.status}, aborted"
     print(
-        f"recorded {steps} step{'' if steps == 1 else 's'} to {output} (status {recorded.status}, "
-        f"{controller.outcome or 'not finished'}; {len(controller.edits)} edit"
-        f"{'' if len(controller.edits) == 1 else 's'})",
+        f"recorded {steps} step{'' if steps == 1 else 's'} to {output} (status {status}; "
+        f"{edits} edit{'' if edits == 1 else 's'})",
         file=sys.stderr,
     )
     return 0

@@ -125,6 +125,7 @@ class DebugController:
         self.recorder: Recorder | None = None
         self._boundary: Boundary | None = None
         self._stepping = False
+        self._abort_requested = False
         self._commands: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._checkpoint_id: str | None = None
@@ -329,6 +330,8 @@ class DebugController:
         if self._before_pause is not None:
             self._before_pause(boundary)
         with self._lock:
+            if self._abort_requested:
+                self._abort(boundary)
             reason = self._reason(boundary)
             if reason is None:
                 return
@@ -346,12 +349,14 @@ class DebugController:
                 if command == "step":
                     self._stepping = True
             if command == "abort":
-                assert self.recorder is not None
-                self.recorder.append_event({"kind": "aborted", "step": boundary.step})
-                self._notify()
-                raise RunAborted(f"aborted by the user before step {boundary.step}")
+                self._abort(boundary)
             self._notify()
             return
+
+    def _abort(self, boundary: Boundary) -> None:
+        if self.recorder is not None:
+            self.recorder.append_event({"kind": "aborted", "step": boundary.step})
+        raise RunAborted(f"aborted by the user before step {boundary.step}")
 
     def on_chunk(self, node: str, chunk: Any) -> None:
         if isinstance(chunk, Message) and chunk.content:
@@ -389,8 +394,12 @@ class DebugController:
             self._send("resume" if self.pause.kind == "interrupt" else "continue", data)
 
     def abort(self) -> None:
-        """End the run cleanly; the recording says it was aborted."""
+        """End the run cleanly; the recording says it was aborted. A held run ends now, a running one
+        at its next step boundary."""
         with self._lock:
+            if self.status == "running":
+                self._abort_requested = True
+                return
             if self.pause is None:
                 raise DebugError(f"cannot abort: the run is {self.status}")
             self._send("abort")

@@ -259,8 +259,9 @@ class DebugApp(ReplayApp):
 
     async def action_quit(self) -> None:
         controller = self.controller
-        if controller.pause is not None:
-            controller.abort()  # leaving the debugger ends the run cleanly; the recording says so
+        if controller.status != "finished":
+            controller.abort()  # leaving the debugger ends the run cleanly (a running one at its next
+            # step boundary); the recording says so
         self.exit()
 
 

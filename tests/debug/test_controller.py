@@ -203,3 +203,48 @@ def test_stream_modes_show_model_chunks_as_they_arrive(tmp_path: Path, mode: Run
     assert controller.wait() is None and controller.outcome == "ok"
     grown = [text for i, text in enumerate(chunks) if text and (i == 0 or text != chunks[i - 1])]
     assert len(grown) >= 2 and all(b.startswith(a) for a, b in itertools.pairwise(grown))
+
+
+def test_the_controller_and_forks_load_without_textual() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, inspector.debug, inspector.debug.fork, inspector.cli.debug, inspector.cli.fork; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_abort_while_running_ends_the_run_at_the_next_boundary(tmp_path: Path) -> None:
+    import threading
+
+    from graph_core import END, START, Graph
+
+    started, release = threading.Event(), threading.Event()
+
+    def slow(text: str) -> str:
+        started.set()
+        release.wait(30)
+        return text + "!"
+
+    graph = Graph()
+    graph.add_lambda_node("slow", slow)
+    graph.add_lambda_node("after", lambda text: text + "?")
+    graph.add_edge(START, "slow")
+    graph.add_edge("slow", "after")
+    graph.add_edge("after", END)
+    compiled = graph.compile()
+    path = tmp_path / "run.jsonl"
+    controller = DebugController(compiled, "x", output=path, topology=compiled.topology())
+    controller.start()
+    assert started.wait(30)
+    controller.abort()  # running: noted, and done at the boundary before `after`
+    release.set()
+    assert controller.wait() is None and controller.outcome == "aborted"
+    run = read_run(path)
+    assert [s.nodes for s in run.steps] == [("slow",)] and run.error.type == "RunAborted"  # type: ignore[union-attr]
+    assert [json.loads(line)["step"] for line in lines_of(path, "aborted")] == [1]
