@@ -54,8 +54,10 @@ def diagnose(run: Run) -> list[Diagnostic]:
                 if segment.stop > segment.start
                 else f"the start of segment {segment.index} (resumed from checkpoint {segment.resumed_from})"
             )
-        else:
+        elif last >= 0:
             where = f"step {last}"
+        else:
+            where = "its header, before any step finished"
         found.append(
             Diagnostic(
                 "info",

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -104,6 +106,8 @@ class Session:
         """The session, or None while there is nothing to read yet: no file, or no complete header
         line (a recorder that has just started). Anything else wrong with the file still raises."""
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device: the reader refuses it
+                return cls.open(path, lenient=lenient)
             with open(path, "rb") as file:
                 first = file.readline()
         except FileNotFoundError:
