@@ -95,6 +95,7 @@ class Run:
         self._span_ends: list[int] | None = None
         self._branch_ends: dict[tuple[int, tuple[str, ...]], dict[tuple[str, int], tuple[str, ...]]] = {}
         self._unfinished: dict[int, UnfinishedStep | None] = {}
+        self._node_infos: dict[tuple[tuple[str, ...], int | None], tuple[str, str]] = {}
         self.skipped_lines = file.skipped_lines
         self.header: Header = file.header
         self.cut_off = file.cut_off
@@ -318,6 +319,13 @@ class Run:
 
     def _node_info(self, path: tuple[str, ...], segment: int | None = None) -> tuple[str, str]:
         """A node's name and kind from the topology (nested graphs included), ("", "") if unknown."""
+        key = (path, segment)
+        known = self._node_infos.get(key)
+        if known is None:
+            known = self._node_infos[key] = self._find_node(path, segment)
+        return known
+
+    def _find_node(self, path: tuple[str, ...], segment: int | None) -> tuple[str, str]:
         topology = self._topology_of(segment)
         for depth, key in enumerate(path):
             node = None if topology is None else next((n for n in topology.nodes if n.key == key), None)

@@ -4,78 +4,23 @@ A message is stored once, as a `value` line, and referred to as `{"$ref": n}`; a
 `{"$refs": [[start, stop], ...]}`, runs of consecutive ids. Keys of recorded data that start with `$`
 are stored with one more `$` (`$$ref` for `$ref`) and given back their own name here.
 
-Values are shared, not copied: a `$refs` list resolves to a `ValueList`, a read-only sequence over the
-table's one list of resolved values, so a history that grows by a message per step is held once and
-each step's view of it is a prefix of the same storage (a 10,000-step run does not build 10,000
-lists of up to 10,000 messages). A `ValueList` is a `Sequence`: index it, slice it, iterate it,
-compare it with a list; `list(v)` makes a plain list when one is needed.
+Each value is parsed once and kept in one list by id, so the messages of a history are shared by
+every step that holds them, and a `$refs` run resolves to a slice of that list (a copy of pointers,
+made at C speed) rather than a lookup per message: a 2,000-round run's show no longer makes millions
+of lookups. (The lists themselves are still made per step: a read-only prefix view shared by every
+step would make them constant-size, but consumers serialise them with `json` and test `list`.)
 """
 
 from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import Any, overload
+from typing import Any
 
 from inspector.errors import RunFileError
 from inspector.recording.fileindex import RunFile, RunFileWarning, load_json
 
-__all__ = ["ValueList", "ValueTable"]
-
-
-class ValueList(Sequence[Any]):
-    """A resolved `$refs` list: the values with ids in `runs`, read from the table's shared storage."""
-
-    __slots__ = ("_items", "_runs", "_table")
-
-    def __init__(self, table: ValueTable, runs: list[list[int]]) -> None:
-        self._table = table
-        self._runs = runs
-        self._items: list[Any] | None = (
-            None if len(runs) == 1 else [table.value(i) for s, e in runs for i in range(s, e)]
-        )
-
-    def __len__(self) -> int:
-        if self._items is not None:
-            return len(self._items)
-        start, stop = self._runs[0]
-        return max(stop - start, 0)
-
-    @overload
-    def __getitem__(self, i: int) -> Any: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[Any]: ...
-    def __getitem__(self, i: int | slice) -> Any:
-        if self._items is not None:
-            return self._items[i]
-        start = self._runs[0][0]
-        n = len(self)
-        if isinstance(i, slice):
-            return [self._table.value(start + k) for k in range(*i.indices(n))]
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("value list index out of range")
-        return self._table.value(start + i)
-
-    def __iter__(self) -> Iterator[Any]:
-        if self._items is not None:
-            return iter(self._items)
-        start, stop = self._runs[0]
-        return self._table.values_between(start, stop)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, ValueList) and other._runs == self._runs and other._table is self._table:
-            return True
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
-        return NotImplemented
-
-    __hash__ = None  # pyright: ignore[reportAssignmentType]
-
-    def __repr__(self) -> str:
-        return repr(list(self))
+__all__ = ["ValueTable"]
 
 
 class ValueTable:
@@ -85,6 +30,7 @@ class ValueTable:
         self._file = file
         self._offsets = file.values
         self._resolved: list[Any] = [_UNREAD] * len(file.values)
+        self._read_below = 0  # every id below this one is read
 
     def __len__(self) -> int:
         return len(self._offsets)
@@ -103,11 +49,18 @@ class ValueTable:
         self._resolved[ref] = value
         return value
 
-    def values_between(self, start: int, stop: int) -> Iterator[Any]:
+    def _slice(self, start: int, stop: int) -> list[Any]:
+        """The values with ids `start` to `stop` (within the table), read where not read yet."""
         resolved = self._resolved
-        for ref in range(start, stop):
-            value = resolved[ref] if 0 <= ref < len(resolved) else _UNREAD
-            yield self.value(ref) if value is _UNREAD else value
+        if stop > self._read_below:
+            for ref in range(max(start, self._read_below), stop):
+                if resolved[ref] is _UNREAD:
+                    resolved[ref] = self._read(ref)
+            below = self._read_below
+            while below < len(resolved) and resolved[below] is not _UNREAD:
+                below += 1
+            self._read_below = below
+        return resolved[start:stop]
 
     def _undefined(self, ref: int) -> Any:
         file = self._file
@@ -145,6 +98,10 @@ class ValueTable:
                     runs = value["$refs"]
                     if not _is_runs(runs):
                         return [self._bad_marker(f"a `$refs` marker `{json.dumps(runs)}` is malformed")]
+                    if len(runs) == 1:
+                        start, stop = runs[0]
+                        if 0 <= start <= stop <= len(self._resolved):
+                            return self._slice(start, stop)
                     return [self.value(i) for start, stop in runs for i in range(start, stop)]
             return {  # pyright: ignore[reportUnknownVariableType]
                 (k[1:] if k[:2] == "$$" else k): self.resolve(v)  # pyright: ignore[reportUnknownArgumentType]
