@@ -16,7 +16,7 @@ from graph_core.schema import Message
 from graph_core.topology import END, START
 from inspector.recording.format import BudgetRecord
 from inspector.recording.reader import Run, Step, TextCandidates, to_messages
-from inspector.recording.statediff import Change, Path, changes
+from inspector.recording.statediff import Change, Path
 
 __all__ = ["Change", "Replay", "StatePredicate"]
 
@@ -102,8 +102,7 @@ class Replay:
 
     def diff(self, a: int, b: int) -> list[Change]:
         """What changed in state from after step `a` to after step `b`; `a = -1` means before the run."""
-        old = None if a == -1 else self.state_at(a)
-        return changes(old, self.state_at(b))
+        return self.run.state_changes(a if a == -1 else self._pos(a), self._pos(b))
 
     def changes_at(self, i: int) -> list[Change]:
         """What step `i` changed in state."""

@@ -18,7 +18,7 @@ from inspector.errortext import error_text
 from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord
-from inspector.recording.statediff import Change, changes, format_path
+from inspector.recording.statediff import Change, format_path
 
 __all__ = ["register", "run", "step_label", "summary", "timeline"]
 
@@ -93,9 +93,7 @@ def step_label(run: Run, position: int | None) -> str:
     return f"segment {len(run.segments) - 1} step {index}"
 
 
-def _segment_lines(
-    run: Run, segment: Segment, previous: Any, debug: DebugLines | None = None
-) -> tuple[list[str], Any]:
+def _segment_lines(run: Run, segment: Segment, debug: DebugLines | None = None) -> list[str]:
     """One segment's steps, then the step it did not finish and where it stopped at an interrupt;
     `debug` adds the debugger's edits before the steps they changed (first segment)."""
     lines: list[str] = []
@@ -126,14 +124,12 @@ def _segment_lines(
         interrupted = getattr(step, "interrupted", ())
         if interrupted:
             lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
-        state = step.state
-        for change in changes(previous, state) if previous is not None or state is not None else []:
+        for change in run.state_changes(step.position - 1, step.position):
             if change.path == () and change.op == "added" and isinstance(change.new, dict):
                 for key, value in change.new.items():  # pyright: ignore[reportUnknownVariableType]
                     lines.append(f"    + {one_line(key)}: {_preview(value)}")
                 continue
             lines.append(f"    {_change_text(change)}")
-        previous = state
         for branch in step.branches:
             lines.append(f"    branch {one_line(branch.source)} -> {one_line_list(branch.chosen)}")
     if debug is not None and debug.aborted is not None and segment.index == 0:
@@ -151,7 +147,7 @@ def _segment_lines(
         where = f" ({'; '.join(parts)})" if parts else ""
         checkpoint = f", checkpoint {stop.checkpoint_id}" if stop.checkpoint_id else ", no checkpoint saved"
         lines.append(f"interrupted{where}{checkpoint}")
-    return lines, previous
+    return lines
 
 
 def timeline(run: Run) -> list[str]:
@@ -170,10 +166,8 @@ def timeline(run: Run) -> list[str]:
     if isinstance(fork, dict):
         lines.append(f"fork of {one_line(fork.get('parent'))} at step {fork.get('step')}")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     debug = read_debug_lines(run)
-    previous: Any = None
     for segment in run.segments:
-        block, previous = _segment_lines(run, segment, previous, debug if segment.index == 0 else None)
-        lines.extend(block)
+        lines.extend(_segment_lines(run, segment, debug if segment.index == 0 else None))
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
@@ -187,9 +181,7 @@ def timeline(run: Run) -> list[str]:
 def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
     """The JSON form: header facts, steps (nodes, budget, changes, branches), outcome, diagnostics."""
     steps: list[dict[str, Any]] = []
-    previous: Any = None
     for step in run.steps:
-        state = step.state
         steps.append(
             {
                 "index": step.index,
@@ -200,12 +192,11 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
                 "duration": step.duration,
                 "changes": [
                     {"path": list(c.path), "op": c.op, "old": c.old, "new": c.new}
-                    for c in (changes(previous, state) if previous is not None or state is not None else [])
+                    for c in run.state_changes(step.position - 1, step.position)
                 ],
                 "branches": [{"source": b.source, "chosen": b.chosen} for b in step.branches],
             }
         )
-        previous = state
     return {
         "run_id": run.run_id,
         "graph_name": run.graph_name,

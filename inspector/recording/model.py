@@ -7,7 +7,7 @@ read of it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -66,6 +66,51 @@ class NodeRun:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+class _Stored:
+    """A value as stored in the file, resolved when first read."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class RecordedNodeRun(NodeRun):
+    """A `NodeRun` read from a run file: its `input` and `output` are resolved when first read, so
+    walking a run's steps for their tool results or errors (`show`, `diagnose`, `diff`) does not
+    rebuild every model call's message history."""
+
+    def __init__(
+        self, resolve: Callable[[Any], Any], stored_input: Any, stored_output: Any, **fields: Any
+    ) -> None:
+        super().__init__(**fields)
+        self._resolve = resolve
+        self._input: Any = _Stored(stored_input)
+        self._output: Any = _Stored(stored_output)
+
+    @property
+    def input(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
+        value = self._input
+        if type(value) is _Stored:
+            value = self._input = self._resolve(value.value)
+        return value
+
+    @input.setter
+    def input(self, value: Any) -> None:
+        self._input = value
+
+    @property
+    def output(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
+        value = self._output
+        if type(value) is _Stored:
+            value = self._output = self._resolve(value.value)
+        return value
+
+    @output.setter
+    def output(self, value: Any) -> None:
+        self._output = value
 
 
 class Segment:

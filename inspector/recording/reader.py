@@ -53,6 +53,7 @@ from inspector.recording.format import (
 )
 from inspector.recording.model import (
     NodeRun,
+    RecordedNodeRun,
     RunStatus,
     Segment,
     Step,
@@ -61,6 +62,7 @@ from inspector.recording.model import (
     UnfinishedStep,
     to_messages,
 )
+from inspector.recording.statediff import Change
 from inspector.recording.states import StateHistory
 from inspector.recording.values import ValueTable
 
@@ -352,13 +354,17 @@ class Run:
         name, component = expand_node_names(
             record.name, record.component, lambda: self._node_info(node_path, segment)
         )
-        run = NodeRun(
+        if not self.lenient:  # a hand-edited marker is reported here, as when values were resolved here
+            self._values.check(record.input)
+            self._values.check(record.output)
+        run = RecordedNodeRun(
+            self.resolve,
+            record.input,
+            record.output,
             node=record.node,
             path=node_path,
             name=name,
             component=component,
-            input=self.resolve(record.input),
-            output=self.resolve(record.output),
             error=record.error,
             started=started,
             finished=_end(started, record.duration),
@@ -451,6 +457,12 @@ class Run:
     def state_at(self, i: int) -> Any:
         """The state after step `i` (0-based position in `steps`), JSON-like, shared: do not mutate."""
         return self._states.state_at(i)
+
+    def state_changes(self, a: int, b: int) -> list[Change]:
+        """What changed in state from after step `a` (-1: before the run) to after step `b`: the same
+        as `statediff.changes(state_at(a), state_at(b))`, worked out on the stored states, so it costs
+        what changed rather than the size of the state (see `states`)."""
+        return self._states.changes_between(a, b)
 
     def value(self, ref: int) -> Any:
         """The stored value with id `ref` (a `value` line)."""

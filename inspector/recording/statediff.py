@@ -178,10 +178,11 @@ def format_path(path: Path) -> str:
     return out or "(root)"
 
 
-def changes(old: Any, new: Any) -> list[Change]:
-    """What changed from `old` to `new`, as `Change` records in path order."""
+def changes(old: Any, new: Any, path: Path = ()) -> list[Change]:
+    """What changed from `old` to `new`, as `Change` records in path order (`path`: where `old` and
+    `new` sit in a larger state, put in front of every change's path)."""
     out: list[Change] = []
-    _changes(old, new, (), out)
+    _changes(old, new, path, out)
     return out
 
 

@@ -4,6 +4,11 @@ A step line holds its state as a full snapshot (`full: true`) or as delta ops ag
 step's (`statediff`). `StateHistory.raw_state_at(i)` finds the snapshot at or before step `i` (the file
 index lists them) and applies the deltas after it, starting from the nearest cached state instead when
 there is one; `state_at(i)` resolves the value references in it.
+
+`changes_between(a, b)` is `statediff.changes(state_at(a), state_at(b))` worked out on the stored
+states instead: they are small (a history is a `$refs` marker), a history that grew gives one
+`appended` change per new message, and only what differs is resolved. Walking a run step by step
+this way costs what the steps changed, not the size of the state at every step.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import warnings
 from typing import Any
 
 from inspector.recording.fileindex import LRU, RunFile, RunFileWarning
-from inspector.recording.statediff import apply_delta
+from inspector.recording.statediff import Change, Path, appended_runs, apply_delta, changes
 from inspector.recording.values import ValueTable
 
 __all__ = ["StateHistory"]
@@ -71,3 +76,49 @@ class StateHistory:
         value = self._values.resolve(self.raw_state_at(i))
         self._resolved.put(i, (value,))
         return value
+
+    def changes_between(self, a: int, b: int) -> list[Change]:
+        """What changed in state from after step `a` (-1: before the run, no state) to after step `b`."""
+        old = None if a < 0 else self.raw_state_at(a)
+        new = self.raw_state_at(b)
+        out: list[Change] = []
+        self._changes(old, new, (), out)
+        return out
+
+    def _changes(self, old: Any, new: Any, path: Path, out: list[Change]) -> None:
+        """`statediff._changes` over stored values: markers are resolved only where they differ."""
+        if old is new:
+            return
+        resolve = self._values.resolve
+        if type(old) is dict and type(new) is dict:
+            if _is_refs(old) and _is_refs(new):
+                tail = appended_runs(old, new)
+                if tail is not None:
+                    n = sum(stop - start for start, stop in old["$refs"])
+                    for start, stop in tail:
+                        for ref in range(start, stop):
+                            out.append(Change((*path, n), "appended", None, self._values.value(ref)))
+                            n += 1
+                    return
+            elif not _is_marker(old) and not _is_marker(new):
+                for key, value in new.items():
+                    name = key[1:] if key[:2] == "$$" else key
+                    if key in old:
+                        self._changes(old[key], value, (*path, name), out)
+                    else:
+                        out.append(Change((*path, name), "added", None, resolve(value)))
+                out.extend(
+                    Change((*path, key[1:] if key[:2] == "$$" else key), "removed", resolve(value), None)
+                    for key, value in old.items()
+                    if key not in new
+                )
+                return
+        out.extend(changes(resolve(old), resolve(new), path))
+
+
+def _is_marker(value: dict[str, Any]) -> bool:
+    return len(value) == 1 and ("$ref" in value or "$refs" in value)
+
+
+def _is_refs(value: dict[str, Any]) -> bool:
+    return len(value) == 1 and type(value.get("$refs")) is list

@@ -111,6 +111,31 @@ class ValueTable:
             return [self.resolve(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
         return value
 
+    def check(self, value: Any) -> None:
+        """Raise the `RunFileError` that `resolve(value)` would raise for a malformed or dangling
+        marker, without resolving anything: for values resolved later, when first read."""
+        if type(value) is dict:
+            if len(value) == 1 and ("$ref" in value or "$refs" in value):  # pyright: ignore[reportUnknownArgumentType]
+                ref = value.get("$ref", _UNREAD)  # pyright: ignore[reportUnknownMemberType]
+                if ref is not _UNREAD:
+                    if type(ref) is not int:
+                        self._bad_marker(f"a value reference `{json.dumps(ref)}` is not a value id")
+                    elif not 0 <= ref < len(self._resolved):
+                        self._undefined(ref)
+                    return
+                runs = value["$refs"]
+                if not _is_runs(runs):
+                    self._bad_marker(f"a `$refs` marker `{json.dumps(runs)}` is malformed")
+                for start, stop in runs:
+                    if stop > start and not (start >= 0 and stop <= len(self._resolved)):
+                        self._undefined(start if start < 0 else stop - 1)
+                return
+            for item in value.values():  # pyright: ignore[reportUnknownVariableType]
+                self.check(item)
+        elif type(value) is list:
+            for item in value:  # pyright: ignore[reportUnknownVariableType]
+                self.check(item)
+
     def _bad_marker(self, what: str) -> Any:
         """A malformed `$ref`/`$refs` marker (the file was edited by hand): an error, or when lenient a
         warning and a marked placeholder in its place."""
