@@ -1,0 +1,90 @@
+"""Reading long runs: `inspector show` (timeline and diagnostics), `diagnose`, trajectory snapshots and
+`inspector diff`, on recordings of the flow ReAct agent (one tool call per round) of 1,000 and 10,000
+rounds, recorded in the same run by the `Recorder`.
+
+Target (issue 15): every read path linear in the run, `show` on 10,000 rounds within 12x its time on
+1,000 rounds (the baseline, measured in the same run) and within 2 s. Each figure is the best of three
+in-process runs (opening the file included), so it leaves out the interpreter's start-up.
+Set BENCH_READING_ROUNDS to change the long run's length.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.bench_recording import _agent
+from graph_core.schema import Message
+from inspector.cli.show import timeline
+from inspector.diagnostics import diagnose
+from inspector.recording import Recorder, read_run
+from inspector.rundiff import diff_runs
+from inspector.snapshot.trajectory import trajectory
+
+SHORT = 1_000
+LONG = int(os.environ.get("BENCH_READING_ROUNDS", "10000"))
+RATIO_TARGET = 12.0
+SHOW_TARGET_S = 2.0
+
+
+def _record(path: Path, rounds: int) -> Path:
+    _agent(rounds).invoke([Message.user("go")], callbacks=[Recorder(path)])
+    return path
+
+
+def _best(fn: Callable[[], object], repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _paths(path: Path) -> dict[str, Callable[[], object]]:
+    def show() -> None:
+        with read_run(path) as run:
+            timeline(run)
+            diagnose(run)
+
+    def only_diagnose() -> None:
+        with read_run(path) as run:
+            diagnose(run)
+
+    def snapshot() -> None:
+        with read_run(path) as run:
+            trajectory(run)
+
+    def diff() -> None:
+        with read_run(path) as a, read_run(path) as b:
+            diff_runs(a, b)
+
+    return {"show": show, "diagnose": only_diagnose, "trajectory": snapshot, "diff": diff}
+
+
+def run() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        short = _record(Path(tmp) / "short.jsonl", SHORT)
+        long = _record(Path(tmp) / "long.jsonl", LONG)
+        factor = LONG / SHORT
+        print(
+            f"flow ReAct recordings: {SHORT:,} rounds (baseline) and {LONG:,} rounds ({factor:.0f}x longer)"
+        )
+        for (name, fn_short), fn_long in zip(_paths(short).items(), _paths(long).values(), strict=True):
+            t_short, t_long = _best(fn_short), _best(fn_long)
+            ratio = t_long / t_short
+            line = f"  {name:<10} {t_short:7.3f} s -> {t_long:7.3f} s  = {ratio:5.1f}x"
+            if name == "show":
+                ok = ratio <= RATIO_TARGET and t_long <= SHOW_TARGET_S
+                verdict = "OK" if ok else "MISSED"
+                line += f"  (target <= {RATIO_TARGET:.0f}x and <= {SHOW_TARGET_S:.0f} s) {verdict}"
+            else:
+                line += f"  (linear would be {factor:.0f}x)"
+            print(line)
+
+
+if __name__ == "__main__":
+    run()
