@@ -177,9 +177,9 @@ class Recorder:
                         self._counters.model_calls += 1
                     elif kind == "Tool":
                         self._counters.tool_calls += 1
-                    self._open_runs[(info.path, key, info.tool_call_id)] = Pending(
-                        info, self._hold(input), self._clock()
-                    )
+                    cls = type(input)  # `_hold`'s cheap cases, inline
+                    held = input if cls is Message or cls is str or input is None else self._hold(input)
+                    self._open_runs[(info.path, key, info.tool_call_id)] = Pending(info, held, self._clock())
             except Exception as exc:
                 self._fail(exc)
 
@@ -193,7 +193,9 @@ class Recorder:
                         return
                     if type(output) is Message and output.usage is not None and info.kind == "ChatModel":
                         self._counters.add_usage(output)
-                    self._ended(info).output = self._hold(output)
+                    cls = type(output)  # `_hold`'s cheap cases, inline
+                    held = output if cls is Message or cls is str or output is None else self._hold(output)
+                    self._ended(info).output = held
             except Exception as exc:
                 self._fail(exc)
 
@@ -222,7 +224,9 @@ class Recorder:
         if self.fault is None:
             try:
                 with self._lock:
-                    self._steps[step.path] = (step, self._clock(), self._counters.snapshot())
+                    c = self._counters  # `snapshot()`, inline
+                    counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
+                    self._steps[step.path] = (step, self._clock(), counters)
             except Exception as exc:
                 self._fail(exc)
 
@@ -281,7 +285,11 @@ class Recorder:
         end = self._clock()
         started = self._steps.pop(path, None)
         begin = started[1] if started is not None else end
-        t, end_t = self._rel(begin), self._rel(end)
+        t0 = self._t0
+        if t0 is None:
+            t, end_t = self._rel(begin), self._rel(end)
+        else:  # `_rel`, inline
+            t, end_t = round(begin - t0, 6), round(end - t0, 6)
         duration = None if t is None or end_t is None else round(end_t - t, 6)
 
         done = self._done.pop(path, None)
@@ -354,7 +362,7 @@ class Recorder:
             self._queue(line)
             self._flush()
         else:  # the usual step: nothing queued
-            self._write(self._encoder.take_definition_bytes() + line)
+            self._sink.write(self._encoder.take_definition_bytes() + line)
         if self._progress is not None:
             budget: dict[str, Any] = {
                 "steps_used": step.budget.steps_used,

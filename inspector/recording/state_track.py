@@ -51,7 +51,7 @@ class StateTrack:
         self.full_bytes = 0
         self.delta_bytes = 0
         self.steps_since_full = 0
-        self.raws: dict[str, Any] = {}  # stored key -> the live field value `prev[key]` was encoded from
+        self.raws: list[tuple[str, Any, bool]] = []  # last step's fields: what `prev` was encoded from
         self.delta_json: bytes | None = None  # the last delta's ops as written (None after a snapshot)
         self._keys_json: dict[str, bytes] = {}
 
@@ -65,7 +65,7 @@ class StateTrack:
                 recorded = self._by_field(state, fields, encoder)
                 if recorded is not None:
                     return recorded
-        self.raws = {}
+        self.raws = []
         encoded = encoder.encode(state)
         full, payload = self.record(encoded)
         return full, payload, encoded
@@ -85,15 +85,16 @@ class StateTrack:
         encoded: dict[str, Any] = {}
         ops: list[list[Any]] = []
         appends: list[bytes] | None = []  # the ops as JSON while each is an append made here
+        aligned = len(raws_before) == len(fields)
         try:
-            for key, raw, masked in fields:
+            for i, (key, raw, masked) in enumerate(fields):
                 before = prev.get(key, _ABSENT)
                 if before is _ABSENT:
                     return None  # a field appeared: the general diff handles it
                 if masked:
                     value = encoder.mask
                 else:
-                    same = raws_before.get(key, _ABSENT) is raw
+                    same = aligned and raws_before[i][1] is raw and raws_before[i][0] == key
                     cls = type(raw)
                     if same and cls in _SCALARS:
                         encoded[key] = before
@@ -117,7 +118,7 @@ class StateTrack:
                         appends = None
         except Exception:
             return None
-        self.raws = {key: raw for key, raw, _ in fields}
+        self.raws = fields
         ops_json = None if appends is None else b"[%b]" % b",".join(appends)
         full, payload = self._policy(encoded, ops, ops_json)
         return full, payload, encoded
