@@ -74,9 +74,9 @@ ProgressFn = Callable[[dict[str, Any]], None]
 class Recorder:
     """Write a run file at `path` while a graph or agent runs; pass it in `callbacks=[...]`.
 
-    `redact` masks keys (default: api_key, authorization, password, secret, any case, any depth; see
-    `make_redaction`). `topology` is stored in the header when given. `clock` (seconds, monotonic or
-    not) and `run_id` make files byte-stable in tests. Strings longer than `max_str` characters are
+    `redact` masks secrets by key and by value (default: api_key, authorization, password, secret,
+    token-like keys, credential-shaped strings; see `make_redaction`). `topology` is stored in the
+    header when given. `clock` (seconds, monotonic or not) and `run_id` make files byte-stable in tests. Strings longer than `max_str` characters are
     truncated and marked. `progress(step_dict)` is called after each top-level step (the CLI prints a
     line; `step_dict` has `index`, `nodes` and the full `budget`). `snapshot_every` caps how many steps
     a reader replays from the last full snapshot.
@@ -208,7 +208,7 @@ class Recorder:
                             else:
                                 self._finish_run("error", error=error)
                         return
-                    self._ended(info).error = error_record(error)
+                    self._ended(info).error = error_record(error, self._redaction.scrub)
             except Exception as exc:
                 self._fail(exc)
 
@@ -473,7 +473,7 @@ class Recorder:
         if status == "ok":
             event["output"] = self._encoder.encode(output)
         if error is not None:
-            event["error"] = error_record(error)
+            event["error"] = error_record(error, self._redaction.scrub)
         event["t"] = t
         event["duration"] = t
         self._line(event)
