@@ -78,8 +78,10 @@ def type_name(value: Any) -> str:
 
 def _texts_of(message: Message) -> list[str]:
     """The strings of a message that value redaction must see before its JSON is taken as it is."""
-    texts = [message.content, message.reasoning_content, message.name or "", message.tool_name or ""]
-    texts.append(message.tool_call_id or "")
+    texts = [message.content, message.reasoning_content]
+    for text in (message.name, message.tool_name, message.tool_call_id):
+        if text:
+            texts.append(text)
     for call in message.tool_calls:
         texts += (call.arguments, call.name, call.id)
     return texts

@@ -62,15 +62,19 @@ DEFAULT_REDACT_PATTERNS: tuple[str, ...] = (BEARER_PATTERN, OPENAI_KEY_PATTERN, 
 """Credential shapes searched in every recorded string: `Bearer <token>`, `sk-...` keys, JWTs, and the
 value of `password=...`, `'secret': '...'`, `api_key="..."`-style assignments (the name is kept)."""
 
-_NEEDLES: dict[str, tuple[str, ...]] = {
-    BEARER_PATTERN: ("earer", "EARER"),
-    OPENAI_KEY_PATTERN: ("sk-",),
-    JWT_PATTERN: ("eyJ",),
-    _ASSIGNMENT: ("=", "':", '":'),
+Needle = tuple[str, str]
+
+_NEEDLES: dict[str, tuple[Needle, ...]] = {
+    BEARER_PATTERN: (("B", "Bearer"), ("b", "bearer"), ("R", "BEARER")),
+    OPENAI_KEY_PATTERN: (("-", "sk-"),),
+    JWT_PATTERN: (("J", "eyJ"),),
+    _ASSIGNMENT: (("=", "="), ("'", "':"), ('"', '":')),
 }
-"""Per default pattern, literals one of which every match contains: the cheap test before the search.
-In JSON text `":` is left out: every JSON object has it, and its keys are masked by key already."""
-_QUOTED_KEY_NEEDLE = '":'
+"""Per default pattern, (guard, needle) pairs: every match contains one of the needles, and each needle
+its guard, a single character (which `in` finds at `memchr` speed, several times faster than a longer
+needle). The cheap test before the search. In JSON text `":` is left out: every JSON object has it, and
+its keys are masked by key already."""
+_QUOTED_KEY_NEEDLE = ('"', '":')
 
 _JSON_STARTS = ("{", "[")
 _JSON_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*')
@@ -98,9 +102,12 @@ class Redaction:
     _pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
     _cache: dict[str, bool] = field(init=False, repr=False, compare=False, default_factory=lambda: {})
     _scan: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
-    _needles: tuple[str, ...] | None = field(init=False, repr=False, compare=False, default=None)
-    _json_needles: tuple[str, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _needles: tuple[Needle, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _json_needles: tuple[Needle, ...] | None = field(init=False, repr=False, compare=False, default=None)
     _forms: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
+    _last_json: list[tuple[str, str]] = field(
+        init=False, repr=False, compare=False, default_factory=lambda: [("", "")]
+    )
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -141,10 +148,16 @@ class Redaction:
     def scrub(self, text: str) -> str:
         """`text` with secrets masked: values under secret keys when it holds JSON, the known secret
         values, and matches of the value patterns. The same object when there is nothing to mask."""
-        needles = self._needles
         if self._pattern is not None and _looks_like_json(text):
-            text = self._mask_json_keys(text)
-            needles = self._json_needles
+            last = self._last_json[0]  # a tool call's arguments come again as the tool's input
+            if last[0] is text:
+                return last[1]
+            out = self._values_and_patterns(self._mask_json_keys(text), self._json_needles)
+            self._last_json[0] = (text, out)  # one tuple: a consistent pair for any thread
+            return out
+        return self._values_and_patterns(text, self._needles)
+
+    def _values_and_patterns(self, text: str, needles: tuple[Needle, ...] | None) -> str:
         for form in self._forms:
             if form in text:
                 text = text.replace(form, self.mask)
@@ -152,8 +165,8 @@ class Redaction:
         if scan is not None:
             if needles is None:
                 return scan.sub(self._replace, text)
-            for needle in needles:
-                if needle in text:
+            for guard, needle in needles:
+                if guard in text and needle in text:
                     return scan.sub(self._replace, text)
         return text
 
@@ -163,15 +176,20 @@ class Redaction:
         if self._needles is None and self._scan is not None:
             return any(self.scrub(text) is not text for text in texts)
         plain: list[str] = []
+        keys = self._pattern is not None
         for text in texts:
-            if self._pattern is not None and _looks_like_json(text):
+            start = text[:1]
+            if keys and (start in _JSON_STARTS or (start.isspace() and _looks_like_json(text))):
                 if self.scrub(text) is not text:
                     return True
-            else:
+            elif start:
                 plain.append(text)
         joined = "\0".join(plain)
-        for needle in (*self._forms, *(self._needles or ())):
-            if needle in joined:
+        for form in self._forms:
+            if form in joined:
+                return True
+        for guard, needle in self._needles or ():
+            if guard in joined and needle in joined:
                 return any(self.scrub(text) is not text for text in texts)
         return False
 
