@@ -76,10 +76,10 @@ class Recorder:
 
     `redact` masks secrets by key and by value (default: api_key, authorization, password, secret,
     token-like keys, credential-shaped strings; see `make_redaction`). `topology` is stored in the
-    header when given. `clock` (seconds, monotonic or not) and `run_id` make files byte-stable in tests. Strings longer than `max_str` characters are
-    truncated and marked. `progress(step_dict)` is called after each top-level step (the CLI prints a
-    line; `step_dict` has `index`, `nodes` and the full `budget`). `snapshot_every` caps how many steps
-    a reader replays from the last full snapshot.
+    header when given. `clock` (seconds, monotonic or not) and `run_id` make files byte-stable in tests.
+    Strings longer than `max_str` characters are truncated and marked. `progress(step_dict)` is called
+    after each top-level step (the CLI prints a line; `step_dict` has `index`, `nodes` and the full
+    `budget`). `snapshot_every` caps how many steps a reader replays from the last full snapshot.
 
     `resume=True` appends the run to `path` as a new segment instead of starting the file afresh: the
     file must end with an interrupted run that saved a checkpoint (`checkpoint_id`, when given, must be
