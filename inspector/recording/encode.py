@@ -77,13 +77,11 @@ def type_name(value: Any) -> str:
 
 
 def _texts_of(message: Message) -> list[str]:
-    """The strings of a message that value redaction must see before its JSON is taken as it is."""
+    """The free text of a message, which value redaction must see before its JSON is taken as it is
+    (names and IDs are identifiers the program chose, not text a secret finds its way into)."""
     texts = [message.content, message.reasoning_content]
-    for text in (message.name, message.tool_name, message.tool_call_id):
-        if text:
-            texts.append(text)
     for call in message.tool_calls:
-        texts += (call.arguments, call.name, call.id)
+        texts.append(call.arguments)
     return texts
 
 

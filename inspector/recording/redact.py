@@ -47,6 +47,18 @@ DEFAULT_REDACT_KEYS: tuple[str, ...] = (
 )
 """Regular expressions searched (case-insensitively) in every key."""
 
+_KEY_STEMS: dict[str, tuple[str, ...]] = {
+    r"api[_-]?key": ("key",),
+    r"authorization": ("authorization",),
+    r"password": ("password",),
+    r"passwd": ("passwd",),
+    r"secret": ("secret",),
+    r"bearer": ("bearer",),
+    TOKEN_KEY: ("token",),
+}
+"""Per default key pattern, lower-case literals one of which every matching key contains: JSON text
+whose lower-case form holds none of them has no key to mask, and is not searched for keys."""
+
 MASK = "[REDACTED]"
 
 _NAMES = r"api[_-]?key|access[_-]?key|secret|passw(?:or)?d|pwd|token"
@@ -105,6 +117,7 @@ class Redaction:
     _needles: tuple[Needle, ...] | None = field(init=False, repr=False, compare=False, default=None)
     _json_needles: tuple[Needle, ...] | None = field(init=False, repr=False, compare=False, default=None)
     _forms: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
+    _stems: tuple[str, ...] | None = field(init=False, repr=False, compare=False, default=None)
     _last_json: list[tuple[str, str]] = field(
         init=False, repr=False, compare=False, default_factory=lambda: [("", "")]
     )
@@ -117,6 +130,8 @@ class Redaction:
         if self.keys:
             joined = "|".join(f"(?:{k})" for k in self.keys)
             set_(self, "_pattern", re.compile(joined, re.IGNORECASE))
+            if all(k in _KEY_STEMS for k in self.keys):
+                set_(self, "_stems", tuple(stem for k in self.keys for stem in _KEY_STEMS[k]))
         if self.patterns:
             set_(self, "_scan", re.compile("|".join(f"(?:{p})" for p in self.patterns)))
             if all(p in _NEEDLES for p in self.patterns):
@@ -206,6 +221,14 @@ class Redaction:
     def _mask_json_keys(self, text: str) -> str:
         """The values of secret keys in JSON text replaced by the mask (as a JSON string), the rest of the
         text as it was; text that is not valid JSON (cut off, say) is masked as far as it goes."""
+        stems = self._stems
+        if stems is not None:
+            lowered = text.lower()
+            for stem in stems:
+                if stem in lowered:
+                    break
+            else:
+                return text
         out: list[str] = []
         done = 0
         for match in _JSON_KEY.finditer(text):
