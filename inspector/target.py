@@ -21,6 +21,11 @@ from inspector.errors import TargetError
 
 __all__ = ["LoadedTarget", "load_target"]
 
+_LOAD_FAILURES = (Exception, SystemExit, KeyboardInterrupt)
+"""What running the user's code while loading a TARGET may raise and we report as a TargetError: a
+script's `sys.exit()` is no exit of ours, and a `KeyboardInterrupt` raised by the module itself (not a
+Ctrl-C of ours: nothing of ours runs yet) would otherwise end the command with status 130 and no word."""
+
 
 @dataclass(frozen=True)
 class LoadedTarget:
@@ -60,7 +65,7 @@ def _import_module(module_part: str, spec: str) -> Any:
             sys.path.insert(0, parent)
         try:
             module_spec.loader.exec_module(module)
-        except (Exception, SystemExit) as exc:  # a script's sys.exit() or argparse is no exit of ours
+        except _LOAD_FAILURES as exc:  # a script's sys.exit() or argparse is no exit of ours
             raise TargetError(
                 f"TARGET `{spec}`: running `{module_part}` failed with {type(exc).__name__}: {exc}"
             ) from exc
@@ -80,7 +85,7 @@ def _import_module(module_part: str, spec: str) -> Any:
             f"TARGET `{spec}`: module `{module_part}` was not found ({exc}). Check the spelling, install the "
             "package, or run from the directory that contains it."
         ) from exc
-    except (Exception, SystemExit) as exc:
+    except _LOAD_FAILURES as exc:
         raise TargetError(
             f"TARGET `{spec}`: importing `{module_part}` failed with {type(exc).__name__}: {exc}"
         ) from exc
@@ -193,4 +198,15 @@ def load_target(spec: str) -> LoadedTarget:
                 f"TARGET `{spec}`: `{module_part}` has no attribute `{part}`. Available names: "
                 f"{', '.join(available[:20]) or '(none)'}."
             ) from None
-    return _resolve(obj, spec)
+        except _LOAD_FAILURES as exc:  # a module `__getattr__` or a property that raises
+            raise _lookup_error(spec, f"looking up `{part}`", exc) from exc
+    try:
+        return _resolve(obj, spec)
+    except TargetError:
+        raise
+    except _LOAD_FAILURES as exc:  # `hasattr` lets all but AttributeError through: `.compiled` raising
+        raise _lookup_error(spec, "reading its attributes (such as `compiled`)", exc) from exc
+
+
+def _lookup_error(spec: str, doing: str, exc: BaseException) -> TargetError:
+    return TargetError(f"TARGET `{spec}`: {doing} failed with {type(exc).__name__}: {exc}")

@@ -28,7 +28,7 @@ from inspector.recording import Recorder, read_run
 from inspector.recording.format import FORMAT_NAME
 from inspector.target import LoadedTarget, load_target
 
-__all__ = ["make_input", "register", "run"]
+__all__ = ["make_input", "parse_json", "register", "run"]
 
 
 def register(subparsers: Any) -> None:
@@ -68,6 +68,19 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def parse_json(raw: str, option: str) -> Any:
+    """A JSON option's value; text nested deeper than the parser's recursion limit is a user error too."""
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise InspectorError(f"{option} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InspectorError(
+            f"{option} is nested too deeply to read (more levels of arrays and objects than Python's "
+            f"recursion limit of {sys.getrecursionlimit()} allows); flatten the value"
+        ) from None
+
+
 def make_input(target: LoadedTarget, text: str | None, raw_json: str | None) -> Any:
     """The value to run TARGET with, from --input or --input-json."""
     if raw_json is None:
@@ -75,10 +88,7 @@ def make_input(target: LoadedTarget, text: str | None, raw_json: str | None) -> 
         if callable(from_text):  # an engine whose input is a state (LangGraph): one user message in it
             return from_text(text or "")
         return [Message.user(text or "")] if target.is_agent else text
-    try:
-        value = json.loads(raw_json)
-    except ValueError as exc:
-        raise InspectorError(f"--input-json is not valid JSON: {exc}") from None
+    value = parse_json(raw_json, "--input-json")
     if target.is_agent:
         if isinstance(value, str):
             return [Message.user(value)]
@@ -197,10 +207,7 @@ def _check_options(args: argparse.Namespace, target: LoadedTarget) -> Any:
         )
     if args.resume_data is None:
         return None
-    try:
-        return json.loads(args.resume_data)
-    except ValueError as exc:
-        raise InspectorError(f"--resume-data is not valid JSON: {exc}") from None
+    return parse_json(args.resume_data, "--resume-data")
 
 
 def _report_interrupted(output: Path) -> None:

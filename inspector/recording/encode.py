@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from pydantic_core import to_json
 
 from graph_core.schema import Message, TokenUsage, ToolCall
-from inspector.recording.redact import Redaction
+from inspector.recording.redact import NO_REDACTION, Redaction
 
 __all__ = ["Encoder", "Raw", "escape_key", "type_name", "unescape_key"]
 
@@ -74,6 +74,15 @@ def type_name(value: Any) -> str:
     cls = type(value)
     module = cls.__module__
     return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def _texts_of(message: Message) -> list[str]:
+    """The free text of a message, which value redaction must see before its JSON is taken as it is
+    (names and IDs are identifiers the program chose, not text a secret finds its way into)."""
+    texts = [message.content, message.reasoning_content]
+    for call in message.tool_calls:
+        texts.append(call.arguments)
+    return texts
 
 
 def _fingerprint(message: Message) -> tuple[Any, ...]:
@@ -125,7 +134,8 @@ class Encoder:
     ):
         """`first_ref`: the id of the first value this encoder defines; a resumed run appended to a
         file continues the numbering of the values already in it."""
-        self.redaction = redaction or Redaction(keys=())
+        self.redaction = redaction or NO_REDACTION
+        self._scrub = self.redaction.scrub if self.redaction.scrubs else None  # on every string
         self.max_str = max_str
         self.intern = intern
         self._messages: dict[int, tuple[Message, tuple[Any, ...], dict[str, int]]] = {}
@@ -264,6 +274,8 @@ class Encoder:
     def _enc(self, value: Any, depth: int) -> Any:
         cls = type(value)
         if cls is str:
+            if self._scrub is not None:
+                value = self._scrub(value)
             return value if len(value) <= self.max_str else self._truncated(value)
         if value is None or cls is bool or cls is int:
             return value
@@ -424,6 +436,8 @@ class Encoder:
                 if len(call.arguments) > limit:
                     plain = False
                     break
+        if plain and self._scrub is not None:
+            plain = not self.redaction.scrubs_any(_texts_of(message))
         if plain:
             try:
                 return _message_json(message, exclude_defaults=True, warnings=False)
@@ -495,6 +509,8 @@ class Encoder:
             text = repr(value)
         except Exception as exc:
             text = f"<unencodable: {type(exc).__name__}: {exc}>"
+        if self._scrub is not None:
+            text = self._scrub(text)
         if len(text) > self.max_str:
             text = text[: self.max_str] + "..."
         return {"$repr": text, "$type": type_name(value)}

@@ -24,16 +24,17 @@ NOTHING: Any = object()
 """No value was reported (an end without a start, a node that never finished)."""
 
 
-def error_record(error: BaseException) -> dict[str, Any]:
-    """An exception as the format's `ErrorRecord` dict (type, message, node path, cause)."""
-    record: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
+def error_record(error: BaseException, scrub: Callable[[str], str] = str) -> dict[str, Any]:
+    """An exception as the format's `ErrorRecord` dict (type, message, node path, cause); `scrub`
+    masks secrets in the messages (the recorder's `Redaction.scrub`)."""
+    record: dict[str, Any] = {"type": type(error).__name__, "message": scrub(str(error))}
     node_path = getattr(error, "node_path", None)
     if isinstance(node_path, list | tuple):
         record["node_path"] = [str(p) for p in node_path]  # pyright: ignore[reportUnknownVariableType]
     cause = error.__cause__
     if cause is not None:
         record["cause_type"] = type(cause).__name__
-        record["cause_message"] = str(cause)
+        record["cause_message"] = scrub(str(cause))
     return record
 
 
@@ -203,7 +204,7 @@ def _tool_records(parent: Pending, value: Callable[[Any], Any], max_str: int) ->
             if compact_tool_call(stored, None if call is None else call.arguments, CALL_ARGUMENTS):
                 record["input"] = CALL_ARGUMENTS
             else:
-                record["input"] = stored if len(stored) <= max_str else value(stored)
+                record["input"] = value(stored)  # the encoder truncates and redacts it
         elif stored is not NOTHING:
             record["input"] = value(stored)
         stored = tool.output

@@ -74,12 +74,12 @@ ProgressFn = Callable[[dict[str, Any]], None]
 class Recorder:
     """Write a run file at `path` while a graph or agent runs; pass it in `callbacks=[...]`.
 
-    `redact` masks keys (default: api_key, authorization, password, secret, any case, any depth; see
-    `make_redaction`). `topology` is stored in the header when given. `clock` (seconds, monotonic or
-    not) and `run_id` make files byte-stable in tests. Strings longer than `max_str` characters are
-    truncated and marked. `progress(step_dict)` is called after each top-level step (the CLI prints a
-    line; `step_dict` has `index`, `nodes` and the full `budget`). `snapshot_every` caps how many steps
-    a reader replays from the last full snapshot.
+    `redact` masks secrets by key and by value (default: api_key, authorization, password, secret,
+    token-like keys, credential-shaped strings; see `make_redaction`). `topology` is stored in the
+    header when given. `clock` (seconds, monotonic or not) and `run_id` make files byte-stable in tests.
+    Strings longer than `max_str` characters are truncated and marked. `progress(step_dict)` is called
+    after each top-level step (the CLI prints a line; `step_dict` has `index`, `nodes` and the full
+    `budget`). `snapshot_every` caps how many steps a reader replays from the last full snapshot.
 
     `resume=True` appends the run to `path` as a new segment instead of starting the file afresh: the
     file must end with an interrupted run that saved a checkpoint (`checkpoint_id`, when given, must be
@@ -210,7 +210,7 @@ class Recorder:
                             else:
                                 self._finish_run("error", error=error)
                         return
-                    self._ended(info).error = error_record(error)
+                    self._ended(info).error = error_record(error, self._redaction.scrub)
             except Exception as exc:
                 self._fail(exc)
 
@@ -481,7 +481,7 @@ class Recorder:
         if status == "ok":
             event["output"] = self._encoder.encode(output)
         if error is not None:
-            event["error"] = error_record(error)
+            event["error"] = error_record(error, self._redaction.scrub)
         event["t"] = t
         event["duration"] = t
         self._line(event)

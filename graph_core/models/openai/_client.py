@@ -11,13 +11,12 @@ import asyncio
 import copy
 import os
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any
 
 import httpx
 from pydantic import SecretStr
 
-from graph_core.models.openai._errors import Redactor
 from graph_core.models.openai._http import SharedClient, default_ssl_context, is_whole_json
 from graph_core.models.openai._retry import (
     Failure,
@@ -26,6 +25,7 @@ from graph_core.models.openai._retry import (
     status_failure,
     transport_failure,
 )
+from graph_core.models.openai._secrets import CREDENTIAL_HEADERS, Redactor, mask_http_logs
 from graph_core.models.openai._sse import StreamDecoder
 from graph_core.models.openai._wire import decode_completion_text, encode_message, encode_tool
 from graph_core.schema import Message, ToolInfo
@@ -40,7 +40,10 @@ class OpenAIChatModel:
 
     `api_key` defaults to `OPENAI_API_KEY` and `base_url` to `OPENAI_BASE_URL` or OpenAI's; without a key no
     `Authorization` header is sent (local servers rarely want one). The key lives in a `SecretStr`, so
-    neither `repr`, `vars()` nor any error shows it. `with_tools` returns a copy and never mutates the
+    neither `repr`, `vars()` nor any error shows it. So do the values of credential `headers`
+    (`Authorization`, `Api-Key` as Azure wants it, `X-Api-Key`, and those named in `secret_headers`): a
+    server that echoes any of them back, in an error, a stream, an answer or a response header that
+    httpx logs at DEBUG, has it masked as `***`. `with_tools` returns a copy and never mutates the
     original, so one configured model can serve concurrent agents; copies share one connection pool.
 
     `extra_body` is merged into every request body last (for `temperature`-like fields a server supports
@@ -68,6 +71,7 @@ class OpenAIChatModel:
         async_http_client: httpx.AsyncClient | None = None,
         sleep: Callable[[float], None] | None = None,
         async_sleep: Callable[[float], Awaitable[None]] | None = None,
+        secret_headers: Iterable[str] = (),
     ) -> None:
         if not model:
             raise ValueError("OpenAIChatModel needs a `model` name")
@@ -79,7 +83,6 @@ class OpenAIChatModel:
         self._api_key: SecretStr | None = (
             key if isinstance(key, SecretStr) else SecretStr(key) if key else None
         )
-        self._redact = Redactor(self._api_key.get_secret_value() if self._api_key else None)
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_retry_delay = max_retry_delay
@@ -88,7 +91,14 @@ class OpenAIChatModel:
         self.max_tokens = max_tokens
         self.tool_choice = tool_choice
         self.stream_usage = stream_usage
-        self._headers: dict[str, str] = dict(headers or {})
+        marked = CREDENTIAL_HEADERS | {name.lower() for name in secret_headers}
+        self._headers: dict[str, str | SecretStr] = {
+            name: SecretStr(value) if name.lower() in marked else value
+            for name, value in (headers or {}).items()
+        }
+        secrets = [v.get_secret_value() for v in self._headers.values() if isinstance(v, SecretStr)]
+        self._redact = Redactor(self._api_key.get_secret_value() if self._api_key else None, *secrets)
+        mask_http_logs(self._redact)
         self._tools: tuple[ToolInfo, ...] = ()
         self._client = SharedClient(http_client)
         self._async_client = async_http_client
@@ -156,7 +166,9 @@ class OpenAIChatModel:
         return body
 
     def _request_headers(self, *, stream: bool) -> dict[str, str]:
-        headers = {"Accept": "text/event-stream" if stream else "application/json", **self._headers}
+        headers = {"Accept": "text/event-stream" if stream else "application/json"}
+        for name, value in self._headers.items():
+            headers[name] = value.get_secret_value() if isinstance(value, SecretStr) else value
         if self._api_key is not None:
             headers["Authorization"] = f"Bearer {self._api_key.get_secret_value()}"
         return headers

@@ -1,4 +1,4 @@
-"""The errors `OpenAIChatModel` raises, and the redaction that keeps the API key out of them.
+"""The errors `OpenAIChatModel` raises; `_secrets` keeps the API key and credential headers out of them.
 
 Every error carries `.endpoint`; none ever contains the API key, and none chains an httpx exception, since
 those hold the request and with it the `Authorization` header:
@@ -17,6 +17,7 @@ ChatModelError                          base; the message names the endpoint
 from __future__ import annotations
 
 from graph_core.errors import ChatModelError
+from graph_core.models.openai._secrets import Redactor  # where the error paths have always found it
 
 __all__ = [
     "ChatModelConnectionError",
@@ -68,19 +69,3 @@ class ToolCallArgumentsError(ChatModelResponseError):
         self.tool_call_id = tool_call_id
         self.tool_name = tool_name
         self.arguments = arguments
-
-
-class Redactor:
-    """Removes the API key from any text that could reach an error message, a log or a recording."""
-
-    def __init__(self, secret: str | None) -> None:
-        # Also the forms an error may quote: stripped of the whitespace a key file leaves, and escaped as
-        # `repr` of text or bytes shows it (httpx quotes an illegal header value that way).
-        forms = {secret, secret.strip(), repr(secret)[1:-1], repr(secret.encode())[2:-1]} if secret else set()
-        self._forms = sorted((form for form in forms if form), key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for form in self._forms:
-            if form in text:
-                text = text.replace(form, "***")
-        return text

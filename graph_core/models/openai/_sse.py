@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from graph_core.models.openai._errors import ChatModelStreamError, Redactor
+from graph_core.models.openai._errors import ChatModelStreamError
+from graph_core.models.openai._secrets import Redactor, StreamMasker
 from graph_core.models.openai._wire import (
     arguments_of,
     as_dict,
@@ -67,6 +68,9 @@ class StreamDecoder:
     holds (Ollama numbers every call 0): that opens a new index, which the server's index then means. Servers
     that omit `index` get one from the call ID (a new ID opens a new index, a missing ID continues the last
     call), which is what Appendix A concatenation needs.
+
+    Text the server sends back (content, reasoning, tool-call arguments) goes through a `StreamMasker`
+    each, so a credential it echoes is masked even when split across chunks.
     """
 
     def __init__(self, *, endpoint: str, status: int, redact: Redactor) -> None:
@@ -86,6 +90,9 @@ class StreamDecoder:
         self._index_of_server: dict[int, int] = {}
         self._last_index: int | None = None
         self._calls: dict[int, ToolCall] = {}
+        self._content = StreamMasker(redact)
+        self._reasoning = StreamMasker(redact)
+        self._arguments: dict[int, StreamMasker] = {}
 
     def feed_text(self, text: str) -> Iterator[Message]:
         """Decoded body text as it arrives, cut anywhere; yields the chunks it completes.
@@ -121,6 +128,9 @@ class StreamDecoder:
                 "(truncated response)",
                 endpoint=self._endpoint,
             )
+        held = self._held_chunk()
+        if held is not None:
+            chunks.append(held)
         if self.chunks + len(chunks) == 0:
             raise ChatModelStreamError(
                 f"{self._where}: stream ended without any message chunk", endpoint=self._endpoint
@@ -194,8 +204,12 @@ class StreamDecoder:
             self._finished = True
             self._finish_reason = str(finish)
         usage = usage_of(event)
-        content = text_of(delta.get("content"))
-        reasoning = reasoning_of(delta)
+        content = self._content.feed(text_of(delta.get("content")))
+        reasoning = self._reasoning.feed(reasoning_of(delta))
+        if finish:  # the text ends here: what was held back goes out with it
+            content += self._content.flush()
+            reasoning += self._reasoning.flush()
+            tool_calls += self._held_arguments()
         if not (content or reasoning or tool_calls or finish or usage):
             return None
         extra: dict[str, Any] = {}
@@ -211,6 +225,22 @@ class StreamDecoder:
             usage=usage,
             extra=extra,
         )
+
+    def _held_arguments(self) -> list[ToolCall]:
+        """Tool-call argument text held back by the maskers, as deltas of their calls."""
+        out: list[ToolCall] = []
+        for index, masker in self._arguments.items():
+            held = masker.flush()
+            if held:
+                out.append(ToolCall(index=index, arguments=held, type=self._calls[index].type))
+        return out
+
+    def _held_chunk(self) -> Message | None:
+        """A last chunk for text still held back when the stream ended without a finish reason."""
+        content, reasoning, calls = self._content.flush(), self._reasoning.flush(), self._held_arguments()
+        if not (content or reasoning or calls):
+            return None
+        return Message("assistant", content, tool_calls=calls, reasoning_content=reasoning)
 
     def _tool_call(self, item: dict[str, Any]) -> ToolCall:
         function = as_dict(item.get("function"))
@@ -232,15 +262,20 @@ class StreamDecoder:
         if call_id:
             self._index_of_id.setdefault(call_id, index)
         self._last_index = index
+        arguments = arguments_of(function)
         delta = ToolCall(
             id=call_id,
             name=str(function.get("name") or ""),
-            arguments=arguments_of(function),
+            arguments=arguments,
             index=index,
             type=str(item.get("type") or "function"),
         )
         merged = self._calls.setdefault(index, ToolCall(index=index))
         merged.id = merged.id or delta.id
         merged.name = merged.name or delta.name
-        merged.arguments += delta.arguments
+        merged.arguments += arguments
+        masker = self._arguments.get(index)
+        if masker is None:
+            masker = self._arguments[index] = StreamMasker(self._redact)
+        delta.arguments = masker.feed(arguments)
         return delta

@@ -180,11 +180,12 @@ def decode_completion(data: Any, *, endpoint: str, status: int, redact: Redactor
     finish_reason = choice.get("finish_reason") or None
     for call in tool_calls:
         check_arguments(call, endpoint=endpoint, redact=redact, finish_reason=finish_reason)
+        call.arguments = redact(call.arguments)  # a server echoing the key must not hand it on
     return Message(
         "assistant",
-        text_of(raw.get("content")),
+        redact(text_of(raw.get("content"))),
         tool_calls=tool_calls,
-        reasoning_content=reasoning_of(raw),
+        reasoning_content=redact(reasoning_of(raw)),
         finish_reason=choice.get("finish_reason") or None,
         usage=usage_of(body),
         extra=provenance(body),
