@@ -14,7 +14,7 @@ from typing import Any
 
 from inspector.cli.plain import one_line, one_line_list
 from inspector.diagnostics import Diagnostic, diagnose
-from inspector.errortext import error_text
+from inspector.errortext import error_text, without_node_path
 from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord
@@ -177,10 +177,15 @@ def timeline(run: Run) -> list[str]:
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
-        lines.append(f"error: {one_line(error_text(run.error.type, ' '.join(run.error.message.split())))}")
-        cause = run.error.cause_message
-        if run.error.cause_type and cause and cause not in run.error.message:  # the engine's own words
-            lines.append(f"  caused by {one_line(error_text(run.error.cause_type, ' '.join(cause.split())))}")
+        message = " ".join(without_node_path(run.error.message).split())
+        lines.append(f"error: {one_line(error_text(run.error.type, message))}")
+        cause, cause_type = run.error.cause_message, run.error.cause_type
+        if cause_type and cause and cause not in run.error.message:  # the engine's own words
+            lines.append(f"  caused by {one_line(error_text(cause_type, ' '.join(cause.split())))}")
+        elif cause_type and cause_type != run.error.type:
+            lines.append(f"  caused by {one_line(cause_type)}")
+        if run.error.node_path:
+            lines.append(f"node path: {one_line(' > '.join(run.error.node_path))}")
     return lines
 
 

@@ -24,10 +24,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
+from inspector.errors import InspectorError
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar, budget_level
 from inspector.tui.edit_note import edit_note
-from inspector.tui.goto import GotoError, goto_prompt, resolve_goto
+from inspector.tui.goto import GotoError, goto_prompt, resolve_step
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
@@ -73,7 +74,7 @@ class ReplayApp(App[None]):
         follow: bool = False,
         poll_interval: float = 0.5,
         theme: str = "textual-dark",
-        start: int | None = None,
+        start: int | str | None = None,
         path: str | Path | None = None,
         lenient: bool = False,
     ) -> None:
@@ -169,8 +170,16 @@ class ReplayApp(App[None]):
         ):
             self.query_one(selector).border_title = title
         self._sync_columns()
-        start = self.session.opening_position() if self._start is None else self._start
-        self.replay.go(start)
+        start = self._start
+        if isinstance(start, str):  # `--step` while following a file that had no steps yet
+            try:
+                start = resolve_step(start, self.session.run)
+            except GotoError as exc:
+                self.notify(
+                    f"--step {start}: {exc}; opened where the run opens", severity="warning", markup=False
+                )
+                start = None
+        self.replay.go(self.session.opening_position() if start is None else start)
         self.query_one(Timeline).focus()
         self.show_cursor()
         if self.session.diagnostics is None:
@@ -325,13 +334,28 @@ class ReplayApp(App[None]):
         else:
             text.append(f"  speed {SPEEDS[self.speed_index]:g}/s", style="dim")
         text.append_text(edit_note(run, replay.current))  # debugger edits, fork origin
-        if self.follow:
+        if self.follow and self.session.problem is not None:
+            text.append(f"  stopped following: {self.session.problem}", style="bold red")
+            text.append(f" (showing the {len(replay)} steps read before it)", style="red")
+        elif self.follow:
             text.append("  following", style="bold magenta")
         if self.session.diagnostics is None:
             text.append("  diagnosing…", style="dim")
         elif self.session.diagnostics:
             text.append(f"  {len(self.session.diagnostics)} diagnostic(s)", style="yellow")
         return text
+
+    def open_at(self, answer: str) -> None:
+        """Open at the step `answer` names (`--step`: a position, negative from the end, or
+        segment:step); a step the run does not have is an `InspectorError`, said before the screen opens.
+        A followed file that is not there yet is checked once it is."""
+        if self._session is None:
+            self._start = answer
+            return
+        try:
+            self._start = resolve_step(answer, self.session.run)
+        except GotoError as exc:
+            raise InspectorError(f"--step {answer}: {exc}") from None
 
     def go(self, position: int) -> None:
         self.replay.go(position)
@@ -361,6 +385,8 @@ class ReplayApp(App[None]):
             self._begin()
             return
         if self.session.reload():
+            if self.session.problem is not None:
+                self.notify(self.session.problem_detail, severity="error", timeout=30, markup=False)
             timeline = self.query_one(Timeline)
             timeline.session = self.session
             self._sync_columns()
@@ -400,7 +426,7 @@ class ReplayApp(App[None]):
             if answer is None or not answer.strip():
                 return
             try:
-                position = resolve_goto(answer, self.session.run)
+                position = resolve_step(answer, self.session.run)
             except GotoError as exc:
                 self.notify(str(exc), severity="warning", markup=False)
                 return

@@ -92,6 +92,11 @@ class Session:
         self._checkpoints: dict[int, PathSoFar] = {}
         self._last_path: PathSoFar | None = None
         self._size = _size(run.path)
+        self.problem: str | None = None
+        """Why the last follow-mode reload could not read the file (a corrupt line); the steps shown
+        are the good prefix read before it. None while the file reads cleanly."""
+        self.problem_detail = ""
+        """The reader's whole message for `problem` (path, line, what is wrong)."""
         edges = () if run.topology is None else run.topology.edges
         self._edge_set = {(e.source, e.target) for e in edges if e.kind == "edge"}
 
@@ -345,7 +350,8 @@ class Session:
         """Re-read the run file if it changed size; returns whether there is anything new to show.
 
         The cursor stays where it was, or follows the end when it was on the last step; breakpoints
-        are kept. A file caught half-written (no complete header yet) is left for the next poll.
+        are kept. A file that turns out corrupt (a bad line appended in the middle) keeps the steps
+        already shown, the good prefix, and says why in `problem` (True once, to show it).
         """
         size = _size(self.run.path)
         if size == self._size:
@@ -354,8 +360,14 @@ class Session:
             with warnings.catch_warnings():  # skipped lines were reported when the file was opened
                 warnings.simplefilter("ignore", RunFileWarning)
                 run = read_run(self.run.path, lenient=self.run.lenient)
-        except ValueError:
-            return False
+        except ValueError as exc:
+            self._size = size  # read again only once the file changes again
+            line = getattr(exc, "line_no", None)
+            problem = f"line {line} is corrupt" if line is not None else "the file no longer reads"
+            self.problem_detail = " ".join(str(exc).split())
+            changed, self.problem = problem != self.problem, problem
+            return changed
+        self.problem = None
         old = self.replay
         rewritten = size < self._size  # the Recorder truncates: a new run started in the same file
         at_end = old.cursor >= len(old) - 1
