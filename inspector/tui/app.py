@@ -17,17 +17,18 @@ from textual import events
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
-from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
+from textual.containers import Grid, ScrollableContainer, Vertical, VerticalScroll
 from textual.geometry import Region, Spacing
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from inspector.errors import InspectorError
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar, budget_level
 from inspector.tui.edit_note import edit_note
+from inspector.tui.footer import KeyFooter
 from inspector.tui.goto import GotoError, goto_prompt, resolve_step
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
@@ -39,19 +40,27 @@ from inspector.tui.prompt import PromptScreen
 from inspector.tui.repaint import repaint
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
-from inspector.tui.timeline import Columns, Timeline, header
+from inspector.tui.timeline import Columns, Timeline, header, mark_text
 
-__all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "ReplayApp", "make_app"]
+__all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "WIDE_REST", "ReplayApp", "make_app"]
 
 GRAPH_MIN_WIDTH = 24
 """The graph pane never gets narrower than this, so its title and a short drawing fit."""
+
+WIDE_REST = 84
+"""Columns the three lower panes need beside a full-height graph (28 each). A screen with that much
+room next to the graph gives the graph the whole height (wide layout); a narrower one puts the graph
+above the state pane, beside the timeline (narrow layout)."""
+
+COMPACT_FOOTER_BELOW = 120
+"""Screens narrower than this get Textual's compact footer (less space between keys)."""
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
 
 
-def _sizes(fit: tuple[int, Region | None, int, int]) -> tuple[int, int, int]:
-    """The graph box's width and the drawing's size, from what `_fit_graph` last did."""
+def _sizes(fit: tuple[tuple[int, int], Region | None, int, int]) -> tuple[tuple[int, int], int, int]:
+    """The graph box's size and the drawing's size, from what `_fit_graph` last did."""
     return fit[0], fit[2], fit[3]
 
 
@@ -93,7 +102,7 @@ class ReplayApp(App[None]):
         self.last_key = ""
         self._play_timer: Timer | None = None
         self._poll_timer: Timer | None = None
-        self._graph_fit: tuple[int, Region | None, int, int] | None = None
+        self._graph_fit: tuple[tuple[int, int], Region | None, int, int] | None = None
         self._begun = False
 
     @property
@@ -121,22 +130,23 @@ class ReplayApp(App[None]):
     def compose(self) -> ComposeResult:
         if self._session is None:
             yield Static(self._waiting_text(), id="waiting")
-            yield Footer()
+            yield KeyFooter()
             return
         yield Static(id="status")
-        with Horizontal(id="top"):
+        # One grid, two arrangements (`_arrange`): wide puts the graph in a full-height column left of
+        # the timeline and the three panes; narrow puts it above the state pane, beside the timeline.
+        with Grid(id="main"):
             with ScrollableContainer(id="graph-box"):
                 yield GraphPane(id="graph")
             with Vertical(id="timeline-box"):
                 yield Static(id="timeline-header")
                 yield Timeline(self.session, id="timeline")
-        with Horizontal(id="bottom"):
             yield StatePane(id="state")
             yield MessagesPane(id="messages-box")
             with VerticalScroll(id="detail-box"):
                 yield NodeDetail(id="detail")
         yield BudgetBar(id="budget")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.theme = self._theme_name
@@ -189,11 +199,21 @@ class ReplayApp(App[None]):
     def _sync_columns(self) -> None:
         """Tokens and ADK iterations get timeline columns when the run has them."""
         steps = self.session.run.steps
-        columns = Columns.for_budget(steps[-1].budget if len(steps) else None)
+        columns = Columns.for_run(self.session.node_keys() or (), steps[-1].budget if len(steps) else None)
         self.query_one(Timeline).columns = columns
         self.query_one("#timeline-header", Static).update(Text(header(columns), style="bold"))
         self.query_one(Timeline).sync_size()
-        self.query_one("#timeline-box").border_subtitle = self._stop_note()
+
+    def _timeline_note(self) -> Text:
+        """The timeline's border note: the cursor row's interrupt or resume note, whole (a row's end can
+        be off-screen on a narrow screen), else where the run stopped at an interrupt."""
+        replay = self.replay
+        stop = self._stop_note()
+        if replay.current is not None and not (stop and replay.cursor >= len(replay) - 1):
+            note = mark_text(self.session.row(replay.cursor), expand=self.expand)
+            if note.plain.strip():
+                return note[2:]  # without the two spaces that set it off inside a row
+        return stop
 
     def _stop_note(self) -> Text:
         """Where the run stopped at an interrupt, on the timeline's border (row ends can be off-screen).
@@ -269,25 +289,55 @@ class ReplayApp(App[None]):
         )
         if len(run.segments) > 1:  # each resumed run has its own step budget
             bar.border_title = f"budget · segment {session.segment_at(cursor)} (restarts at each resume)"
+        self.query_one("#timeline-box").border_subtitle = self._timeline_note()
         repaint(self.query_one("#status", Static), self._status())
 
+    def _arrange(self, painted: Painted | None) -> tuple[int, int]:
+        """Size the grid to the drawing and the run; returns the graph box's (width, height).
+
+        The graph column is as wide as the drawing (plus its border, and a scrollbar only when the
+        drawing is taller than the room it gets), at most 45% of the screen; the timeline row is as tall
+        as the run's steps, at most half the height. With `WIDE_REST` columns to spare the
+        graph takes the whole height; otherwise it shares the top row with the timeline."""
+        width, height = self.size
+        draw_width, draw_height = (painted.width, painted.height) if painted is not None else (34, 3)
+        budget = self.query_one(BudgetBar).outer_size.height or 3
+        free = max(height - 2 - budget, 8)  # minus the status line and the footer
+        rows = max(len(self.session), 1) + 1 + 2  # the steps, the header, the border
+        limit = max(GRAPH_MIN_WIDTH, width * 45 // 100)
+        fit_width = draw_width + 2 + 1  # the border, a cell of air
+        wide = width - min(fit_width, limit) >= WIDE_REST
+        if wide:
+            top = min(rows, max(6, free // 2))
+            graph_height = free
+        else:
+            top = max(min(rows, free // 2), min(draw_height + 2, free * 55 // 100))
+            top = max(5, min(top, free - 8))
+            graph_height = top
+        if draw_height + 2 > graph_height:
+            fit_width += 2  # the vertical scrollbar
+        graph_width = max(GRAPH_MIN_WIDTH, min(fit_width, limit))
+        if self.query_one(Timeline).row_width() > width - graph_width - 2:
+            top = min(top + 1, free - 8 if not wide else free)  # a row for the sideways scrollbar
+        grid = self.query_one("#main", Grid)
+        grid.set_class(wide, "-wide")
+        columns = f"{graph_width} 1fr 1fr" + (" 1fr" if wide else "")
+        if str(grid.styles.grid_columns) != columns:
+            grid.styles.grid_columns = columns
+        grid.styles.grid_rows = f"{top} 1fr"
+        self.query_one(KeyFooter).compact = width < COMPACT_FOOTER_BELOW
+        return graph_width, graph_height
+
     def _fit_graph(self, painted: Painted | None) -> None:
-        """Size the graph pane to the drawing (up to 45% of the screen, at least 24 cells) and scroll
-        the highlighted box into view, a couple of rows of context around it.
+        """Lay the screen out for the drawing (`_arrange`) and scroll the highlighted box into view,
+        a couple of rows of context around it.
 
         A step that moves the highlight within a drawing of unchanged size scrolls at once, in the
         frame that repaints the step; only a resize waits for the next layout (another frame)."""
         box = self.query_one("#graph-box", ScrollableContainer)
-        limit = max(GRAPH_MIN_WIDTH, self.size.width * 45 // 100)
-        if painted is None:  # no topology: room for the note that says so
-            width = 38
-        else:
-            width = painted.width + 2 + 2 + 1  # border, vertical scrollbar, a cell of air
-            width = max(GRAPH_MIN_WIDTH, min(width, limit))
-        if box.styles.width is None or box.styles.width.value != width:
-            box.styles.width = width
+        size = self._arrange(painted)
         focus = painted.focus if painted is not None else None
-        fit = (width, focus, painted.width, painted.height) if painted is not None else None
+        fit = (size, focus, painted.width, painted.height) if painted is not None else None
         previous, self._graph_fit = self._graph_fit, fit
         if focus is None or fit == previous:
             return
@@ -584,7 +634,6 @@ class ReplayApp(App[None]):
         if self.is_mounted:
             self.query_one(StatePane).expand_all_values = expand
             self.query_one(Timeline).set_expand(expand)
-            self.query_one("#timeline-box").border_subtitle = self._stop_note()
             self.show_cursor()
 
     def watch_playing(self, playing: bool) -> None:

@@ -22,7 +22,7 @@ def _indexes(text: str) -> list[int]:
 
 async def test_every_message_can_be_scrolled_to(tmp_path: Path) -> None:
     app = make_app(synthetic(tmp_path / "long.jsonl", 40))  # 81 messages at the end
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:  # the first message on one line
         await pilot.press("end")
         await pilot.pause()
         total = len(app.replay.messages_at(app.replay.cursor))
