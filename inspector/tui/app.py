@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
+from inspector.conversation import Said, step_name
 from inspector.errors import InspectorError
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar, budget_level
@@ -34,7 +35,7 @@ from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
 from inspector.tui.literal import one_line, visible
-from inspector.tui.messages_pane import MessagesPane, raw_messages
+from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
 from inspector.tui.prompt import PromptScreen
 from inspector.tui.repaint import repaint
@@ -272,7 +273,9 @@ class ReplayApp(App[None]):
         elif state is None:
             empty = "(no state: this graph keeps none)"
         self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
-        if self.query_one(MessagesPane).show(raw_messages(state), expand=self.expand):
+        said = session.conversation.at(cursor, state) if step is not None else []
+        by = [self._said_by(item) for item in said]
+        if self.query_one(MessagesPane).show(said, by=by, expand=self.expand):
             self.query_one(MessagesPane).scroll_end(animate=False, immediate=True)
         self.query_one(NodeDetail).show(
             step, stop=stop, mark=mark, expand=self.expand, segments=len(run.segments)
@@ -327,6 +330,12 @@ class ReplayApp(App[None]):
         grid.styles.grid_rows = f"{top} 1fr"
         self.query_one(KeyFooter).compact = width < COMPACT_FOOTER_BELOW
         return graph_width, graph_height
+
+    def _said_by(self, said: Said) -> str:
+        """Who said a message and when, as its block's header shows it: `chat · step 0`, `input`."""
+        if said.position is None:
+            return said.origin
+        return f"{said.origin} · {step_name(self.session.run, said.position)}"
 
     def _fit_graph(self, painted: Painted | None) -> None:
         """Lay the screen out for the drawing (`_arrange`) and scroll the highlighted box into view,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph_core.topology import END, START
+from inspector.conversation import Conversation
 from inspector.diagnostics import Diagnostic, diagnose
 from inspector.recording.format import BudgetRecord, ErrorRecord
 from inspector.recording.reader import NodeRun, Run, RunFileWarning, read_run
@@ -91,6 +92,7 @@ class Session:
         )
         self._checkpoints: dict[int, PathSoFar] = {}
         self._last_path: PathSoFar | None = None
+        self.conversation = Conversation(run)
         self._size = _size(run.path)
         self.problem: str | None = None
         """Why the last follow-mode reload could not read the file (a corrupt line); the steps shown
@@ -376,6 +378,7 @@ class Session:
         for node in old.breakpoints:
             replay.add_breakpoint(node)
         self.replay = replay
+        self.conversation = Conversation(run)
         self.diagnostics = diagnose(run) if len(run.steps) <= SYNC_DIAGNOSE_LIMIT else None
         self._size = size
         self._last_path = None

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 
 
 def _indexes(text: str) -> list[int]:
-    return [int(m) for m in re.findall(r"(?:USER|ASSISTANT|TOOL|SYSTEM)  #(\d+)", text)]
+    return [int(m) for m in re.findall(r"(?:USER|ASSISTANT|TOOL|SYSTEM)  [^│#\n]*#(\d+)", text)]
 
 
 async def test_every_message_can_be_scrolled_to(tmp_path: Path) -> None:
@@ -59,3 +59,20 @@ async def test_x_shows_all_of_them_whole_too(tmp_path: Path) -> None:
         assert _indexes(text)[0] == 0
         assert "x expands" not in text
         assert isinstance(app.query_one(MessagesPane), MessagesPane)
+
+
+async def test_the_pane_shows_who_said_each_message_and_the_final_answer() -> None:
+    weather = Path(__file__).parents[2] / "fixtures" / "runs" / "weather.jsonl"
+    app = make_app(weather)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "USER  input #0" in text
+        assert "ASSISTANT  chat · step 0" in text, "the model's tool call shows in the step it was made"
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "ASSISTANT  chat · step 0 #1" in text, "still chat's, though the tools step filed it"
+        assert "TOOL  tools · step 1 #2" in text
+        assert "ASSISTANT  chat · step 2  final answer" in text
+        assert "It is raining lightly in Hangzhou" in text
