@@ -7,8 +7,8 @@ looks like the tools node's and the answer is missing. So the conversation is re
 
 - the messages each node run *produced* (its output: one message, or a list of them), with the step
   that produced them, in order;
-- the state's `messages` list, for the order a person reads and for messages no node produced (the
-  user's input, a system prompt a pre-handler added).
+- the state's `messages` list, for the order a person reads and for messages no node produced: the
+  run's input, or what a state handler added (attributed to the step that first held it).
 
 At a position, the conversation is the state's messages, each attributed to the node run that produced
 it (matched by role, text and tool calls, in order, so a message said twice is attributed twice), then
@@ -34,9 +34,9 @@ _Key = tuple[Any, ...]
 class Said:
     """One message of the conversation: the recorded dict and where it came from.
 
-    `position` and `node` name the step (a position in `run.steps`) and node run that produced it; both
-    None for a message no node produced, whose `origin` says `input` (in the state from a segment's
-    first step: what the run was given) or `state` (added to the state later, by a handler).
+    `origin` is the node that produced it (`position`, `node`: its step, a position in `run.steps`, and
+    node key), or `input` (the run's input; no position), or `state` for a message no node produced that
+    a state handler added (`position` the first step whose state holds it, `node` that step's nodes).
     `state_index` is its index in the state's messages list (`messages[i]` in the state pane), None
     when it is not in the state. `final` marks the run's output (the final answer)."""
 
@@ -116,7 +116,8 @@ class Conversation:
         self._produced: list[_Produced] = []
         self._positions: list[int] = []  # `_produced`'s positions, for bisecting
         self._built = -1  # steps read so far: 0.._built
-        self._opening: set[_Key] | None = None
+        self._input: set[_Key] | None = None
+        self._first_held: dict[tuple[int, _Key], int] = {}
 
     def at(self, position: int, state: Any = None) -> list[Said]:
         """The conversation after step `position`; `state` is the state there (read when None)."""
@@ -143,9 +144,12 @@ class Conversation:
                 maker = makers[used[key]]
                 used[key] += 1
                 said.append(Said(message, maker.position, maker.node, index))
+            elif key in self._input_keys():
+                said.append(Said(message, None, None, index, origin="input"))
             else:
-                origin = "input" if key in self._opening_keys() else "state"
-                said.append(Said(message, None, None, index, origin=origin))
+                held = self._first_holding(index, key, position)
+                nodes = ", ".join(run.steps[held].nodes)
+                said.append(Said(message, held, nodes, index, origin="state"))
         seen: dict[_Key, int] = defaultdict(int)
         for item in produced:
             seen[item.key] += 1
@@ -172,18 +176,30 @@ class Conversation:
         last = said[-1]
         return [*said[:-1], replace(last, final=True)]
 
-    def _opening_keys(self) -> set[_Key]:
-        """Messages in the state after the first step of each segment: the run's input (and what
-        pre-handlers added to it), unless a node produced them."""
-        if self._opening is None:
-            keys: set[_Key] = set()
-            for segment in self.run.segments:
-                if segment.stop > segment.start:
-                    for raw in state_messages(self.run.state_at(segment.start)):
-                        if isinstance(raw, dict) and isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
-                            keys.add(message_key(raw))  # pyright: ignore[reportUnknownArgumentType]
-            self._opening = keys
-        return self._opening
+    def _input_keys(self) -> set[_Key]:
+        """The messages the run was given (its input: a message list, or one message)."""
+        if self._input is None:
+            given = self.run.resolve(self.run.header.input)
+            self._input = {message_key(m) for m in messages_of(given)}
+        return self._input
+
+    def _first_holding(self, index: int, key: _Key, position: int) -> int:
+        """The first step whose state holds this message at `index`, found by bisection: a state's
+        messages only grow, so once there it stays (a rewritten list gives a plausible answer)."""
+        found = self._first_held.get((index, key))
+        if found is not None and found <= position:
+            return found
+        low, high = 0, position
+        while low < high:
+            middle = (low + high) // 2
+            held = state_messages(self.run.state_at(middle))
+            item = held[index] if index < len(held) else None
+            if isinstance(item, dict) and message_key(item) == key:  # pyright: ignore[reportUnknownArgumentType]
+                high = middle
+            else:
+                low = middle + 1
+        self._first_held[(index, key)] = low
+        return low
 
     def _build(self, position: int) -> None:
         steps = self.run.steps

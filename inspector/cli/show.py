@@ -122,7 +122,8 @@ def conversation_lines(run: Run, conversation: Conversation) -> list[str]:
 def _who(run: Run, said: Said) -> str:
     if said.position is None:
         return one_line(said.origin)
-    return f"{step_name(run, said.position)} {one_line(said.origin)}"
+    who = f"{step_name(run, said.position)} {one_line(said.node or '')}"
+    return f"{who} (into the state)" if said.origin == "state" else who
 
 
 def step_label(run: Run, position: int | None) -> str:
@@ -282,6 +283,7 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
             {
                 "message": said.message,
                 "origin": said.origin,
+                "node": said.node,
                 "position": said.position,
                 "state_index": said.state_index,
                 "final": said.final,

@@ -104,6 +104,7 @@ class ReplayApp(App[None]):
         self._play_timer: Timer | None = None
         self._poll_timer: Timer | None = None
         self._graph_fit: tuple[tuple[int, int], Region | None, int, int] | None = None
+        self._arrangement: tuple[bool, int, int, bool] | None = None
         self._begun = False
 
     @property
@@ -171,6 +172,7 @@ class ReplayApp(App[None]):
 
     def _begin(self) -> None:
         """Set up the panes for the session (on mount, or once a followed file appears)."""
+        self._arrangement = None  # the panes are new (a followed file's screen was recomposed)
         for selector, title in (
             ("#graph-box", "graph"),
             ("#timeline-box", "timeline"),
@@ -276,7 +278,7 @@ class ReplayApp(App[None]):
         said = session.conversation.at(cursor, state) if step is not None else []
         by = [self._said_by(item) for item in said]
         if self.query_one(MessagesPane).show(said, by=by, expand=self.expand):
-            self.query_one(MessagesPane).scroll_end(animate=False, immediate=True)
+            self.query_one(MessagesPane).show_newest()
         self.query_one(NodeDetail).show(
             step, stop=stop, mark=mark, expand=self.expand, segments=len(run.segments)
         )
@@ -322,20 +324,22 @@ class ReplayApp(App[None]):
         graph_width = max(GRAPH_MIN_WIDTH, min(fit_width, limit))
         if self.query_one(Timeline).row_width() > width - graph_width - 2:
             top = min(top + 1, free - 8 if not wide else free)  # a row for the sideways scrollbar
-        grid = self.query_one("#main", Grid)
-        grid.set_class(wide, "-wide")
-        columns = f"{graph_width} 1fr 1fr" + (" 1fr" if wide else "")
-        if str(grid.styles.grid_columns) != columns:
-            grid.styles.grid_columns = columns
-        grid.styles.grid_rows = f"{top} 1fr"
-        self.query_one(KeyFooter).compact = width < COMPACT_FOOTER_BELOW
+        arrangement = (wide, graph_width, top, width < COMPACT_FOOTER_BELOW)
+        if arrangement != self._arrangement:  # setting styles lays the screen out again: only on change
+            self._arrangement = arrangement
+            grid = self.query_one("#main", Grid)
+            grid.set_class(wide, "-wide")
+            grid.styles.grid_columns = f"{graph_width} 1fr 1fr" + (" 1fr" if wide else "")
+            grid.styles.grid_rows = f"{top} 1fr"
+            self.query_one(KeyFooter).compact = width < COMPACT_FOOTER_BELOW
         return graph_width, graph_height
 
     def _said_by(self, said: Said) -> str:
         """Who said a message and when, as its block's header shows it: `chat · step 0`, `input`."""
         if said.position is None:
             return said.origin
-        return f"{said.origin} · {step_name(self.session.run, said.position)}"
+        where = f"{said.node} · {step_name(self.session.run, said.position)}"
+        return f"{where} (into the state)" if said.origin == "state" else where
 
     def _fit_graph(self, painted: Painted | None) -> None:
         """Lay the screen out for the drawing (`_arrange`) and scroll the highlighted box into view,

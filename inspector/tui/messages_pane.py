@@ -154,6 +154,12 @@ class MessagesPane(ScrollView, can_focus=True):
         self._lay_out()
         return True
 
+    def show_newest(self) -> None:
+        """Scroll to the newest message and stay there (Textual's anchor) until the user scrolls: the
+        scroll limits follow new rows only at the next layout, and other panes changing size (the budget
+        bar growing a line) lay this one out again later still, on a busy machine frames later."""
+        self.anchor()
+
     def on_resize(self) -> None:
         """Wrap again at the new width, keeping the newest message in view if it was."""
         at_end = self.scroll_y >= self.max_scroll_y

@@ -199,6 +199,7 @@ class Timeline(ScrollView, can_focus=True):
         self.expand = False
         self._cursor_style = Style(reverse=True, bold=True)
         self._widest = 0
+        self._reveal_pending = True
 
     def on_mount(self) -> None:
         self.sync_size()
@@ -233,6 +234,7 @@ class Timeline(ScrollView, can_focus=True):
             self.refresh()
 
     def watch_cursor(self, old: int, new: int) -> None:
+        self._reveal_pending = True
         self._reveal(old, new)
         self.refresh()
 
@@ -244,7 +246,9 @@ class Timeline(ScrollView, can_focus=True):
         if height <= 0:
             return
         top = round(self.scroll_y)
-        if not top <= new < top + height:
+        if top <= new < top + height:
+            self._reveal_pending = False
+        else:
             target = (
                 new - height // 2 if abs(new - old) > height else (new if new < top else new - height + 1)
             )
@@ -252,9 +256,12 @@ class Timeline(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         # The scroll limits follow the new size only after a refresh.
+        self._reveal_pending = True
         self.call_after_refresh(lambda: self._reveal(-(10**9), self.cursor))
 
     def render_line(self, y: int) -> Strip:
+        if y == 0 and self._reveal_pending:  # drawn at its settled size: the cursor row must be in view
+            self.call_later(self._reveal, -(10**9), self.cursor)
         scroll_x, scroll_y = self.scroll_offset
         position = scroll_y + y
         width = self.scrollable_content_region.width

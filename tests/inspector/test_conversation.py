@@ -43,11 +43,16 @@ def test_each_message_is_attributed_to_the_step_that_said_it() -> None:
     assert conversation.said_by(said[1].message, 2) == (0, "chat")
 
 
-def test_a_graph_with_messages_in_its_state_only() -> None:
+def test_messages_a_state_handler_added_are_attributed_to_the_step_that_first_held_them() -> None:
+    # approval.jsonl: `draft` files the request and its draft into the state; the resumed `approve` adds
+    # "Approved." (two segments; no node produced these messages as output, and the input is a string).
     run = read_run(APPROVAL)
     said = Conversation(run).at(len(run.steps) - 1)
-    assert [s.message["role"] for s in said][:2] == ["user", "assistant"]
-    assert all(s.state_index is not None or s.node is not None for s in said)
+    assert [(s.origin, s.position, s.node, s.state_index) for s in said] == [
+        ("state", 0, "draft", 0),
+        ("state", 0, "draft", 1),
+        ("state", 2, "approve", 2),
+    ]
 
 
 def test_show_lists_the_conversation_with_who_said_what(capsys: pytest.CaptureFixture[str]) -> None:

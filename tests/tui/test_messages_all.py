@@ -28,7 +28,8 @@ async def test_every_message_can_be_scrolled_to(tmp_path: Path) -> None:
         total = len(app.replay.messages_at(app.replay.cursor))
         assert total > 60
         box = app.query_one("#messages-box")
-        assert _indexes(screen_text(app))[-1] == total - 1  # opens at the newest message
+        shown = screen_text(app)
+        assert _indexes(shown)[-1] == total - 1, shown  # opens at the newest message
         box.scroll_home(animate=False, immediate=True)
         await pilot.pause()
         text = screen_text(app)
