@@ -7,6 +7,8 @@
 - `tool-failed`: a tool call (or a ToolsNode) raised.
 - `early-end`: a branch chose END right after a model produced an empty answer.
 - `incomplete` / `interrupted`: the recording stops early (killed process) or at an interrupt.
+- `run-failed`: the run ended in an error none of the above explains (`the run failed in node chat:
+  ChatModelConnectionError: ...`), so a failed run never reads as "diagnostics: none".
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from graph_core.topology import END
+from inspector.errortext import without_node_path
 from inspector.recording.reader import NodeRun, Run, Step
 
 __all__ = ["Diagnostic", "Severity", "diagnose"]
@@ -72,7 +75,24 @@ def diagnose(run: Run) -> list[Diagnostic]:
         found.append(
             Diagnostic("info", "interrupted", f"the run stopped at an interrupt at {', '.join(where)}", None)
         )
+    found.extend(_run_failed(run, found))
     return found
+
+
+def _run_failed(run: Run, found: list[Diagnostic]) -> list[Diagnostic]:
+    """Where and why a failed run failed, unless a finding above already says (a tool, the budget)."""
+    error = run.error
+    if run.status != "error" or error is None or any(d.severity == "error" for d in found):
+        return []
+    if error.cause_type and error.cause_message is not None:
+        what = f"{error.cause_type}: {error.cause_message}"
+    else:
+        what = f"{error.type}: {without_node_path(error.message)}"
+    path = tuple(error.node_path or ())
+    where = f" in node {' > '.join(path)}" if path else ""
+    position = len(run.steps) if run.unfinished is not None else len(run.steps) - 1
+    message = f"the run failed{where}: {' '.join(what.split())}"
+    return [Diagnostic("error", "run-failed", message, position if position >= 0 else None, path[-1:])]
 
 
 # --- budget ---------------------------------------------------------------------------------------

@@ -8,9 +8,10 @@ the run file keeps that text as raised. Shown after the type name the tag only r
 
 from __future__ import annotations
 
-__all__ = ["error_text", "untagged"]
+__all__ = ["error_text", "untagged", "without_node_path"]
 
 _TAGS = ("[GraphRunError] ", "[NodeRunError] ")
+_NODE_PATH = "\n------------------------\nnode path: ["
 
 
 def untagged(message: str) -> str:
@@ -19,6 +20,12 @@ def untagged(message: str) -> str:
         if message.startswith(tag):
             return message[len(tag) :]
     return message
+
+
+def without_node_path(message: str) -> str:
+    """`message` untagged and without the engine's `---- node path: [...]` trailer: displays give the
+    node path a line of its own (it is recorded apart, as `node_path`)."""
+    return untagged(message).split(_NODE_PATH, 1)[0]
 
 
 def error_text(type_name: str, message: str) -> str:

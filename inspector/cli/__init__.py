@@ -7,6 +7,7 @@ graph that fails to build) becomes one paragraph on stderr and status 2, never a
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 import textwrap
@@ -16,7 +17,7 @@ from graph_core.errors import GraphError
 from inspector.cli import debug, demo, diff, fork, lint, record, replay, show, topology
 from inspector.errors import InspectorError
 
-__all__ = ["main"]
+__all__ = ["main", "version"]
 
 _COMMANDS = (topology, lint, record, show, replay, demo, diff, debug, fork)
 
@@ -26,10 +27,20 @@ def build_parser() -> argparse.ArgumentParser:
         prog="inspector",
         description="See what a graph_core graph is, and what it did.",
     )
+    parser.add_argument("--version", action="version", version=f"inspector {version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in _COMMANDS:
         command.register(subparsers)
     return parser
+
+
+def version() -> str:
+    """The installed distribution's version (pyproject's `version`), or `unknown` when the package runs
+    from a checkout that was never installed."""
+    try:
+        return importlib.metadata.version("graph-inspector")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _paragraph(error: BaseException) -> str:

@@ -1,8 +1,9 @@
 """`inspector record TARGET (--input TEXT | --input-json JSON) -o RUN.jsonl`: run TARGET with a Recorder.
 
 A run that fails (a runaway agent, a failing tool) is still a good recording: the command reports the
-outcome on stderr and exits 0; only problems with the command itself (bad TARGET, bad input, an
-unwritable output) are user errors with exit status 2.
+outcome on stderr and exits 1, so a script or CI job notices; a run that finishes, or stops at an
+interrupt (a pause, not a failure), exits 0. Problems with the command itself (bad TARGET, bad input, an
+unwritable output) are user errors with exit status 2, and nothing is recorded; Ctrl-C exits 130.
 
 With a checkpoint store on TARGET's compiled graph, `--checkpoint-id ID` lets a run stop at an interrupt
 and save a checkpoint; `--checkpoint-id ID --resume [--resume-data JSON]` resumes it and appends the
@@ -162,11 +163,15 @@ def _refuse_to_clobber(output: Path) -> None:
 _HEADER_START = b'{"kind":"header","format":"' + FORMAT_NAME.encode() + b'"'
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _progress(event: dict[str, Any]) -> None:
     budget = event["budget"]
     limit = budget.get("steps_max")
     used = f"{budget['steps_used']}/{limit}" if limit is not None else str(budget["steps_used"])
-    extra = f", {budget['model_calls']} model calls, {budget['tool_calls']} tool calls"
+    extra = f", {_count(budget['model_calls'], 'model call')}, {_count(budget['tool_calls'], 'tool call')}"
     if budget.get("total_tokens") is not None:
         extra += f", {budget['total_tokens']} tokens"
     nodes = one_line_list(event["nodes"])
@@ -286,4 +291,4 @@ def run(args: argparse.Namespace) -> int:
         first = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
         summary += f"; the run failed: {error_text(type(failure).__name__, first)}"
     print(summary, file=sys.stderr)
-    return 0
+    return 1 if recorded.status == "error" else 0

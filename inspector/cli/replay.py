@@ -26,15 +26,17 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _position(text: str) -> int:
-    """A timeline position, counted from 0 (no Python-style counting from the end)."""
+def _position(text: str) -> str:
+    """A step as the `g` prompt takes it (a position, negative from the end, or segment:step); checked
+    against the run once it is read."""
+    number = text.partition(":")[2] if ":" in text else text
     try:
-        value = int(text)
+        int(number)
+        if ":" in text:
+            int(text.partition(":")[0])
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"positions count from 0, not {text!r}")
-    return value
+        raise argparse.ArgumentTypeError(f"not a step number or segment:step: {text!r}") from None
+    return text
 
 
 def register(subparsers: Any) -> None:
@@ -60,7 +62,8 @@ def register(subparsers: Any) -> None:
         type=_position,
         default=None,
         metavar="N",
-        help="open at position N (0-based over the whole timeline; a resumed run continues the count)",
+        help="open at position N (0-based over the whole timeline; a resumed run continues the count; "
+        "negative counts from the end, -1 is the last step; segment:step as `g` takes it)",
     )
     parser.add_argument("--lenient", action="store_true", help="skip corrupt lines instead of failing")
     parser.set_defaults(handler=run)
@@ -74,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
-        app = make_app(
-            args.run_file, follow=args.follow, poll_interval=args.poll, start=args.step, lenient=args.lenient
-        )
+        app = make_app(args.run_file, follow=args.follow, poll_interval=args.poll, lenient=args.lenient)
+    if args.step is not None:
+        app.open_at(args.step)
     for warning in caught:  # said before the screen takes over, as `show` says them
         print(f"inspector: warning: {warning.message}", file=sys.stderr)
     with warnings.catch_warnings():  # a followed file's skipped lines would otherwise garble the screen

@@ -1,4 +1,11 @@
-"""`inspector show RUN.jsonl [--json]`: a per-step timeline of a recorded run, then its diagnostics.
+"""`inspector show RUN.jsonl [--json]`: a per-step timeline of a recorded run, the conversation, then
+its diagnostics.
+
+Each step lists what its nodes said (`chat said: ...`, the messages they produced) apart from what
+changed in the state (`state: + messages[1]: ...`): a ReAct agent's tools node files the model's tool
+call into the state a step after the model made it, so a state change names who said the message when
+that was another step. The conversation section reads the messages in order, each with the node and
+step that produced it, the final answer (the run's output) last.
 
 A run resumed into the same file reads as one timeline: each resumed segment starts with a
 `— resumed from checkpoint ID —` line, and each interrupted segment ends with where it stopped.
@@ -13,8 +20,9 @@ import warnings
 from typing import Any
 
 from inspector.cli.plain import one_line, one_line_list
+from inspector.conversation import Conversation, Said, messages_of, step_name
 from inspector.diagnostics import Diagnostic, diagnose
-from inspector.errortext import error_text
+from inspector.errortext import error_text, without_node_path
 from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord
@@ -72,10 +80,50 @@ def _preview(value: Any) -> str:
     return out if len(out) <= _PREVIEW else out[: _PREVIEW - 3] + "..."
 
 
-def _change_text(change: Change) -> str:
+def _change_text(change: Change, run: Run, conversation: Conversation, position: int) -> str:
     sign = {"added": "+", "appended": "+", "removed": "-", "changed": "~"}[change.op]
     value = change.old if change.op == "removed" else change.new
-    return f"{sign} {one_line(format_path(change.path))}: {_preview(value)}"
+    text = f"state: {sign} {one_line(format_path(change.path))}: {_preview(value)}"
+    if change.op != "removed" and len(messages_of(value)) == 1 and isinstance(value, dict):
+        maker = conversation.said_by(value, position)  # pyright: ignore[reportUnknownArgumentType]
+        if maker is not None and maker[0] != position:
+            text += f"  (said by {one_line(maker[1])} in {step_name(run, maker[0])})"
+    return text
+
+
+def _said_lines(run: Run, position: int) -> list[str]:
+    """What the step's nodes said: the messages they produced, other than tool results (each tool call
+    already has its line)."""
+    lines: list[str] = []
+    for node_run in run.steps[position].node_runs:
+        if node_run.error is not None:
+            continue
+        for message in messages_of(node_run.output):
+            if message.get("role") != "tool":
+                lines.append(f"    {one_line(node_run.node)} said: {_preview(message)}")
+    return lines
+
+
+def conversation_lines(run: Run, conversation: Conversation) -> list[str]:
+    """The conversation at the end of the run, one message a line, each with who said it and when."""
+    if not len(run.steps):
+        return []
+    said = conversation.at(len(run.steps) - 1)
+    if not said:
+        return []
+    width = max(len(_who(run, s)) for s in said)
+    lines = ["conversation (who said what, in reading order):"]
+    for s in said:
+        final = "  (final answer: the run's output)" if s.final else ""
+        lines.append(f"  {_who(run, s):<{width}}  {_preview(s.message)}{final}")
+    return lines
+
+
+def _who(run: Run, said: Said) -> str:
+    if said.position is None:
+        return one_line(said.origin)
+    who = f"{step_name(run, said.position)} {one_line(said.node or '')}"
+    return f"{who} (into the state)" if said.origin == "state" else who
 
 
 def step_label(run: Run, position: int | None) -> str:
@@ -93,7 +141,9 @@ def step_label(run: Run, position: int | None) -> str:
     return f"segment {len(run.segments) - 1} step {index}"
 
 
-def _segment_lines(run: Run, segment: Segment, debug: DebugLines | None = None) -> list[str]:
+def _segment_lines(
+    run: Run, segment: Segment, conversation: Conversation, debug: DebugLines | None = None
+) -> list[str]:
     """One segment's steps, then the step it did not finish and where it stopped at an interrupt;
     `debug` adds the debugger's edits before the steps they changed (first segment)."""
     lines: list[str] = []
@@ -121,15 +171,16 @@ def _segment_lines(run: Run, segment: Segment, debug: DebugLines | None = None) 
             elif node_run.error is not None and not node_run.tools:
                 failed = one_line(error_text(node_run.error.type, node_run.error.message))
                 lines.append(f"    {one_line(node_run.node)} failed: {failed}")
+        lines.extend(_said_lines(run, step.position))
         interrupted = getattr(step, "interrupted", ())
         if interrupted:
             lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
         for change in run.state_changes(step.position - 1, step.position):
             if change.path == () and change.op == "added" and isinstance(change.new, dict):
                 for key, value in change.new.items():  # pyright: ignore[reportUnknownVariableType]
-                    lines.append(f"    + {one_line(key)}: {_preview(value)}")
+                    lines.append(f"    state: + {one_line(key)}: {_preview(value)}")
                 continue
-            lines.append(f"    {_change_text(change)}")
+            lines.append(f"    {_change_text(change, run, conversation, step.position)}")
         for branch in step.branches:
             lines.append(f"    branch {one_line(branch.source)} -> {one_line_list(branch.chosen)}")
     if debug is not None and debug.aborted is not None and segment.index == 0:
@@ -166,15 +217,22 @@ def timeline(run: Run) -> list[str]:
     if isinstance(fork, dict):
         lines.append(f"fork of {one_line(fork.get('parent'))} at step {fork.get('step')}")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     debug = read_debug_lines(run)
+    conversation = Conversation(run)
     for segment in run.segments:
-        lines.extend(_segment_lines(run, segment, debug if segment.index == 0 else None))
+        lines.extend(_segment_lines(run, segment, conversation, debug if segment.index == 0 else None))
+    lines.extend(conversation_lines(run, conversation))
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
-        lines.append(f"error: {one_line(error_text(run.error.type, ' '.join(run.error.message.split())))}")
-        cause = run.error.cause_message
-        if run.error.cause_type and cause and cause not in run.error.message:  # the engine's own words
-            lines.append(f"  caused by {one_line(error_text(run.error.cause_type, ' '.join(cause.split())))}")
+        message = " ".join(without_node_path(run.error.message).split())
+        lines.append(f"error: {one_line(error_text(run.error.type, message))}")
+        cause, cause_type = run.error.cause_message, run.error.cause_type
+        if cause_type and cause and cause not in run.error.message:  # the engine's own words
+            lines.append(f"  caused by {one_line(error_text(cause_type, ' '.join(cause.split())))}")
+        elif cause_type and cause_type != run.error.type:
+            lines.append(f"  caused by {one_line(cause_type)}")
+        if run.error.node_path:
+            lines.append(f"node path: {one_line(' > '.join(run.error.node_path))}")
     return lines
 
 
@@ -208,6 +266,17 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
         "output": run.output,
         "error": None if run.error is None else run.error.model_dump(),
         "steps": steps,
+        "conversation": [
+            {
+                "message": said.message,
+                "origin": said.origin,
+                "node": said.node,
+                "position": said.position,
+                "state_index": said.state_index,
+                "final": said.final,
+            }
+            for said in (Conversation(run).at(len(run.steps) - 1) if len(run.steps) else [])
+        ],
         "diagnostics": [d.to_dict() for d in diagnostics],
     }
 

@@ -17,40 +17,51 @@ from textual import events
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
-from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
+from textual.containers import Grid, ScrollableContainer, Vertical, VerticalScroll
 from textual.geometry import Region, Spacing
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from inspector.conversation import Said, step_name
+from inspector.errors import InspectorError
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar, budget_level
 from inspector.tui.edit_note import edit_note
-from inspector.tui.goto import GotoError, goto_prompt, resolve_goto
+from inspector.tui.footer import KeyFooter
+from inspector.tui.goto import GotoError, goto_prompt, resolve_step
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
 from inspector.tui.literal import one_line, visible
-from inspector.tui.messages_pane import MessagesPane, raw_messages
+from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
 from inspector.tui.prompt import PromptScreen
 from inspector.tui.repaint import repaint
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
-from inspector.tui.timeline import Columns, Timeline, header
+from inspector.tui.timeline import Columns, Timeline, header, mark_text
 
-__all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "ReplayApp", "make_app"]
+__all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "WIDE_REST", "ReplayApp", "make_app"]
 
 GRAPH_MIN_WIDTH = 24
 """The graph pane never gets narrower than this, so its title and a short drawing fit."""
+
+WIDE_REST = 84
+"""Columns the three lower panes need beside a full-height graph (28 each). A screen with that much
+room next to the graph gives the graph the whole height (wide layout); a narrower one puts the graph
+above the state pane, beside the timeline (narrow layout)."""
+
+COMPACT_FOOTER_BELOW = 120
+"""Screens narrower than this get Textual's compact footer (less space between keys)."""
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
 
 
-def _sizes(fit: tuple[int, Region | None, int, int]) -> tuple[int, int, int]:
-    """The graph box's width and the drawing's size, from what `_fit_graph` last did."""
+def _sizes(fit: tuple[tuple[int, int], Region | None, int, int]) -> tuple[tuple[int, int], int, int]:
+    """The graph box's size and the drawing's size, from what `_fit_graph` last did."""
     return fit[0], fit[2], fit[3]
 
 
@@ -73,7 +84,7 @@ class ReplayApp(App[None]):
         follow: bool = False,
         poll_interval: float = 0.5,
         theme: str = "textual-dark",
-        start: int | None = None,
+        start: int | str | None = None,
         path: str | Path | None = None,
         lenient: bool = False,
     ) -> None:
@@ -92,7 +103,8 @@ class ReplayApp(App[None]):
         self.last_key = ""
         self._play_timer: Timer | None = None
         self._poll_timer: Timer | None = None
-        self._graph_fit: tuple[int, Region | None, int, int] | None = None
+        self._graph_fit: tuple[tuple[int, int], Region | None, int, int] | None = None
+        self._arrangement: tuple[bool, int, int, bool] | None = None
         self._begun = False
 
     @property
@@ -120,22 +132,23 @@ class ReplayApp(App[None]):
     def compose(self) -> ComposeResult:
         if self._session is None:
             yield Static(self._waiting_text(), id="waiting")
-            yield Footer()
+            yield KeyFooter()
             return
         yield Static(id="status")
-        with Horizontal(id="top"):
+        # One grid, two arrangements (`_arrange`): wide puts the graph in a full-height column left of
+        # the timeline and the three panes; narrow puts it above the state pane, beside the timeline.
+        with Grid(id="main"):
             with ScrollableContainer(id="graph-box"):
                 yield GraphPane(id="graph")
             with Vertical(id="timeline-box"):
                 yield Static(id="timeline-header")
                 yield Timeline(self.session, id="timeline")
-        with Horizontal(id="bottom"):
             yield StatePane(id="state")
             yield MessagesPane(id="messages-box")
             with VerticalScroll(id="detail-box"):
                 yield NodeDetail(id="detail")
         yield BudgetBar(id="budget")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.theme = self._theme_name
@@ -159,6 +172,7 @@ class ReplayApp(App[None]):
 
     def _begin(self) -> None:
         """Set up the panes for the session (on mount, or once a followed file appears)."""
+        self._arrangement = None  # the panes are new (a followed file's screen was recomposed)
         for selector, title in (
             ("#graph-box", "graph"),
             ("#timeline-box", "timeline"),
@@ -169,8 +183,16 @@ class ReplayApp(App[None]):
         ):
             self.query_one(selector).border_title = title
         self._sync_columns()
-        start = self.session.opening_position() if self._start is None else self._start
-        self.replay.go(start)
+        start = self._start
+        if isinstance(start, str):  # `--step` while following a file that had no steps yet
+            try:
+                start = resolve_step(start, self.session.run)
+            except GotoError as exc:
+                self.notify(
+                    f"--step {start}: {exc}; opened where the run opens", severity="warning", markup=False
+                )
+                start = None
+        self.replay.go(self.session.opening_position() if start is None else start)
         self.query_one(Timeline).focus()
         self.show_cursor()
         if self.session.diagnostics is None:
@@ -180,11 +202,21 @@ class ReplayApp(App[None]):
     def _sync_columns(self) -> None:
         """Tokens and ADK iterations get timeline columns when the run has them."""
         steps = self.session.run.steps
-        columns = Columns.for_budget(steps[-1].budget if len(steps) else None)
+        columns = Columns.for_run(self.session.node_keys() or (), steps[-1].budget if len(steps) else None)
         self.query_one(Timeline).columns = columns
         self.query_one("#timeline-header", Static).update(Text(header(columns), style="bold"))
         self.query_one(Timeline).sync_size()
-        self.query_one("#timeline-box").border_subtitle = self._stop_note()
+
+    def _timeline_note(self) -> Text:
+        """The timeline's border note: the cursor row's interrupt or resume note, whole (a row's end can
+        be off-screen on a narrow screen), else where the run stopped at an interrupt."""
+        replay = self.replay
+        stop = self._stop_note()
+        if replay.current is not None and not (stop and replay.cursor >= len(replay) - 1):
+            note = mark_text(self.session.row(replay.cursor), expand=self.expand)
+            if note.plain.strip():
+                return note[2:]  # without the two spaces that set it off inside a row
+        return stop
 
     def _stop_note(self) -> Text:
         """Where the run stopped at an interrupt, on the timeline's border (row ends can be off-screen).
@@ -243,8 +275,10 @@ class ReplayApp(App[None]):
         elif state is None:
             empty = "(no state: this graph keeps none)"
         self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
-        if self.query_one(MessagesPane).show(raw_messages(state), expand=self.expand):
-            self.query_one(MessagesPane).scroll_end(animate=False, immediate=True)
+        said = session.conversation.at(cursor, state) if step is not None else []
+        by = [self._said_by(item) for item in said]
+        if self.query_one(MessagesPane).show(said, by=by, expand=self.expand):
+            self.query_one(MessagesPane).show_newest()
         self.query_one(NodeDetail).show(
             step, stop=stop, mark=mark, expand=self.expand, segments=len(run.segments)
         )
@@ -260,25 +294,63 @@ class ReplayApp(App[None]):
         )
         if len(run.segments) > 1:  # each resumed run has its own step budget
             bar.border_title = f"budget · segment {session.segment_at(cursor)} (restarts at each resume)"
+        self.query_one("#timeline-box").border_subtitle = self._timeline_note()
         repaint(self.query_one("#status", Static), self._status())
 
+    def _arrange(self, painted: Painted | None) -> tuple[int, int]:
+        """Size the grid to the drawing and the run; returns the graph box's (width, height).
+
+        The graph column is as wide as the drawing (plus its border, and a scrollbar only when the
+        drawing is taller than the room it gets), at most 45% of the screen; the timeline row is as tall
+        as the run's steps, at most half the height. With `WIDE_REST` columns to spare the
+        graph takes the whole height; otherwise it shares the top row with the timeline."""
+        width, height = self.size
+        draw_width, draw_height = (painted.width, painted.height) if painted is not None else (34, 3)
+        budget = self.query_one(BudgetBar).outer_size.height or 3
+        free = max(height - 2 - budget, 8)  # minus the status line and the footer
+        rows = max(len(self.session), 1) + 1 + 2  # the steps, the header, the border
+        limit = max(GRAPH_MIN_WIDTH, width * 45 // 100)
+        fit_width = draw_width + 2 + 1  # the border, a cell of air
+        wide = width - min(fit_width, limit) >= WIDE_REST
+        if wide:
+            top = min(rows, max(6, free // 2))
+            graph_height = free
+        else:
+            top = max(min(rows, free // 2), min(draw_height + 2, free * 55 // 100))
+            top = max(5, min(top, free - 8))
+            graph_height = top
+        if draw_height + 2 > graph_height:
+            fit_width += 2  # the vertical scrollbar
+        graph_width = max(GRAPH_MIN_WIDTH, min(fit_width, limit))
+        if self.query_one(Timeline).row_width() > width - graph_width - 2:
+            top = min(top + 1, free - 8 if not wide else free)  # a row for the sideways scrollbar
+        arrangement = (wide, graph_width, top, width < COMPACT_FOOTER_BELOW)
+        if arrangement != self._arrangement:  # setting styles lays the screen out again: only on change
+            self._arrangement = arrangement
+            grid = self.query_one("#main", Grid)
+            grid.set_class(wide, "-wide")
+            grid.styles.grid_columns = f"{graph_width} 1fr 1fr" + (" 1fr" if wide else "")
+            grid.styles.grid_rows = f"{top} 1fr"
+            self.query_one(KeyFooter).compact = width < COMPACT_FOOTER_BELOW
+        return graph_width, graph_height
+
+    def _said_by(self, said: Said) -> str:
+        """Who said a message and when, as its block's header shows it: `chat · step 0`, `input`."""
+        if said.position is None:
+            return said.origin
+        where = f"{said.node} · {step_name(self.session.run, said.position)}"
+        return f"{where} (into the state)" if said.origin == "state" else where
+
     def _fit_graph(self, painted: Painted | None) -> None:
-        """Size the graph pane to the drawing (up to 45% of the screen, at least 24 cells) and scroll
-        the highlighted box into view, a couple of rows of context around it.
+        """Lay the screen out for the drawing (`_arrange`) and scroll the highlighted box into view,
+        a couple of rows of context around it.
 
         A step that moves the highlight within a drawing of unchanged size scrolls at once, in the
         frame that repaints the step; only a resize waits for the next layout (another frame)."""
         box = self.query_one("#graph-box", ScrollableContainer)
-        limit = max(GRAPH_MIN_WIDTH, self.size.width * 45 // 100)
-        if painted is None:  # no topology: room for the note that says so
-            width = 38
-        else:
-            width = painted.width + 2 + 2 + 1  # border, vertical scrollbar, a cell of air
-            width = max(GRAPH_MIN_WIDTH, min(width, limit))
-        if box.styles.width is None or box.styles.width.value != width:
-            box.styles.width = width
+        size = self._arrange(painted)
         focus = painted.focus if painted is not None else None
-        fit = (width, focus, painted.width, painted.height) if painted is not None else None
+        fit = (size, focus, painted.width, painted.height) if painted is not None else None
         previous, self._graph_fit = self._graph_fit, fit
         if focus is None or fit == previous:
             return
@@ -325,13 +397,28 @@ class ReplayApp(App[None]):
         else:
             text.append(f"  speed {SPEEDS[self.speed_index]:g}/s", style="dim")
         text.append_text(edit_note(run, replay.current))  # debugger edits, fork origin
-        if self.follow:
+        if self.follow and self.session.problem is not None:
+            text.append(f"  stopped following: {self.session.problem}", style="bold red")
+            text.append(f" (showing the {len(replay)} steps read before it)", style="red")
+        elif self.follow:
             text.append("  following", style="bold magenta")
         if self.session.diagnostics is None:
             text.append("  diagnosing…", style="dim")
         elif self.session.diagnostics:
             text.append(f"  {len(self.session.diagnostics)} diagnostic(s)", style="yellow")
         return text
+
+    def open_at(self, answer: str) -> None:
+        """Open at the step `answer` names (`--step`: a position, negative from the end, or
+        segment:step); a step the run does not have is an `InspectorError`, said before the screen opens.
+        A followed file that is not there yet is checked once it is."""
+        if self._session is None:
+            self._start = answer
+            return
+        try:
+            self._start = resolve_step(answer, self.session.run)
+        except GotoError as exc:
+            raise InspectorError(f"--step {answer}: {exc}") from None
 
     def go(self, position: int) -> None:
         self.replay.go(position)
@@ -361,6 +448,8 @@ class ReplayApp(App[None]):
             self._begin()
             return
         if self.session.reload():
+            if self.session.problem is not None:
+                self.notify(self.session.problem_detail, severity="error", timeout=30, markup=False)
             timeline = self.query_one(Timeline)
             timeline.session = self.session
             self._sync_columns()
@@ -400,7 +489,7 @@ class ReplayApp(App[None]):
             if answer is None or not answer.strip():
                 return
             try:
-                position = resolve_goto(answer, self.session.run)
+                position = resolve_step(answer, self.session.run)
             except GotoError as exc:
                 self.notify(str(exc), severity="warning", markup=False)
                 return
@@ -558,7 +647,6 @@ class ReplayApp(App[None]):
         if self.is_mounted:
             self.query_one(StatePane).expand_all_values = expand
             self.query_one(Timeline).set_expand(expand)
-            self.query_one("#timeline-box").border_subtitle = self._stop_note()
             self.show_cursor()
 
     def watch_playing(self, playing: bool) -> None:

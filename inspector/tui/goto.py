@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from inspector.recording.reader import Run
 
-__all__ = ["GotoError", "goto_prompt", "resolve_goto"]
+__all__ = ["GotoError", "goto_prompt", "resolve_goto", "resolve_step"]
 
 
 class GotoError(ValueError):
@@ -54,3 +54,16 @@ def _number(text: str, answer: str) -> int:
         return int(text.strip())
     except ValueError:
         raise GotoError(f"not a step number or segment:step: {answer!r}") from None
+
+
+def resolve_step(answer: str, run: Run) -> int:
+    """The position `answer` names, checked: `--step` and `g` refuse a step the run does not have
+    instead of opening somewhere else without a word. Negative numbers count from the end."""
+    position = resolve_goto(answer, run)
+    count = len(run.steps)
+    if not -count <= position < count:
+        have = (
+            f"{count} step{'' if count == 1 else 's'} (0–{count - 1}; -1 is the last)" if count else "no step"
+        )
+        raise GotoError(f"no step {answer.strip()}: the run has {have}")
+    return position % count

@@ -3,7 +3,8 @@
 Everything a run carries (message text, node keys, state values, error messages) is data. It reaches
 the screen only as `rich.text.Text` built here, never as a markup string, so `[bold]` or `[/]` shows as
 typed. Control characters, ANSI escape sequences included, become visible `\\x1b`-style escapes, so
-nothing from a run can move the cursor, recolour the terminal or break a line it does not own.
+nothing from a run can move the cursor, recolour the terminal or break a line it does not own; the
+rule is `inspector.terminaltext.visible`, the same one the plain-text commands use.
 """
 
 from __future__ import annotations
@@ -14,31 +15,9 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from inspector.export._escape import ESCAPED, escape_at
+from inspector.terminaltext import visible
 
 __all__ = ["clip", "literal", "one_line", "preview", "visible"]
-
-
-def visible(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with every control character (ESC, BEL, CR, DEL, ...) replaced by a `\\xNN` escape, and
-    every zero-width or bidi character (U+200B, U+202E, U+2066, U+FEFF, ...) by a `\\uXXXX` one: a bidi
-    override would reorder the rest of the row, a zero-width character would hide.
-
-    Tabs become four spaces; newlines stay only when `keep_newlines`, else they show as `⏎`.
-    """
-    if not ESCAPED.search(text):
-        return text
-    out: list[str] = []
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            out.append("\n" if keep_newlines else " ⏎ ")
-        elif ch == "\t":
-            out.append("    ")
-        elif (escaped := escape_at(text, i)) is not None:
-            out.append(escaped)
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def clip(text: str, limit: int | None) -> str:

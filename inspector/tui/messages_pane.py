@@ -1,9 +1,12 @@
-"""`MessagesPane`: the conversation in the state at the cursor, one block per message, every message.
+"""`MessagesPane`: the conversation at the cursor as a person reads it, one block per message.
 
-Roles are told apart by a coloured role tag and a left rule in the same colour: user blue, assistant
-green, tool yellow, system magenta. Assistant tool calls list name and JSON arguments; tool results
-name the tool and the call they answer. All text is literal (see `literal.py`). A block is numbered by
-its index in the state's list, the `messages[i]` the state pane shows.
+The messages come from `inspector.conversation`: the state's messages plus what nodes said that the
+state does not hold (the model's tool call before the tools node files it, the final answer), each
+headed by who said it and when (`chat · step 0`, `input`), the final answer marked as the run's
+output. Roles are told apart by a coloured role tag and a left rule in the same colour: user blue,
+assistant green, tool yellow, system magenta. Assistant tool calls list name and JSON arguments; tool
+results name the tool and the call they answer. All text is literal (see `literal.py`). A message in
+the state carries its index there, the `#i` of `messages[i]` in the state pane.
 
 A long ReAct run's state holds thousands of messages, and a `Static` re-wraps all of its text on every
 change (over a second a step at 2,000 messages). So the pane is a Line-API `ScrollView`: each message
@@ -26,20 +29,31 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from graph_core.schema import Message
+from inspector.conversation import Said
 from inspector.tui.literal import literal, one_line
 
 __all__ = ["ROLE_COLOURS", "MessagesPane", "raw_messages", "render_messages"]
 
+FINAL = "final answer (the run's output)"
+
 ROLE_COLOURS = {"user": "blue", "assistant": "green", "tool": "yellow", "system": "magenta"}
 MESSAGE_LIMIT = 600
-EMPTY = "(no messages in the state at this step)"
+EMPTY = "(no messages at this step)"
 
 
-def _block(message: Message, *, position: int, limit: int | None) -> Text:
+def _block(
+    message: Message, *, position: int | None, limit: int | None, by: str = "", final: bool = False
+) -> Text:
     colour = ROLE_COLOURS.get(message.role, "white")
     text = Text()
     text.append(f" {message.role.upper()} ", style=f"bold reverse {colour}")
-    text.append(f" #{position}", style="dim")
+    if by:
+        text.append(" ")
+        text.append_text(one_line(by, limit=60, style=f"bold {colour}"))
+    if position is not None:
+        text.append(f" #{position}", style="dim")
+    if final:
+        text.append(f"  {FINAL}", style=f"bold {colour}")
     if message.name:
         text.append(" ")
         text.append_text(one_line(message.name, limit=40, style="dim"))
@@ -98,16 +112,23 @@ def render_messages(messages: list[Any], *, limit: int | None = MESSAGE_LIMIT) -
     return Text("\n\n").join(blocks) if blocks else Text(EMPTY, style="dim")
 
 
+def _said_block(said: Said, *, by: str, limit: int | None) -> Text | None:
+    message = _message(said.message)
+    if message is None:
+        return None
+    return _block(message, position=said.state_index, limit=limit, by=by, final=said.final)
+
+
 @dataclass
 class _Laid:
-    """One message's block, wrapped to a width: the state's item it came from and its rows."""
+    """One message's block, wrapped to a width: the message and attribution it came from, its rows."""
 
-    item: Any
+    item: tuple[Said, str]
     rows: list[Strip]
 
 
 class MessagesPane(ScrollView, can_focus=True):
-    """Every message of the state at the cursor; the app calls `show(messages)` when the cursor moves."""
+    """The conversation at the cursor; the app calls `show(said, by=...)` when the cursor moves."""
 
     DEFAULT_CSS = """
     MessagesPane { height: 1fr; scrollbar-gutter: stable; }
@@ -115,22 +136,29 @@ class MessagesPane(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._items: list[Any] = []
+        self._items: list[tuple[Said, str]] = []
         self._expand = False
         self._laid: dict[int, _Laid] = {}
         self._layout_key: tuple[int, bool] = (0, False)
         self._starts: list[int] = []  # first virtual row of each drawn block
         self._blocks: list[list[Strip]] = []
 
-    def show(self, messages: list[Any], *, expand: bool = False) -> bool:
-        """Show `messages` (recorded dicts or `Message`s); False when they are the ones already shown
-        (the app then leaves the scroll alone)."""
-        if expand == self._expand and messages == self._items and self._blocks:
+    def show(self, said: list[Said], *, by: list[str], expand: bool = False) -> bool:
+        """Show the conversation `said`, each message headed by `by[i]` (who said it, when); False when
+        it is the one already shown (the app then leaves the scroll alone)."""
+        items = list(zip(said, by, strict=True))
+        if expand == self._expand and items == self._items and self._blocks:
             return False
-        self._items = list(messages)
+        self._items = items
         self._expand = expand
         self._lay_out()
         return True
+
+    def show_newest(self) -> None:
+        """Scroll to the newest message and stay there (Textual's anchor) until the user scrolls: the
+        scroll limits follow new rows only at the next layout, and other panes changing size (the budget
+        bar growing a line) lay this one out again later still, on a busy machine frames later."""
+        self.anchor()
 
     def on_resize(self) -> None:
         """Wrap again at the new width, keeping the newest message in view if it was."""
@@ -166,13 +194,10 @@ class MessagesPane(ScrollView, can_focus=True):
         self.virtual_size = Size(width, row - 1)
         self.refresh()
 
-    def _wrap(self, item: Any, position: int, width: int) -> list[Strip]:
-        message = _message(item)
-        if message is None:
-            return []
-        return self._wrap_text(
-            _block(message, position=position, limit=None if self._expand else MESSAGE_LIMIT), width
-        )
+    def _wrap(self, item: tuple[Said, str], position: int, width: int) -> list[Strip]:
+        said, by = item
+        block = _said_block(said, by=by, limit=None if self._expand else MESSAGE_LIMIT)
+        return [] if block is None else self._wrap_text(block, width)
 
     def _wrap_text(self, text: Text, width: int) -> list[Strip]:
         console = self.app.console

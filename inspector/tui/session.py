@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph_core.topology import END, START
+from inspector.conversation import Conversation
 from inspector.diagnostics import Diagnostic, diagnose
 from inspector.recording.format import BudgetRecord, ErrorRecord
 from inspector.recording.reader import NodeRun, Run, RunFileWarning, read_run
@@ -93,7 +94,13 @@ class Session:
         )
         self._checkpoints: dict[int, PathSoFar] = {}
         self._last_path: PathSoFar | None = None
+        self.conversation = Conversation(run)
         self._size = _size(run.path)
+        self.problem: str | None = None
+        """Why the last follow-mode reload could not read the file (a corrupt line); the steps shown
+        are the good prefix read before it. None while the file reads cleanly."""
+        self.problem_detail = ""
+        """The reader's whole message for `problem` (path, line, what is wrong)."""
         edges = () if run.topology is None else run.topology.edges
         self._edge_set = {(e.source, e.target) for e in edges if e.kind == "edge"}
 
@@ -349,7 +356,8 @@ class Session:
         """Re-read the run file if it changed size; returns whether there is anything new to show.
 
         The cursor stays where it was, or follows the end when it was on the last step; breakpoints
-        are kept. A file caught half-written (no complete header yet) is left for the next poll.
+        are kept. A file that turns out corrupt (a bad line appended in the middle) keeps the steps
+        already shown, the good prefix, and says why in `problem` (True once, to show it).
         """
         size = _size(self.run.path)
         if size == self._size:
@@ -358,8 +366,14 @@ class Session:
             with warnings.catch_warnings():  # skipped lines were reported when the file was opened
                 warnings.simplefilter("ignore", RunFileWarning)
                 run = read_run(self.run.path, lenient=self.run.lenient)
-        except ValueError:
-            return False
+        except ValueError as exc:
+            self._size = size  # read again only once the file changes again
+            line = getattr(exc, "line_no", None)
+            problem = f"line {line} is corrupt" if line is not None else "the file no longer reads"
+            self.problem_detail = " ".join(str(exc).split())
+            changed, self.problem = problem != self.problem, problem
+            return changed
+        self.problem = None
         old = self.replay
         rewritten = size < self._size  # the Recorder truncates: a new run started in the same file
         at_end = old.cursor >= len(old) - 1
@@ -368,6 +382,7 @@ class Session:
         for node in old.breakpoints:
             replay.add_breakpoint(node)
         self.replay = replay
+        self.conversation = Conversation(run)
         self.diagnostics = diagnose(run) if len(run.steps) <= SYNC_DIAGNOSE_LIMIT else None
         self._size = size
         self._last_path = None

@@ -10,7 +10,8 @@ the step record alone, so opening and scrolling cost the same for 10 steps or 10
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from rich.segment import Segment
 from rich.style import Style
@@ -28,11 +29,6 @@ from inspector.tui.session import Session, TimelineRow
 
 __all__ = ["HEADER", "Columns", "Timeline", "format_row", "header", "mark_text"]
 
-HEADER = (
-    f"{'':2}{'step':>5}  {'nodes':<24} {'steps/max':^13}{'left':>6}{'model':>6}{'tool':>6}  {'duration':>8}"
-)
-"""The header of a run without token counts or ADK iterations (see `header`)."""
-
 UNBOUNDED = 1_000_000_000
 """A step maximum at least this large is no practical limit (the ADK agent runs with 2**31 - 1 and
 counts iterations instead); shown as `–`."""
@@ -41,14 +37,21 @@ INTERRUPT_STYLE = "bold yellow"
 CANCEL_STYLE = "bold magenta"
 RESUMED_STYLE = "bold cyan"
 
+NODES_MAX = 24
+"""The nodes column is as wide as the graph's longest node key, up to this; longer keys (and steps
+that run several nodes) end in `…`."""
+
 
 @dataclass(frozen=True)
 class Columns:
-    """Optional timeline columns, chosen once per run: tokens when a model reported usage, iterations
-    left for ADK agents."""
+    """The timeline's columns, chosen once per run so rows line up: tokens when a model reported usage,
+    iterations left for ADK agents, and widths fitted to the run (the longest node key, the digits of
+    the step budget) so a short run's rows stay short and their notes stay on screen."""
 
     tokens: bool = False
     iterations: bool = False
+    nodes: int = NODES_MAX
+    digits: int = 3
 
     @classmethod
     def for_budget(cls, budget: BudgetRecord | None) -> Columns:
@@ -56,25 +59,44 @@ class Columns:
             return cls()
         return cls(tokens=budget.total_tokens is not None, iterations=budget.iterations_remaining is not None)
 
+    @classmethod
+    def for_run(cls, keys: Iterable[str], budget: BudgetRecord | None) -> Columns:
+        """Columns for a run whose steps run the nodes `keys` and whose last budget is `budget`."""
+        base = cls.for_budget(budget)
+        longest = max((len(key) for key in keys), default=NODES_MAX)
+        bound = budget is not None and budget.steps_max is not None and budget.steps_max < UNBOUNDED
+        top = max(budget.steps_max or 0, budget.steps_used) if budget is not None and bound else 0
+        digits = len(str(top)) if bound else len(str(budget.steps_used if budget else 0))
+        return replace(base, nodes=min(max(longest, 5), NODES_MAX), digits=max(digits, 2))
+
+    @property
+    def budget_width(self) -> int:
+        return 2 * self.digits + 1
+
 
 def header(columns: Columns = Columns()) -> str:
-    text = HEADER.removesuffix(f"  {'duration':>8}")
+    text = f"{'':2}{'step':>4}  {'nodes':<{columns.nodes}} {'steps':^{columns.budget_width}}"
+    text += f"{'left':>{columns.digits + 3}}{'model':>6}{'tool':>5}"
     if columns.tokens:
-        text += f"{'tokens':>9}"
+        text += f"{'tokens':>8}"
     if columns.iterations:
-        text += f"{'iter':>6}"
+        text += f"{'iter':>5}"
     return text + f"  {'duration':>8}"
 
 
-def _budget_cell(row: TimelineRow) -> str:
-    """`used/max` and what is left, 19 cells; `–` where there is no (practical) limit."""
-    budget = row.budget
+HEADER = header()
+"""The header of a run without token counts or ADK iterations, at the widest columns."""
+
+
+def _budget_cell(row: TimelineRow, columns: Columns) -> str:
+    """`used/max` and what is left; `–` where there is no (practical) limit."""
+    budget, digits = row.budget, columns.digits
     if budget.steps_max is None or budget.steps_max >= UNBOUNDED:
-        return f"{budget.steps_used:>6}/{'–':<6}{'–':>6}"
+        return f"{budget.steps_used:>{digits}}/{'–':<{digits}}{'–':>{digits + 3}}"
     left = (
         budget.steps_remaining if budget.steps_remaining is not None else budget.steps_max - budget.steps_used
     )
-    return f"{budget.steps_used:>6}/{budget.steps_max:<6}{left:>6}"
+    return f"{budget.steps_used:>{digits}}/{budget.steps_max:<{digits}}{left:>{digits + 3}}"
 
 
 def mark_text(row: TimelineRow, *, expand: bool = False) -> Text:
@@ -127,22 +149,22 @@ def format_row(
     text = Text()
     text.append(f"{marker} ", style=style)
     # A resumed segment's first row is drawn overlined: the boundary between two runs of one timeline.
-    text.append(f"{row.index:>5}  ", style="overline" if row.segment and row.resumed_from is not None else "")
+    text.append(f"{row.index:>4}  ", style="overline" if row.segment and row.resumed_from is not None else "")
     nodes = one_line(", ".join(row.nodes), limit=None)
-    nodes.truncate(24, overflow="ellipsis", pad=True)
+    nodes.truncate(columns.nodes, overflow="ellipsis", pad=True)
     if row.failed:
         nodes.stylize("bold red")
     elif row.interrupt is not None:
         nodes.stylize(CANCEL_STYLE if row.interrupt.kind == "cancel" else INTERRUPT_STYLE)
     text.append_text(nodes)
-    text.append(f" {_budget_cell(row)}")
-    text.append(f"{row.budget.model_calls:>6}{row.budget.tool_calls:>6}")
+    text.append(f" {_budget_cell(row, columns)}")
+    text.append(f"{row.budget.model_calls:>6}{row.budget.tool_calls:>5}")
     if columns.tokens:
         tokens = "" if row.budget.total_tokens is None else str(row.budget.total_tokens)
-        text.append(f"{tokens:>9}")
+        text.append(f"{tokens:>8}")
     if columns.iterations:
         left = "" if row.budget.iterations_remaining is None else str(row.budget.iterations_remaining)
-        text.append(f"{left:>6}")
+        text.append(f"{left:>5}")
     duration = "" if row.duration is None else f"{row.duration:.3f}s"
     text.append(f"  {duration:>8}")
     if row.ended:
@@ -177,14 +199,22 @@ class Timeline(ScrollView, can_focus=True):
         self.expand = False
         self._cursor_style = Style(reverse=True, bold=True)
         self._widest = 0
+        self._reveal_pending = True
 
     def on_mount(self) -> None:
         self.sync_size()
 
     def sync_size(self) -> None:
         """Match the virtual size to the step count (after a follow-mode reload)."""
-        width = max(len(header(self.columns)) + 48, self._widest)
+        width = max(len(header(self.columns)) + 4, self._widest)
         self.virtual_size = Size(width, max(len(self.session), 1))
+
+    def row_width(self) -> int:
+        """How wide the widest row may be: the columns, and room for the notes of a run that was
+        interrupted or resumed (rows are drawn lazily, so this is what the layout plans for)."""
+        run = self.session.run
+        notes = len(run.segments) > 1 or run.status == "interrupted"
+        return max(len(header(self.columns)) + 3 + (56 if notes else 0), self._widest)
 
     def _widen(self, width: int) -> None:
         """Rows with an interrupt or resume note can outrun the step columns; rows are only built when
@@ -204,16 +234,34 @@ class Timeline(ScrollView, can_focus=True):
             self.refresh()
 
     def watch_cursor(self, old: int, new: int) -> None:
-        height = self.scrollable_content_region.height or 1
+        self._reveal_pending = True
+        self._reveal(old, new)
+        self.refresh()
+
+    def _reveal(self, old: int, new: int) -> None:
+        """Scroll the cursor's row into view: by a row when it steps just off screen, centred after a
+        jump. Before the first layout there is no height to scroll in; `on_resize` does it then, so a
+        run that opens on its last step shows that row at once."""
+        height = self.scrollable_content_region.height
+        if height <= 0:
+            return
         top = round(self.scroll_y)
-        if not top <= new < top + height:
+        if top <= new < top + height:
+            self._reveal_pending = False
+        else:
             target = (
                 new - height // 2 if abs(new - old) > height else (new if new < top else new - height + 1)
             )
             self.scroll_to(y=max(target, 0), animate=False, immediate=True)
-        self.refresh()
+
+    def on_resize(self) -> None:
+        # The scroll limits follow the new size only after a refresh.
+        self._reveal_pending = True
+        self.call_after_refresh(lambda: self._reveal(-(10**9), self.cursor))
 
     def render_line(self, y: int) -> Strip:
+        if y == 0 and self._reveal_pending:  # drawn at its settled size: the cursor row must be in view
+            self.call_later(self._reveal, -(10**9), self.cursor)
         scroll_x, scroll_y = self.scroll_offset
         position = scroll_y + y
         width = self.scrollable_content_region.width

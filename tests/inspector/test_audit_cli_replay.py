@@ -20,10 +20,20 @@ def test_a_poll_interval_that_is_not_a_positive_number_is_refused(
     assert "--poll" in capsys.readouterr().err
 
 
-def test_a_negative_step_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # Positions count from 0; `-1` silently opened somewhere undocumented.
+def test_a_step_the_run_does_not_have_is_refused_before_the_screen_opens(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `--step 999` on a 3-step run used to open at step 2 without a word.
+    weather = Path(__file__).parents[2] / "fixtures" / "runs" / "weather.jsonl"
+    for step in ("999", "3", "-4"):
+        assert main(["replay", str(weather), "--step", step]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert f"--step {step}: no step {step}: the run has 3 steps (0–2; -1 is the last)" in err
+
+
+def test_a_step_that_is_not_a_number_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
-        main(["replay", str(tmp_path / "run.jsonl"), "--step", "-1"])
+        main(["replay", str(tmp_path / "run.jsonl"), "--step", "last"])
     assert exited.value.code == 2
     assert "--step" in capsys.readouterr().err
 

@@ -62,9 +62,10 @@ def test_record_stream_mode(tmp_path: Path) -> None:
     assert run.header.meta["mode"] == "stream" and len(run.steps) == 1
 
 
-def test_a_failing_run_is_still_recorded(tmp_path: Path, capsys: Any) -> None:
+def test_a_failing_run_is_still_recorded_and_exits_1(tmp_path: Path, capsys: Any) -> None:
+    # Status 1 so a script or CI job notices the run failed (0 would read as success; 2 is a user error).
     out = tmp_path / "run.jsonl"
-    assert main(["record", "fixtures.runaway:agent", "--input", "go", "-o", str(out), "-q"]) == 0
+    assert main(["record", "fixtures.runaway:agent", "--input", "go", "-o", str(out), "-q"]) == 1
     assert "the run failed: MaxStepsExceededError" in capsys.readouterr().err
     assert read_run(out).status == "error"
 

@@ -29,7 +29,12 @@ def test_text_timeline(weather_run: Path, capsys: Any) -> None:
     assert "step 0  chat  [steps 1/13" in out
     assert "step 1  tools  [steps 2/13" in out
     assert "    tool get_weather (" in out
-    assert "    + messages[1]: assistant: -> get_weather(" in out
+    # The tool call is said by chat in step 0; the tools step only files it into the state.
+    assert '    chat said: assistant: -> get_weather({"city": "Hangzhou"})' in out
+    assert (
+        '    state: + messages[1]: assistant: -> get_weather({"city": "Hangzhou"})  (said by chat in step 0)'
+        in out
+    )
     assert "    branch chat -> tools" in out and "    branch chat -> end" in out
     assert "output: assistant: " in out
     assert out.rstrip().endswith("diagnostics: none")

@@ -31,7 +31,7 @@ def test_untagged_drops_only_a_leading_engine_tag() -> None:
 def runaway(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
     """A run that exhausted its step budget, recorded through the CLI; its stderr."""
     out = tmp_path / "runaway.jsonl"
-    assert main(["record", "fixtures.runaway:agent", "--input", "go", "-o", str(out)]) == 0
+    assert main(["record", "fixtures.runaway:agent", "--input", "go", "-o", str(out)]) == 1
     return out, capsys.readouterr().err
 
 

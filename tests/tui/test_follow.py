@@ -114,3 +114,25 @@ def test_without_follow_a_missing_file_is_an_error(tmp_path: Path) -> None:
     bad.write_bytes(b"not a run\n")
     with pytest.raises(ValueError, match="not JSON"):
         make_app(bad, follow=True)  # a complete first line that is no header: not worth waiting for
+
+
+async def test_a_corrupt_line_appended_in_the_middle_is_said_and_the_good_prefix_kept(
+    tmp_path: Path, react_run: Path
+) -> None:
+    head, tail = split_after_steps(react_run, 3)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(head)
+    app = make_app(live, follow=True, poll_interval=0.02)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        assert len(app.replay) == 3
+        with live.open("ab") as out:
+            out.write(b'{"kind": "step", this is not JSON\n' + tail)
+        await settle(pilot, lambda: app.session.problem is not None)
+        bad = head.count(b"\n") + 1
+        assert app.session.problem == f"line {bad} is corrupt"
+        assert f"live.jsonl:{bad}:" in app.session.problem_detail
+        assert len(app.replay) == 3 and app.replay.cursor == 2, "the steps read before it stay"
+        status = screen_text(app).splitlines()[0]
+        assert "stopped following: " in status and "following" not in status.replace("stopped following", "")
+        assert "(showing the 3 steps read before it)" in screen_text(app)

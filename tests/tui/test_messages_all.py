@@ -17,18 +17,19 @@ pytestmark = pytest.mark.anyio
 
 
 def _indexes(text: str) -> list[int]:
-    return [int(m) for m in re.findall(r"(?:USER|ASSISTANT|TOOL|SYSTEM)  #(\d+)", text)]
+    return [int(m) for m in re.findall(r"(?:USER|ASSISTANT|TOOL|SYSTEM)  [^│#\n]*#(\d+)", text)]
 
 
 async def test_every_message_can_be_scrolled_to(tmp_path: Path) -> None:
     app = make_app(synthetic(tmp_path / "long.jsonl", 40))  # 81 messages at the end
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:  # the first message on one line
         await pilot.press("end")
         await pilot.pause()
         total = len(app.replay.messages_at(app.replay.cursor))
         assert total > 60
         box = app.query_one("#messages-box")
-        assert _indexes(screen_text(app))[-1] == total - 1  # opens at the newest message
+        shown = screen_text(app)
+        assert _indexes(shown)[-1] == total - 1, shown  # opens at the newest message
         box.scroll_home(animate=False, immediate=True)
         await pilot.pause()
         text = screen_text(app)
@@ -59,3 +60,20 @@ async def test_x_shows_all_of_them_whole_too(tmp_path: Path) -> None:
         assert _indexes(text)[0] == 0
         assert "x expands" not in text
         assert isinstance(app.query_one(MessagesPane), MessagesPane)
+
+
+async def test_the_pane_shows_who_said_each_message_and_the_final_answer() -> None:
+    weather = Path(__file__).parents[2] / "fixtures" / "runs" / "weather.jsonl"
+    app = make_app(weather)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "USER  input #0" in text
+        assert "ASSISTANT  chat · step 0" in text, "the model's tool call shows in the step it was made"
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "ASSISTANT  chat · step 0 #1" in text, "still chat's, though the tools step filed it"
+        assert "TOOL  tools · step 1 #2" in text
+        assert "ASSISTANT  chat · step 2  final answer" in text
+        assert "It is raining lightly in Hangzhou" in text

@@ -57,7 +57,7 @@ def test_visible_escapes_control_characters() -> None:
 
 async def test_markup_ansi_and_control_characters_show_literally(tmp_path: Path) -> None:
     app = make_app(hostile_run(tmp_path / "hostile.jsonl"))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:  # wide enough for the state pane's long key
         await pilot.pause()
         text = screen_text(app)
         assert "[bold]x[/]" in text
@@ -131,7 +131,7 @@ async def test_run_without_state_or_step_max_opens(tmp_path: Path) -> None:
 async def test_run_without_steps_opens(tmp_path: Path) -> None:
     path = synthetic(tmp_path / "none.jsonl", 2, max_steps=0)  # refused before the first step
     app = make_app(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:  # the detail pane holds the error on one line
         await pilot.press("n", "p", "end", "home", "d", "b", "c", "space", "space", "k", *"m", "enter")
         text = screen_text(app)
         assert "no complete steps recorded" in text

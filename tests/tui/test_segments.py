@@ -56,7 +56,7 @@ def test_rows_mark_each_resume_and_each_segments_interrupt(resumed: Path) -> Non
     assert rows[1].interrupt is not None and rows[1].interrupt.checkpoint_id == "t1"
     assert rows[1].interrupt.kind == "interrupt" and rows[2].interrupt is None and rows[3].interrupt is None
     text = format_row(rows[2], current=False, breakpoint=False, hit=False)
-    assert text.plain.startswith("↻     0  approve")
+    assert text.plain.startswith("↻    0  approve")
     assert "↻ resumed from t1 (segment 1: steps and budget restart)" in text.plain
     assert any("overline" in str(span.style) for span in text.spans), "the segment boundary is drawn"
     assert "overline" not in str(format_row(rows[1], current=False, breakpoint=False, hit=False).spans)
@@ -110,7 +110,7 @@ async def test_status_line_and_budget_follow_the_cursors_segment(resumed: Path) 
         assert "↻ resumed from checkpoint t1" in status
         assert "segment 1 (restarts at each resume)" in str(bar.border_title)
         assert "1/14" in str(bar.render()), "the step budget restarts with the resumed run"
-        resumed_row = next(line for line in text.splitlines() if "▶     0  approve" in line)
+        resumed_row = next(line for line in text.splitlines() if "▶    0  approve" in line)
         assert "↻ resumed" in resumed_row, "the timeline marks the first step of the resumed segment"
 
 

@@ -1,0 +1,214 @@
+"""The conversation of a recorded run as a person reads it: every message, attributed to who said it.
+
+A ReAct agent's state is not its conversation. The model's tool-call message is appended to the state
+by the *tools* node's pre-handler (Eino's `toolsNodePreHandle`), a step after the model said it, and the
+final answer never reaches the state at all: it is the run's output. Read off the state, the tool call
+looks like the tools node's and the answer is missing. So the conversation is rebuilt from two sources:
+
+- the messages each node run *produced* (its output: one message, or a list of them), with the step
+  that produced them, in order;
+- the state's `messages` list, for the order a person reads and for messages no node produced: the
+  run's input, or what a state handler added (attributed to the step that first held it).
+
+At a position, the conversation is the state's messages, each attributed to the node run that produced
+it (matched by role, text and tool calls, in order, so a message said twice is attributed twice), then
+the messages produced so far that are not in the state (yet): the model's tool call in the step it was
+made, the final answer. Shared by the TUI's messages pane and `inspector show`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Any
+
+from inspector.recording.reader import Run
+
+__all__ = ["Conversation", "Said", "message_key", "messages_of", "step_name"]
+
+_Key = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Said:
+    """One message of the conversation: the recorded dict and where it came from.
+
+    `origin` is the node that produced it (`position`, `node`: its step, a position in `run.steps`, and
+    node key), or `input` (the run's input; no position), or `state` for a message no node produced that
+    a state handler added (`position` the first step whose state holds it, `node` that step's nodes).
+    `state_index` is its index in the state's messages list (`messages[i]` in the state pane), None
+    when it is not in the state. `final` marks the run's output (the final answer)."""
+
+    message: dict[str, Any]
+    position: int | None
+    node: str | None
+    state_index: int | None
+    final: bool = False
+    origin: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.origin:
+            object.__setattr__(self, "origin", self.node or "state")
+
+
+def message_key(message: dict[str, Any]) -> _Key:
+    """What makes two recorded messages the same message: role, text, tool calls and the call a tool
+    result answers (not usage or finish reason, which a state copy may not carry)."""
+    calls = message.get("tool_calls")
+    called = (
+        tuple(
+            (c.get("id"), c.get("name"), c.get("arguments"))  # pyright: ignore[reportUnknownMemberType]
+            for c in calls  # pyright: ignore[reportUnknownVariableType]
+            if isinstance(c, dict)
+        )
+        if isinstance(calls, list)
+        else ()
+    )
+    content = message.get("content")
+    return (
+        message.get("role"),
+        content if isinstance(content, str | None) else repr(content),
+        called,
+        message.get("tool_call_id"),
+    )
+
+
+def messages_of(value: Any) -> list[dict[str, Any]]:
+    """The messages in a node's output: one message dict, or a list holding message dicts."""
+    if isinstance(value, dict) and isinstance(value.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
+        return [value]  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, dict) and isinstance(v.get("role"), str)]  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
+    return []
+
+
+def state_messages(state: Any) -> list[Any]:
+    """The state's `messages` (or `Messages`) list as recorded, [] when there is none."""
+    if not isinstance(state, dict):
+        return []
+    raw = state.get("messages", state.get("Messages"))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return raw if isinstance(raw, list) else []  # pyright: ignore[reportUnknownVariableType]
+
+
+def step_name(run: Run, position: int) -> str:
+    """`step 2`, or `segment 1 step 0` in a resumed run (step numbers restart at each resume)."""
+    if len(run.segments) > 1 and 0 <= position < len(run.steps):
+        step = run.steps[position]
+        return f"segment {step.segment} step {step.index}"
+    return f"step {position}"
+
+
+@dataclass(frozen=True)
+class _Produced:
+    position: int
+    node: str
+    message: dict[str, Any]
+    key: _Key
+
+
+class Conversation:
+    """The conversation of `run` at any position; the index of produced messages is built as far as
+    asked and kept, so stepping forward reads one more step's node runs."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self._produced: list[_Produced] = []
+        self._positions: list[int] = []  # `_produced`'s positions, for bisecting
+        self._built = -1  # steps read so far: 0.._built
+        self._input: set[_Key] | None = None
+        self._first_held: dict[tuple[int, _Key], int] = {}
+
+    def at(self, position: int, state: Any = None) -> list[Said]:
+        """The conversation after step `position`; `state` is the state there (read when None)."""
+        run = self.run
+        if not len(run.steps):
+            return []
+        position = max(0, min(position, len(run.steps) - 1))
+        self._build(position)
+        if state is None:
+            state = run.state_at(position)
+        produced = self._produced[: bisect_right(self._positions, position)]
+        by_key: dict[_Key, list[_Produced]] = defaultdict(list)
+        for item in produced:
+            by_key[item.key].append(item)
+        used: dict[_Key, int] = defaultdict(int)
+        said: list[Said] = []
+        for index, raw in enumerate(state_messages(state)):
+            if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
+                continue
+            message: dict[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
+            key = message_key(message)
+            makers = by_key.get(key, [])
+            if used[key] < len(makers):
+                maker = makers[used[key]]
+                used[key] += 1
+                said.append(Said(message, maker.position, maker.node, index))
+            elif key in self._input_keys():
+                said.append(Said(message, None, None, index, origin="input"))
+            else:
+                held = self._first_holding(index, key, position)
+                nodes = ", ".join(run.steps[held].nodes)
+                said.append(Said(message, held, nodes, index, origin="state"))
+        seen: dict[_Key, int] = defaultdict(int)
+        for item in produced:
+            seen[item.key] += 1
+            if seen[item.key] > used[item.key]:
+                said.append(Said(item.message, item.position, item.node, None))
+        return self._mark_final(said, position)
+
+    def said_by(self, message: dict[str, Any], position: int) -> tuple[int, str] | None:
+        """The step and node that first produced `message`, at or before `position`; None if none did."""
+        self._build(position)
+        key = message_key(message)
+        for item in self._produced[: bisect_right(self._positions, position)]:
+            if item.key == key:
+                return item.position, item.node
+        return None
+
+    def _mark_final(self, said: list[Said], position: int) -> list[Said]:
+        run = self.run
+        if run.status != "ok" or position != len(run.steps) - 1 or not said:
+            return said
+        output = messages_of(run.output)
+        if len(output) != 1 or message_key(output[0]) != message_key(said[-1].message):
+            return said
+        last = said[-1]
+        return [*said[:-1], replace(last, final=True)]
+
+    def _input_keys(self) -> set[_Key]:
+        """The messages the run was given (its input: a message list, or one message)."""
+        if self._input is None:
+            given = self.run.resolve(self.run.header.input)
+            self._input = {message_key(m) for m in messages_of(given)}
+        return self._input
+
+    def _first_holding(self, index: int, key: _Key, position: int) -> int:
+        """The first step whose state holds this message at `index`, found by bisection: a state's
+        messages only grow, so once there it stays (a rewritten list gives a plausible answer)."""
+        found = self._first_held.get((index, key))
+        if found is not None and found <= position:
+            return found
+        low, high = 0, position
+        while low < high:
+            middle = (low + high) // 2
+            held = state_messages(self.run.state_at(middle))
+            item = held[index] if index < len(held) else None
+            if isinstance(item, dict) and message_key(item) == key:  # pyright: ignore[reportUnknownArgumentType]
+                high = middle
+            else:
+                low = middle + 1
+        self._first_held[(index, key)] = low
+        return low
+
+    def _build(self, position: int) -> None:
+        steps = self.run.steps
+        for at in range(self._built + 1, position + 1):
+            for node_run in steps[at].node_runs:
+                if node_run.error is not None:
+                    continue
+                node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
+                for message in messages_of(node_run.output):
+                    self._produced.append(_Produced(at, node, message, message_key(message)))
+                    self._positions.append(at)
+        self._built = max(self._built, position)

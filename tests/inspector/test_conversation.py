@@ -1,0 +1,79 @@
+"""The conversation as a person reads it: every message attributed to the node and step that produced
+it (the model's tool call to `chat`, not to the `tools` step whose pre-handler files it into the state),
+the final answer (the run's output, never in the state) included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import main
+from inspector.conversation import Conversation
+from inspector.recording import read_run
+
+WEATHER = Path(__file__).parents[2] / "fixtures" / "runs" / "weather.jsonl"
+APPROVAL = Path(__file__).parents[2] / "fixtures" / "runs" / "approval.jsonl"
+
+
+def _who(said: list) -> list[tuple[str, int | None, int | None, bool]]:  # pyright: ignore[reportMissingTypeArgument, reportUnknownParameterType]
+    return [(s.origin, s.position, s.state_index, s.final) for s in said]  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
+
+
+def test_each_message_is_attributed_to_the_step_that_said_it() -> None:
+    conversation = Conversation(read_run(WEATHER))
+    # Step 0: chat answered with a tool call; the state does not hold it yet.
+    assert _who(conversation.at(0)) == [("input", None, 0, False), ("chat", 0, None, False)]
+    # Step 1: the tools pre-handler filed the call as messages[1]; it is still chat's, from step 0.
+    assert _who(conversation.at(1)) == [
+        ("input", None, 0, False),
+        ("chat", 0, 1, False),
+        ("tools", 1, None, False),
+    ]
+    # Step 2: the final answer is the run's output, in no state.
+    said = conversation.at(2)
+    assert _who(said) == [
+        ("input", None, 0, False),
+        ("chat", 0, 1, False),
+        ("tools", 1, 2, False),
+        ("chat", 2, None, True),
+    ]
+    assert said[-1].message["content"].startswith("It is raining lightly in Hangzhou")
+    assert conversation.said_by(said[1].message, 2) == (0, "chat")
+
+
+def test_messages_a_state_handler_added_are_attributed_to_the_step_that_first_held_them() -> None:
+    # approval.jsonl: `draft` files the request and its draft into the state; the resumed `approve` adds
+    # "Approved." (two segments; no node produced these messages as output, and the input is a string).
+    run = read_run(APPROVAL)
+    said = Conversation(run).at(len(run.steps) - 1)
+    assert [(s.origin, s.position, s.node, s.state_index) for s in said] == [
+        ("state", 0, "draft", 0),
+        ("state", 0, "draft", 1),
+        ("state", 2, "approve", 2),
+    ]
+
+
+def test_show_lists_the_conversation_with_who_said_what(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(WEATHER)]) == 0
+    out = capsys.readouterr().out
+    block = out[out.index("conversation (who said what, in reading order):") :].splitlines()
+    assert block[1].startswith("  input         user: What's the weather in Hangzhou?")
+    assert block[2] == '  step 0 chat   assistant: -> get_weather({"city": "Hangzhou"})'
+    assert block[3].startswith("  step 1 tools  tool: Hangzhou: light rain")
+    assert block[4].startswith("  step 2 chat   assistant: It is raining lightly")
+    assert block[4].endswith("(final answer: the run's output)")
+    step1 = out[out.index("step 1  tools") : out.index("step 2  chat")]
+    assert "said by chat in step 0" in step1 and "tools said" not in step1
+
+
+def test_show_json_carries_the_conversation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(WEATHER), "--json"]) == 0
+    conversation = json.loads(capsys.readouterr().out)["conversation"]
+    assert [(c["origin"], c["position"], c["final"]) for c in conversation] == [
+        ("input", None, False),
+        ("chat", 0, False),
+        ("tools", 1, False),
+        ("chat", 2, True),
+    ]
