@@ -25,7 +25,7 @@ from graph_core.runner.options import RunOptions, check_run_options
 from graph_core.runner.plan import build_plan
 from graph_core.runner.run import Handlers, RunContext, RunData, notify_handlers
 from graph_core.stream import aone_chunk, collect, one_chunk
-from graph_core.topology import Topology, TopologyEdge, TopologyNode, TriggerMode, build_topology
+from graph_core.topology import Topology, TriggerMode, build_topology, trusted_edge, trusted_node
 
 if TYPE_CHECKING:
     from graph_core.graph import Graph
@@ -93,8 +93,10 @@ class CompiledGraph:
 
     def topology(self) -> Topology:
         """The neutral shape of this graph (nested graphs included) for exporters and recordings."""
+        # the engine's own values, already of the declared types: built without re-validation (speed)
+        specs = self.graph.nodes
         nodes = [
-            TopologyNode(
+            trusted_node(
                 key=node.key,
                 name=node.name,
                 kind=node.kind,
@@ -103,19 +105,21 @@ class CompiledGraph:
                 has_pre_handler=node.pre is not None,
                 has_post_handler=node.post is not None,
                 graph=node.graph.topology() if node.graph is not None else None,
-                **describe_node(self.graph.nodes[node.key]),
+                **describe_node(specs[node.key]),
             )
             for node in self.plan.nodes.values()
             if node.kind not in ("start", "end")
         ]
         edges = [
-            TopologyEdge(
+            trusted_edge(source=edge.source, target=edge.target, branch_index=edge.branch_index)
+            if edge.branch is None
+            else trusted_edge(
                 source=edge.source,
                 target=edge.target,
-                kind="edge" if edge.branch is None else "branch",
+                kind="branch",
                 branch_index=edge.branch_index,
-                branch_kind=None if edge.branch is None else edge.branch.kind,
-                label=None if edge.branch is None else edge.branch.label(edge.target),
+                branch_kind=edge.branch.kind,
+                label=edge.branch.label(edge.target),
             )
             for edge in self.graph.edges
         ]

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from graph_core.topology import Topology
 from inspector.errors import TopologyFormatError
 from inspector.export._coerce import as_topology
+from inspector.export._jsontext import dumps_indented
 
 __all__ = ["FORMAT", "READABLE_VERSIONS", "VERSION", "from_json", "to_json", "topology_document"]
 
@@ -33,7 +34,8 @@ def topology_document(subject: Any, /) -> dict[str, Any]:
 
 def to_json(subject: Any, /) -> str:
     """Serialise canonically: the same graph always gives byte-identical text."""
-    return json.dumps(topology_document(subject), sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+    # the same text as json.dumps(document, sort_keys=True, ensure_ascii=False, indent=2), faster
+    return dumps_indented(topology_document(subject)) + "\n"
 
 
 def from_json(text: str | bytes, /) -> Topology:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph_core.topology import END, START, ModelSpec, ToolSpec, Topology, TopologyEdge, TopologyNode
 from inspector.export._coerce import as_topology
+from inspector.export._dotlines import add_edge, add_node
 from inspector.export._escape import dot_text, dot_tooltip
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def _add_graph(
         if top is not None:
             label, extra = top.node_style(node, label)
             attrs.update(extra)
-        dot.node(node_id, label=dot_text(label), tooltip=dot_tooltip(_tooltip(node)), **attrs)
+        add_node(dot, node_id, {"label": dot_text(label), "tooltip": dot_tooltip(_tooltip(node)), **attrs})
         anchors[node.key] = (node_id, node_id)
     for edge in topology.edges:
         if edge.source not in anchors or edge.target not in anchors:
@@ -196,7 +197,7 @@ def _add_graph(
             attrs["ltail"] = clusters[edge.source]
         if edge.target in clusters:
             attrs["lhead"] = clusters[edge.target]
-        dot.edge(anchors[edge.source][1], anchors[edge.target][0], **attrs)
+        add_edge(dot, anchors[edge.source][1], anchors[edge.target][0], attrs)
     return anchors
 
 
