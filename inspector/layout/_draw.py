@@ -23,148 +23,35 @@ is room, and otherwise a marker `[n]` with the text in a numbered key under the 
 adds one line naming the line styles the drawing uses. `draw` turns both on; `layout` keeps them off
 unless asked, so the TUI's pane (which reads `Drawing.lines` with geometry) stays as it was.
 `node_notes` and `edge_notes` add short text (visit counts, `×3`) to top-level boxes and edges.
+
+This module is the entry (`layout`, `draw`) and the assembly of one graph's drawing; the steps live
+beside it: `_order` (rows), `_place` (lanes, ports, columns, tracks, rows), `_paint` (borders, lines,
+arrows), `_labels` (edge text), `_footer` (key and legend), on the records of `_parts`.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
-from itertools import pairwise, repeat
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from graph_core.topology import Topology, TopologyEdge, TopologyNode
 from inspector.export import as_topology
 from inspector.export._escape import visible
-from inspector.layout._canvas import Canvas, E, N, S, W, cell_width
+from inspector.layout._canvas import Canvas, cell_width
 from inspector.layout._footer import legend_line, trimmed
-from inspector.layout._geometry import BoxStyle, Drawing, EdgeRoute, NodeBox, Path
+from inspector.layout._geometry import Drawing, EdgeRoute, NodeBox, Path
 from inspector.layout._labels import edge_label, outgoing_edges, place_labels
 from inspector.layout._order import node_layers
+from inspector.layout._paint import box_style, mark_up, paint_box, paint_lane, paint_net_edge
+from inspector.layout._parts import Box, Channel, Lane, Net, Options
+from inspector.layout._place import assign_lanes, assign_tracks, attach, place_columns, place_rows, port_order
 
 __all__ = ["MAX_WIDTH", "Drawing", "EdgeRoute", "NodeBox", "draw", "layout"]
 
-Where = Literal["side", "top", "bottom"]
 
 MAX_WIDTH = 120  # default widest drawing before rows are stacked one node each
-_COLUMN_GAP = 4  # blank cells between boxes side by side: room for the TUI's `×N` visit counts
-_FAR = 1 << 30  # the column of "the lanes", before their columns are known
-_BORDERS: dict[BoxStyle, tuple[str, str, str, str, str, str, str, str, str]] = {
-    # top-left, top-right, bottom-left, bottom-right, horizontal, vertical, right-, bottom-, top-port
-    "plain": ("╭", "╮", "╰", "╯", "─", "│", "├", "┬", "┴"),
-    "executed": ("╔", "╗", "╚", "╝", "═", "║", "╟", "╤", "╧"),
-    "highlight": ("┏", "┓", "┗", "┛", "━", "┃", "┣", "┳", "┻"),
-}
-
-
-@dataclass
-class _Options:
-    highlight: Path | None
-    executed_nodes: frozenset[Path]
-    executed_edges: frozenset[tuple[Path, str, str]]
-    expand_nested: bool
-    show_names: bool
-    max_width: int
-    edge_labels: bool = False
-    node_notes: Mapping[str, str] = field(default_factory=lambda: {})
-    edge_notes: Mapping[tuple[str, str], str] = field(default_factory=lambda: {})
-    key: list[str] = field(default_factory=lambda: [])  # numbered labels that found no room
-    margin: int = 0  # left margin the top-level drawing was given for labels (blank columns trimmed)
-    styles: set[str] = field(default_factory=lambda: set())  # what the legend must explain
-
-
-@dataclass(eq=False)
-class _End:
-    """One end of a lane on its box: where it attaches and the row where it meets the lane's column."""
-
-    lane: _Lane
-    key: str
-    outgoing: bool
-    where: Where = "side"
-    col: int = 0
-    row: int = 0
-    track: int = 0
-
-
-@dataclass(eq=False)
-class _Lane:
-    source: str
-    target: str
-    edges: list[TopologyEdge]
-    up: bool
-    span: tuple[int, int]
-    lane: int = 0
-    out: _End = field(init=False)
-    into: _End = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.out = _End(self, self.source, True)
-        self.into = _End(self, self.target, False)
-
-
-@dataclass(eq=False)
-class _Box:
-    node: TopologyNode
-    content: Canvas
-    width: int
-    layer: int
-    ends: list[_End] = field(default_factory=list)
-    side: int = 0
-    row: int = 0
-    col: int = 0
-
-    @property
-    def height(self) -> int:
-        return 2 + max(self.content.height, self.side, 1)
-
-    @property
-    def centre(self) -> int:
-        return self.col + self.width // 2
-
-    @property
-    def right(self) -> int:
-        return self.col + self.width - 1
-
-    @property
-    def bottom(self) -> int:
-        return self.row + self.height - 1
-
-
-@dataclass(eq=False)
-class _Net:
-    """One source's edges into the next row: a bus from the middle of its bottom to each target's top."""
-
-    source: str
-    targets: list[tuple[str, list[TopologyEdge]]]
-    port: int = 0
-    drops: tuple[int, ...] = ()
-    track: int = -1
-
-    @property
-    def span(self) -> tuple[int, int]:
-        cols = (self.port, *self.drops)
-        return min(cols), max(cols)
-
-
-@dataclass(eq=False)
-class _Channel:
-    """The rows between two node rows: tracks where edges turn, then the row of arrow heads."""
-
-    below: list[_End] = field(default_factory=list)  # lane ends on the bottom of the row above
-    nets: list[_Net] = field(default_factory=list)
-    above: list[_End] = field(default_factory=list)  # lane ends on the top of the row below
-    tracks: int = 0
-    lead: int = 0
-    labelled: bool = False
-    top: int = 0
-    rows: int = 0
-
-    def track_row(self, track: int) -> int:
-        return self.top + self.lead + track
-
-    @property
-    def arrow_row(self) -> int:
-        return self.top + self.rows - 1
+_Options = Options  # the name tests that drive `_draw_layers` directly import
 
 
 def _as_path(value: str | Iterable[str]) -> Path:
@@ -200,7 +87,7 @@ def layout(
     for source, target in executed_edges:
         source_path, target_path = _as_path(source), _as_path(target)
         edge_set.add((source_path[:-1], source_path[-1], target_path[-1]))
-    options = _Options(
+    options = Options(
         highlight=None if highlight is None else _as_path(highlight),
         executed_nodes=frozenset(_as_path(n) for n in executed_nodes),
         executed_edges=frozenset(edge_set),
@@ -237,7 +124,7 @@ def draw(subject: Any, /, **options: Any) -> str:
     return layout(subject, **options).text
 
 
-def _label(node: TopologyNode, options: _Options) -> str:
+def _label(node: TopologyNode, options: Options) -> str:
     text = node.key
     if options.show_names and node.name and node.name != node.key:
         text = f"{text} ({node.name})"
@@ -245,7 +132,7 @@ def _label(node: TopologyNode, options: _Options) -> str:
 
 
 def _content(
-    node: TopologyNode, prefix: Path, options: _Options
+    node: TopologyNode, prefix: Path, options: Options
 ) -> tuple[Canvas, str, list[NodeBox], list[EdgeRoute]]:
     """The inside of a box, its title (for expanded graphs) and any nested geometry, box-relative."""
     label = _label(node, options)
@@ -263,16 +150,8 @@ def _content(
     return canvas, "", [], []
 
 
-def _box_style(path: Path, options: _Options) -> BoxStyle:
-    if options.highlight == path:
-        return "highlight"
-    if path in options.executed_nodes:
-        return "executed"
-    return "plain"
-
-
 def _draw_graph(
-    topology: Topology, prefix: Path, options: _Options
+    topology: Topology, prefix: Path, options: Options
 ) -> tuple[Canvas, list[NodeBox], list[EdgeRoute]]:
     """Side by side if it fits in `max_width`, else one node per row."""
     layers = node_layers(topology)
@@ -309,7 +188,7 @@ def _draw_layers(
     layers: list[list[str]],
     contents: _Contents,
     prefix: Path,
-    options: _Options,
+    options: Options,
     *,
     give_up_wider: int | None = None,
     margin: int = 0,
@@ -319,11 +198,11 @@ def _draw_layers(
     first cost more than the drawing kept)."""
     seq = {key: (i, j) for i, layer in enumerate(layers) for j, key in enumerate(layer)}
     by_key = {node.key: node for node in topology.nodes}
-    boxes: dict[str, _Box] = {}
+    boxes: dict[str, Box] = {}
     for key, (layer, _) in seq.items():
         content, title = contents[key][0], contents[key][1]
         width = max(content.width, cell_width(title) + 2) + 4
-        boxes[key] = _Box(node=by_key[key], content=content, width=width, layer=layer)
+        boxes[key] = Box(node=by_key[key], content=content, width=width, layer=layer)
 
     grouped: dict[tuple[str, str], list[TopologyEdge]] = {}
     for edge in topology.edges:
@@ -333,29 +212,29 @@ def _draw_layers(
     labels = {
         pair: _edge_text(pair, group, outgoing[pair[0]], prefix, options) for pair, group in grouped.items()
     }
-    channels = [_Channel() for _ in range(len(layers) + 1)]
-    nets: dict[str, _Net] = {}
-    lanes: list[_Lane] = []
+    channels = [Channel() for _ in range(len(layers) + 1)]
+    nets: dict[str, Net] = {}
+    lanes: list[Lane] = []
     for (source, target), group in grouped.items():
         ls, lt = seq[source][0], seq[target][0]
         if lt == ls + 1 and not any(e.back_edge for e in group):
             net = nets.get(source)
             if net is None:
-                net = nets[source] = _Net(source, [])
+                net = nets[source] = Net(source, [])
                 channels[lt].nets.append(net)
             net.targets.append((target, group))
             channels[lt].labelled = channels[lt].labelled or bool(labels[(source, target)])
         else:
-            lanes.append(_Lane(source, target, group, seq[target] <= seq[source], (min(ls, lt), max(ls, lt))))
-    _assign_lanes(lanes)
+            lanes.append(Lane(source, target, group, seq[target] <= seq[source], (min(ls, lt), max(ls, lt))))
+    assign_lanes(lanes)
     for lane in lanes:
         boxes[lane.source].ends.append(lane.out)
         boxes[lane.target].ends.append(lane.into)
     for key, box in boxes.items():
-        box.ends.sort(key=lambda end, key=key: _port_order(end, key, seq))
-        _attach(box, rightmost=seq[key][1] == len(layers[seq[key][0]]) - 1, seq=seq)
+        box.ends.sort(key=lambda end, key=key: port_order(end, key, seq))
+        attach(box, rightmost=seq[key][1] == len(layers[seq[key][0]]) - 1, seq=seq)
 
-    _place_columns(layers, boxes, margin)
+    place_columns(layers, boxes, margin)
     if give_up_wider is not None and max(b.right for b in boxes.values()) + 1 > give_up_wider:
         return None  # the canvas holds every box, so it would be wider still
     for box in boxes.values():
@@ -368,7 +247,7 @@ def _draw_layers(
         net.port = boxes[net.source].centre
         net.drops = tuple(boxes[t].centre for t, _ in net.targets)
     for index, channel in enumerate(channels):
-        _assign_tracks(channel)
+        assign_tracks(channel)
         channel.lead = int(any(not end.outgoing for end in channel.below))
         if index == 0:
             channel.rows = channel.tracks + 1 if channel.tracks else 0
@@ -376,7 +255,7 @@ def _draw_layers(
             channel.rows = channel.lead + channel.tracks
         else:
             channel.rows = channel.lead + max(channel.tracks, 1) + 1 + int(channel.labelled)
-    _place_rows(layers, boxes, channels)
+    place_rows(layers, boxes, channels)
     first_lane_col = max(b.right for b in boxes.values()) + 2
 
     canvas = Canvas()
@@ -385,9 +264,9 @@ def _draw_layers(
     rects: list[tuple[int, int, int, int]] = []
     for key, box in boxes.items():
         path = (*prefix, key)
-        style = _box_style(path, options)
+        style = box_style(path, options)
         _, title, inner_boxes, inner_routes = contents[key]
-        _paint_box(canvas, box, style, title)
+        paint_box(canvas, box, style, title)
         rects.append((box.row, box.col, box.height, box.width))
         node_boxes.append(NodeBox(path, box.row, box.col, box.width, box.height, style))
         dr, dc = box.row + 1, box.col + 2
@@ -405,13 +284,13 @@ def _draw_layers(
     for channel in channels:
         for net in channel.nets:
             for target, group in net.targets:
-                own.append(_paint_net_edge(canvas, boxes, channel, net, target, group, prefix, options))
+                own.append(paint_net_edge(canvas, boxes, channel, net, target, group, prefix, options))
     for number, lane in enumerate(lanes):
         col = first_lane_col + 2 * lane.lane
-        own.append(_paint_lane(canvas, boxes, lane, col, (*prefix, "lane", number), prefix, options))
+        own.append(paint_lane(canvas, boxes, lane, col, (*prefix, "lane", number), prefix, options))
     for number, lane in enumerate(lanes):
         if lane.up:
-            _mark_up(canvas, lane, first_lane_col + 2 * lane.lane, (*prefix, "lane", number))
+            mark_up(canvas, lane, first_lane_col + 2 * lane.lane, (*prefix, "lane", number))
     texts = [(r.cells, labels[(r.source, r.target)]) for r in own]
 
     def marker(index: int) -> str:
@@ -434,7 +313,7 @@ def _edge_text(
     group: list[TopologyEdge],
     outgoing: list[TopologyEdge],
     prefix: Path,
-    options: _Options,
+    options: Options,
 ) -> str:
     """The words beside one drawn edge: its branch labels (with `edge_labels`), else `#i` where needed;
     then the edge's note (top level only)."""
@@ -448,286 +327,3 @@ def _edge_text(
     if note:
         text = f"{text} {visible(note)}".strip()
     return text
-
-
-def _assign_lanes(lanes: list[_Lane]) -> None:
-    """Interval colouring over row spans, shortest span first, so nested loops stack outward."""
-    occupied: list[list[tuple[int, int]]] = []
-    for lane in sorted(lanes, key=lambda ln: (ln.span[1] - ln.span[0], ln.span[0])):
-        low, high = lane.span
-        for index, used in enumerate(occupied):
-            if all(high < a or low > b for a, b in used):
-                used.append((low, high))
-                lane.lane = index
-                break
-        else:
-            occupied.append([(low, high)])
-            lane.lane = len(occupied) - 1
-
-
-def _other(end: _End) -> str:
-    return end.lane.target if end.outgoing else end.lane.source
-
-
-def _port_order(end: _End, key: str, seq: dict[str, tuple[int, int]]) -> tuple[int, int, int]:
-    """Clockwise from the top of the box: ends leading up first (inner lanes first), then ends leading
-    down (outer lanes first). Then no end's stub crosses a lane of its own box."""
-    lane = end.lane
-    other = _other(end)
-    if other == key:  # a self-loop: leave first, arrive after
-        return (1, -lane.lane, 0 if end.outgoing else 1)
-    if seq[other] < seq[key]:
-        return (0, lane.lane, 0)
-    return (1, -lane.lane, 0)
-
-
-def _slots(width: int) -> list[int]:
-    """Box-relative columns right of the middle where a lane may meet the top or bottom border."""
-    return [c for c in range(width - 2, width // 2 + 1, -2)]
-
-
-def _attach(box: _Box, *, rightmost: bool, seq: dict[str, tuple[int, int]]) -> None:
-    """Decide where each lane end meets the box: the right side (only the rightmost box of a row has
-    one free), one end per content row; ends leading down that do not fit go to the bottom border,
-    ends leading up to the top border. The box widens for border slots rather than grow taller."""
-    ends = box.ends
-    ups = sum(1 for e in ends if _port_order(e, box.node.key, seq)[0] == 0)
-    downs = len(ends) - ups
-    rows = max(box.content.height, 1) if rightmost else 0
-    overflow = max(0, len(ends) - rows)
-    bottoms = min(downs, overflow)
-    tops = min(ups, overflow - bottoms)
-    box.side = len(ends) - tops - bottoms
-    while len(_slots(box.width)) < max(tops, bottoms):
-        box.width += 1
-    for end in ends[:tops]:
-        end.where = "top"
-    for end in ends[len(ends) - bottoms :]:
-        end.where = "bottom"
-
-
-def _place_columns(layers: list[list[str]], boxes: dict[str, _Box], margin: int = 0) -> None:
-    """Centre each row on one axis; `margin` blank columns on the left leave room for labels."""
-    widths = [sum(boxes[k].width for k in layer) + _COLUMN_GAP * (len(layer) - 1) for layer in layers]
-    axis = max(widths, default=0) // 2 + 1 + margin
-    for layer, width in zip(layers, widths, strict=True):
-        col = axis - width // 2 if len(layer) > 1 else axis - boxes[layer[0]].width // 2
-        for key in layer:
-            box = boxes[key]
-            box.col = col
-            col += box.width + _COLUMN_GAP
-            tops = _slots(box.width)
-            top_ends = [e for e in box.ends if e.where == "top"]
-            for end, slot in zip(top_ends, sorted(tops[: len(top_ends)]), strict=True):
-                end.col = box.col + slot
-            bottom_ends = [e for e in box.ends if e.where == "bottom"]
-            for end, slot in zip(bottom_ends, tops, strict=False):
-                end.col = box.col + slot
-
-
-def _conflict(a: tuple[int, int, tuple[int, ...]], b: tuple[int, int, tuple[int, ...]]) -> bool:
-    """Two horizontal runs may share a track unless they overlap; touching at a column where both
-    drop into the same box (a fan-in) is fine."""
-    lo, hi = max(a[0], b[0]), min(a[1], b[1])
-    if lo > hi:
-        return False
-    return not (lo == hi and lo in a[2] and lo in b[2])
-
-
-def _assign_tracks(channel: _Channel) -> None:
-    """Lane stubs of the row above take the top tracks (rightmost first), lane stubs of the row below
-    the bottom ones (leftmost first), buses first-fit between them: that order keeps stubs from
-    crossing each other."""
-    tracks: list[list[tuple[int, int, tuple[int, ...]]]] = []
-    for end in sorted(channel.below, key=lambda e: -e.col):
-        end.track = len(tracks)
-        tracks.append([(end.col, _FAR, ())])
-    for net in sorted(channel.nets, key=lambda n: (n.span[1] - n.span[0], n.span[0])):
-        if net.span[0] == net.span[1]:
-            continue  # straight down: no track
-        run = (*net.span, net.drops)
-        for index, used in enumerate(tracks):
-            if not any(_conflict(run, other) for other in used):
-                used.append(run)
-                net.track = index
-                break
-        else:
-            net.track = len(tracks)
-            tracks.append([run])
-    for end in sorted(channel.above, key=lambda e: e.col):
-        end.track = len(tracks)
-        tracks.append([(end.col, _FAR, ())])
-    channel.tracks = len(tracks)
-
-
-def _place_rows(layers: list[list[str]], boxes: dict[str, _Box], channels: list[_Channel]) -> None:
-    row = 0
-    for index, channel in enumerate(channels):
-        channel.top = row
-        row += channel.rows
-        if index == len(layers):
-            break
-        for key in layers[index]:
-            boxes[key].row = row
-        row += max(boxes[k].height for k in layers[index])
-    for box in boxes.values():
-        side = 0
-        for end in box.ends:
-            if end.where == "side":
-                end.row = box.row + 1 + side
-                side += 1
-            elif end.where == "bottom":
-                end.row = channels[box.layer + 1].track_row(end.track)
-            else:
-                end.row = channels[box.layer].track_row(end.track)
-
-
-def _paint_box(canvas: Canvas, box: _Box, style: BoxStyle, title: str) -> None:
-    tl, tr, bl, br, hz, vt = _BORDERS[style][:6]
-    top, left, right, bottom = box.row, box.col, box.right, box.bottom
-    canvas.put(top, left, tl + hz * (box.width - 2) + tr)
-    if title:
-        canvas.put(top, left + 2, title)
-    canvas.put(bottom, left, bl + hz * (box.width - 2) + br)
-    for row in range(top + 1, bottom):
-        canvas.put(row, left, vt)
-        canvas.put(row, right, vt)
-    if box.node.graph is None:
-        inner_width = box.width - 4
-        pad = (inner_width - box.content.width) // 2
-        canvas.blit(box.content, top + 1, left + 2 + pad)
-    else:
-        canvas.blit(box.content, top + 1, left + 2)
-
-
-def _is_executed(prefix: Path, source: str, target: str, options: _Options) -> bool:
-    return (prefix, source, target) in options.executed_edges
-
-
-_OPPOSITE = {N: S, S: N, E: W, W: E}
-
-
-def _direction(a: tuple[int, int], b: tuple[int, int]) -> int:
-    if b[0] < a[0]:
-        return N
-    if b[0] > a[0]:
-        return S
-    return W if b[1] < a[1] else E
-
-
-def _trace(
-    canvas: Canvas, points: list[tuple[int, int]], *, net: Hashable, dashed: bool, heavy: bool
-) -> list[tuple[int, int]]:
-    """Draw a line through axis-parallel waypoints; the first and last cells are left to the caller
-    (a port and an arrow head). Returns every cell, in order.
-
-    A straight stretch is made whole (its cells from a range, its steps one direction) and the canvas
-    takes the route in one call: a wide fan-out stacked one node per row has long lanes, and per-cell
-    work there was most of the drawing's time."""
-    cells = [points[0]]
-    steps: list[int] = []  # the direction from each cell to the next
-    for row, col in points[1:]:
-        r, c = cells[-1]
-        if c == col and r != row:
-            step = 1 if row > r else -1
-            cells.extend(zip(range(r + step, row + step, step), repeat(c)))
-            steps.extend(repeat(S if step > 0 else N, abs(row - r)))
-        elif r == row and c != col:
-            step = 1 if col > c else -1
-            cells.extend(zip(repeat(r), range(c + step, col + step, step)))
-            steps.extend(repeat(E if step > 0 else W, abs(col - c)))
-        else:  # not axis-parallel (or no move): cell by cell, rows first
-            while (r, c) != (row, col):
-                r += (row > r) - (row < r)
-                c += (col > c) - (col < c) if r == row else 0
-                steps.append(_direction(cells[-1], (r, c)))
-                cells.append((r, c))
-    masks = [_OPPOSITE[back] | ahead for back, ahead in pairwise(steps)]
-    canvas.connect_cells(cells[1:-1], masks, dashed=dashed, heavy=heavy, net=net)
-    return cells
-
-
-def _paint_net_edge(
-    canvas: Canvas,
-    boxes: dict[str, _Box],
-    channel: _Channel,
-    net: _Net,
-    target: str,
-    group: list[TopologyEdge],
-    prefix: Path,
-    options: _Options,
-) -> EdgeRoute:
-    source = boxes[net.source]
-    dashed = all(e.kind == "branch" for e in group)
-    executed = _is_executed(prefix, net.source, target, options)
-    port, drop, arrow = net.port, boxes[target].centre, channel.arrow_row
-    if net.track < 0:
-        points = [(source.bottom, port), (arrow, port)]
-    else:
-        row = channel.track_row(net.track)
-        points = [(source.bottom, port), (row, port), (row, drop), (arrow, drop)]
-    cells = _trace(canvas, points, net=(*prefix, "net", net.source), dashed=dashed, heavy=executed)
-    canvas.put(source.bottom, port, _BORDERS[_box_style((*prefix, net.source), options)][7])
-    canvas.put(arrow, drop, "▼")
-    return _route(prefix, net.source, target, group, executed, cells)
-
-
-def _paint_lane(
-    canvas: Canvas,
-    boxes: dict[str, _Box],
-    lane: _Lane,
-    col: int,
-    net: Hashable,
-    prefix: Path,
-    options: _Options,
-) -> EdgeRoute:
-    source, target = boxes[lane.source], boxes[lane.target]
-    out, into = lane.out, lane.into
-    executed = _is_executed(prefix, lane.source, lane.target, options)
-    ports = _BORDERS[_box_style((*prefix, lane.source), options)]
-    if out.where == "side":
-        start, port = (out.row, source.right), ports[6]
-        points = [start, (out.row, col)]
-    else:
-        start = (source.bottom, out.col) if out.where == "bottom" else (source.row, out.col)
-        port = ports[7] if out.where == "bottom" else ports[8]
-        points = [start, (out.row, out.col), (out.row, col)]
-    if into.where == "side":
-        points += [(into.row, col), (into.row, target.right + 1)]
-        head = "◀"
-    elif into.where == "bottom":
-        points += [(into.row, col), (into.row, into.col), (target.bottom + 1, into.col)]
-        head = "▲"
-    else:
-        points += [(into.row, col), (into.row, into.col), (target.row - 1, into.col)]
-        head = "▼"
-    dashed = all(e.kind == "branch" for e in lane.edges)
-    cells = _trace(canvas, points, net=net, dashed=dashed, heavy=executed)
-    canvas.put(*start, port)
-    canvas.put(*points[-1], head)
-    return _route(prefix, lane.source, lane.target, lane.edges, executed, cells)
-
-
-def _mark_up(canvas: Canvas, lane: _Lane, col: int, net: Hashable) -> None:
-    """A `▲` on a back edge's lane, on a stretch no other line touches, as near its middle as can be."""
-    low, high = sorted((lane.out.row, lane.into.row))
-    if high - low < 2:
-        return
-    middle = (low + high) // 2
-    for row in sorted(range(low + 1, high), key=lambda r: (abs(r - middle), r)):
-        if canvas.only_net(row, col) == net:
-            canvas.put(row, col, "▲")
-            return
-
-
-def _route(
-    prefix: Path,
-    source: str,
-    target: str,
-    group: list[TopologyEdge],
-    executed: bool,
-    cells: list[tuple[int, int]],
-) -> EdgeRoute:
-    kind = "edge" if any(e.kind == "edge" for e in group) else "branch"
-    back = any(e.back_edge for e in group)
-    return EdgeRoute(prefix, source, target, kind, back, executed, tuple(cells))
