@@ -8,7 +8,6 @@ their own budget and state frame, under the parent's callbacks and path.
 from __future__ import annotations
 
 import asyncio
-import gc
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
@@ -94,17 +93,6 @@ class CompiledGraph:
 
     def topology(self) -> Topology:
         """The neutral shape of this graph (nested graphs included) for exporters and recordings."""
-        collecting = gc.isenabled()
-        # ~2 records per node, all kept: at 10,000 nodes the collector's passes over them were about a
-        # third of the time and could free nothing (the terminal drawing pauses it for the same reason)
-        gc.disable()
-        try:
-            return self._topology()
-        finally:
-            if collecting:
-                gc.enable()
-
-    def _topology(self) -> Topology:
         # the engine's own values, already of the declared types: built without re-validation (speed)
         specs = self.graph.nodes
         nodes = [
