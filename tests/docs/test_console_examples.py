@@ -61,15 +61,30 @@ def _blocks(page: Path) -> list[Block]:
     for match in _FENCE.finditer(text):
         first = text[: match.start("body")].count("\n") + 1
         commands: list[Command] = []
+        continued = False  # the previous command line ended in a backslash
         for offset, raw in enumerate(match.group("body").splitlines()):
-            if raw.startswith("$ "):
-                commands.append(Command(first + offset, raw[2:], ()))
+            if raw.startswith("$ ") or (continued and commands):
+                if continued:
+                    last = commands.pop()
+                    commands.append(Command(last.line, f"{last.command[:-1]} {raw.strip()}", ()))
+                else:
+                    commands.append(Command(first + offset, raw[2:].rstrip(), ()))
+                continued = commands[-1].command.endswith("\\")
             elif commands:
                 last = commands[-1]
                 commands[-1] = Command(last.line, last.command, (*last.expected, raw.rstrip()))
+        commands = [_without_trailing_blanks(c) for c in commands]
         settings = {m.group(1): m.group(3) for m in _SETTING.finditer(match.group("settings"))}
         blocks.append(Block(page, first - 1, settings, tuple(commands)))
     return blocks
+
+
+def _without_trailing_blanks(command: Command) -> Command:
+    """Blank lines that separate one command's output from the next command's are not output."""
+    expected = list(command.expected)
+    while expected and not expected[-1].strip():
+        expected.pop()
+    return Command(command.line, command.command, tuple(expected))
 
 
 BLOCKS = [block for page in PAGES for block in _blocks(page)]

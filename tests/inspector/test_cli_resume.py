@@ -65,7 +65,7 @@ def test_show_marks_the_resume_point(store: Path, tmp_path: Path, capsys: pytest
         line for line in before if line.startswith(("step 0  draft", "step 1  approve"))
     ]
     assert before[-1] == "interrupted, checkpoint t1"
-    assert after[0].startswith("step 0  approve  [steps 1/") and "    ~ approved: true" in after
+    assert after[0].startswith("step 0  approve  [steps 1/") and "    state: ~ approved: true" in after
     assert any(line.startswith("step 1  send") for line in after)
     assert main(["show", str(out), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -36,7 +36,9 @@ def test_lint_reports_the_cycle_and_budget(capsys: pytest.CaptureFixture[str]) -
 def test_record_with_input_json_then_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "runaway.jsonl"
     state = json.dumps({"messages": [{"role": "user", "content": "Is it still raining?"}]})
-    assert main(["record", RUNAWAY, "--input-json", state, "-o", str(path), "-q"]) == 0
+    assert (
+        main(["record", RUNAWAY, "--input-json", state, "-o", str(path), "-q"]) == 1
+    )  # the run failed (its recursion limit)
     err = capsys.readouterr().err
     assert "recorded 12 steps" in err and "status error" in err
     assert "GraphRecursionError: Recursion limit of 12 reached" in err
@@ -54,7 +56,7 @@ def test_record_with_input_text_is_one_user_message(
     path = tmp_path / "react.jsonl"
     assert main(["record", REACT, "--input", "Weather?", "-o", str(path)]) == 0
     progress = capsys.readouterr().err
-    assert "step 0: agent  (steps 1/10007, 1 model calls, 0 tool calls, 130 tokens)" in progress
+    assert "step 0: agent  (steps 1/10007, 1 model call, 0 tool calls, 130 tokens)" in progress
     run = read_run(path)
     assert run.status == "ok"
     assert run.steps[0].state["messages"][0] == {"role": "user", "content": "Weather?"}
