@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 
 from graph_core.schema import Message, TokenUsage, ToolCall
 from inspector.adapters.langgraph import Neutralizer, to_message
@@ -54,3 +55,23 @@ def test_the_neutralizer_converts_once_and_grows_one_list() -> None:
     replaced = neutral.value({"messages": [first, AIMessage("other")]})
     assert replaced["messages"] is not grown["messages"]  # not a prefix of the last list: a new one
     assert [m.content for m in replaced["messages"]] == ["hi", "other"]
+
+
+def test_a_history_copied_with_equal_messages_extends_the_same_conversion() -> None:
+    neutral = Neutralizer()
+    first, answer = HumanMessage("hi", id="h1"), AIMessage("hello", id="a1")
+    before = neutral.value([first, answer])
+    # a new list (a `Send` carries a copy of the state) whose prefix holds an equal copy of a message
+    copied = neutral.value([first, answer.model_copy(), ToolMessage("18°C", tool_call_id="c1")])
+    assert copied is before
+    assert [m.role for m in copied] == ["user", "assistant", "tool"]
+    edited = neutral.value([first, AIMessage("bye", id="a1")])  # the same id, other content: not a prefix
+    assert edited is not before
+    assert [m.content for m in edited] == ["hi", "bye"]
+
+
+def test_objects_that_only_look_like_messages_convert_through_their_attributes() -> None:
+    duck = SimpleNamespace(type="ai", content="quack", tool_calls=[{"id": "c1", "name": "swim", "args": {}}])
+    assert to_message(duck) == Message.assistant("quack", tool_calls=[ToolCall("c1", "swim", "{}")])
+    chat = to_message(ChatMessage(content="note", role="system"))
+    assert chat == Message.system("note")

@@ -11,8 +11,7 @@ refers to it by identity afterwards, and a state's message list grows by one or 
 from __future__ import annotations
 
 import json
-import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from graph_core.schema import Message, Role, TokenUsage, ToolCall
@@ -61,29 +60,46 @@ def _arguments(args: Any) -> str:
         return json.dumps(str(args))
 
 
+def _fields(message: Any) -> Mapping[str, Any] | None:
+    """A pydantic message's fields as a mapping (its instance dict, with its extra fields), or None for
+    another kind of object. Reading them there spares the model's `__getattr__` fallback, which raises
+    and catches an exception for every field a message class lacks (`tool_calls` of a `ToolMessage`)."""
+    if not hasattr(type(message), "__pydantic_fields__"):
+        return None
+    fields = getattr(message, "__dict__", None)
+    if type(fields) is not dict:
+        return None
+    extra = getattr(message, "__pydantic_extra__", None)
+    return {**fields, **extra} if extra else fields  # pyright: ignore[reportUnknownVariableType]
+
+
 def to_message(message: Any) -> Message:
     """A graph_core `Message` for a LangChain `BaseMessage` (role from its `type`)."""
-    kind = str(getattr(message, "type", ""))
+    fields_of = _fields(message)
+    get: Callable[[str, Any], Any] = (
+        fields_of.get if fields_of is not None else lambda key, default: getattr(message, key, default)
+    )
+    kind = str(get("type", ""))
     role: Role = _ROLES.get(kind, "user")
     if kind == "chat":  # ChatMessage carries its role as text
-        role = _ROLES.get(str(getattr(message, "role", "user")), "user")
+        role = _ROLES.get(str(get("role", "user")), "user")
     extra: dict[str, Any] = {}  # LangChain's message ids are left out: most are random (uuid4 per run)
     tool_calls = [
         ToolCall(str(call.get("id") or ""), str(call.get("name") or ""), _arguments(call.get("args", {})))
-        for call in getattr(message, "tool_calls", None) or []
+        for call in get("tool_calls", None) or []
     ]
     usage = None
-    metadata = getattr(message, "usage_metadata", None)
+    metadata = get("usage_metadata", None)
     if isinstance(metadata, Mapping):
         prompt = int(metadata.get("input_tokens") or 0)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
         completion = int(metadata.get("output_tokens") or 0)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
         total = int(metadata.get("total_tokens") or prompt + completion)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
         usage = TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
-    if role == "tool" and getattr(message, "status", None) == "error":
+    if role == "tool" and get("status", None) == "error":
         extra["status"] = "error"
-    name = getattr(message, "name", None)
+    name = get("name", None)
     name = None if name is None else str(name)
-    tool_call_id = getattr(message, "tool_call_id", None) if role == "tool" else None
+    tool_call_id = get("tool_call_id", None) if role == "tool" else None
     fields: dict[str, Any] = {}
     if tool_calls:
         fields["tool_calls"] = tool_calls
@@ -97,12 +113,23 @@ def to_message(message: Any) -> Message:
         fields["usage"] = usage
     if extra:
         fields["extra"] = extra
-    return Message(role, _text(getattr(message, "content", "")), **fields)
+    return Message(role, _text(get("content", "")), **fields)
+
+
+_MESSAGE_CLASSES: dict[type, bool] = {}
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _is_message(value: Any) -> bool:
+    """Whether `value` is a LangChain message (by its class's module), remembered per class: the
+    neutralizer asks this of every value it walks."""
     cls = type(value)
-    return cls.__module__.startswith("langchain_core.messages") and hasattr(value, "type")
+    known = _MESSAGE_CLASSES.get(cls)
+    if known is None:
+        known = cls.__module__.startswith("langchain_core.messages") and hasattr(value, "type")
+        if len(_MESSAGE_CLASSES) < 10_000:
+            _MESSAGE_CLASSES[cls] = known
+    return known
 
 
 class Neutralizer:
@@ -129,36 +156,53 @@ class Neutralizer:
     def value(self, value: Any, depth: int = 0) -> Any:
         """`value` with every LangChain message (inside dicts, lists, tuples) converted."""
         cls = type(value)
-        if cls is str or cls is int or cls is float or cls is bool or value is None:
+        if cls in _PLAIN or depth > 50:
             return value
-        if depth > 50:
-            return value
-        if cls is list and value and _is_message(value[0]):
-            return self._message_list(value, depth)
-        if cls is list or cls is tuple:
-            items = [self.value(item, depth + 1) for item in value]
-            return items if cls is list else tuple(items)
-        if isinstance(value, Mapping):
-            return {key: self.value(item, depth + 1) for key, item in value.items()}  # pyright: ignore[reportUnknownVariableType]
+        if cls is dict:  # a state or a node's input, usually: its plain fields are kept without a call
+            return {
+                key: item if type(item) in _PLAIN else self.value(item, depth + 1)
+                for key, item in value.items()  # pyright: ignore[reportUnknownVariableType]
+            }
+        if cls is list:
+            if value and _is_message(value[0]):
+                return self._message_list(value, depth)
+            return [self.value(item, depth + 1) for item in value]  # pyright: ignore[reportUnknownVariableType]
+        if cls is tuple:
+            return tuple(self.value(item, depth + 1) for item in value)  # pyright: ignore[reportUnknownVariableType]
         if _is_message(value):
             return self.message(value)
+        if isinstance(value, Mapping):
+            return {key: self.value(item, depth + 1) for key, item in value.items()}  # pyright: ignore[reportUnknownVariableType]
         return value
 
     def _message_list(self, source: list[Any], depth: int) -> list[Any]:
         """A state's message list, converted. LangGraph's reducer makes a new list every step with the
-        old messages as its prefix; when that prefix is exactly (by identity) the list converted last
-        time, the earlier conversion is extended in place and returned again, so a step costs the new
-        messages only and the recorder sees one list that grows, as in a graph_core state. (An observer
-        that keeps the list must copy it, as graph_core's callback contract says of states.)"""
+        old messages as its prefix; when that prefix holds the messages of the list converted last time,
+        the earlier conversion is extended in place and returned again, so a step costs the new messages
+        only and the recorder sees one list that grows, as in a graph_core state. (An observer that keeps
+        the list must copy it, as graph_core's callback contract says of states.)
+
+        The prefix is compared with `==` on the lists, which takes each item's identity first, at C
+        speed: a per-item identity test in Python cost more than the rest of a step's translation on a
+        long history. An item that is not the same object but equal to it (LangChain messages compare
+        by value) converts to an equal `Message`, so the earlier conversion stands for it."""
         first = source[0]
         line = self._lines.get(id(first))
         if line is not None and line[0] is first:
             _, before, converted = line
             n = len(before)
-            if len(converted) == n and len(source) >= n and all(map(operator.is_, source, before)):
-                converted.extend(self.value(item, depth + 1) for item in source[n:])
-                self._lines[id(first)] = (first, source, converted)
-                return converted
+            if len(converted) == n and len(source) >= n:
+                if source is before and len(source) == n:
+                    return converted
+                try:
+                    same = source[:n] == before if len(source) > n else source == before
+                except Exception:  # an item whose comparison fails: convert the list afresh
+                    same = False
+                if same:
+                    if len(source) > n:
+                        converted.extend(self.value(item, depth + 1) for item in source[n:])
+                    self._lines[id(first)] = (first, source, converted)
+                    return converted
         converted = [self.value(item, depth + 1) for item in source]
         self._lines[id(first)] = (first, source, converted)
         return converted

@@ -48,7 +48,7 @@ class _Graph:
     lg_step: int | None = None  # LangGraph's number of the open step
     index: int = -1  # our index of the open step
     open: bool = False
-    nodes: list[str] = field(default_factory=lambda: [])
+    nodes: tuple[str, ...] = ()
     tasks: dict[str, tuple[str, Any]] = field(default_factory=lambda: {})
     incoming: list[tuple[str, str, Any]] = field(default_factory=lambda: [])  # the next step's tasks
     incoming_step: int | None = None
@@ -62,6 +62,8 @@ def _path_of(namespace: Sequence[str]) -> tuple[str, ...]:
 
 
 def _unique(names: Sequence[str]) -> tuple[str, ...]:
+    if len(names) < 2:
+        return tuple(names)
     return tuple(dict.fromkeys(names))
 
 
@@ -91,6 +93,9 @@ class StepTranslator:
         self._methods: dict[str, tuple[Callable[..., Any], ...]] = {}
         self._kinds: dict[tuple[str, ...], str] = {}
         self._ends: dict[tuple[str, ...], dict[str, list[tuple[int, list[str]]]]] = {}
+        # branch decisions by (graph path, step nodes, next nodes, ended): a loop repeats a few of them
+        self._decided: dict[tuple[Any, ...], tuple[BranchDecision, ...]] = {}
+        self._waiting = False  # some graph holds the tasks of a step that has not started yet
         self._index(topology, ())
         self.failed_node: tuple[str, ...] | None = None
 
@@ -130,18 +135,23 @@ class StepTranslator:
 
     def feed(self, namespace: Sequence[str], mode: str, chunk: Any) -> None:
         """One event of `graph.stream(..., stream_mode=["debug", "values"], subgraphs=True)`."""
-        graph = self._graph(_path_of(namespace) if namespace else ())
-        kind = chunk.get("type") if mode == "debug" else None
-        if kind == "task":
-            self._task(graph, chunk["step"], chunk["payload"])
-            return
-        self._flush_all()
+        path = _path_of(namespace) if namespace else ()
+        graph = self._graphs.get(path) or self._graph(path)
         if mode == "values":
+            if self._waiting:
+                self._flush_all()
             if isinstance(chunk, Mapping) and "__interrupt__" in chunk:
                 # the interrupts, not state (each node run's InterruptSignal carries its value)
                 chunk = {k: v for k, v in chunk.items() if k != "__interrupt__"}  # pyright: ignore[reportUnknownVariableType]
             graph.state = chunk
-        elif kind == "task_result":
+            return
+        kind = chunk.get("type") if mode == "debug" else None
+        if kind == "task":
+            self._task(graph, chunk["step"], chunk["payload"])
+            return
+        if self._waiting:
+            self._flush_all()
+        if kind == "task_result":
             self._result(graph, chunk["payload"])
 
     def finish(self, *, next_nodes: Sequence[str] = (), interrupted: InterruptInfo | None = None) -> Any:
@@ -207,8 +217,10 @@ class StepTranslator:
             self._flush(graph)
         graph.incoming_step = lg_step
         graph.incoming.append((str(payload["id"]), str(payload["name"]), payload.get("input")))
+        self._waiting = True
 
     def _flush_all(self) -> None:
+        self._waiting = False
         for graph in list(self._graphs.values()):
             if graph.incoming:
                 self._flush(graph)
@@ -220,7 +232,7 @@ class StepTranslator:
             self._close(graph, names, ended=False)
         graph.index += 1
         graph.lg_step = graph.incoming_step
-        graph.nodes = list(names)
+        graph.nodes = names
         graph.tasks = {task_id: (name, value) for task_id, name, value in graph.incoming}
         graph.incoming = []
         graph.paused = []
@@ -235,7 +247,7 @@ class StepTranslator:
         branches = self._branches(graph, next_nodes, ended) if infer else ()
         info = StepInfo(
             graph.index,
-            tuple(graph.nodes),
+            graph.nodes,
             Budget.of(graph.index + 1, self._limit),
             graph.path,
             self._topology.name if not graph.path else graph.path[-1],
@@ -262,9 +274,25 @@ class StepTranslator:
         ends = self._ends.get(graph.path)
         if not ends:
             return ()
+        key = (graph.path, graph.nodes, next_nodes, ended)
+        decided = self._decided.get(key)
+        if decided is None:
+            decided = self._decide(ends, graph.nodes, next_nodes, ended)
+            if len(self._decided) < 1_000:  # a fan-out of ever new node sets is not remembered forever
+                self._decided[key] = decided
+        return decided
+
+    @staticmethod
+    def _decide(
+        ends: Mapping[str, list[tuple[int, list[str]]]],
+        nodes: tuple[str, ...],
+        next_nodes: tuple[str, ...],
+        ended: bool,
+    ) -> tuple[BranchDecision, ...]:
+        """The decisions of the conditional edges of `nodes`, inferred from the nodes that run next."""
         decisions: list[BranchDecision] = []
         following = set(next_nodes)
-        for source in graph.nodes:
+        for source in nodes:
             for index, targets in ends.get(source, ()):
                 chosen = [t for t in targets if t in following]
                 if not chosen and END in targets and ended:
