@@ -206,8 +206,13 @@ def _lint_graph(
             continue
         message = f"Pregel cycle {loop}: each pass costs {len(cycle)} superstep(s)"
         if budget is not None and budget < _UNBOUNDED and shortest is not None:
+            # passes that leave room for the shortest way to END: a run may go around once more and
+            # then run out of budget (12 steps: 6 agent -> tools rounds, but 5 and the answer)
             passes = max(0, (budget - shortest) // len(cycle))
-            message += f"; within the budget of {budget} a run can go around it at most {passes} time(s)"
+            message += (
+                f"; within the budget of {budget} a run can go around it at most {passes} time(s)"
+                " and still reach END"
+            )
         add("info", "cycle", cycle, message + ".")
 
     if not pregel:

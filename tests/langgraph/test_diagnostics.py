@@ -10,9 +10,11 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.graph import END
 
+from fixtures import langgraph_runaway
 from fixtures.runs import HERE
 from inspector.adapters.langgraph import as_target
 from inspector.diagnostics import diagnose
+from inspector.lint import lint
 from inspector.recording import Recorder, read_run
 from tests.langgraph.graphs import call, react_loop
 
@@ -58,3 +60,14 @@ def test_a_failing_tool_is_named(tmp_path: Path) -> None:
     (finding,) = diagnose(read_run(path))
     assert finding.code == "tool-failed"
     assert finding.message == "tools node `tools` failed: ValueError: no such city: Atlantis"
+
+
+def test_lint_counts_the_rounds_that_still_reach_end_and_the_runaway_went_one_more() -> None:
+    """12 supersteps hold 5 agent -> tools rounds and the answer; the recorded runaway went around a
+    sixth time and ran out. The lint's count is of rounds that can still finish, and says so."""
+    cycle = next(f for f in lint(as_target(langgraph_runaway.agent).topology()) if f.code == "cycle")
+    assert cycle.message.endswith(
+        "budget of 12 a run can go around it at most 5 time(s) and still reach END."
+    )
+    (finding,) = diagnose(read_run(HERE / "langgraph_runaway.jsonl"))
+    assert finding.message.endswith("after 6 rounds")
