@@ -16,7 +16,7 @@ from langgraph.prebuilt import ToolNode
 
 from fixtures import langgraph_approval, langgraph_react, langgraph_runaway
 from graph_core.errors import InterruptError
-from inspector.adapters.langgraph import as_target
+from inspector.adapters.langgraph import StepTranslator, as_target
 from inspector.recording import Recorder, Run, read_run
 from tests.langgraph.graphs import call, fan_out, lookup, loop, nested, react_loop
 
@@ -227,3 +227,42 @@ def test_static_interrupt_after_a_node(tmp_path: Path) -> None:
     run = read_run(path)
     assert run.status == "interrupted" and [s.nodes for s in run.steps] == [("work",)]
     assert run.steps[0].next_nodes == ("work",)
+
+
+class _Log:
+    """Every callback as (method, what it was about), in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def on_start(self, info: Any, input: Any) -> None:
+        self.calls.append(("on_start", (info.path, info.kind, input)))
+
+    def on_end(self, info: Any, output: Any) -> None:
+        self.calls.append(("on_end", (info.path, output)))
+
+    def on_step_start(self, step: Any) -> None:
+        self.calls.append(("on_step_start", (step.index, step.nodes, step.budget)))
+
+    def on_step_end(self, step: Any) -> None:
+        self.calls.append(("on_step_end", (step.index, step.nodes, step.state, step.next_nodes)))
+
+
+@pytest.mark.parametrize("case", ["loop", "send_fan_out"])
+def test_the_debug_stream_translates_as_the_tasks_stream_does(case: str) -> None:
+    """The adapter asks for `tasks` (what `debug` wraps, without LangGraph building timestamps and
+    checkpoint payloads); a caller feeding `debug` events gets the same callbacks."""
+    build, value = CASES[case]
+    graph = build().compile(checkpointer=InMemorySaver())
+    logs: list[list[tuple[str, Any]]] = []
+    for mode, thread in (("tasks", "a"), ("debug", "b")):
+        log = _Log()
+        translator = StepTranslator([log], topology=as_target(graph).topology(), limit=25)
+        translator.start(value)
+        config: Any = {"configurable": {"thread_id": thread}}
+        for event_mode, chunk in graph.stream(value, config, stream_mode=[mode, "values"]):
+            translator.feed((), event_mode, chunk)
+        translator.finish()
+        logs.append(log.calls)
+    assert logs[0] == logs[1]
+    assert [c for c, _ in logs[0]].count("on_step_end") >= 2

@@ -1,9 +1,11 @@
 """A LangGraph run as graph_core callback facts: what the `Recorder` (or any graph_core observer) consumes.
 
 LangGraph runs the same model as graph_core: supersteps (Pregel/BSP) under a step budget
-(`recursion_limit`). Its `debug` stream mode reports each step's tasks (node name and input) and each
-task's result (writes, error, interrupts), with the step number; `values` reports the state after each
-step; `subgraphs=True` adds the events of nested graphs under a namespace (`("child:<task id>",)`).
+(`recursion_limit`). Its `tasks` stream mode reports each step's tasks (node name and input) and each
+task's result (writes, error, interrupts); `values` reports the state after each step (`debug` gives the
+same task payloads wrapped with a step number and a timestamp, plus a checkpoint payload per step when
+the graph has a checkpointer, which LangGraph builds at a cost and the translator never reads);
+`subgraphs=True` adds the events of nested graphs under a namespace (`("child:<task id>",)`).
 `StepTranslator.feed` turns those events, in the order LangGraph yields them, into:
 
 - `on_step_start(StepInfo)` when a step's tasks are known (LangGraph emits them together before they
@@ -68,7 +70,7 @@ def _unique(names: Sequence[str]) -> tuple[str, ...]:
 
 
 class StepTranslator:
-    """Feed it LangGraph's `debug` and `values` stream events; it calls graph_core callbacks.
+    """Feed it LangGraph's `tasks` (or `debug`) and `values` stream events; it calls graph_core callbacks.
 
     `callbacks` are graph_core observers (a `Recorder`, ...); `topology` the graph's (for node kinds
     and branch ends); `limit` the run's `recursion_limit`; `extras` go into the run scope the graph's
@@ -134,7 +136,8 @@ class StepTranslator:
             self._call("on_start", self._info, self._neutral.value(input))
 
     def feed(self, namespace: Sequence[str], mode: str, chunk: Any) -> None:
-        """One event of `graph.stream(..., stream_mode=["debug", "values"], subgraphs=True)`."""
+        """One event of `graph.stream(..., stream_mode=["tasks", "values"], subgraphs=True)` (or with
+        `debug` in place of `tasks`: the same payloads, wrapped with their step number)."""
         path = _path_of(namespace) if namespace else ()
         graph = self._graphs.get(path) or self._graph(path)
         if mode == "values":
@@ -144,6 +147,14 @@ class StepTranslator:
                 # the interrupts, not state (each node run's InterruptSignal carries its value)
                 chunk = {k: v for k, v in chunk.items() if k != "__interrupt__"}  # pyright: ignore[reportUnknownVariableType]
             graph.state = chunk
+            return
+        if mode == "tasks":  # the payload itself: a result has a `result`, a task has none
+            if "result" not in chunk:
+                self._task(graph, None, chunk)
+                return
+            if self._waiting:
+                self._flush_all()
+            self._result(graph, chunk)
             return
         kind = chunk.get("type") if mode == "debug" else None
         if kind == "task":
@@ -211,8 +222,10 @@ class StepTranslator:
 
     # --- steps ----------------------------------------------------------------------------------
 
-    def _task(self, graph: _Graph, lg_step: int, payload: Mapping[str, Any]) -> None:
-        """A task of a step is about to run; a task of a new step starts that step's batch."""
+    def _task(self, graph: _Graph, lg_step: int | None, payload: Mapping[str, Any]) -> None:
+        """A task of a step is about to run; a task of a new step starts that step's batch. Without
+        step numbers (`tasks` mode) a batch ends at the next event that is not a task: LangGraph
+        reports a step's tasks together, before any of them runs."""
         if graph.incoming and graph.incoming_step != lg_step:
             self._flush(graph)
         graph.incoming_step = lg_step

@@ -3,7 +3,7 @@
 `inspector record`, the debugger-free commands and the pytest fixtures call `topology()`,
 `invoke(value, callbacks=[...], checkpoint_id=..., resume_data=...)` and `stream(...)` on what a TARGET
 resolved to, and read `checkpoint_store`. This class answers those for a compiled LangGraph graph: a run
-streams with `stream_mode=["debug", "values"]` (and `subgraphs=True` when it has compiled subgraphs as
+streams with `stream_mode=["tasks", "values"]` (and `subgraphs=True` when it has compiled subgraphs as
 nodes) and a `StepTranslator` turns the
 events into the callbacks graph_core's runner would have made, so a `Recorder` writes the usual run file.
 
@@ -27,7 +27,7 @@ from inspector.adapters.langgraph.topology import LG_END, langgraph_topology, re
 
 __all__ = ["LangGraphTarget", "ThreadStore"]
 
-_MODES = ["debug", "values"]
+_MODES = ["tasks", "values"]
 
 
 class ThreadStore:
