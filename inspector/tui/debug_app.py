@@ -18,7 +18,6 @@ import time
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
@@ -93,13 +92,6 @@ class DebugApp(ReplayApp):
             await super().poll()
         finally:
             self._polling = False
-
-    def _main_screen_only(self) -> None:
-        """As the replay app's, and also while the followed file's panes are being built (a prompt
-        opened then would be the screen the first poll recomposes)."""
-        super()._main_screen_only()
-        if self.waiting:
-            raise SkipAction()
 
     def _mark_dirty(self) -> None:
         self._dirty = True  # called on the run's thread: the app's timer picks it up
