@@ -8,6 +8,7 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -51,7 +52,7 @@ def _state_text(app: DebugApp) -> str:
     """The state pane's tree as indented lines of labels (every node, folded or not)."""
     lines: list[str] = []
 
-    def walk(node: TreeNode[object], depth: int) -> None:
+    def walk(node: TreeNode[Any], depth: int) -> None:
         for child in node.children:
             lines.append("  " * depth + str(child.label))
             walk(child, depth + 1)
