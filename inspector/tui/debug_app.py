@@ -136,6 +136,8 @@ class DebugApp(ReplayApp):
             state_pane.border_title, graph_box.border_title = "state", "graph"
             return
         state_pane.show(held.values, held.edits, diff=self.diff_mode)
+        if not self.diff_mode:
+            _open_inputs(state_pane)
         title = Text(f"live · before step {held.step}", style="bold yellow")
         if held.edits:
             title.append(f" · {len(held.edits)} edit(s)", style="bold yellow")
@@ -302,6 +304,29 @@ class DebugApp(ReplayApp):
             controller.abort()  # leaving the debugger ends the run cleanly (a running one at its next
             # step boundary); the recording says so
         self.exit()
+
+
+def _open_inputs(pane: StatePane) -> None:
+    """Unfold the pending nodes' inputs (what a breakpoint is usually for: the tool call about to run):
+    a small input wholly, a large one (a chat model's message list) one level."""
+    for top in pane.root.children:
+        if top.data is None or top.data[0] != ("input",):
+            continue
+        top.expand()
+        for node_input in top.children:
+            if _size(node_input.data[1] if node_input.data else None) <= 40:
+                node_input.expand_all()
+            else:
+                node_input.expand()
+
+
+def _size(value: Any) -> int:
+    """How many values a plain JSON value holds, counting containers and leaves."""
+    if isinstance(value, dict):
+        return 1 + sum(_size(v) for v in value.values())  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    if isinstance(value, list):
+        return 1 + sum(_size(v) for v in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return 1
 
 
 def make_debug_app(

@@ -64,12 +64,11 @@ def describe(controller: Any, message: Text | None = None) -> Text:
     text.append("   when: ", style="dim")
     text.append_text(one_line(conditions, limit=100))
     if pause is not None and pause.kind == "boundary":
-        text.append("\n  live state and pending inputs: state pane (edit paths start at ", style="dim")
-        text.append("state.", style="cyan")
-        text.append(" or ", style="dim")
-        text.append("input.NODE.", style="cyan")
-        text.append(")", style="dim")
-        text.append("\n  s step · c continue · a abort · e edit · b/B breakpoint · w condition", style="dim")
+        text.append("\n  s step · c continue · a abort · e edit (", style="dim")
+        text.append("state.…", style="cyan")
+        text.append(" / ", style="dim")
+        text.append("input.NODE.…", style="cyan")
+        text.append(") · b/B breakpoint · w condition", style="dim")
     for node, streamed in controller.streaming.items():
         if status == "running":
             text.append(f"\n{node} ▸ ", style="magenta")

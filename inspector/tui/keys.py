@@ -56,14 +56,14 @@ DEBUG_KEYS: tuple[Key, ...] = (
         True,
     ),
     Key("a", "abort", "Abort run", "Live run: end it cleanly; the recording says it was aborted", True),
-    Key("e", "edit", "Edit value…", "Paused: PATH = VALUE, under state. or input.NODE. (state pane)", True),
+    Key("e", "edit", "Edit value…", "Paused: change PATH = VALUE (state.… or input.NODE.…)", True),
     Key("b", "breakpoint", "Toggle breakpoint", "Live run: breakpoint on the pending node(s)", True),
     Key("B", "breakpoint_on", "Breakpoint on node…", "Live run: toggle a breakpoint on any node by name"),
     Key(
         "w",
         "when",
         "Break when…",
-        "Break on a condition: len(messages) > 6, calls(X); empty clears",
+        "Break when: len(messages) > 6, calls(X); empty clears",
     ),
     Key("r", "resume_with", "Resume with data…", "Interrupted run: resume with data (JSON, or plain text)"),
 )
