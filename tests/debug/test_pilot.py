@@ -229,6 +229,9 @@ async def test_help_lists_the_live_debugger_keys(tmp_path: Path) -> None:
     app = make_debug_app(controller)
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: not app.waiting, "the panes")
+        await _until(pilot, lambda: "before step 0" in str(app.query_one(StatePane).border_title), "live")
+        shown = _state_text(app)  # held before any step: the input is chat's, not yet in the state
+        assert "messages  [0]" in shown and "input  {1}\n  chat  [1]" in shown and _highlighted(app) == "chat"
         await pilot.press("question_mark")
         await _until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
         rows = dict(app.screen.rows)  # type: ignore[attr-defined]
