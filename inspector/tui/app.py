@@ -440,6 +440,9 @@ class ReplayApp(App[None]):
         (an index of line offsets, no parsing); a poll that sees the same size reads nothing."""
         if self._session is None:
             assert self.path is not None
+            if self.screen is not self.default_screen:
+                return  # help or the palette is open: `recompose` would build the panes on it, so
+                # the run opens once the waiting screen is on top again
             session = Session.try_open(self.path, lenient=self.lenient)
             if session is None:
                 return
@@ -462,8 +465,8 @@ class ReplayApp(App[None]):
 
     def _main_screen_only(self) -> None:
         """Priority keys must not steal typing from a prompt or the command palette, and do nothing
-        while there is no run to move through."""
-        if len(self.screen_stack) > 1 or self._session is None:
+        while there is no run to move through (or its panes are being built)."""
+        if len(self.screen_stack) > 1 or self.waiting:
             raise SkipAction()
 
     def action_next(self) -> None:
@@ -627,10 +630,18 @@ class ReplayApp(App[None]):
 
         fork_from(self)
 
+    def _opening(self) -> bool:
+        """The run file appeared and its panes are being built: no screen may open on top now."""
+        return self._session is not None and not self._begun
+
     def action_help(self) -> None:
-        if len(self.screen_stack) > 1:
+        if len(self.screen_stack) > 1 or self._opening():
             raise SkipAction()
         self.push_screen(HelpScreen(help_rows()))
+
+    def action_command_palette(self) -> None:
+        if not self._opening():
+            super().action_command_palette()
 
     async def action_quit(self) -> None:
         if len(self.screen_stack) > 1:

@@ -15,19 +15,25 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.actions import SkipAction
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import BindingType
+from textual.screen import Screen
 
 from inspector.errors import DebugError
 from inspector.tui.app import ReplayApp
-from inspector.tui.debug_panel import DebugPanel, describe
+from inspector.tui.debug_panel import DebugPanel, describe, live
+from inspector.tui.graph_pane import GraphPane, count_gutter
+from inspector.tui.help_screen import HelpScreen
+from inspector.tui.keys import DEBUG_KEYS, KEYS, bindings, help_rows
 from inspector.tui.literal import one_line
 from inspector.tui.prompt import PromptScreen
 from inspector.tui.session import Session
+from inspector.tui.state_pane import StatePane
 
 __all__ = ["DebugApp", "make_debug_app", "parse_edit"]
 
@@ -52,18 +58,15 @@ def parse_edit(answer: str, current: Any = None) -> tuple[str, Any]:
     return path.strip(), value
 
 
+_NEW_KEYS = tuple(k for k in DEBUG_KEYS if k.action not in {key.action for key in KEYS})
+"""The debug keys the replay app does not have (`c`, `b`, `B` are its own actions, overridden here)."""
+
+
 class DebugApp(ReplayApp):
     """The replay app following a live run's recording, with the debugger's commands."""
 
     TITLE = "inspector debug"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        *ReplayApp.BINDINGS,
-        Binding("s", "step_live", "Step", priority=True),
-        Binding("a", "abort", "Abort", priority=True),
-        Binding("e", "edit", "Edit", priority=True),
-        Binding("w", "when", "Condition", show=False, priority=True),
-        Binding("r", "resume_with", "Resume", show=False, priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*ReplayApp.BINDINGS, *bindings(_NEW_KEYS)]
 
     def __init__(
         self,
@@ -80,6 +83,7 @@ class DebugApp(ReplayApp):
         self._dirty = True
         self._message: Text | None = None
         self._polling = False
+        self._seen: tuple[Any, ...] = ()
         controller.subscribe(self._mark_dirty)
 
     async def poll(self) -> None:
@@ -93,13 +97,6 @@ class DebugApp(ReplayApp):
             await super().poll()
         finally:
             self._polling = False
-
-    def _main_screen_only(self) -> None:
-        """As the replay app's, and also while the followed file's panes are being built (a prompt
-        opened then would be the screen the first poll recomposes)."""
-        super()._main_screen_only()
-        if self.waiting:
-            raise SkipAction()
 
     def _mark_dirty(self) -> None:
         self._dirty = True  # called on the run's thread: the app's timer picks it up
@@ -122,7 +119,41 @@ class DebugApp(ReplayApp):
             last = len(self.replay) - 1
             if last >= 0 and self.replay.cursor != last:
                 self.go(last)  # the live run's newest step
+            seen = (self.controller.status, self.controller.pause, len(self.controller.edits))
+            if seen != self._seen:  # held, resumed, edited: the state and graph panes change
+                self.show_cursor()
         self._show_panel()
+
+    def show_cursor(self) -> None:
+        """As the replay app's; while the run is held and the cursor is on its newest step, the state
+        pane shows the live values (edits applied, marked) and the graph the node(s) about to run."""
+        super().show_cursor()
+        controller = self.controller
+        self._seen = (controller.status, controller.pause, len(controller.edits))
+        held = live(controller)
+        state_pane, graph_box = self.query_one(StatePane), self.query_one("#graph-box")
+        if held is None or self.replay.cursor < len(self.replay) - 1:
+            state_pane.border_title, graph_box.border_title = "state", "graph"
+            return
+        state_pane.show(held.values, held.edits, diff=self.diff_mode)
+        if not self.diff_mode:
+            _open_inputs(state_pane)
+        title = Text(f"live · before step {held.step}", style="bold yellow")
+        if held.edits:
+            title.append(f" · {len(held.edits)} edit(s)", style="bold yellow")
+        state_pane.border_title = title
+        session = self.session
+        painted = self.query_one(GraphPane).show(
+            session.run.topology,
+            active=held.nodes,
+            so_far=session.path_at(self.replay.cursor),
+            breakpoints=frozenset(controller.breakpoints),
+            gutter=count_gutter(len(session)),
+        )
+        self._fit_graph(painted)
+        graph_box.border_title = one_line(
+            f"graph · next: {', '.join(held.nodes)}", limit=60, style="bold yellow"
+        )
 
     def _show_panel(self) -> None:
         panels = self.query(DebugPanel)
@@ -257,12 +288,45 @@ class DebugApp(ReplayApp):
 
         self.push_screen(PromptScreen("Resume data (JSON, or plain text)"), done)
 
+    def action_help(self) -> None:
+        if len(self.screen_stack) > 1 or self._opening():
+            raise SkipAction()
+        self.push_screen(HelpScreen(help_rows(DEBUG_KEYS), "Live debugger keys"))
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for key in _NEW_KEYS:
+            yield SystemCommand(key.title, key.description, getattr(self, f"action_{key.action}"))
+
     async def action_quit(self) -> None:
         controller = self.controller
         if controller.status != "finished":
             controller.abort()  # leaving the debugger ends the run cleanly (a running one at its next
             # step boundary); the recording says so
         self.exit()
+
+
+def _open_inputs(pane: StatePane) -> None:
+    """Unfold the pending nodes' inputs (what a breakpoint is usually for: the tool call about to run):
+    a small input wholly, a large one (a chat model's message list) one level."""
+    for top in pane.root.children:
+        if top.data is None or top.data[0] != ("input",):
+            continue
+        top.expand()
+        for node_input in top.children:
+            if _size(node_input.data[1] if node_input.data else None) <= 40:
+                node_input.expand_all()
+            else:
+                node_input.expand()
+
+
+def _size(value: Any) -> int:
+    """How many values a plain JSON value holds, counting containers and leaves."""
+    if isinstance(value, dict):
+        return 1 + sum(_size(v) for v in value.values())  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    if isinstance(value, list):
+        return 1 + sum(_size(v) for v in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return 1
 
 
 def make_debug_app(

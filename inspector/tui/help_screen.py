@@ -30,9 +30,10 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, rows: list[tuple[str, str]]) -> None:
+    def __init__(self, rows: list[tuple[str, str]], title: str = "Replay debugger keys") -> None:
         super().__init__()
         self.rows = rows
+        self.title_text = title
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
@@ -41,7 +42,7 @@ class HelpScreen(ModalScreen[None]):
         for keys, description in self.rows:
             table.add_row(Text(keys), Text(description))
         with VerticalScroll():
-            yield Static(Text("Replay debugger keys", style="bold"))
+            yield Static(Text(self.title_text, style="bold"))
             yield Static(table)
             yield Static(Text("Every action is also in the command palette (ctrl+p).", style="dim"))
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-__all__ = ["KEYS", "OTHER_KEYS", "Key", "bindings", "help_rows"]
+__all__ = ["DEBUG_KEYS", "KEYS", "OTHER_KEYS", "Key", "bindings", "help_rows"]
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,32 @@ KEYS: tuple[Key, ...] = (
     Key("q", "quit", "Quit", "Leave the debugger", True),
 )
 
+DEBUG_KEYS: tuple[Key, ...] = (
+    Key("s", "step_live", "Step live", "Live run: run one superstep and pause again", True),
+    Key(
+        "c",
+        "continue",
+        "Continue",
+        "Live run: run on to the next breakpoint (over: jump to one)",
+        True,
+    ),
+    Key("a", "abort", "Abort run", "Live run: end it cleanly; the recording says it was aborted", True),
+    Key("e", "edit", "Edit value…", "Paused: change PATH = VALUE (state.… or input.NODE.…)", True),
+    Key("b", "breakpoint", "Toggle breakpoint", "Live run: breakpoint on the pending node(s)", True),
+    Key("B", "breakpoint_on", "Breakpoint on node…", "Live run: toggle a breakpoint on any node by name"),
+    Key(
+        "w",
+        "when",
+        "Break when…",
+        "Break when: len(messages) > 6, calls(X); empty clears",
+    ),
+    Key("r", "resume_with", "Resume with data…", "Interrupted run: resume with data (JSON, or plain text)"),
+)
+"""`inspector debug`'s keys: new ones, and replay keys that mean something else on a live run (same
+action). The debug app binds the new ones and shows all of them first in its help."""
 
-def bindings() -> list[Binding]:
+
+def bindings(keys: tuple[Key, ...] = KEYS) -> list[Binding]:
     """App-level priority bindings, so the keys work whichever pane has focus."""
     return [
         Binding(
@@ -59,7 +83,7 @@ def bindings() -> list[Binding]:
             priority=True,
             tooltip=k.description,
         )
-        for k in KEYS
+        for k in keys
     ]
 
 
@@ -90,6 +114,9 @@ OTHER_KEYS: tuple[tuple[str, str], ...] = (
 """Keys that are not app bindings (widget keys, Textual's own) but belong in the help."""
 
 
-def help_rows() -> list[tuple[str, str]]:
-    """Every key the debugger answers to: its bindings, then the widget and Textual keys."""
-    return [(_key_names(k.keys), k.description) for k in KEYS] + list(OTHER_KEYS)
+def help_rows(first: tuple[Key, ...] = ()) -> list[tuple[str, str]]:
+    """Every key the debugger answers to: `first` (keys of the live debugger, replacing the replay
+    key with the same action), its bindings, then the widget and Textual keys."""
+    replaced = {k.action for k in first}
+    keys = [*first, *(k for k in KEYS if k.action not in replaced)]
+    return [(_key_names(k.keys), k.description) for k in keys] + list(OTHER_KEYS)
