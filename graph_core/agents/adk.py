@@ -40,12 +40,19 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel, Field
 
-from graph_core.agents.cancel import CancelError, CancelHandle, CancelMode, CancelOutcome, CancelRequest
+from graph_core.agents.cancel import (
+    CancelError,
+    CancelHandle,
+    Canceller,
+    CancelMode,
+    CancelOutcome,
+    CancelRequest,
+)
 from graph_core.branch import Branch
 from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.errors import ExceedMaxIterationsError, GraphBuildError, InterruptError
 from graph_core.graph import Graph
-from graph_core.interrupt import GraphInterrupt, get_interrupt_state, interrupt, was_interrupted
+from graph_core.interrupt import get_interrupt_state, interrupt, was_interrupted
 from graph_core.schema import Message, concat_messages
 from graph_core.state import process_state
 from graph_core.tools import Tool, ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
@@ -120,8 +127,15 @@ class _RunSink:
     actions: dict[str, AgentAction] = field(default_factory=lambda: {})
     held: AgentEvent | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    interrupt_event: threading.Event = field(default_factory=GraphInterrupt)
-    cancel: CancelRequest | None = None
+    canceller: Canceller = field(default_factory=Canceller)
+
+    @property
+    def interrupt_event(self) -> threading.Event:
+        return self.canceller.interrupt_event
+
+    @property
+    def cancel(self) -> CancelRequest | None:
+        return self.canceller.request
 
 
 _SINK: ContextVar[_RunSink | None] = ContextVar("graph_core_adk_sink", default=None)
@@ -261,6 +275,18 @@ def _event_middleware(agent_name: str) -> ToolMiddleware:
     return ToolMiddleware(invoke=invoke, stream=stream)
 
 
+class _AgentToolsNode(ToolsNode):
+    """The agent's ToolsNode; in stream mode it reads the tools' streams to the end in the node's task.
+
+    The agent's events carry whole messages, so nothing is lost by not streaming through the graph; and
+    a stream read later (by the node's post-handler, outside the task) could not be abandoned by an
+    immediate cancel while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
+    """
+
+    def stream(self, message: Message) -> Iterator[list[Message | None]]:
+        return iter(list(super().stream(message)))
+
+
 def _as_messages(messages: Sequence[Message] | str | None) -> list[Message]:
     if messages is None:
         return []
@@ -330,7 +356,7 @@ class ChatModelAgent:
             all_tools.append(exit_obj)
             direct.add(exit_obj.info.name)
         self.return_directly = frozenset(direct)
-        self.tools_node = ToolsNode(
+        self.tools_node = _AgentToolsNode(
             all_tools,
             execute_sequentially=execute_sequentially,
             unknown_tools_handler=unknown_tools_handler,
@@ -515,6 +541,7 @@ class ChatModelAgent:
         *,
         streaming: bool = False,
         checkpoint_id: str | None = None,
+        canceller: Canceller | None = None,
         **options: Any,
     ) -> Iterator[AgentEvent]:
         """Run the agent, yielding events as they happen; a failure is the last event's `.error`.
@@ -522,10 +549,11 @@ class ChatModelAgent:
         The graph runs on a worker thread so events reach the caller while it runs. `options` go to
         `CompiledGraph.invoke` (or `.stream` with `streaming=True`), for example `callbacks=[...]`.
         An interrupted or cancelled run saves a checkpoint under `checkpoint_id` (a fresh ID if none
-        is given), reported on the last event; `resume(checkpoint_id)` continues it.
+        is given), reported on the last event; `resume(checkpoint_id)` continues it. `canceller`
+        (Eino `WithCancel()`) cancels this run, even before it started (see `graph_core.agents.cancel`).
         """
         inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
-        sink = _RunSink(emit=inbox.put)
+        sink = _RunSink(emit=inbox.put, canceller=canceller if canceller is not None else Canceller())
         payload = _as_messages(messages)
         cid = checkpoint_id or uuid.uuid4().hex
         with self._active_lock:
@@ -534,6 +562,9 @@ class ChatModelAgent:
         def work() -> None:
             _SINK.set(sink)
             try:
+                if sink.cancel is not None:  # cancelled before it started: no node runs (Eino)
+                    inbox.put(self._cancelled_at_start(sink.cancel))
+                    return
                 kwargs = {"checkpoint_id": cid, "interrupt_event": sink.interrupt_event, **options}
                 if streaming:
                     for _ in self.compiled.stream(payload, **kwargs):
@@ -547,8 +578,7 @@ class ChatModelAgent:
             finally:
                 with self._active_lock:
                     self._active.remove(sink)
-                if sink.cancel is not None:
-                    sink.cancel.settle(CancelOutcome.EXECUTION_ENDED)  # no-op if it took effect
+                sink.canceller.end()
                 inbox.put(None)
 
         ctx = copy_context()
@@ -557,6 +587,13 @@ class ChatModelAgent:
         while (event := inbox.get()) is not None:
             yield event
         worker.join()
+
+    def _cancelled_at_start(self, request: CancelRequest) -> AgentEvent:
+        request.settle(CancelOutcome.SUCCESS)
+        error = CancelError(
+            request.mode, escalated=False, timeout=request.timeout, checkpoint_id=None, safe_point=None
+        )
+        return AgentEvent(self.name, error=error)
 
     def _interrupted(self, sink: _RunSink, exc: InterruptError) -> AgentEvent:
         """While a cancel is active every interrupt is reported as the cancel (Eino)."""
@@ -587,11 +624,9 @@ class ChatModelAgent:
         """
         with self._active_lock:
             sink = self._active[-1] if self._active else None
-            if sink is None:
-                return CancelHandle(None)
-            if sink.cancel is None:
-                sink.cancel = CancelRequest(mode, timeout, sink.interrupt_event)
-            return CancelHandle(sink.cancel)
+        if sink is None:
+            return CancelHandle(None)
+        return sink.canceller.cancel(mode, timeout=timeout)
 
     def resume(
         self,

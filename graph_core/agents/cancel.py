@@ -14,6 +14,10 @@ The two safe-point modes combine (`AFTER_CHAT_MODEL | AFTER_TOOL_CALLS`: whichev
 and ends with a `CancelError` event; `agent.resume(checkpoint_id)` continues it. `handle.wait()` reports
 `CancelOutcome.SUCCESS`, `TIMEOUT` (escalated) or `EXECUTION_ENDED` (the run ended before the cancel
 took effect).
+
+`Canceller` is Eino's `WithCancel()`: made before a run and given to it (`agent.run(..., canceller=c)`),
+its `cancel()` targets that run whether it is running, has ended (`EXECUTION_ENDED`) or has not started
+yet: then the run stops at its start, before any node, with a `CancelError` event and no checkpoint.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import threading
 from graph_core.errors import CancelError
 from graph_core.interrupt import GraphInterrupt
 
-__all__ = ["CancelError", "CancelHandle", "CancelMode", "CancelOutcome", "CancelRequest"]
+__all__ = ["CancelError", "CancelHandle", "CancelMode", "CancelOutcome", "CancelRequest", "Canceller"]
 
 
 class CancelMode(enum.Flag):
@@ -105,3 +109,37 @@ class CancelRequest:
         if self._timer is not None:
             self._timer.cancel()
         self.settled.set()
+
+
+class Canceller:
+    """One run's cancel function, made before the run (Eino `WithCancel()`); see the module docstring.
+
+    The run adopts `interrupt_event` as its own, so an immediate cancel asked before the run started
+    has already set it; `request` is the cancel asked so far (the first one counts, as in Eino).
+    """
+
+    def __init__(self) -> None:
+        self.interrupt_event = GraphInterrupt()
+        self.request: CancelRequest | None = None
+        self._lock = threading.Lock()
+        self._ended = False
+
+    def cancel(
+        self, mode: CancelMode = CancelMode.IMMEDIATE, *, timeout: float | None = None
+    ) -> CancelHandle:
+        """Cancel the run at `mode`'s safe point (see `ChatModelAgent.cancel`); after the run ended the
+        handle reports `EXECUTION_ENDED`."""
+        with self._lock:
+            if self._ended:
+                return CancelHandle(None)
+            if self.request is None:
+                self.request = CancelRequest(mode, timeout, self.interrupt_event)
+            return CancelHandle(self.request)
+
+    def end(self) -> None:
+        """The run is over: later cancels report `EXECUTION_ENDED`, an unsettled one settles so."""
+        with self._lock:
+            self._ended = True
+            request = self.request
+        if request is not None:
+            request.settle(CancelOutcome.EXECUTION_ENDED)  # no-op if it took effect

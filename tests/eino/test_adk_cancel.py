@@ -6,114 +6,55 @@ gates, so the tests are deterministic."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
-from graph_core.agents.adk import AgentEvent, ChatModelAgent
-from graph_core.agents.cancel import CancelError, CancelMode, CancelOutcome
+from graph_core.agents.adk import ChatModelAgent
+from graph_core.agents.cancel import CancelError, Canceller, CancelMode, CancelOutcome
+from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.interrupt import interrupt
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
-
-WAIT = 10.0
-
-
-class _BlockingModel:
-    """Go `cancelTestChatModel`/`newBlockingChatModel`: calls listed in `blocking` wait for `release`."""
-
-    def __init__(self, script: Sequence[Message], blocking: Sequence[int] = (0,)) -> None:
-        self.inner = ScriptedChatModel(script)
-        self.blocking = set(blocking)
-        self.started = threading.Event()
-        self.release = threading.Event()
-        self.calls = 0
-
-    def with_tools(self, tools: Sequence[ToolInfo]) -> _BlockingModel:
-        self.inner = self.inner.with_tools(tools)
-        return self
-
-    def generate(self, messages: list[Message]) -> Message:
-        call = self.calls
-        self.calls += 1
-        if call in self.blocking:
-            self.started.set()
-            assert self.release.wait(WAIT)
-        return self.inner.generate(messages)
-
-    def stream(self, messages: list[Message]) -> Iterator[Message]:
-        yield self.generate(messages)
-
-
-class _SlowTool:
-    """Go `slowTool`/`slowToolWithSignal`: counts its calls; blocks until released."""
-
-    def __init__(self) -> None:
-        self.info = ToolInfo("slow_tool", "A slow tool for testing", {"type": "object"})
-        self.started = threading.Event()
-        self.release = threading.Event()
-        self.calls = 0
-
-    def invoke(self, arguments: str) -> str:
-        self.calls += 1
-        self.started.set()
-        assert self.release.wait(WAIT)
-        return "tool result"
-
-
-def _tool_call() -> Message:
-    return Message.assistant(
-        "", tool_calls=[ToolCall(id="call_1", name="slow_tool", arguments='{"input": "test"}')]
-    )
-
-
-def _run(agent: ChatModelAgent, **options: object) -> tuple[threading.Thread, list[AgentEvent]]:
-    events: list[AgentEvent] = []
-    thread = threading.Thread(target=lambda: events.extend(agent.run("Use the tool", **options)), daemon=True)  # type: ignore[arg-type]
-    thread.start()
-    return thread, events
-
-
-def _cancel_errors(events: list[AgentEvent]) -> list[CancelError]:
-    return [e.error for e in events if isinstance(e.error, CancelError)]
+from tests.eino.cancel_fakes import WAIT, BlockingModel, SlowTool, cancel_errors, run_in_thread, tool_call
 
 
 def test_with_cancel_with_tools_cancel_immediate_during_model_call() -> None:
     """cancel_test.go TestWithCancel_WithTools/CancelImmediate_DuringModelCall: an immediate cancel while
     the model runs succeeds and the run ends with a CancelError."""
-    model = _BlockingModel([_tool_call(), Message.assistant("done")])
+    model = BlockingModel([tool_call(), Message.assistant("done")])
     agent = ChatModelAgent(
-        name="TestAgent", model=model, tools=[_SlowTool()], instruction="You are a test assistant"
+        name="TestAgent", model=model, tools=[SlowTool()], instruction="You are a test assistant"
     )
-    thread, events = _run(agent)
+    thread, events = run_in_thread(agent)
     assert model.started.wait(WAIT)
     handle = agent.cancel()
     assert handle.wait(WAIT) is CancelOutcome.SUCCESS
     thread.join(WAIT)
     model.release.set()
-    assert events and _cancel_errors(events)
+    assert events and cancel_errors(events)
 
 
-def test_with_cancel_with_tools_cancel_after_chat_model_during_tool_call() -> None:
+def test_with_cancel_with_tools_cancel_after_chat_model_duringtool_call() -> None:
     """cancel_test.go TestWithCancel_WithTools/CancelAfterChatModel_DuringToolCall: asked while the tool
     runs, the cancel takes effect after the next model call that asks for tools; the tool ran."""
-    tool = _SlowTool()
-    model = ScriptedChatModel([_tool_call(), _tool_call()])
+    tool = SlowTool()
+    model = ScriptedChatModel([tool_call(), tool_call()])
     agent = ChatModelAgent(name="TestAgent", model=model, tools=[tool])
-    thread, events = _run(agent)
+    thread, events = run_in_thread(agent)
     assert tool.started.wait(WAIT)
     handle = agent.cancel(CancelMode.AFTER_CHAT_MODEL)
     tool.release.set()
     assert handle.wait(WAIT) is CancelOutcome.SUCCESS
     thread.join(WAIT)
     assert [e for e in events if e.error is None] and tool.calls >= 1
-    assert [c.safe_point for c in _cancel_errors(events)] == ["CancelCheck"]
+    assert [c.safe_point for c in cancel_errors(events)] == ["CancelCheck"]
 
 
 def test_with_cancel_with_tools_cancel_after_tool_calls_completes_tool_execution() -> None:
     """cancel_test.go TestWithCancel_WithTools/CancelAfterToolCalls_CompletesToolExecution: the running
     tool completes, then the run stops after the tool round."""
-    tool = _SlowTool()
-    agent = ChatModelAgent(name="TestAgent", model=ScriptedChatModel([_tool_call()]), tools=[tool])
-    thread, events = _run(agent)
+    tool = SlowTool()
+    agent = ChatModelAgent(name="TestAgent", model=ScriptedChatModel([tool_call()]), tools=[tool])
+    thread, events = run_in_thread(agent)
     assert tool.started.wait(WAIT)
     handle = agent.cancel(CancelMode.AFTER_TOOL_CALLS)
     tool.release.set()
@@ -121,7 +62,7 @@ def test_with_cancel_with_tools_cancel_after_tool_calls_completes_tool_execution
     thread.join(WAIT)
     assert [e.message.content for e in events if e.message is not None] == ["", "tool result"]
     assert tool.calls == 1
-    assert [c.safe_point for c in _cancel_errors(events)] == ["AfterToolCallsCancelCheck"]
+    assert [c.safe_point for c in cancel_errors(events)] == ["AfterToolCallsCancelCheck"]
 
 
 def test_with_cancel_after_completion() -> None:
@@ -144,16 +85,16 @@ def test_with_cancel_timeout_escalation() -> None:
     """cancel_edge_test.go TestWithCancel_TimeoutEscalation: a safe-point cancel whose safe point is not
     reached in time escalates to immediate: the handle reports the timeout (Eino `ErrCancelTimeout`),
     the blocked model call is abandoned and the CancelError says it escalated."""
-    model = _BlockingModel([Message.assistant("hello")])
+    model = BlockingModel([Message.assistant("hello")])
     agent = ChatModelAgent(name="TestAgent", model=model)
-    thread, events = _run(agent, streaming=True)
+    thread, events = run_in_thread(agent, streaming=True)
     assert model.started.wait(WAIT)
     handle = agent.cancel(CancelMode.AFTER_CHAT_MODEL, timeout=0.05)
     assert handle.wait(WAIT) is CancelOutcome.TIMEOUT
     thread.join(WAIT)
     assert not thread.is_alive()
     model.release.set()
-    [error] = _cancel_errors(events)
+    [error] = cancel_errors(events)
     assert error.escalated and error.timeout == 0.05
 
 
@@ -180,14 +121,14 @@ def test_with_cancel_after_business_interrupt() -> None:
 def test_with_cancel_no_checkpoint_store() -> None:
     """cancel_edge_test.go TestWithCancel_NoCheckpointStore: an agent built without a store still ends a
     cancelled run with a CancelError (the agent keeps its checkpoints in memory)."""
-    model = _BlockingModel([Message.assistant("hi")])
+    model = BlockingModel([Message.assistant("hi")])
     agent = ChatModelAgent(name="TestAgent", model=model)
-    thread, events = _run(agent)
+    thread, events = run_in_thread(agent)
     assert model.started.wait(WAIT)
     assert agent.cancel().wait(WAIT) is CancelOutcome.SUCCESS
     thread.join(WAIT)
     model.release.set()
-    assert _cancel_errors(events)
+    assert cancel_errors(events)
 
 
 def test_with_cancel_model_error() -> None:
@@ -197,3 +138,188 @@ def test_with_cancel_model_error() -> None:
     events = list(agent.run("hi"))
     assert any(e.error is not None and not isinstance(e.error, CancelError) for e in events)
     assert agent.cancel().wait(WAIT) is CancelOutcome.EXECUTION_ENDED
+
+
+def test_with_cancel_with_checkpoint() -> None:
+    """cancel_test.go TestWithCancel_WithCheckpoint: an immediate cancel of a run given a store and a
+    checkpoint ID succeeds and ends the run with a CancelError, whose checkpoint is in the store."""
+    store = InMemoryCheckpointStore()
+    model = BlockingModel([tool_call()])
+    agent = ChatModelAgent(
+        name="TestAgent",
+        model=model,
+        tools=[SlowTool()],
+        instruction="You are a test assistant",
+        checkpoint_store=store,
+    )
+    thread, events = run_in_thread(agent, checkpoint_id="cancel-1")
+    assert model.started.wait(WAIT)
+    assert agent.cancel().wait(WAIT) is CancelOutcome.SUCCESS
+    thread.join(WAIT)
+    model.release.set()
+    [error] = cancel_errors(events)
+    assert error.checkpoint_id == "cancel-1" and store.get("cancel-1") is not None
+
+
+def test_agent_cancel_func_multiple_calls() -> None:
+    """cancel_test.go TestAgentCancelFuncMultipleCalls: a cancel of a run without a store succeeds and
+    the run's events drain to the end (the agent keeps its checkpoints in memory)."""
+    model = BlockingModel([tool_call()])
+    agent = ChatModelAgent(
+        name="TestAgent", model=model, tools=[SlowTool()], instruction="You are a test assistant"
+    )
+    thread, events = run_in_thread(agent)
+    assert model.started.wait(WAIT)
+    assert agent.cancel().wait(WAIT) is CancelOutcome.SUCCESS
+    thread.join(WAIT)
+    model.release.set()
+    assert not thread.is_alive() and events
+
+
+def test_with_cancel_streaming_cancel_immediate_during_model_stream() -> None:
+    """cancel_test.go TestWithCancel_Streaming/CancelImmediate_DuringModelStream: in stream mode an
+    immediate cancel while the model runs succeeds; the events end with a CancelError."""
+    model = BlockingModel([tool_call()])
+    agent = ChatModelAgent(
+        name="TestAgent", model=model, tools=[SlowTool()], instruction="You are a test assistant"
+    )
+    thread, events = run_in_thread(agent, streaming=True)
+    assert model.started.wait(WAIT)
+    assert agent.cancel().wait(WAIT) is CancelOutcome.SUCCESS
+    thread.join(WAIT)
+    model.release.set()
+    assert events and cancel_errors(events)
+
+
+def test_with_cancel_streaming_cancel_after_tool_calls() -> None:
+    """cancel_test.go TestWithCancel_Streaming/CancelAfterToolCalls_Streaming: in stream mode a cancel
+    asked while the tool runs takes effect after the tool round; the tool ran and events came first."""
+    tool = SlowTool()
+    agent = ChatModelAgent(name="TestAgent", model=ScriptedChatModel([tool_call()], cycle=True), tools=[tool])
+    thread, events = run_in_thread(agent, streaming=True)
+    assert tool.started.wait(WAIT)
+    handle = agent.cancel(CancelMode.AFTER_TOOL_CALLS)
+    tool.release.set()
+    assert handle.wait(WAIT) is CancelOutcome.SUCCESS
+    thread.join(WAIT)
+    assert [e for e in events if not isinstance(e.error, CancelError)] and tool.calls >= 1
+    assert [c.safe_point for c in cancel_errors(events)] == ["AfterToolCallsCancelCheck"]
+
+
+def test_cancel_safe_point_never_fires_err_execution_ended() -> None:
+    """cancel_test.go TestCancel_SafePointNeverFires_ErrExecutionEnded: an agent without tools never
+    reaches the after-tool-calls safe point, so that cancel reports EXECUTION_ENDED once the run ends."""
+    model = BlockingModel([Message.assistant("Final answer, no tool calls")])
+    agent = ChatModelAgent(name="NoToolAgent", model=model, instruction="You are a test assistant")
+    thread, events = run_in_thread(agent)
+    assert model.started.wait(WAIT)
+    handle = agent.cancel(CancelMode.AFTER_TOOL_CALLS)
+    model.release.set()
+    assert handle.wait(WAIT) is CancelOutcome.EXECUTION_ENDED
+    thread.join(WAIT)
+    assert not cancel_errors(events)
+
+
+def test_with_cancel_before_execution_starts() -> None:
+    """cancel_edge_test.go TestWithCancel_BeforeExecutionStarts: a cancel asked through the run's
+    canceller (Eino `WithCancel()`) before the run starts stops the run at its start: a CancelError
+    event, the cancel settles, and neither the model nor the tool is called."""
+    model = BlockingModel([tool_call("c1", "bt", '{"input":"x"}')], blocking=())
+    tool = SlowTool("bt")
+    agent = ChatModelAgent(name="TestAgent", model=model, tools=[tool])
+    canceller = Canceller()
+    handle = canceller.cancel()
+    events = list(agent.run("hi", canceller=canceller))
+    assert cancel_errors(events)
+    assert handle.wait(WAIT) is CancelOutcome.SUCCESS
+    assert model.calls == 0 and tool.calls == 0
+
+
+def test_with_cancel_after_chat_model_with_tools() -> None:
+    """cancel_edge_test.go TestWithCancel_AfterChatModel_WithTools: a cancel asked while the model runs
+    takes effect once it returned tool calls (the after-chat-model safe point)."""
+    model = BlockingModel([tool_call("c1", "bt", '{"input":"x"}')], cycle=True)
+    tool = SlowTool("bt")
+    agent = ChatModelAgent(name="TestAgent", model=model, tools=[tool])
+    thread, events = run_in_thread(agent)
+    assert model.started.wait(WAIT)
+    handle = agent.cancel(CancelMode.AFTER_CHAT_MODEL)
+    model.release.set()
+    assert handle.wait(WAIT) is CancelOutcome.SUCCESS
+    thread.join(WAIT)
+    assert [c.safe_point for c in cancel_errors(events)] == ["CancelCheck"]
+    assert tool.calls == 0
+
+
+def test_with_cancel_cancel_immediate_stream_aborted() -> None:
+    """cancel_edge_test.go TestWithCancel_CancelImmediate_StreamAborted: in stream mode an immediate
+    cancel of a model blocked before its answer succeeds and ends the run with a CancelError (the Go
+    test also bounds the time; here the model stays blocked until after the run ended)."""
+    model = BlockingModel([Message.assistant("hello")])
+    agent = ChatModelAgent(name="TestAgent", model=model)
+    thread, events = run_in_thread(agent, streaming=True)
+    assert model.started.wait(WAIT)
+    assert agent.cancel().wait(WAIT) is CancelOutcome.SUCCESS
+    thread.join(WAIT)
+    assert not thread.is_alive()
+    model.release.set()
+    assert cancel_errors(events)
+
+
+def test_with_cancel_multiple_tools_concurrent() -> None:
+    """cancel_edge_test.go TestWithCancel_MultipleToolsConcurrent: an after-tool-calls cancel waits for
+    every concurrent tool call of the round: both complete once, then the run is cancelled."""
+    tool1, tool2 = SlowTool("tool1"), SlowTool("tool2")
+    calls = Message.assistant(
+        "",
+        tool_calls=[
+            ToolCall(id="c1", name="tool1", arguments='{"input":"a"}'),
+            ToolCall(id="c2", name="tool2", arguments='{"input":"b"}'),
+        ],
+    )
+    agent = ChatModelAgent(
+        name="TestAgent", model=ScriptedChatModel([calls], cycle=True), tools=[tool1, tool2]
+    )
+    thread, events = run_in_thread(agent)
+    assert tool1.started.wait(WAIT) and tool2.started.wait(WAIT)
+    handle = agent.cancel(CancelMode.AFTER_TOOL_CALLS)
+    tool1.release.set()
+    tool2.release.set()
+    assert handle.wait(WAIT) is CancelOutcome.SUCCESS
+    thread.join(WAIT)
+    assert (tool1.calls, tool2.calls) == (1, 1)
+    assert [c.safe_point for c in cancel_errors(events)] == ["AfterToolCallsCancelCheck"]
+
+
+class _StreamingTool:
+    """Go `slowStreamingTool`: streams its first chunk, then blocks on a gate before the rest."""
+
+    def __init__(self) -> None:
+        self.info = ToolInfo("slow_tool", "A slow streaming tool", {"type": "object"})
+        self.started = threading.Event()
+        self.gate = threading.Event()
+
+    def stream(self, arguments: str) -> Iterator[str]:
+        yield "a"
+        self.started.set()
+        assert self.gate.wait(WAIT)
+        yield from "bcdefghij"
+
+
+def test_with_cancel_cancel_immediate_streamable_tool_aborted() -> None:
+    """cancel_edge_test.go TestWithCancel_CancelImmediate_StreamableToolAborted: an immediate cancel
+    while a streaming tool is blocked mid-stream succeeds and ends the run with a CancelError. Go also
+    reads `ErrStreamCanceled` from the tool event's message stream; graph_core's events carry whole
+    messages, so here the aborted tool's partial result is never reported as a tool event."""
+    tool = _StreamingTool()
+    agent = ChatModelAgent(name="TestAgent", model=ScriptedChatModel([tool_call()], cycle=True), tools=[tool])
+    thread, events = run_in_thread(agent, streaming=True)
+    assert tool.started.wait(WAIT)
+    try:
+        assert agent.cancel().wait(WAIT) is CancelOutcome.SUCCESS
+        thread.join(WAIT)
+        assert not thread.is_alive()
+    finally:
+        tool.gate.set()
+    assert cancel_errors(events)
+    assert not [e for e in events if e.message is not None and e.message.role == "tool"]
