@@ -39,9 +39,11 @@ class Checkpoint:
 
         Given the address of the graph this checkpoint belongs to, a graph that stopped at a static (or
         external) interrupt is a point too: resume data aimed at it replaces the graph's state (Eino).
+        So is a graph none of whose nodes is a point (an external interrupt that abandoned its running
+        nodes): it is the root cause its interrupt contexts list.
         """
         found: list[str] = []
-        if graph_address is not None and (self.before_nodes or self.after_nodes):
+        if graph_address is not None and (self.before_nodes or self.after_nodes or not self.points):
             found.append(graph_address)
         for record in self.points.values():
             found.append(record.address)

@@ -217,7 +217,8 @@ def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets
     if cp.has_state and rc.frame is not None and rc.plan.has_state:
         state = cp.state
         address = rc.address()
-        if resume is not None and address in resume.by_address:  # Eino: data aimed at the graph is its state
+        # Eino: data aimed at the graph is its state; None is no data (Go `hasData` false for nil)
+        if resume is not None and resume.by_address.get(address) is not None:
             state = resume.by_address[address]
         rc.frame.value = state
         data.state = state
