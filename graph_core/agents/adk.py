@@ -33,13 +33,14 @@ import asyncio
 import queue
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar, copy_context
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import BaseModel, Field
 
+from graph_core.agents.addresses import agent_contexts, to_engine
 from graph_core.agents.cancel import (
     CancelError,
     CancelHandle,
@@ -49,10 +50,11 @@ from graph_core.agents.cancel import (
     CancelRequest,
 )
 from graph_core.branch import Branch
+from graph_core.checkpoint.codec import decode_checkpoint
 from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.errors import ExceedMaxIterationsError, GraphBuildError, InterruptError
 from graph_core.graph import Graph
-from graph_core.interrupt import get_interrupt_state, interrupt, was_interrupted
+from graph_core.interrupt import get_interrupt_state, interrupt, root_address, was_interrupted
 from graph_core.schema import Message, concat_messages
 from graph_core.state import process_state
 from graph_core.tools import Tool, ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
@@ -67,6 +69,7 @@ __all__ = [
     "AgentAction",
     "AgentEvent",
     "ChatModelAgent",
+    "ChatModelAgentResumeData",
     "ExceedMaxIterationsError",
     "exit_tool",
     "send_tool_gen_action",
@@ -96,6 +99,14 @@ class AgentAction:
     transfer_to_agent: str | None = None
     break_loop: bool = False
     customized: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatModelAgentResumeData:
+    """Resume data aimed at the agent itself (its `agent:<name>` address; Eino
+    `ChatModelAgentResumeData`): `history_modifier` rewrites the saved messages before the run goes on."""
+
+    history_modifier: Callable[[list[Message]], list[Message]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -598,9 +609,9 @@ class ChatModelAgent:
     def _interrupted(self, sink: _RunSink, exc: InterruptError) -> AgentEvent:
         """While a cancel is active every interrupt is reported as the cancel (Eino)."""
         request = sink.cancel
-        contexts = getattr(exc.info, "interrupt_contexts", [])
+        contexts = agent_contexts(getattr(exc.info, "interrupt_contexts", []), self.name)
         if request is None:
-            action = AgentAction(interrupted=exc.info)
+            action = AgentAction(interrupted=replace(exc.info, interrupt_contexts=contexts))
             return AgentEvent(self.name, action=action, checkpoint_id=exc.checkpoint_id)
         request.settle(CancelOutcome.TIMEOUT if request.escalated else CancelOutcome.SUCCESS)
         error = CancelError(
@@ -637,7 +648,12 @@ class ChatModelAgent:
         streaming: bool = False,
         **options: Any,
     ) -> Iterator[AgentEvent]:
-        """Continue an interrupted or cancelled run from its checkpoint; events as in `run`."""
+        """Continue an interrupted or cancelled run from its checkpoint; events as in `run`.
+
+        `resume_data` keyed by the interrupt contexts' IDs (agent addresses) targets those points; a
+        `ChatModelAgentResumeData` aimed at the agent (`agent:<name>`) rewrites the saved history.
+        """
+        resume_data, state_modifier = self._resume_targets(checkpoint_id, resume_data, state_modifier)
         return self.run(
             None,
             streaming=streaming,
@@ -646,6 +662,21 @@ class ChatModelAgent:
             state_modifier=state_modifier,
             **options,
         )
+
+    def _resume_targets(
+        self, checkpoint_id: str, resume_data: Any, state_modifier: Callable[[AdkState], Any] | None
+    ) -> tuple[Any, Callable[[AdkState], Any] | None]:
+        """Agent-address resume data as the engine's; the agent's own data becomes a state modifier."""
+        if not isinstance(resume_data, Mapping):
+            return resume_data, state_modifier
+        data: dict[Any, Any] = dict(resume_data)  # pyright: ignore[reportUnknownArgumentType]
+        own = data.get(f"agent:{self.name}")
+        if isinstance(own, ChatModelAgentResumeData):
+            del data[f"agent:{self.name}"]
+            state_modifier = _with_history(own, state_modifier)
+        raw = self.checkpoint_store.get(checkpoint_id)
+        addresses = decode_checkpoint(raw).addresses(root_address(self.name)) if raw is not None else []
+        return (to_engine(data, addresses, self.name) if data else None), state_modifier
 
     def invoke(self, messages: Sequence[Message] | str, **options: Unpack[RunOptions]) -> Message:
         """Run to the final message (the answer, or the return-directly tool's result) without events."""
@@ -662,6 +693,20 @@ class ChatModelAgent:
 
     def __repr__(self) -> str:
         return f"ChatModelAgent({self.name!r}, tools={[i.name for i in self.tools_node.tool_infos]})"
+
+
+def _with_history(
+    data: ChatModelAgentResumeData, then: Callable[[AdkState], Any] | None
+) -> Callable[[AdkState], Any] | None:
+    modifier = data.history_modifier
+    if modifier is None:
+        return then
+
+    def modify(state: AdkState) -> Any:
+        state.messages = list(modifier(list(state.messages)))
+        return then(state) if then is not None else None
+
+    return modify
 
 
 def _unwrap(exc: BaseException) -> BaseException:

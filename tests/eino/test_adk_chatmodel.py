@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 
-from graph_core.agents.adk import AgentEvent, ChatModelAgent
+from graph_core.agents.adk import AgentAction, AgentEvent, ChatModelAgent, send_tool_gen_action
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
 
@@ -118,3 +119,63 @@ def test_parallel_return_directly_tool_call() -> None:
     events: list[AgentEvent] = list(_agent(model, tools=tools, return_directly=["tool1"]).run(""))
     assert len(events) == 4
     assert events[3].message is not None and events[3].message.tool_name == "tool1"
+
+
+class _ActionTool:
+    """Go `actionTool`: attaches its arguments to its call's event as a customized action."""
+
+    info = ToolInfo("action_tool", "action tool", {"type": "object"})
+
+    def invoke(self, arguments: str) -> str:
+        send_tool_gen_action(AgentAction(customized=arguments))
+        return "ok"
+
+
+class _StreamActionTool:
+    """Go `streamActionTool`: the same from a stream-only tool, before its chunks."""
+
+    info = ToolInfo("action_tool_stream", "action stream tool", {"type": "object"})
+
+    def stream(self, arguments: str) -> Iterator[str]:
+        send_tool_gen_action(AgentAction(customized=arguments))
+        yield "o"
+        yield "k"
+
+
+def _two_calls(name: str, first: tuple[str, str], second: tuple[str, str]) -> ScriptedChatModel:
+    calls = [ToolCall(id=call_id, name=name, arguments=arguments) for call_id, arguments in (first, second)]
+    return ScriptedChatModel([Message.assistant("tools", tool_calls=calls), Message.assistant("done")])
+
+
+def _tool_actions(events: list[AgentEvent]) -> dict[str | None, object]:
+    """Each tool event's call ID with its customized action."""
+    return {
+        e.message.tool_call_id: e.action.customized
+        for e in events
+        if e.message is not None and e.message.role == "tool" and e.action is not None
+    }
+
+
+def test_concurrent_same_tool_send_tool_gen_action_uses_tool_call_id() -> None:
+    """chatmodel_test.go TestConcurrentSameToolSendToolGenActionUsesToolCallID: two concurrent calls of
+    the same tool each send an action; each reaches its own call's event (keyed by call ID, not tool
+    name, so neither overwrites the other)."""
+    model = _two_calls("action_tool", ("id1", "A"), ("id2", "B"))
+    agent = ChatModelAgent(name="TestAgent", instruction="", model=model, tools=[_ActionTool()])
+    events = list(agent.run("go"))
+    assert not [e for e in events if e.error is not None]
+    assert _tool_actions(events) == {"id1": "A", "id2": "B"}
+
+
+def test_concurrent_same_stream_tool_send_tool_gen_action_uses_tool_call_id() -> None:
+    """chatmodel_test.go TestConcurrentSameStreamToolSendToolGenActionUsesToolCallID: likewise for a
+    stream-only tool in a streaming run."""
+    model = _two_calls("action_tool_stream", ("sid1", "SA"), ("sid2", "SB"))
+    agent = ChatModelAgent(name="TestAgent", instruction="", model=model, tools=[_StreamActionTool()])
+    events = list(agent.run("go", streaming=True))
+    assert not [e for e in events if e.error is not None]
+    assert _tool_actions(events) == {"sid1": "SA", "sid2": "SB"}
+    assert [e.message.content for e in events if e.message is not None and e.message.role == "tool"] == [
+        "ok",
+        "ok",
+    ]

@@ -4,7 +4,9 @@ Runner (`Query`, `ResumeWithParams`) is the agent's own `run`/`resume` here."""
 
 from __future__ import annotations
 
-from graph_core.agents.adk import AgentEvent, ChatModelAgent
+from collections.abc import Callable
+
+from graph_core.agents.adk import AgentEvent, ChatModelAgent, ChatModelAgentResumeData
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.interrupt import (
     get_interrupt_state,
@@ -127,3 +129,77 @@ def test_return_directly_event_sent_after_resume() -> None:
         e.message is not None and e.message.role == "tool" and e.message.tool_name == "return_directly_tool"
         for e in resumed
     )
+
+
+class _ValidatingModel:
+    """Go `myModel`: answers its script in order; `validator(call, messages)` false fails the call."""
+
+    def __init__(self, script: list[Message], validator: Callable[[int, list[Message]], bool]) -> None:
+        self.script = script
+        self.validator = validator
+        self.times = 0
+
+    def with_tools(self, tools: object) -> _ValidatingModel:
+        return self
+
+    def generate(self, messages: list[Message]) -> Message:
+        if not self.validator(self.times, messages):
+            raise ValueError("invalid input")
+        self.times += 1
+        return self.script[self.times - 1]
+
+
+class _Tool1:
+    """Go `myTool1`: interrupts until resumed as a target; returns its resume data (else "result")."""
+
+    info = ToolInfo("tool1", "desc", {"type": "object"})
+
+    def invoke(self, arguments: str) -> str:
+        if not was_interrupted() or not is_resume_target():
+            interrupt(None)
+        data = get_resume_data()
+        return data if data is not None else "result"
+
+
+def test_chat_model_interrupt() -> None:
+    """interrupt_test.go TestChatModelInterrupt: a tool interrupts; the interrupt event has one context
+    (the tool call) whose parents reach the agent; resuming with data for the tool and, for the agent,
+    a `ChatModelAgentResumeData` whose history modifier rewrites the history, gives the tool's resume
+    result, then the model (which sees the rewritten history) completes."""
+
+    def validator(call: int, messages: list[Message]) -> bool:
+        return call == 0 or (len(messages) == 4 and messages[2].content == "new user message")
+
+    tool_call = ToolCall(id="1", name="tool1", arguments="arguments")
+    model = _ValidatingModel(
+        [Message.assistant("", tool_calls=[tool_call]), Message.assistant("completed")], validator
+    )
+    agent = ChatModelAgent(
+        name="name",
+        description="description",
+        instruction="instruction",
+        model=model,
+        tools=[_Tool1()],
+        checkpoint_store=InMemoryCheckpointStore(),
+    )
+    first, stop = list(agent.run("hello world", checkpoint_id="1"))
+    assert first.error is None and first.message is not None and first.message.tool_calls
+    assert stop.error is None and stop.action is not None and stop.action.interrupted is not None
+    [context] = stop.action.interrupted.interrupt_contexts
+    assert context.address == "agent:name;tool:tool1:1"
+    chain: list[str] = []
+    parent = context
+    while parent is not None:
+        chain.append(parent.id)
+        parent = parent.parent_context
+    agent_id = chain[-1]
+    assert agent_id == "agent:name"
+
+    def rewrite(history: list[Message]) -> list[Message]:
+        history[2] = history[2].model_copy(update={"content": "new user message"})
+        return history
+
+    targets = {agent_id: ChatModelAgentResumeData(history_modifier=rewrite), context.id: "tool resume result"}
+    events = list(agent.resume("1", resume_data=targets))
+    assert [e.error for e in events] == [None, None]
+    assert [e.message.content for e in events if e.message is not None] == ["tool resume result", "completed"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -12,42 +12,41 @@ from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError
 from graph_core.interrupt import interrupt
 from graph_core.models import ScriptedChatModel
-from graph_core.schema import Message, ToolCall, ToolInfo
+from graph_core.schema import Message, ToolCall, ToolInfo, concat_messages
 from graph_core.stream import collect
-from graph_core.tools import ToolsNode, get_tool_call_id, tool
+from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
 
 
-class _InvokeTool:
-    """Go `myTool1`/`myTool3`: an invokable tool; `interrupts` first time: `tool.Interrupt(ctx, extra)`."""
+class _Tool:
+    """Go `myTool1`..`myTool4`: counts its runs; `interrupts` first time: `tool.Interrupt(ctx, extra)`."""
 
     def __init__(self, name: str, *, interrupts: bool) -> None:
         self.info = ToolInfo(name, "", {})
         self.interrupts = interrupts
         self.times = 0
 
-    def invoke(self, arguments: str) -> str:
+    def _run(self) -> None:
         self.times += 1
         if self.interrupts and self.times == 1:
             interrupt(f"{self.info.name} rerun extra")
+
+
+class _InvokeTool(_Tool):
+    """Go `myTool1`/`myTool3`: an invokable tool."""
+
+    def invoke(self, arguments: str) -> str:
+        self._run()
         return f"{self.info.name} input: {arguments}"
 
 
-class _StreamTool(_InvokeTool):
-    """Go `myTool2`/`myTool4`: a stream-only tool (a generator here), which may interrupt before its
-    first chunk."""
-
-    def invoke(self, arguments: str) -> str:  # pragma: no cover - a stream-only tool
-        raise AssertionError("stream-only")
+class _StreamTool(_Tool):
+    """Go `myTool2`/`myTool4`: a stream-only tool (a generator here, Eino's StreamableTool), which may
+    interrupt before its first chunk."""
 
     def stream(self, arguments: str) -> Iterator[str]:
-        self.times += 1
-        if self.interrupts and self.times == 1:
-            interrupt(f"{self.info.name} rerun extra")
+        self._run()
         yield f"{self.info.name} input: "
         yield arguments
-
-
-del _StreamTool.invoke  # only `stream`: Eino's StreamableTool
 
 
 def _calls() -> list[ToolCall]:
@@ -234,3 +233,39 @@ def test_unknown_tool() -> None:
             if m is not None:
                 result[i] = m
     assert result == expected
+
+
+def test_tool_middleware() -> None:
+    """tool_node_test.go TestToolMiddleware: an invoke-only middleware wraps only the invokable tool3,
+    a stream-only one only the stream-only tool4, in both modes (tool3 streamed through its derived
+    stream surface, tool4 invoked through its derived invoke surface); each tool runs once per mode."""
+
+    def middleware1(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
+        def endpoint(inp: ToolInput) -> str:
+            next_ep(inp)
+            return "middleware1"
+
+        return endpoint
+
+    def middleware2(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
+        def endpoint(inp: ToolInput) -> Iterator[str]:
+            for _ in next_ep(inp):
+                pass
+            yield "middleware2"
+
+        return endpoint
+
+    tool3, tool4 = _InvokeTool("tool3", interrupts=False), _StreamTool("tool4", interrupts=False)
+    node = ToolsNode(
+        [tool3, tool4], middlewares=[ToolMiddleware(invoke=middleware1), ToolMiddleware(stream=middleware2)]
+    )
+    calls = [ToolCall(id="1", name="tool3", arguments=""), ToolCall(id="2", name="tool4", arguments="")]
+    messages = node.invoke(Message.assistant("", tool_calls=calls))
+    assert [m.content for m in messages] == ["middleware1", "middleware2"]
+    assert (tool3.times, tool4.times) == (1, 1)
+
+    tool3.times = tool4.times = 0
+    rows = list(node.stream(Message.assistant("", tool_calls=calls)))
+    merged = [concat_messages([m for row in rows if (m := row[i]) is not None]) for i in range(2)]
+    assert [m.content for m in merged] == ["middleware1", "middleware2"]
+    assert (tool3.times, tool4.times) == (1, 1)

@@ -199,7 +199,7 @@ def test_tool_interrupt_without_cancel_is_an_interrupted_action() -> None:
     assert last.action is not None and last.checkpoint_id == "i1"
     assert last.action.interrupted.rerun_nodes == ["ToolNode"]
     assert [c.address for c in last.action.interrupted.interrupt_contexts if c.is_root_cause] == [
-        "runnable:a;node:ToolNode;tool:confirm:k"
+        "agent:a;tool:confirm:k"  # Eino's ADK address: the agent, then the tool call
     ]
     assert _texts(list(agent.resume("i1", resume_data="yes"))) == ["buy: yes", "ok"]
 
