@@ -182,8 +182,9 @@ class InterruptInfo:
     """Why a run stopped (Eino `InterruptInfo`), read from `InterruptError.info`.
 
     `before_nodes`/`after_nodes` are the static interrupts hit; `rerun_nodes` the nodes that interrupted
-    themselves (or whose nested graph did, or that a cancel abandoned); `rerun_nodes_extra` their infos;
-    `state` a deep copy of the graph state; `sub_graphs` the nested graphs' own infos by node key;
+    themselves (or that a cancel abandoned); `rerun_nodes_extra` their infos; `state` a deep copy of the
+    graph state; `sub_graphs` the infos of the nested graphs that interrupted, by node key (as in Eino,
+    such a node is listed there only, not in `rerun_nodes`, although it reruns on resume too);
     `interrupt_contexts` the root causes (Eino: the points that interrupted themselves, or the graph
     that hit a static or external interrupt), each linked to its enclosing points by `parent_context`.
     """

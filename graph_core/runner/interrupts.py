@@ -135,17 +135,17 @@ def capture(
             original = task.original
             inputs.append((key, _value(original, stream) if original is not None else None))
         cp.rerun_nodes.append(key)
-        info.rerun_nodes.append(key)
-        if isinstance(error, InterruptError):
+        if isinstance(error, InterruptError):  # Eino: a nested graph's node is listed under sub_graphs only
             sub: Checkpoint = error.checkpoint
             cp.sub_graphs[key] = sub
             cp.skip_pre_handler.append(key)
             cp.points[key] = PointRecord(rc.address(key))
             info.sub_graphs[key] = error.info
-            info.rerun_nodes_extra[key] = error.info
             if error.point is not None:
                 point.children.append(error.point)
-        elif isinstance(error, InterruptSignal):
+            continue
+        info.rerun_nodes.append(key)
+        if isinstance(error, InterruptSignal):
             record = PointRecord.of(error)
             cp.points[key] = record
             info.rerun_nodes_extra[key] = error.info

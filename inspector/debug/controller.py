@@ -291,8 +291,13 @@ class DebugController:
 
     def _hold_interrupt(self, exc: InterruptError) -> tuple[str, Any]:
         info = exc.info
-        questions = dict(getattr(info, "rerun_nodes_extra", {}) or {})
-        nodes = tuple(getattr(info, "rerun_nodes", ()) or ()) + tuple(getattr(info, "before_nodes", ()) or ())
+        sub_graphs = dict(getattr(info, "sub_graphs", {}) or {})  # nodes whose nested graph interrupted
+        questions = {**sub_graphs, **dict(getattr(info, "rerun_nodes_extra", {}) or {})}
+        nodes = (
+            tuple(getattr(info, "rerun_nodes", ()) or ())
+            + tuple(sub_graphs)
+            + tuple(getattr(info, "before_nodes", ()) or ())
+        )
         with self._lock:
             self.pause = Pause(
                 -1, nodes, f"interrupt in {', '.join(nodes) or 'the run'}", "interrupt", questions

@@ -464,7 +464,11 @@ class Recorder:
             "kind": "interrupted",
             "before_nodes": list(getattr(info, "before_nodes", []) or []),
             "after_nodes": list(getattr(info, "after_nodes", []) or []),
-            "rerun_nodes": list(getattr(info, "rerun_nodes", []) or []),
+            # every node that reruns on resume: graph_core lists a nested graph's node under sub_graphs
+            "rerun_nodes": [
+                *(getattr(info, "rerun_nodes", []) or []),
+                *(getattr(info, "sub_graphs", {}) or {}),
+            ],
             "state": self._encoder.encode(getattr(info, "state", None)),
             "checkpoint_id": getattr(error, "checkpoint_id", None),
             "t": self._rel(self._clock()),

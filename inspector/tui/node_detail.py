@@ -146,7 +146,12 @@ def render_interrupt(mark: InterruptMark, *, stopped: bool, limit: int | None = 
         if mark.tools:
             text.append("\n  rerun on resume: only the interrupted tool calls run again", style="dim")
         else:
-            text.append("\n  rerun on resume with its original input", style="dim")
+            # Eino: the rerun gets its input type's zero value unless the run had an interrupt_event
+            text.append(
+                "\n  rerun on resume with its input type's zero value"
+                " (its original input if the run had an interrupt_event)",
+                style="dim",
+            )
     for info in mark.info:
         text.append("\n  info        ", style="dim")
         text.append_text(literal(info, limit=limit, style="yellow"))

@@ -50,7 +50,10 @@ def test_node_interrupt_is_a_pause_not_a_failure(interrupt_runs: dict[str, Path]
     assert not row.failed and row.interrupt is not None and row.resumed_from == "cp-42"
     assert "↻ resumed from cp-42  ⏸ interrupt: ask (rerun on resume)" in _row(rerun, 0)
     detail = _detail(rerun, 0)
-    assert "⏸ interrupt in ask\n  rerun on resume with its original input" in detail
+    assert (
+        "⏸ interrupt in ask\n  rerun on resume with its input type's zero value"
+        " (its original input if the run had an interrupt_event)"
+    ) in detail
     assert "info        {'question': 'send it?'}" in detail
     assert "interrupted  {'question': 'send it?'}\n  address runnable:Approval;node:ask" in detail
     assert "error" not in detail and "InterruptSignal" not in detail
