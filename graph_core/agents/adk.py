@@ -319,8 +319,9 @@ class ChatModelAgent:
     - Flat graph: Eino wraps the ReAct graph in an outer chain (`node_0` computes the model input,
       `node_1` is the ReAct graph as a nested node named `ReAct`); here the ReAct graph is compiled at
       the top level and `Init` applies the instruction. Node paths and step indexes therefore lack the
-      outer level (Eino: 2 outer steps around the inner graph's own counter), and interrupt addresses
-      read `runnable:<agent name>;node:ToolNode;tool:<name>:<id>` instead of starting with `agent:<name>`.
+      outer level (Eino: 2 outer steps around the inner graph's own counter). The interrupt contexts
+      of events use Eino's agent addresses (`graph_core.agents.addresses`); the graph's callbacks and
+      checkpoints keep the engine's (`runnable:<agent name>;node:ToolNode;tool:<name>:<id>`).
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
     - Not implemented: `GenModelInput` override, `OutputKey`, `Middlewares`/`Handlers` (so no
       `AfterAgent` node), BeforeChatModel/AfterChatModel state hooks, `ModelRetryConfig`,
