@@ -26,6 +26,7 @@ from typing import Any, TypedDict
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.graph import END, START, StateGraph
 
+from bench.timing import best_time
 from fixtures.langgraph_react import ScriptedToolModel, get_weather, react_agent
 from inspector.adapters.langgraph import as_target, langgraph_topology
 from inspector.recording import Recorder
@@ -45,15 +46,6 @@ def _script(rounds: int) -> list[BaseMessage]:
         for i in range(rounds)
     ]
     return [*calls, AIMessage("It stopped raining.")]
-
-
-def _best(fn: Callable[[], Any], repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
@@ -135,8 +127,8 @@ def _topology() -> None:
     graph = _chain(CHAIN)
     ours = langgraph_topology(graph)
     drawn = graph.get_graph()
-    t_ours = _best(lambda: langgraph_topology(graph), 3)
-    t_theirs = _best(graph.get_graph, 3)
+    t_ours = best_time(lambda: langgraph_topology(graph), 3)
+    t_theirs = best_time(graph.get_graph, 3)
     print(f"(b) {CHAIN:,}-node chain ({CHAIN + 2} nodes and {CHAIN + 1} edges with START and END):")
     print(f"    get_graph()           {t_theirs * 1000:8.1f} ms  (baseline)  "
           f"{len(drawn.nodes)} nodes, {len(drawn.edges)} edges")  # fmt: skip

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from bench.bench_recording import _agent
+from bench.timing import best_time
 from graph_core.schema import Message
 from inspector.cli.show import timeline
 from inspector.diagnostics import diagnose
@@ -33,15 +33,6 @@ SHOW_TARGET_S = 2.0
 def _record(path: Path, rounds: int) -> Path:
     _agent(rounds).invoke([Message.user("go")], callbacks=[Recorder(path)])
     return path
-
-
-def _best(fn: Callable[[], object], repeats: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def _paths(path: Path) -> dict[str, Callable[[], object]]:
@@ -74,7 +65,7 @@ def run() -> None:
             f"flow ReAct recordings: {SHORT:,} rounds (baseline) and {LONG:,} rounds ({factor:.0f}x longer)"
         )
         for (name, fn_short), fn_long in zip(_paths(short).items(), _paths(long).values(), strict=True):
-            t_short, t_long = _best(fn_short), _best(fn_long)
+            t_short, t_long = best_time(fn_short), best_time(fn_long)
             ratio = t_long / t_short
             line = f"  {name:<10} {t_short:7.3f} s -> {t_long:7.3f} s  = {ratio:5.1f}x"
             if name == "show":

@@ -11,9 +11,9 @@ possible serialisation of the same model) and a plain `"\\n".join` of one line p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
+from bench.timing import best_time
 from graph_core import END, START, Branch, Graph
 from graph_core.topology import Topology
 from inspector.export import from_json, to_dot, to_json, to_mermaid, to_networkx
@@ -56,22 +56,13 @@ def fan_out(n: int) -> Topology:
     return graph.compile().topology()
 
 
-def _best(fn: Callable[[], Any], repeats: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def run() -> None:
     start = time.perf_counter()
     compiled = build(10_000)
     print(f"build+compile 10,000 nodes: {time.perf_counter() - start:.3f} s (setup, not a target)")
     topology = compiled.topology()
     print(f"{len(topology.nodes)} nodes, {len(topology.edges)} edges, {len(topology.back_edges)} back edges")
-    baseline = _best(topology.model_dump_json)
+    baseline = best_time(topology.model_dump_json)
     text = to_json(topology)
     rows = [
         ("topology()", compiled.topology),
@@ -81,27 +72,27 @@ def run() -> None:
         ("to_mermaid", lambda: to_mermaid(topology)),
         ("to_networkx", lambda: to_networkx(topology)),
     ]
-    topology_s = _best(compiled.topology)
+    topology_s = best_time(compiled.topology)
     print(f"{'10,000 nodes':<14} {'seconds':>8} {'x model_dump_json':>18} {'+ topology()':>13}  target < 1 s")
     for name, fn in rows:
-        seconds = _best(fn)
+        seconds = best_time(fn)
         with_topology = seconds if name == "topology()" else seconds + topology_s
         verdict = "ok" if with_topology < TARGET_S else "MISSED"
         print(f"{name:<14} {seconds:8.3f} {seconds / baseline:18.1f} {with_topology:13.3f}  {verdict}")
 
     small = build(200).topology()
-    naive = _best(lambda: "\n".join(f"[{n.key}]" for n in small.nodes))
-    seconds = _best(lambda: draw(small))
+    naive = best_time(lambda: "\n".join(f"[{n.key}]" for n in small.nodes))
+    seconds = best_time(lambda: draw(small))
     verdict = "ok" if seconds < TARGET_S else "MISSED"
     lines = draw(small).count("\n")
     ratio = seconds / naive
     print(f"draw 200 nodes: {seconds:.3f} s, {lines} lines, {ratio:.0f}x a one-line-per-node listing")
     print(f"  target < {TARGET_S:.0f} s  {verdict}")
-    seconds = _best(lambda: draw(topology), 1)
+    seconds = best_time(lambda: draw(topology), 1)
     print(f"draw 10,000 nodes (no target, for scale): {seconds:.3f} s")
     for n in FAN_SIZES:
         fan = fan_out(n)
-        seconds = _best(lambda fan=fan: draw(fan), 1)
+        seconds = best_time(lambda fan=fan: draw(fan), 1)
         text = draw(fan)
         lines = text.count("\n")
         width = max(len(line) for line in text.splitlines())
