@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Generator
 from dataclasses import replace
+from operator import attrgetter, itemgetter
 from types import GeneratorType
 from typing import Any, TypeGuard
 
@@ -145,7 +146,7 @@ def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix:
 def _route(
     rc: RunContext,
     data: RunData,
-    completed: list[tuple[NodePlan, Any]],
+    completed: list[Task],
     decisions: list[Any],
     prefix: str = "failed to calculate next tasks",
     *,
@@ -165,7 +166,9 @@ def _route(
     observed = bool(rc.handlers.step_end)  # decisions are only reported at on_step_end
     channel_values = data.values
     touched: dict[str, None] = dict.fromkeys(carried) if carried else {}
-    for node, output in completed:
+    for task in completed:
+        node = task.node
+        output = task.output
         targets = node.successors
         skipped: tuple[str, ...] = ()
         branches = node.branches
@@ -306,153 +309,233 @@ def _preset(node: NodePlan, output: Any) -> NodePlan:
     return replace(node, executable=Executable(invoke=lambda _input: output), graph=None)
 
 
+class Step:
+    """What one superstep has produced so far, handed from phase to phase and reported at its end.
+
+    One plain object per step (slots, no `__init__` frame) instead of locals reassigned along one long
+    loop: each phase fills its fields, and on an error `failing` names the nodes the phase blames.
+    """
+
+    __slots__ = (
+        "completed",
+        "decisions",
+        "done",
+        "failing",
+        "halted",
+        "number",
+        "post",
+        "pre",
+        "restored",
+        "tasks",
+    )
+
+    number: int  # the step's number (`RunData.step` when it started)
+    tasks: list[Task]  # every task of the step, in `pending` order
+    pre: list[Task]  # the tasks whose pre-handler runs this step
+    post: bool  # some task of the step has a post-handler
+    restored: Any  # the checkpoint restored for this (first, resumed) step, else None
+    completed: list[Task]  # the tasks completed (halted ones included until the failures are resolved)
+    done: tuple[str, ...]  # the keys of the completed tasks, in node order
+    halted: list[Task]  # tasks that interrupted (rerun nodes)
+    failing: tuple[str, ...]  # on an error: the nodes it is reported against at on_step_end
+    decisions: list[BranchDecision]  # the branch decisions of the route phase
+
+
+_KEY = attrgetter("node.key")
+_ORDER = attrgetter("node.order")
+_FIRST = itemgetter(0)
+
+
+def start_step(rc: RunContext, data: RunData) -> Step:
+    """Phase 1, start: cancellation and budget, the step boundary, the step's tasks, `on_step_start`."""
+    _check_budget(rc, data)
+    presets = _at_boundary(rc, data) if rc.handlers.boundary and not rc.nested else None
+    s = Step()
+    s.number = step = data.step
+    restored = s.restored = rc.restored
+    if restored is not None:  # the first step of a resumed run: rerun nodes get their records back
+        rc.restored = None
+    skip = restored.skip_pre_handler if restored is not None else ()
+    nodes = rc.plan.nodes
+    running = data.running
+    tasks: list[Task] = []
+    pre: list[Task] = []
+    post = False
+    for key, value in data.pending:
+        node = nodes[key]
+        if presets and key in presets:
+            node = _preset(node, presets[key])
+        task = Task(node, value, step)
+        tasks.append(task)
+        running[key] = value
+        if node.pre is not None and key not in skip:
+            pre.append(task)
+        if node.post is not None:
+            post = True
+        if restored is not None:
+            task.resume = restored.points.get(key)
+    data.pending = []
+    if rc.keep_inputs and rc.stream:
+        copy: Any = acopy_stream if rc.aio else copy_stream
+        for task in tasks:
+            task.input, task.original = copy(task.input, 2)
+    s.tasks = tasks
+    s.pre = pre
+    s.post = post
+    s.completed = []
+    s.halted = []
+    s.done = s.failing = ()
+    s.decisions = []
+    if rc.handlers.step_start:
+        info = rc.step_info(step, tuple(map(_KEY, tasks)), step)
+        for fn in rc.handlers.step_start:
+            fn(info)
+    return s
+
+
+def run_pre_handlers(rc: RunContext, data: RunData, s: Step) -> Effects:
+    """Phase 2, pre-handlers: each replaces its task's input; one that interrupts halts its task."""
+    for task in s.pre:
+        key = task.node.key
+        token = None
+        if task.resume is not None:  # a rerun pre-handler reads its interrupt record too
+            token = _SCOPE.set(rc.scope(key, s.number).child(resume=task.resume))
+        try:
+            task.input = yield from _run_handler(rc, task.node, "pre", task.input)
+        except InterruptSignal as signal:
+            signal.address = rc.address(key)
+            task.error = signal
+            s.completed.append(task)  # a halted task completes without running
+            del data.running[key]
+            continue
+        except GraphError:
+            s.failing = (key,)
+            raise
+        finally:
+            if token is not None:
+                _SCOPE.reset(token)
+        data.running[key] = task.input
+
+
+def collect_completed(
+    rc: RunContext, data: RunData, s: Step, arrived: list[Task], last: tuple[str, ...]
+) -> bool:
+    """Phase 3, collect: take the tasks the driver completed; True when the still running tasks of an
+    eager DAG must be waited for first (some task interrupted, or an interrupt came from outside)."""
+    completed = s.completed
+    completed += arrived
+    if not completed:
+        raise GraphRunError(f"no tasks to execute, last completed nodes: [{', '.join(last)}]")
+    if len(completed) > 1:
+        completed.sort(key=_ORDER)
+    running = data.running
+    failed: list[Task] = []
+    for task in completed:
+        running.pop(task.node.key, None)
+        if task.error is not None:
+            failed.append(task)
+    s.halted = failed  # until `resolve_failures`: interrupts stay halted, any other error fails the step
+    s.done = tuple(map(_KEY, completed))
+    if not running:
+        return False
+    return (bool(failed) and all(is_interrupt(t.error) for t in failed)) or _interrupted_from_outside(rc)
+
+
+def resolve_failures(rc: RunContext, s: Step) -> None:
+    """Phase 3, end (only when some task failed): a node error fails the step; interrupted tasks are set
+    aside as halted (rerun nodes) and the others go on."""
+    failed = s.halted
+    error = next((t for t in failed if not is_interrupt(t.error)), None)
+    if error is not None:
+        s.failing = tuple(map(_KEY, failed))
+        raise _node_error(rc, error)
+    s.completed = [t for t in s.completed if t.error is None]
+
+
+def run_post_handlers(rc: RunContext, s: Step) -> Effects:
+    """Phase 4, post-handlers: each replaces its completed task's output."""
+    for task in s.completed:
+        if task.node.post is not None:
+            try:
+                task.output = yield from _run_handler(rc, task.node, "post", task.output)
+            except GraphError:
+                s.failing = (task.node.key,)
+                raise
+
+
+def report_end(rc: RunContext, data: RunData, s: Step, result: Any) -> None:
+    """Phase 6, report: `on_step_end` with the step's outcome and the next step's nodes."""
+    ended = result is not _NOT_ENDED
+    info = rc.step_info(
+        s.number,
+        s.done,
+        s.number + 1,
+        branches=tuple(s.decisions),
+        next_nodes=() if ended else tuple(map(_FIRST, data.pending)),
+        ended=ended,
+        interrupted=tuple(map(_KEY, s.halted)),
+    )
+    for fn in rc.handlers.step_end:
+        fn(info)
+
+
+def report_failure(rc: RunContext, s: Step) -> None:
+    """Phase 6 of a failed step: `on_step_end` with the nodes the failing phase blamed."""
+    if s.done or s.failing:
+        info = rc.step_info(s.number, s.done, s.number + 1, branches=tuple(s.decisions), errors=s.failing)
+        for fn in rc.handlers.step_end:
+            fn(info)
+
+
 def _steps(rc: RunContext, data: RunData) -> Effects:
-    plan = rc.plan
+    """The superstep loop (Eino's `run` loop, LangGraph's `tick`): the phases in order, one `Step`."""
     handlers = rc.handlers
-    need_all = not plan.dag
+    need_all = not rc.plan.dag
     last: tuple[str, ...] = ()
     while True:
-        _check_budget(rc, data)
-        presets = _at_boundary(rc, data) if handlers.boundary and not rc.nested else None
-        step = data.step
-        pending = data.pending
-        if len(pending) == 1:  # most Pregel steps: no comprehension
-            tasks = [Task(plan.nodes[pending[0][0]], pending[0][1], step)]
-        else:
-            tasks = [Task(plan.nodes[key], value, step) for key, value in pending]
-        if presets:
-            for task in tasks:
-                if task.node.key in presets:
-                    task.node = _preset(task.node, presets[task.node.key])
-        data.pending = []
-        restored = rc.restored
-        if restored is not None:  # the first step of a resumed run: rerun nodes get their records back
-            rc.restored = None
-            for task in tasks:
-                task.resume = restored.points.get(task.node.key)
-        if rc.keep_inputs and rc.stream:
-            copy: Any = acopy_stream if rc.aio else copy_stream
-            for task in tasks:
-                task.input, task.original = copy(task.input, 2)
-        if handlers.step_start:
-            keys = (tasks[0].node.key,) if len(tasks) == 1 else tuple(t.node.key for t in tasks)
-            info = rc.step_info(step, keys, step)
-            for fn in handlers.step_start:
-                fn(info)
-        done: tuple[str, ...] = ()
-        failing: tuple[str, ...] = ()
-        decisions: list[BranchDecision] = []
-        halted: list[Task] = []
+        s = start_step(rc, data)
         try:
-            for task in tasks:
-                failing = (task.node.key,)
-                if task.node.pre is not None and (
-                    restored is None or task.node.key not in restored.skip_pre_handler
-                ):
-                    token = None
-                    if task.resume is not None:  # a rerun pre-handler reads its interrupt record too
-                        token = _SCOPE.set(rc.scope(task.node.key, step).child(resume=task.resume))
-                    try:
-                        task.input = yield from _run_handler(rc, task.node, "pre", task.input)
-                    except InterruptSignal as signal:
-                        signal.address = rc.address(task.node.key)
-                        task.error = signal
-                        halted.append(task)
-                        continue
-                    finally:
-                        if token is not None:
-                            _SCOPE.reset(token)
-                data.running[task.node.key] = task.input
-            failing = ()
-            running = [t for t in tasks if t.error is None] if halted else tasks
-            completed: list[Task] = yield Wait(running, need_all)
-            if halted:
-                completed = [*halted, *completed]
-                halted = []
-            if not completed:
-                raise GraphRunError(f"no tasks to execute, last completed nodes: [{', '.join(last)}]")
-            if len(completed) == 1:  # the common case, without the generic comprehensions below
-                only = completed[0]
-                done = (only.node.key,)
-                data.running.pop(only.node.key, None)
-                failed = [only] if only.error is not None else []
-            else:
-                completed.sort(key=lambda t: t.node.order)
-                done = tuple(t.node.key for t in completed)
-                for key in done:
-                    data.running.pop(key, None)
-                failed = [t for t in completed if t.error is not None]
-            if data.running and (
-                (failed and all(is_interrupt(t.error) for t in failed)) or _interrupted_from_outside(rc)
-            ):
-                more: list[Task] = yield Wait([], True)  # eager DAG: let the running tasks finish first
-                completed = sorted([*completed, *more], key=lambda t: t.node.order)
-                done = tuple(t.node.key for t in completed)
+            if s.pre:
+                yield from run_pre_handlers(rc, data, s)
+            tasks = s.tasks
+            if s.completed:  # some pre-handler interrupted: its task does not run
+                tasks = [t for t in tasks if t.error is None]
+            if collect_completed(rc, data, s, (yield Wait(tasks, need_all)), last):
+                collect_completed(
+                    rc, data, s, (yield Wait([], True)), last
+                )  # eager DAG: let them finish first
                 data.running.clear()
-                failed = [t for t in completed if t.error is not None]
-            if failed:
-                failing = tuple(t.node.key for t in failed)
-                if not all(is_interrupt(t.error) for t in failed):
-                    raise _node_error(rc, next(t for t in failed if not is_interrupt(t.error)))
-                halted = failed
-                failing = ()
-                completed = [t for t in completed if t.error is None]
-            for task in completed:
-                failing = (task.node.key,)
-                if task.node.post is not None:
-                    task.output = yield from _run_handler(rc, task.node, "post", task.output)
-            failing = ()
-            outputs = (
-                [(completed[0].node, completed[0].output)]
-                if len(completed) == 1
-                else [(t.node, t.output) for t in completed]
-            )
+            if s.halted:
+                resolve_failures(rc, s)
+            if s.post:
+                yield from run_post_handlers(rc, s)
+            restored = s.restored
             result = yield from _route(
                 rc,
                 data,
-                outputs,
-                decisions,
+                s.completed,
+                s.decisions,
                 carried=restored.carried if restored is not None else (),
-                deliver_only=bool(halted),
+                deliver_only=bool(s.halted),
             )
         except GraphError:
-            if handlers.step_end and (done or failing):
-                info = rc.step_info(step, done, step + 1, branches=tuple(decisions), errors=failing)
-                for fn in handlers.step_end:
-                    fn(info)
+            if handlers.step_end:
+                report_failure(rc, s)
             raise
         data.step += 1
-        last = done
+        last = s.done
+        if handlers.step_end:
+            report_end(rc, data, s, result)
         # some tasks interrupted: the others' outputs were delivered to the channels (END's too) and
         # the run stops; on resume they are read after the rerun step, as in Eino
-        if handlers.step_end:
-            ended = result is not _NOT_ENDED
-            pending = data.pending
-            if ended or not pending:
-                next_nodes: tuple[str, ...] = ()
-            elif len(pending) == 1:  # most Pregel steps: no generator
-                next_nodes = (pending[0][0],)
-            else:
-                next_nodes = tuple(k for k, _ in pending)
-            info = rc.step_info(
-                step,
-                done,
-                step + 1,
-                branches=tuple(decisions),
-                next_nodes=next_nodes,
-                ended=ended,
-                interrupted=tuple(t.node.key for t in halted) if halted else (),
-            )
-            for fn in handlers.step_end:
-                fn(info)
         if result is not _NOT_ENDED:
             return result
-        if halted:
+        if s.halted:
             if rc.aio:
-                yield Await(aio.settle(data, halted))
-            raise capture(rc, data, halted, after=_after_nodes(rc, done, halted))
+                yield Await(aio.settle(data, s.halted))
+            raise capture(rc, data, s.halted, after=_after_nodes(rc, s.done, s.halted))
         if rc.interrupt_after or rc.interrupt_before or rc.interrupt_event is not None:
-            yield from _static_interrupt(rc, data, done)
+            yield from _static_interrupt(rc, data, s.done)
 
 
 def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
@@ -469,8 +552,9 @@ def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
                 input = notify_handlers(starts, info, input, stream=rc.stream)
         if not data.started:
             data.started = True
-            start = [(rc.plan.nodes["start"], input)]
-            result = yield from _route(rc, data, start, [], "calculate next tasks fail")
+            start = Task(rc.plan.nodes["start"], input, data.step)
+            start.output = input
+            result = yield from _route(rc, data, [start], [], "calculate next tasks fail")
             if result is not _NOT_ENDED:
                 return (yield from _finish(rc, info, result))
             if not data.pending:
