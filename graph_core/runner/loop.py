@@ -11,106 +11,32 @@ branches, channels, callbacks, step events) happens here, in Eino's order (§2.2
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Awaitable, Generator
-from dataclasses import replace
-from operator import attrgetter, itemgetter
-from types import GeneratorType
-from typing import Any, TypeGuard
+from typing import Any
 
 from graph_core.branch import Branch
-from graph_core.callbacks import Boundary, BranchDecision
-from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
-from graph_core.errors import GraphError, GraphRunError, HandlerError, MaxStepsExceededError, NodeRunError
-from graph_core.interrupt import AbandonedTask, InterruptSignal
-from graph_core.lambda_ import Executable
+from graph_core.callbacks import BranchDecision
+from graph_core.errors import GraphError, GraphRunError, HandlerError
+from graph_core.interrupt import AbandonedTask
 from graph_core.runner import aio, channels
-from graph_core.runner.interrupts import capture, is_interrupt
+from graph_core.runner.interrupts import capture
+from graph_core.runner.phases import (
+    NOT_ENDED,
+    Effects,
+    Step,
+    collect_completed,
+    interrupted_from_outside,
+    is_awaitable,
+    report_end,
+    report_failure,
+    resolve_failures,
+    run_handler,
+    start_step,
+)
 from graph_core.runner.plan import NodePlan
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait, notify_handlers
-from graph_core.state import StreamHandler
-from graph_core.stream import acollect, acopy_stream, aone_chunk, collect, copy_stream, one_chunk
+from graph_core.stream import acollect, acopy_stream, collect, copy_stream, one_chunk
 
-__all__ = ["HandlerError", "run_graph"]
-
-Effects = Generator[Wait | Await, Any, Any]
-_NOT_ENDED: Any = object()
-
-
-def _node_error(rc: RunContext, task: Task) -> GraphError:
-    error = task.error
-    assert error is not None
-    if task.node.graph is not None and isinstance(error, GraphRunError):
-        # an engine error of the nested run gets the embedding node keys (a node error has its path)
-        if not getattr(error, "node_path", None):
-            error.locate((*rc.path, task.node.key))
-        return error  # a nested run's node error already reports its full path
-    wrapped = NodeRunError(error, (*rc.path, task.node.key))
-    wrapped.__cause__ = error
-    return wrapped
-
-
-def _handler_error(rc: RunContext, node: NodePlan, which: str, exc: BaseException) -> NodeRunError:
-    inner = HandlerError(f"run node[{node.key}] {which} processor fail: {exc}")
-    inner.__cause__ = exc
-    error = NodeRunError(inner, (*rc.path, node.key))
-    error.__cause__ = exc
-    return error
-
-
-def _run_handler(rc: RunContext, node: NodePlan, which: str, value: Any) -> Effects:
-    """A state handler under the state lock; a plain handler in stream mode sees the concatenated stream."""
-    handler = node.pre if which == "pre" else node.post
-    frame = rc.frame
-    assert frame is not None
-    streaming = isinstance(handler, StreamHandler)
-    try:
-        if rc.aio and streaming:  # a stream handler of an `astream` run reads on a worker thread
-            result = yield Await(aio.in_thread(_locked, handler, aio.AsyncStream(value, rc.loop), frame))
-            if _is_awaitable(result):
-                result = yield Await(result)
-            return aio.as_async_stream(result)
-        if rc.stream and not streaming:
-            value = (yield Await(acollect(value))) if rc.aio else collect(value)
-        elif streaming and not rc.stream:
-            value = one_chunk(value)
-        with frame.lock:
-            result = handler(value, frame.value)
-        if _is_awaitable(result):
-            result = yield Await(result)
-        if streaming:
-            return result if rc.stream else collect(result)
-    except InterruptSignal:
-        raise  # a pre-handler may interrupt: its node becomes a rerun node
-    except Exception as exc:
-        raise _handler_error(rc, node, which, exc) from exc
-    if rc.stream:
-        return aone_chunk(result) if rc.aio else one_chunk(result)
-    return result
-
-
-def _locked(handler: Any, value: Any, frame: Any) -> Any:
-    with frame.lock:
-        return handler(value, frame.value)
-
-
-_SYNC_TYPES: set[type] = {str, list, dict, tuple, int, float, bool, type(None)}
-
-
-def _is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
-    """`inspect.isawaitable` with a per-type cache of negative answers (it is asked on every step).
-
-    Except for generators (a generator-based coroutine is flagged per code object), whether a value is
-    awaitable depends on its type only, so a type found not awaitable once is never checked again.
-    """
-    cls = type(value)
-    if cls in _SYNC_TYPES:
-        return False
-    if inspect.isawaitable(value):
-        return True
-    if cls is not GeneratorType:
-        _SYNC_TYPES.add(cls)
-    return False
+__all__ = ["Effects", "HandlerError", "run_graph"]
 
 
 def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str) -> Effects:
@@ -133,7 +59,7 @@ def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix:
         if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
             if result in branch.ends:  # the common case, without the generic validation below
                 return (result,)
-        elif _is_awaitable(result):
+        elif is_awaitable(result):
             result = yield Await(result)
         return branch.selected(result)
     except Exception as exc:
@@ -217,10 +143,13 @@ def _route(
         for target in skipped:
             channels.report_skip(plan, data, node.key, target, touched)
     if deliver_only:
-        return _NOT_ENDED
-    ready = [key for key in touched if key in channel_values] if not dag else None
-    if ready is None:
+        return NOT_ENDED
+    if dag:
         ready = [key for key in touched if channels.is_ready(plan, data, key)]
+    elif carried:  # a restored channel may have been read already
+        ready = [key for key in touched if key in channel_values]
+    else:  # Pregel: every touched channel was just written
+        ready = list(touched)
     try:
         if rc.aio:  # reading a merged channel peeks at async streams: awaited
             if "end" in ready:
@@ -230,7 +159,7 @@ def _route(
             for key in ready:
                 pending.append((key, (yield Await(channels.aread(plan, data, key)))))
             data.pending = pending
-            return _NOT_ENDED
+            return NOT_ENDED
         if "end" in ready:
             return channels.read(plan, data, "end", stream=stream)
         if len(ready) == 1:
@@ -240,19 +169,7 @@ def _route(
             data.pending = [(key, channels.read(plan, data, key, stream=stream)) for key in ready]
     except ValueError as exc:
         raise GraphRunError(f"{prefix}: {exc}") from exc
-    return _NOT_ENDED
-
-
-def _check_budget(rc: RunContext, data: RunData) -> None:
-    if rc.cancel_event is not None and rc.cancel_event.is_set():
-        raise GraphRunError("context has been canceled: context canceled")
-    if rc.max_steps is not None and data.step >= rc.max_steps:
-        raise MaxStepsExceededError(rc.max_steps, path=rc.path)
-
-
-def _interrupted_from_outside(rc: RunContext) -> bool:
-    """Eino `WithGraphInterrupt`: the `interrupt_event` was set while (or before) this step's tasks ran."""
-    return rc.interrupt_event is not None and rc.interrupt_event.is_set()
+    return NOT_ENDED
 
 
 def _after_nodes(rc: RunContext, done: tuple[str, ...], halted: list[Task]) -> list[str]:
@@ -260,7 +177,7 @@ def _after_nodes(rc: RunContext, done: tuple[str, ...], halted: list[Task]) -> l
     completed interrupt-after nodes, or every completed node when an interrupt from outside waited for
     them (none when it abandoned some)."""
     stopped = {t.node.key for t in halted}
-    external = _interrupted_from_outside(rc) and not any(isinstance(t.error, AbandonedTask) for t in halted)
+    external = interrupted_from_outside(rc) and not any(isinstance(t.error, AbandonedTask) for t in halted)
     return [k for k in done if k not in stopped and (external or k in rc.interrupt_after)]
 
 
@@ -270,7 +187,7 @@ def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> E
     An interrupt from outside (`interrupt_event`, Eino's `cancel()` without a timeout) waited for the
     step's running tasks: every task of the step is an after node, and the next tasks are saved.
     """
-    external = _interrupted_from_outside(rc)
+    external = interrupted_from_outside(rc)
     after = list(done) if external else [k for k in done if k in rc.interrupt_after]
     before = [k for k, _ in data.pending if k in rc.interrupt_before]
     if after or before:
@@ -279,236 +196,28 @@ def _static_interrupt(rc: RunContext, data: RunData, done: tuple[str, ...]) -> E
         raise capture(rc, data, [], before=before, after=after, external=external)
 
 
-def _at_boundary(rc: RunContext, data: RunData) -> dict[str, Any]:
-    """Hand the next step to the `on_step_boundary` handlers, then take back what they changed.
-
-    Returns the presets (node key -> output used instead of running the component this step).
-    """
-    boundary = Boundary(data.step, rc.budget(data.step), list(data.pending), rc.state_value)
-    for fn in rc.handlers.boundary:
-        fn(boundary)
-    before = [key for key, _ in data.pending]
-    after = [key for key, _ in boundary.pending]
-    if after != before:
-        raise GraphRunError(
-            f"step boundary {data.step}: the next tasks may not change (were [{', '.join(before)}], "
-            f"now [{', '.join(after)}])"
-        )
-    data.pending = boundary.pending
-    frame = rc.frame
-    if frame is not None and rc.plan.has_state and boundary.state is not frame.value:
-        frame.value = data.state = boundary.state
-    unknown = [key for key in boundary.presets if key not in after]
-    if unknown:
-        raise GraphRunError(f"step boundary {data.step}: presets for nodes not in this step: {unknown}")
-    return boundary.presets
-
-
-def _preset(node: NodePlan, output: Any) -> NodePlan:
-    """A copy of `node` whose component returns `output` (a preset from a step boundary)."""
-    return replace(node, executable=Executable(invoke=lambda _input: output), graph=None)
-
-
-class Step:
-    """What one superstep has produced so far, handed from phase to phase and reported at its end.
-
-    One plain object per step (slots, no `__init__` frame) instead of locals reassigned along one long
-    loop: each phase fills its fields, and on an error `failing` names the nodes the phase blames.
-    """
-
-    __slots__ = (
-        "completed",
-        "decisions",
-        "done",
-        "failing",
-        "halted",
-        "number",
-        "post",
-        "pre",
-        "restored",
-        "tasks",
-    )
-
-    number: int  # the step's number (`RunData.step` when it started)
-    tasks: list[Task]  # every task of the step, in `pending` order
-    pre: list[Task]  # the tasks whose pre-handler runs this step
-    post: bool  # some task of the step has a post-handler
-    restored: Any  # the checkpoint restored for this (first, resumed) step, else None
-    completed: list[Task]  # the tasks completed (halted ones included until the failures are resolved)
-    done: tuple[str, ...]  # the keys of the completed tasks, in node order
-    halted: list[Task]  # tasks that interrupted (rerun nodes)
-    failing: tuple[str, ...]  # on an error: the nodes it is reported against at on_step_end
-    decisions: list[BranchDecision]  # the branch decisions of the route phase
-
-
-_KEY = attrgetter("node.key")
-_ORDER = attrgetter("node.order")
-_FIRST = itemgetter(0)
-
-
-def start_step(rc: RunContext, data: RunData) -> Step:
-    """Phase 1, start: cancellation and budget, the step boundary, the step's tasks, `on_step_start`."""
-    _check_budget(rc, data)
-    presets = _at_boundary(rc, data) if rc.handlers.boundary and not rc.nested else None
-    s = Step()
-    s.number = step = data.step
-    restored = s.restored = rc.restored
-    if restored is not None:  # the first step of a resumed run: rerun nodes get their records back
-        rc.restored = None
-    skip = restored.skip_pre_handler if restored is not None else ()
-    nodes = rc.plan.nodes
-    running = data.running
-    tasks: list[Task] = []
-    pre: list[Task] = []
-    post = False
-    for key, value in data.pending:
-        node = nodes[key]
-        if presets and key in presets:
-            node = _preset(node, presets[key])
-        task = Task(node, value, step)
-        tasks.append(task)
-        running[key] = value
-        if node.pre is not None and key not in skip:
-            pre.append(task)
-        if node.post is not None:
-            post = True
-        if restored is not None:
-            task.resume = restored.points.get(key)
-    data.pending = []
-    if rc.keep_inputs and rc.stream:
-        copy: Any = acopy_stream if rc.aio else copy_stream
-        for task in tasks:
-            task.input, task.original = copy(task.input, 2)
-    s.tasks = tasks
-    s.pre = pre
-    s.post = post
-    s.completed = []
-    s.halted = []
-    s.done = s.failing = ()
-    s.decisions = []
-    if rc.handlers.step_start:
-        info = rc.step_info(step, tuple(map(_KEY, tasks)), step)
-        for fn in rc.handlers.step_start:
-            fn(info)
-    return s
-
-
-def run_pre_handlers(rc: RunContext, data: RunData, s: Step) -> Effects:
-    """Phase 2, pre-handlers: each replaces its task's input; one that interrupts halts its task."""
-    for task in s.pre:
-        key = task.node.key
-        token = None
-        if task.resume is not None:  # a rerun pre-handler reads its interrupt record too
-            token = _SCOPE.set(rc.scope(key, s.number).child(resume=task.resume))
-        try:
-            task.input = yield from _run_handler(rc, task.node, "pre", task.input)
-        except InterruptSignal as signal:
-            signal.address = rc.address(key)
-            task.error = signal
-            s.completed.append(task)  # a halted task completes without running
-            del data.running[key]
-            continue
-        except GraphError:
-            s.failing = (key,)
-            raise
-        finally:
-            if token is not None:
-                _SCOPE.reset(token)
-        data.running[key] = task.input
-
-
-def collect_completed(
-    rc: RunContext, data: RunData, s: Step, arrived: list[Task], last: tuple[str, ...]
-) -> bool:
-    """Phase 3, collect: take the tasks the driver completed; True when the still running tasks of an
-    eager DAG must be waited for first (some task interrupted, or an interrupt came from outside)."""
-    completed = s.completed
-    completed += arrived
-    if not completed:
-        raise GraphRunError(f"no tasks to execute, last completed nodes: [{', '.join(last)}]")
-    if len(completed) > 1:
-        completed.sort(key=_ORDER)
-    running = data.running
-    failed: list[Task] = []
-    for task in completed:
-        running.pop(task.node.key, None)
-        if task.error is not None:
-            failed.append(task)
-    s.halted = failed  # until `resolve_failures`: interrupts stay halted, any other error fails the step
-    s.done = tuple(map(_KEY, completed))
-    if not running:
-        return False
-    return (bool(failed) and all(is_interrupt(t.error) for t in failed)) or _interrupted_from_outside(rc)
-
-
-def resolve_failures(rc: RunContext, s: Step) -> None:
-    """Phase 3, end (only when some task failed): a node error fails the step; interrupted tasks are set
-    aside as halted (rerun nodes) and the others go on."""
-    failed = s.halted
-    error = next((t for t in failed if not is_interrupt(t.error)), None)
-    if error is not None:
-        s.failing = tuple(map(_KEY, failed))
-        raise _node_error(rc, error)
-    s.completed = [t for t in s.completed if t.error is None]
-
-
-def run_post_handlers(rc: RunContext, s: Step) -> Effects:
-    """Phase 4, post-handlers: each replaces its completed task's output."""
-    for task in s.completed:
-        if task.node.post is not None:
-            try:
-                task.output = yield from _run_handler(rc, task.node, "post", task.output)
-            except GraphError:
-                s.failing = (task.node.key,)
-                raise
-
-
-def report_end(rc: RunContext, data: RunData, s: Step, result: Any) -> None:
-    """Phase 6, report: `on_step_end` with the step's outcome and the next step's nodes."""
-    ended = result is not _NOT_ENDED
-    info = rc.step_info(
-        s.number,
-        s.done,
-        s.number + 1,
-        branches=tuple(s.decisions),
-        next_nodes=() if ended else tuple(map(_FIRST, data.pending)),
-        ended=ended,
-        interrupted=tuple(map(_KEY, s.halted)),
-    )
-    for fn in rc.handlers.step_end:
-        fn(info)
-
-
-def report_failure(rc: RunContext, s: Step) -> None:
-    """Phase 6 of a failed step: `on_step_end` with the nodes the failing phase blamed."""
-    if s.done or s.failing:
-        info = rc.step_info(s.number, s.done, s.number + 1, branches=tuple(s.decisions), errors=s.failing)
-        for fn in rc.handlers.step_end:
-            fn(info)
-
-
 def _steps(rc: RunContext, data: RunData) -> Effects:
-    """The superstep loop (Eino's `run` loop, LangGraph's `tick`): the phases in order, one `Step`."""
+    """The superstep loop (Eino's `run` loop, LangGraph's `tick`): the phases in order, one `Step` each."""
     handlers = rc.handlers
     need_all = not rc.plan.dag
-    last: tuple[str, ...] = ()
+    last: Step | None = None
     while True:
         s = start_step(rc, data)
         try:
-            if s.pre:
-                yield from run_pre_handlers(rc, data, s)
+            for task in s.pre:
+                yield from run_handler(rc, data, s, task, "pre")
             tasks = s.tasks
-            if s.completed:  # some pre-handler interrupted: its task does not run
+            if s.finished:  # some pre-handler interrupted: its task does not run
                 tasks = [t for t in tasks if t.error is None]
             if collect_completed(rc, data, s, (yield Wait(tasks, need_all)), last):
-                collect_completed(
-                    rc, data, s, (yield Wait([], True)), last
-                )  # eager DAG: let them finish first
+                collect_completed(rc, data, s, (yield Wait([], True)), last)  # eager DAG: let them finish
                 data.running.clear()
             if s.halted:
                 resolve_failures(rc, s)
             if s.post:
-                yield from run_post_handlers(rc, s)
+                for task in s.completed:
+                    if task.node.post is not None:
+                        yield from run_handler(rc, data, s, task, "post")
             restored = s.restored
             result = yield from _route(
                 rc,
@@ -523,13 +232,13 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                 report_failure(rc, s)
             raise
         data.step += 1
-        last = s.done
+        last = s
         if handlers.step_end:
             report_end(rc, data, s, result)
+        if result is not NOT_ENDED:
+            return result
         # some tasks interrupted: the others' outputs were delivered to the channels (END's too) and
         # the run stops; on resume they are read after the rerun step, as in Eino
-        if result is not _NOT_ENDED:
-            return result
         if s.halted:
             if rc.aio:
                 yield Await(aio.settle(data, s.halted))
@@ -555,7 +264,7 @@ def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
             start = Task(rc.plan.nodes["start"], input, data.step)
             start.output = input
             result = yield from _route(rc, data, [start], [], "calculate next tasks fail")
-            if result is not _NOT_ENDED:
+            if result is not NOT_ENDED:
                 return (yield from _finish(rc, info, result))
             if not data.pending:
                 raise GraphRunError("no tasks to execute after graph start")
