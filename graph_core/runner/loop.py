@@ -39,34 +39,58 @@ from graph_core.stream import acollect, acopy_stream, collect, copy_stream, one_
 __all__ = ["Effects", "HandlerError", "run_graph"]
 
 
-def _choose(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str) -> Effects:
+def _choose(
+    rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str
+) -> tuple[str, ...] | Await:
+    """A branch's chosen ends in a sync-driven run, as a plain call (no generator frame on every step);
+    an `Await` when the condition returned an awaitable, which `_choose_later` then finishes."""
     is_stream = branch.kind == "stream" or branch.kind == "stream_multi"
     try:
-        if rc.aio:  # an `astream` run: a sync condition reading the stream does so on a worker thread
-            if not is_stream:
+        if rc.stream:
+            arg = output if is_stream else collect(output)
+        else:
+            arg = one_chunk(output) if is_stream else output
+        result = branch.condition(arg)
+        if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
+            if result in branch.ends:  # the common case, without the generic validation below
+                return (result,)
+        elif is_awaitable(result):
+            return Await(result)
+        return branch.selected(result)
+    except Exception as exc:
+        raise _branch_error(rc, node, prefix, exc) from exc
+
+
+def _choose_later(
+    rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str, pending: Await | None
+) -> Effects:
+    """`_choose` of an `astream` run (`pending` None), or the end of one whose condition was async."""
+    try:
+        if pending is not None:
+            result = yield pending
+        else:  # an `astream` run: a sync condition reading the stream does so on a worker thread
+            if branch.kind != "stream" and branch.kind != "stream_multi":
                 arg = yield Await(acollect(output))
                 result = branch.condition(arg)
             elif aio.is_async_fn(branch.condition):
                 result = branch.condition(aio.AsyncStream(output, rc.loop))
             else:
                 result = aio.in_thread(branch.condition, aio.AsyncStream(output, rc.loop))
-        else:
-            if rc.stream:
-                arg = output if is_stream else collect(output)
-            else:
-                arg = one_chunk(output) if is_stream else output
-            result = branch.condition(arg)
-        if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
-            if result in branch.ends:  # the common case, without the generic validation below
-                return (result,)
-        elif is_awaitable(result):
-            result = yield Await(result)
+            if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
+                if result in branch.ends:
+                    return (result,)
+            elif is_awaitable(result):
+                result = yield Await(result)
         return branch.selected(result)
     except Exception as exc:
-        kind = "collect" if rc.stream else "invoke"  # Eino: stream runs use every branch's collect surface
-        raise GraphRunError(
-            f"{prefix}: calculate next step fail, node: {node.key}, error: branch {kind} run error: {exc}"
-        ) from exc
+        raise _branch_error(rc, node, prefix, exc) from exc
+
+
+def _branch_error(rc: RunContext, node: NodePlan, prefix: str, exc: Exception) -> GraphRunError:
+    kind = "collect" if rc.stream else "invoke"  # Eino: stream runs use every branch's collect surface
+    return GraphRunError(
+        f"{prefix}: calculate next step fail, node: {node.key}, error: branch {kind} run error: {exc}"
+    )
 
 
 def _route(
@@ -87,7 +111,8 @@ def _route(
     """
     plan = rc.plan
     stream = rc.stream
-    copy: Any = acopy_stream if rc.aio else copy_stream
+    aio_run = rc.aio
+    copy: Any = acopy_stream if aio_run else copy_stream
     dag = plan.dag
     observed = bool(rc.handlers.step_end)  # decisions are only reported at on_step_end
     channel_values = data.values
@@ -103,7 +128,9 @@ def _route(
             picks: list[tuple[int, tuple[str, ...]]] = []
             if len(branches) == 1:
                 first = output if outputs is None else outputs[0]
-                chosen = yield from _choose(rc, node, branches[0], first, prefix)
+                chosen = None if aio_run else _choose(rc, node, branches[0], first, prefix)
+                if not isinstance(chosen, tuple):  # an `astream` run or an async condition
+                    chosen = yield from _choose_later(rc, node, branches[0], first, prefix, chosen)
                 picks.append((0, chosen))
                 ends = branches[0].ends
             else:
@@ -111,7 +138,9 @@ def _route(
                 all_ends: dict[str, None] = {}
                 for index, branch in enumerate(branches):
                     arg = outputs[index] if outputs is not None else output
-                    picked = yield from _choose(rc, node, branch, arg, prefix)
+                    picked = None if aio_run else _choose(rc, node, branch, arg, prefix)
+                    if not isinstance(picked, tuple):
+                        picked = yield from _choose_later(rc, node, branch, arg, prefix, picked)
                     picks.append((index, picked))
                     merged.update(dict.fromkeys(picked))
                     all_ends.update(dict.fromkeys(branch.ends))
