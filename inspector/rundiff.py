@@ -27,7 +27,8 @@ from typing import Any
 
 from inspector.recording.format import BudgetRecord
 from inspector.recording.reader import NodeRun, Run, Step, UnfinishedStep, read_run
-from inspector.recording.statediff import Change, changes
+from inspector.recording.statediff import Change
+from inspector.rundiff_state import StatePairs
 from inspector.snapshot.topology_diff import TopologyChange, diff_topologies
 from inspector.snapshot.trajectory import step_failures
 
@@ -346,7 +347,7 @@ def _budget_deltas(a: BudgetRecord | None, b: BudgetRecord | None) -> list[Budge
     ]
 
 
-def _compare_step(index: int, a: Step, b: Step, state_a: Any, state_b: Any) -> StepDiff:
+def _compare_step(index: int, a: Step, b: Step, state: list[Change]) -> StepDiff:
     diff = StepDiff(index)
     if a.nodes != b.nodes:
         diff.nodes = (list(a.nodes), list(b.nodes))
@@ -359,7 +360,7 @@ def _compare_step(index: int, a: Step, b: Step, state_a: Any, state_b: Any) -> S
     failures_a, failures_b = step_failures(a.node_runs), step_failures(b.node_runs)
     if failures_a != failures_b:
         diff.failures = (failures_a, failures_b)
-    diff.state = changes(state_a, state_b)
+    diff.state = state
     diff.budget = _budget_deltas(a.budget, b.budget)
     return diff
 
@@ -413,8 +414,9 @@ def diff_runs(a: Run | str | os.PathLike[str], b: Run | str | os.PathLike[str], 
     n_a, n_b = len(run_a.steps), len(run_b.steps)
     steps: list[StepDiff] = []
     fork_step = _fork_step(run_a, run_b)
+    states = StatePairs(run_a, run_b)
     for i in range(fork_step or 0, min(n_a, n_b)):
-        step = _compare_step(i, run_a.steps[i], run_b.steps[i], run_a.state_at(i), run_b.state_at(i))
+        step = _compare_step(i, run_a.steps[i], run_b.steps[i], states.changes_at(i))
         if not step.empty:
             step.where, step.segment, step.segment_index = _where(i, run_a, run_b)
             steps.append(step)

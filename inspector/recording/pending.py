@@ -148,14 +148,20 @@ def node_run_records(
         info = pending.info
         node = info.node_key or ""
         record: dict[str, Any] = {"node": node}
-        compact_node_names(record, info.name, info.kind, known.get((*path, node) if path else (node,)))
+        names = known.get((*path, node) if path else (node,))
+        if names is None or names[0] != info.name or names[1] != info.kind:  # else nothing to add
+            compact_node_names(record, info.name, info.kind, names)
         if pending.input is not NOTHING:
             record["input"] = value(pending.input)
         if pending.output is not NOTHING:
             record["output"] = value(pending.output)
         if pending.error is not None:
             record["error"] = pending.error
-        _times(record, pending, base)
+        t = pending.t  # `_times`, inline: every node run of every step goes through here
+        if t is not None:
+            record["t"] = round(t - base, 6)
+            if pending.end is not None:
+                record["duration"] = round(pending.end - t, 6)
         if pending.tools:
             record["tools"] = _tool_records(pending, value, max_str)
         out.append(record)

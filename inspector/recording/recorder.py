@@ -261,7 +261,11 @@ class Recorder:
                 else:
                     parent.tools.append(pending)
                 return pending
-        self._done.setdefault(info.path[:-1], []).append(pending)
+        done = self._done.get(info.path[:-1])
+        if done is None:
+            self._done[info.path[:-1]] = [pending]
+        else:
+            done.append(pending)
         return pending
 
     def _value(self, held: Any) -> Any:
@@ -301,7 +305,8 @@ class Recorder:
 
         full, payload, delta_json = self._state(step)
 
-        counters = self._counters.snapshot()
+        c = self._counters  # `snapshot()`, inline
+        counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
         used = step.budget
         implied_max = None if path else self._max_steps
         budget = compact_budget(

@@ -36,6 +36,9 @@ class StateTrack:
 
     __slots__ = (
         "_keys_json",
+        "_plan",
+        "_plan_by",
+        "_plan_for",
         "delta_bytes",
         "delta_json",
         "every",
@@ -54,13 +57,26 @@ class StateTrack:
         self.raws: list[tuple[str, Any, bool]] = []  # last step's fields: what `prev` was encoded from
         self.delta_json: bytes | None = None  # the last delta's ops as written (None after a snapshot)
         self._keys_json: dict[str, bytes] = {}
+        self._plan_for: type | None = None  # the state class `_plan` is for, with `_plan_by`'s encoder
+        self._plan_by: Encoder | None = None
+        self._plan: list[tuple[str, str, bool]] | None = None
 
     def record_state(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any]:
         """(`full`, payload, encoded state) for this step's live `state`: the payload is the encoded
         state when `full`, else the delta ops (their JSON in `delta_json`)."""
         prev = self.prev
         if type(prev) is dict:
-            fields = encoder.top_level(state)
+            cls = type(state)
+            if cls is not self._plan_for or encoder is not self._plan_by:
+                self._plan_for, self._plan_by, self._plan = cls, encoder, encoder.model_plan(cls)
+            plan = self._plan
+            if plan is None:
+                fields = encoder.top_level(state)
+            elif state.__pydantic_extra__:  # `top_level`'s per-step check; the rest hold for the class
+                fields = None
+            else:  # `top_level(state)` for a model, from the plan worked out once for its class
+                values = state.__dict__
+                fields = [(key, values.get(name), masked) for name, key, masked in plan]
             if fields is not None and len(fields) == len(prev):
                 recorded = self._by_field(state, fields, encoder)
                 if recorded is not None:
