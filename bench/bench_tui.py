@@ -9,6 +9,15 @@ slices), so a step key (`p`, one step back; `n` at step 0) is timed next to a ke
 alternately, and the difference of their medians (of 15 presses each) is the app's share: the action,
 every frame it causes (layout, render, scrolls after refresh) and any work those frames trigger.
 
+Realistic run (issue 15): the flow ReAct agent, one tool call per round, recorded by the real
+`Recorder` over 50,000 rounds (100,001 supersteps) so the message history grows by a message per
+step. It is generated once per machine session and cached in the temp dir. The app opens it in a child
+process (so its peak RSS is its own) and, straight after the first paint, while diagnostics are still
+being computed in the background, answers End, `g` (go to a step), `n`/`p` and `/` (search); each is
+timed as the key that does the work (End, the Enter that closes the prompt, ...) pressed under Pilot,
+minus the median of a key bound to nothing. Targets: first paint <= 1 s, every key <= 100 ms, peak
+RSS <= 300 MB; the same measures on a 9-step recording of the same agent are the baseline.
+
 Baselines, in the same process: the same measures on a 9-step run (the TUI should cost the same for
 both: nothing scales with the run length), and a Textual `DataTable` holding one row per step (what a
 non-virtualised timeline costs to fill and paint).
@@ -18,7 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
+import os
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +48,11 @@ FIRST_PAINT_TARGET_S = 2.0
 STEP_TARGET_S = 0.050
 SIZE = (120, 40)
 PRESSES = 15
+REACT_ROUNDS = 50_000
+REACT_PAINT_TARGET_S = 1.0
+REACT_KEY_TARGET_S = 0.100
+REACT_RSS_TARGET_MB = 300.0
+CACHE = Path(tempfile.gettempdir()) / "graph-inspector-bench"
 
 
 def generate(path: Path, steps: int) -> Path:
@@ -155,7 +174,132 @@ async def _datatable(steps: int) -> float:
         return time.perf_counter() - start
 
 
+def react_run(rounds: int) -> Path:
+    """The flow ReAct agent's recording of `rounds` rounds, generated once and kept in the temp dir
+    (recording 50,000 rounds takes about a minute; the file is keyed by the rounds and the recorder's
+    format version)."""
+    from bench.bench_recording import _agent
+    from inspector.recording.format import FORMAT_VERSION
+
+    path = CACHE / f"react-{rounds}-v{FORMAT_VERSION}.jsonl"
+    if not path.exists():
+        CACHE.mkdir(exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.part")
+        agent = _agent(rounds)
+        # The scripted model keeps a copy of every call's messages (for tests to read back), which
+        # on a growing history is quadratic: 50,000 rounds would hold ~20 GB. Nothing reads them here.
+        agent.model._cursor.calls = _Forgetful()  # pyright: ignore
+        agent.invoke([Message.user("go")], callbacks=[Recorder(partial)])
+        partial.replace(path)
+    return path
+
+
+class _Forgetful(list[Any]):
+    """A call log that keeps nothing."""
+
+    def append(self, item: Any) -> None:
+        del item
+
+
+async def _press_timed(pilot: Any, key: str) -> float:
+    t = time.perf_counter()
+    await pilot.press(key)
+    await pilot.pause()
+    return time.perf_counter() - t
+
+
+async def _measure_keys(path: Path) -> dict[str, Any]:
+    """First paint, then each key while the background work is still going; the app's peak RSS."""
+    from inspector.tui import make_app
+
+    start = time.perf_counter()
+    app = make_app(path)
+    out: dict[str, Any] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        _repaint(app)
+        out["paint"] = time.perf_counter() - start
+        session = app.session
+        out["diagnosing_at_paint"] = session.diagnostics is None
+        last = len(app.replay) - 1
+        keys: dict[str, list[float]] = {k: [] for k in ("end", "g", "n", "p", "/", "idle")}
+        diagnosing: dict[str, bool] = {}
+        for round_ in range(3):
+            keys["idle"].append(await _press_timed(pilot, "z"))
+            diagnosing.setdefault("end", session.diagnostics is None)
+            keys["end"].append(await _press_timed(pilot, "end"))
+            assert app.replay.cursor == last
+            keys["idle"].append(await _press_timed(pilot, "z"))
+            diagnosing.setdefault("p", session.diagnostics is None)
+            keys["p"].append(await _press_timed(pilot, "p"))
+            diagnosing.setdefault("n", session.diagnostics is None)
+            keys["n"].append(await _press_timed(pilot, "n"))
+            target = (last * (round_ + 1)) // 4
+            await pilot.press("g", *str(target))
+            diagnosing.setdefault("g", session.diagnostics is None)
+            keys["g"].append(await _press_timed(pilot, "enter"))
+            assert app.replay.cursor == target, (app.replay.cursor, target)
+            await pilot.press("slash", *"lookup")
+            diagnosing.setdefault("/", session.diagnostics is None)
+            keys["/"].append(await _press_timed(pilot, "enter"))
+            keys["idle"].append(await _press_timed(pilot, "z"))
+        idle = statistics.median(keys.pop("idle"))
+        out["idle"] = idle
+        out["keys"] = {k: max(v) - idle for k, v in keys.items()}
+        out["diagnosing"] = diagnosing
+        out["steps"] = len(app.replay)
+    out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["child_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return out
+
+
+def _measure_in_child(path: Path) -> dict[str, Any]:
+    """`_measure_keys` in a fresh interpreter, so its peak RSS is the app's alone."""
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.bench_tui", "--keys", str(path)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _realistic() -> None:
+    t = time.perf_counter()
+    big = react_run(REACT_ROUNDS)
+    small = react_run(4)
+    print(f"ReAct recording, {REACT_ROUNDS:,} rounds ({big.stat().st_size / 1e6:.0f} MB, cached in "
+          f"{CACHE}): ready in {time.perf_counter() - t:.1f} s")  # fmt: skip
+    base = _measure_in_child(small)
+    got = _measure_in_child(big)
+    n = got["steps"]
+
+    def verdict(ok: bool) -> str:
+        return "OK" if ok else "MISSED"
+
+    print(f"first paint   {n:,} steps: {got['paint']:.3f} s   {base['steps']} steps: {base['paint']:.3f} s   "
+          f"ratio {got['paint'] / base['paint']:.1f}x   target <= {REACT_PAINT_TARGET_S:.1f} s   "
+          f"{verdict(got['paint'] <= REACT_PAINT_TARGET_S)}"
+          f"{'   (diagnostics still running)' if got['diagnosing_at_paint'] else ''}")  # fmt: skip
+    for key, label in (("end", "End"), ("g", "g (Enter)"), ("n", "n"), ("p", "p"), ("/", "/ (Enter)")):
+        ms, small_ms = got["keys"][key] * 1000, base["keys"][key] * 1000
+        still = "while diagnosing" if got["diagnosing"][key] else "after diagnostics came back"
+        print(f"key {label:<10} {n:,} steps: {ms:6.1f} ms ({still})   {base['steps']} steps: "
+              f"{small_ms:5.1f} ms   target <= {REACT_KEY_TARGET_S * 1000:.0f} ms   "
+              f"{verdict(ms <= REACT_KEY_TARGET_S * 1000)}")  # fmt: skip
+    print(f"  (each: the slowest of 3 presses, minus Pilot's idle wait for a key bound to nothing, "
+          f"{got['idle'] * 1000:.0f} ms)")  # fmt: skip
+    print(f"peak RSS      {n:,} steps: {got['rss_mb']:.0f} MB   "
+          f"{base['steps']} steps: {base['rss_mb']:.0f} MB   "
+          f"target <= {REACT_RSS_TARGET_MB:.0f} MB   {verdict(got['rss_mb'] <= REACT_RSS_TARGET_MB)}   "
+          f"(diagnosing child process: {got['child_rss_mb']:.0f} MB)")  # fmt: skip
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} CPUs")
+
+
 def run() -> None:
+    _realistic()
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         big = generate(Path(tmp) / "big.jsonl", STEPS)
@@ -187,4 +331,7 @@ def run() -> None:
 
 
 if __name__ == "__main__":
-    run()
+    if sys.argv[1:2] == ["--keys"]:
+        print(json.dumps(asyncio.run(_measure_keys(Path(sys.argv[2])))))
+    else:
+        run()
