@@ -119,15 +119,25 @@ class Conversation:
         self._input: set[_Key] | None = None
         self._first_held: dict[tuple[int, _Key], int] = {}
 
-    def at(self, position: int, state: Any = None) -> list[Said]:
-        """The conversation after step `position`; `state` is the state there (read when None)."""
+    def at(self, position: int, state: Any = None, *, last: int | None = None) -> list[Said]:
+        """The conversation after step `position`; `state` is the state there (read when None).
+
+        With `last`, only the newest `last` messages, in time proportional to `last` rather than to
+        the conversation (a pane shows a screenful; a 100,000-step agent's history has 100,000
+        messages). A window's messages are matched to their producers from the newest back, which is
+        the same attribution as from the front unless one message (same role, text and calls) was
+        produced more often than the state holds it."""
         run = self.run
         if not len(run.steps):
             return []
         position = max(0, min(position, len(run.steps) - 1))
-        self._build(position)
         if state is None:
             state = run.state_at(position)
+        if last is not None:
+            if len(state_messages(state)) > last:
+                return self._mark_final(self._tail(position, state, last), position)
+            return self.at(position, state)[-last:] if last else []
+        self._build(position)
         produced = self._produced[: bisect_right(self._positions, position)]
         by_key: dict[_Key, list[_Produced]] = defaultdict(list)
         for item in produced:
@@ -156,6 +166,49 @@ class Conversation:
             if seen[item.key] > used[item.key]:
                 said.append(Said(item.message, item.position, item.node, None))
         return self._mark_final(said, position)
+
+    def _tail(self, position: int, state: Any, last: int) -> list[Said]:
+        """The newest `last` messages of the state, each matched to the latest producer of its key in
+        the recent steps not already matched to a later message; older ones fall back as in `at`."""
+        messages = state_messages(state)
+        window = messages[len(messages) - last :]
+        wanted = {message_key(m) for m in window if isinstance(m, dict)}  # pyright: ignore[reportUnknownArgumentType]
+        makers = self._recent_makers(position, wanted, reach=4 * last)
+        said: list[Said] = []
+        for index in range(len(messages) - 1, len(messages) - 1 - last, -1):
+            raw = messages[index]
+            if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
+                continue
+            message: dict[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
+            key = message_key(message)
+            found = makers.get(key)
+            if found:
+                maker = found.pop()
+                said.append(Said(message, maker.position, maker.node, index))
+            elif key in self._input_keys():
+                said.append(Said(message, None, None, index, origin="input"))
+            else:
+                held = self._first_holding(index, key, position)
+                said.append(Said(message, held, ", ".join(self.run.steps[held].nodes), index, origin="state"))
+        said.reverse()
+        return said
+
+    def _recent_makers(self, position: int, wanted: set[_Key], *, reach: int) -> dict[_Key, list[_Produced]]:
+        """The producers of `wanted` messages among the `reach` steps up to `position`, oldest first
+        per key; read from the steps themselves, so the conversation's index of the whole run
+        (`_build`, every step of a long run) is not needed for a window of its newest messages."""
+        steps = self.run.steps
+        found: dict[_Key, list[_Produced]] = {}
+        for at in range(max(0, position - reach + 1), position + 1):
+            for node_run in steps[at].node_runs:
+                if node_run.error is not None:
+                    continue
+                node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
+                for message in messages_of(node_run.output):
+                    key = message_key(message)
+                    if key in wanted:
+                        found.setdefault(key, []).append(_Produced(at, node, message, key))
+        return found
 
     def said_by(self, message: dict[str, Any], position: int) -> tuple[int, str] | None:
         """The step and node that first produced `message`, at or before `position`; None if none did."""

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from inspector.conversation import Said, step_name
+from inspector.conversation import Said, state_messages, step_name
 from inspector.errors import InspectorError
 from inspector.recording.reader import Run
 from inspector.tui.budget_bar import BudgetBar, budget_level
@@ -57,6 +57,11 @@ COMPACT_FOOTER_BELOW = 120
 """Screens narrower than this get Textual's compact footer (less space between keys)."""
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+MESSAGES_ALL_UP_TO = 1_000
+MESSAGES_SHOWN = 60
+"""A conversation longer than `MESSAGES_ALL_UP_TO` shows only its newest `MESSAGES_SHOWN` messages: an
+agent's history grows by a message a step, and laying out (and keeping) 100,000 messages at each key
+would take minutes and gigabytes. Shorter ones show whole, every message reachable by scrolling."""
 """Play speeds in steps per second; `+`/`-` move along this list."""
 
 
@@ -275,7 +280,12 @@ class ReplayApp(App[None]):
         elif state is None:
             empty = "(no state: this graph keeps none)"
         self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
-        said = session.conversation.at(cursor, state) if step is not None else []
+        held = len(state_messages(state))
+        last = MESSAGES_SHOWN if held > MESSAGES_ALL_UP_TO else None
+        said = session.conversation.at(cursor, state, last=last) if step is not None else []
+        self.query_one("#messages-box").border_subtitle = (
+            f"newest {len(said)} of {held} messages" if held > len(said) else ""
+        )
         by = [self._said_by(item) for item in said]
         if self.query_one(MessagesPane).show(said, by=by, expand=self.expand):
             self.query_one(MessagesPane).show_newest()

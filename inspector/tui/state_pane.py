@@ -204,11 +204,15 @@ class StatePane(Tree[tuple[Path, Any]]):
 
     def _add_items(self, parent: _Parent, path: Path, value: dict[Any, Any] | list[Any]) -> None:
         items: list[tuple[str | int, Any]]
-        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
         hidden = 0
-        if isinstance(value, list) and len(items) > LIST_HEAD + LIST_TAIL:
-            hidden = len(items) - LIST_HEAD - LIST_TAIL
-            items = items[:LIST_HEAD] + items[-LIST_TAIL:]
+        if isinstance(value, dict):
+            items = list(value.items())
+        elif len(value) > LIST_HEAD + LIST_TAIL:  # only the shown ends: a history can be 100,000 long
+            hidden = len(value) - LIST_HEAD - LIST_TAIL
+            tail = len(value) - LIST_TAIL
+            items = [*enumerate(value[:LIST_HEAD]), *zip(range(tail, len(value)), value[tail:], strict=True)]
+        else:
+            items = list(enumerate(value))
         for n, (key, child) in enumerate(items):
             if hidden and n == LIST_HEAD:
                 parent.add_leaf(Text(f"… {hidden} items not shown …", style="dim"))
