@@ -7,6 +7,8 @@ records first, then opens the app on the file.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -57,6 +59,8 @@ COMPACT_FOOTER_BELOW = 120
 """Screens narrower than this get Textual's compact footer (less space between keys)."""
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+SEARCH_SLICE_S = 0.02
+"""How long a search scans on the key (or per worker slice) before letting other keys in."""
 MESSAGES_ALL_UP_TO = 1_000
 MESSAGES_SHOWN = 60
 """A conversation longer than `MESSAGES_ALL_UP_TO` shows only its newest `MESSAGES_SHOWN` messages: an
@@ -522,15 +526,63 @@ class ReplayApp(App[None]):
         self.push_screen(PromptScreen(prompt, value=self.last_search), done)
 
     def search(self, text: str) -> None:
+        """Find the steps matching `text`. The scan runs for at most `SEARCH_SLICE_S` on the key; a
+        long run's rest is scanned by a worker in slices of that length, between which keys are
+        answered, and the hits (timeline marks, `]`/`[`) fill in as it goes."""
         self.last_search = text
-        self.hits = self.replay.search(text) if text else []
+        self.hits = []
+        found = self._scan_hits(text, -1) if text else None
+        if found is not None:  # not done in one slice: go to the first hit now, collect the rest later
+            self.hits = found[0]
+            self.notify(f"searching for {text!r}…", markup=False)
+            later = self.replay.find_next(text)  # stops at the first hit after the cursor
+            self.go(later if later is not None else self.hits[0] if self.hits else self.replay.cursor)
+            # a coroutine function, not a coroutine: a worker cancelled before it starts (a new
+            # search) then leaves no coroutine never awaited
+            self.run_worker(partial(self._search_on, text, found[1]), exclusive=True, group="search")
+            return
+        self._found(text)
+
+    def _scan_hits(self, text: str, after: int) -> tuple[list[int], int] | None:
+        """Hits after position `after` found within one slice, and where the scan stopped; None when
+        the scan reached the end (the hits are then appended to `self.hits`)."""
+        hits: list[int] = []
+        start = time.perf_counter()
+        at: int | None = after
+        while at is not None:  # at least one step of progress per slice
+            at = self.replay.find_next(text, at)
+            if at is not None:
+                hits.append(at)
+            if time.perf_counter() - start >= SEARCH_SLICE_S:
+                break
+        if at is None:
+            self.hits.extend(hits)
+            return None
+        return hits, at
+
+    async def _search_on(self, text: str, at: int) -> None:
+        while True:
+            await asyncio.sleep(0)  # let keys in between slices
+            if text != self.last_search:
+                return
+            found = self._scan_hits(text, at)
+            if found is None:
+                break
+            self.hits.extend(found[0])
+            at = found[1]
+        self._found(text, move=False)
+
+    def _found(self, text: str, *, move: bool = True) -> None:
         if not self.hits:
             self.notify(f"no step matches {text!r}", severity="warning", markup=False)
             self.show_cursor()
             return
         later = [h for h in self.hits if h > self.replay.cursor]
         self.notify(f"{len(self.hits)} step(s) match {text!r}", markup=False)
-        self.go(later[0] if later else self.hits[0])
+        if move:
+            self.go(later[0] if later else self.hits[0])
+        else:
+            self.show_cursor()
 
     def action_next_hit(self) -> None:
         self._main_screen_only()
