@@ -173,8 +173,9 @@ class Conversation:
         messages = state_messages(state)
         window = messages[len(messages) - last :]
         wanted = {message_key(m) for m in window if isinstance(m, dict)}  # pyright: ignore[reportUnknownArgumentType]
-        makers = self._recent_makers(position, wanted, reach=4 * last)
+        makers, recent = self._recent_makers(position, wanted, reach=4 * last)
         said: list[Said] = []
+        newest = -1  # the latest step a shown message was matched to
         for index in range(len(messages) - 1, len(messages) - 1 - last, -1):
             raw = messages[index]
             if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
@@ -184,6 +185,7 @@ class Conversation:
             found = makers.get(key)
             if found:
                 maker = found.pop()
+                newest = max(newest, maker.position)
                 said.append(Said(message, maker.position, maker.node, index))
             elif key in self._input_keys():
                 said.append(Said(message, None, None, index, origin="input"))
@@ -191,24 +193,35 @@ class Conversation:
                 held = self._first_holding(index, key, position)
                 said.append(Said(message, held, ", ".join(self.run.steps[held].nodes), index, origin="state"))
         said.reverse()
-        return said
+        # what the last steps said that the state does not hold (a final answer at END), as `at` adds
+        said.extend(
+            Said(p.message, p.position, p.node, None)
+            for p in recent
+            if p.position > newest and p.key not in wanted
+        )
+        return said[-last:] if last else []
 
-    def _recent_makers(self, position: int, wanted: set[_Key], *, reach: int) -> dict[_Key, list[_Produced]]:
+    def _recent_makers(
+        self, position: int, wanted: set[_Key], *, reach: int
+    ) -> tuple[dict[_Key, list[_Produced]], list[_Produced]]:
         """The producers of `wanted` messages among the `reach` steps up to `position`, oldest first
-        per key; read from the steps themselves, so the conversation's index of the whole run
-        (`_build`, every step of a long run) is not needed for a window of its newest messages."""
+        per key, and every message those steps produced; read from the steps themselves, so the
+        conversation's index of the whole run (`_build`, every step of a long run) is not needed for a
+        window of its newest messages."""
         steps = self.run.steps
         found: dict[_Key, list[_Produced]] = {}
+        recent: list[_Produced] = []
         for at in range(max(0, position - reach + 1), position + 1):
             for node_run in steps[at].node_runs:
                 if node_run.error is not None:
                     continue
                 node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
                 for message in messages_of(node_run.output):
-                    key = message_key(message)
-                    if key in wanted:
-                        found.setdefault(key, []).append(_Produced(at, node, message, key))
-        return found
+                    made = _Produced(at, node, message, message_key(message))
+                    recent.append(made)
+                    if made.key in wanted:
+                        found.setdefault(made.key, []).append(made)
+        return found, recent
 
     def said_by(self, message: dict[str, Any], position: int) -> tuple[int, str] | None:
         """The step and node that first produced `message`, at or before `position`; None if none did."""

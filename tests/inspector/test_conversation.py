@@ -11,7 +11,8 @@ import pytest
 
 from inspector.cli import main
 from inspector.conversation import Conversation
-from inspector.recording import read_run
+from inspector.recording import Recorder, read_run
+from inspector.recording.synthetic import react_topology, simulate_react
 
 WEATHER = Path(__file__).parents[2] / "fixtures" / "runs" / "weather.jsonl"
 APPROVAL = Path(__file__).parents[2] / "fixtures" / "runs" / "approval.jsonl"
@@ -77,3 +78,17 @@ def test_show_json_carries_the_conversation(capsys: pytest.CaptureFixture[str]) 
         ("tools", 1, False),
         ("chat", 2, True),
     ]
+
+
+def test_the_newest_messages_alone_match_the_whole_conversations_tail(tmp_path: Path) -> None:
+    """`at(last=k)` reads only recent steps, and says the same as the whole conversation's last k."""
+    path = tmp_path / "long.jsonl"
+    recorder = Recorder(path, topology=react_topology(), clock=lambda: 0.0, run_id="long")
+    simulate_react(recorder, 40)
+    recorder.close()
+    run = read_run(path)
+    for position in (len(run.steps) - 1, len(run.steps) // 2, 3):
+        whole = Conversation(run).at(position)
+        for last in (1, 5, 30):
+            assert Conversation(run).at(position, last=last) == whole[-last:]
+    assert Conversation(run).at(len(run.steps) - 1, last=0) == []
