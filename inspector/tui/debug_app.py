@@ -14,6 +14,7 @@ interrupted run with data.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable
 from typing import Any, ClassVar
@@ -84,6 +85,7 @@ class DebugApp(ReplayApp):
         self._message: Text | None = None
         self._polling = False
         self._seen: tuple[Any, ...] = ()
+        self._polled_size = -1
         controller.subscribe(self._mark_dirty)
 
     async def poll(self) -> None:
@@ -111,10 +113,17 @@ class DebugApp(ReplayApp):
         self.set_interval(0.05, self._refresh_debug)
 
     async def _refresh_debug(self) -> None:
-        if not self._dirty:
+        # The run's thread marks the app dirty from its callbacks, which can come before the Recorder
+        # has written the line they are about; so a grown file counts as a change too (a stat per
+        # tick), and a poll that could not open the run yet is tried again on the next tick.
+        size = _file_size(self.controller.output)
+        if not self._dirty and size == self._polled_size:
             return
         self._dirty = False
+        self._polled_size = size
         await self.poll()
+        if self.waiting:
+            self._dirty = True
         if not self.waiting:
             last = len(self.replay) - 1
             if last >= 0 and self.replay.cursor != last:
@@ -346,3 +355,11 @@ def make_debug_app(
         if held_or_over:
             break
     return DebugApp(controller, session, poll_interval=poll_interval, theme=theme)
+
+
+def _file_size(path: Any) -> int:
+    """The run file's size, or -1 while it does not exist."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1
