@@ -29,18 +29,30 @@ carries the interrupt info and whose `checkpoint_id` names the saved checkpoint.
 
 from __future__ import annotations
 
-import asyncio
 import queue
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar, copy_context
-from dataclasses import dataclass, field, replace
+from contextvars import copy_context
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Unpack
 
-from pydantic import BaseModel, Field
-
 from graph_core.agents.addresses import agent_contexts, to_engine
+from graph_core.agents.adk_run import (
+    DEFAULT_MAX_ITERATIONS,
+    SINK,
+    AdkState,
+    AgentAction,
+    AgentEvent,
+    AgentToolsNode,
+    ChatModelAgentResumeData,
+    EventModel,
+    RunSink,
+    StateModel,
+    event_middleware,
+    exit_tool,
+    send_tool_gen_action,
+)
 from graph_core.agents.cancel import (
     CancelError,
     CancelHandle,
@@ -55,9 +67,9 @@ from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.errors import ExceedMaxIterationsError, GraphBuildError, InterruptError
 from graph_core.graph import Graph
 from graph_core.interrupt import get_interrupt_state, interrupt, root_address, was_interrupted
-from graph_core.schema import Message, concat_messages
+from graph_core.schema import Message
 from graph_core.state import process_state
-from graph_core.tools import Tool, ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
+from graph_core.tools import Tool, ToolMiddleware
 from graph_core.topology import END, START
 
 if TYPE_CHECKING:
@@ -86,216 +98,6 @@ TO_END_CONVERTER = "ToolNodeToEndConverter"
 GEN_INPUT = "node_0"
 CHAIN_MODEL = "node_1"
 GEN_INPUT_NAME = "GenModelInput"
-
-DEFAULT_MAX_ITERATIONS = 20
-
-
-@dataclass(frozen=True, slots=True)
-class AgentAction:
-    """What a tool asks the agent runner to do (Eino `AgentAction`); only `exit` is acted upon here."""
-
-    exit: bool = False
-    interrupted: Any = None
-    transfer_to_agent: str | None = None
-    break_loop: bool = False
-    customized: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class ChatModelAgentResumeData:
-    """Resume data aimed at the agent itself (its `agent:<name>` address; Eino
-    `ChatModelAgentResumeData`): `history_modifier` rewrites the saved messages before the run goes on."""
-
-    history_modifier: Callable[[list[Message]], list[Message]] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AgentEvent:
-    """One thing that happened: a model output or tool result (`message`), a failure (`error`), an action."""
-
-    agent_name: str
-    message: Message | None = None
-    error: BaseException | None = None
-    action: AgentAction | None = None
-    checkpoint_id: str | None = None  # set on the event of an interrupted or cancelled run
-
-
-class AdkState(BaseModel):
-    """The per-run state (Eino's `State`, the JSON-friendly part)."""
-
-    agent_name: str = ""
-    messages: list[Message] = Field(default_factory=lambda: [])
-    remaining_iterations: int = DEFAULT_MAX_ITERATIONS
-    has_return_directly: bool = False
-    return_directly_tool_call_id: str = ""
-
-
-@dataclass(slots=True)
-class _RunSink:
-    """Where a run's events go; reached through a context variable so state stays JSON-only."""
-
-    emit: Callable[[AgentEvent], None]
-    actions: dict[str, AgentAction] = field(default_factory=lambda: {})
-    held: AgentEvent | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    canceller: Canceller = field(default_factory=Canceller)
-
-    @property
-    def interrupt_event(self) -> threading.Event:
-        return self.canceller.interrupt_event
-
-    @property
-    def cancel(self) -> CancelRequest | None:
-        return self.canceller.request
-
-
-_SINK: ContextVar[_RunSink | None] = ContextVar("graph_core_adk_sink", default=None)
-
-
-def send_tool_gen_action(action: AgentAction) -> None:
-    """Inside a tool: attach `action` to this tool call's event (Eino `SendToolGenAction`)."""
-    sink = _SINK.get()
-    if sink is not None:
-        with sink.lock:
-            sink.actions[get_tool_call_id()] = action
-
-
-@tool(name="exit", description="Exit the agent process and return the final result.")
-def exit_tool(final_result: str) -> str:
-    """Exit the agent process and return the final result.
-
-    Args:
-        final_result: The final answer to return to the user.
-    """
-    send_tool_gen_action(AgentAction(exit=True))
-    return final_result
-
-
-class _StateModel:
-    """The ChatModel node's component: calls the bound model with the state's messages, not its input."""
-
-    def __init__(self, model: Any, agent_name: str) -> None:
-        self.model = model
-        self.agent_name = agent_name
-
-    def _record(self, output: Message) -> Message:
-        process_state(AdkState, lambda s: s.messages.append(output))
-        sink = _SINK.get()
-        if sink is not None:
-            sink.emit(AgentEvent(self.agent_name, message=output))
-        return output
-
-    @staticmethod
-    def _history() -> list[Message]:
-        return process_state(AdkState, lambda s: list(s.messages))
-
-    def generate(self, _input: Any) -> Message:
-        return self._record(self.model.generate(self._history()))
-
-    def stream(self, _input: Any) -> Iterator[Message]:
-        # Eino concatenates the model stream here; streaming reaches users through events. The model is
-        # called in the node's task (not when its output is read), so a cancel can abandon the call.
-        return iter((self._record(concat_messages(list(self.model.stream(self._history())))),))
-
-    async def agenerate(self, _input: Any) -> Message:
-        return self._record(await self.model.agenerate(self._history()))
-
-
-class _EventModel:
-    """The no-tools chain's model node: the model itself, each output also reported as an event.
-
-    Unlike the ReAct graph's model node it reads its input (the chain has no state) and streams the
-    model's chunks through; the event carries the concatenated message once the stream has ended.
-    """
-
-    def __init__(self, model: Any, agent_name: str) -> None:
-        self.model = model
-        self.agent_name = agent_name
-
-    def _emit(self, output: Message) -> Message:
-        sink = _SINK.get()
-        if sink is not None:
-            sink.emit(AgentEvent(self.agent_name, message=output))
-        return output
-
-    def generate(self, messages: list[Message]) -> Message:
-        return self._emit(self.model.generate(messages))
-
-    def stream(self, messages: list[Message]) -> Iterator[Message]:
-        """The model's stream, opened in the node's task (its first chunk read there, as Eino's model
-        `Stream` returns once the answer starts), so a cancel can abandon a model that has not answered."""
-        chunks = iter(self.model.stream(messages))
-        first = next(chunks, None)
-        return self._relay(first, chunks)
-
-    def _relay(self, first: Message | None, rest: Iterator[Message]) -> Iterator[Message]:
-        if first is None:
-            self._emit(concat_messages([]))
-            return
-        seen = [first]
-        yield first
-        for chunk in rest:
-            seen.append(chunk)
-            yield chunk
-        self._emit(concat_messages(seen))
-
-    async def agenerate(self, messages: list[Message]) -> Message:
-        agenerate = getattr(self.model, "agenerate", None)
-        if agenerate is None:
-            return await asyncio.to_thread(self.generate, messages)
-        return self._emit(await agenerate(messages))
-
-
-def _event_middleware(agent_name: str) -> ToolMiddleware:
-    """Emits one event per finished tool call; the return-directly call's event is held for later."""
-
-    def emit_result(inp: ToolInput, content: str) -> None:
-        sink = _SINK.get()
-        if sink is None:
-            return
-        event = AgentEvent(
-            agent_name,
-            message=Message.tool(content, tool_call_id=inp.call_id, tool_name=inp.name),
-            action=sink.actions.pop(inp.call_id, None),
-        )
-        direct = process_state(AdkState, lambda s: s.return_directly_tool_call_id)
-        with sink.lock:
-            if direct and inp.call_id == direct:
-                sink.held = event
-                return
-        sink.emit(event)
-
-    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
-        def endpoint(inp: ToolInput) -> str:
-            content = next_ep(inp)
-            emit_result(inp, content)
-            return content
-
-        return endpoint
-
-    def stream(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
-        def endpoint(inp: ToolInput) -> Iterator[str]:
-            parts: list[str] = []
-            for chunk in next_ep(inp):
-                parts.append(chunk)
-                yield chunk
-            emit_result(inp, "".join(parts))
-
-        return endpoint
-
-    return ToolMiddleware(invoke=invoke, stream=stream)
-
-
-class _AgentToolsNode(ToolsNode):
-    """The agent's ToolsNode; in stream mode it reads the tools' streams to the end in the node's task.
-
-    The agent's events carry whole messages, so nothing is lost by not streaming through the graph; and
-    a stream read later (by the node's post-handler, outside the task) could not be abandoned by an
-    immediate cancel while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
-    """
-
-    def stream(self, message: Message) -> Iterator[list[Message | None]]:
-        return iter(list(super().stream(message)))
 
 
 def _as_messages(messages: Sequence[Message] | str | None) -> list[Message]:
@@ -368,12 +170,12 @@ class ChatModelAgent:
             all_tools.append(exit_obj)
             direct.add(exit_obj.info.name)
         self.return_directly = frozenset(direct)
-        self.tools_node = _AgentToolsNode(
+        self.tools_node = AgentToolsNode(
             all_tools,
             execute_sequentially=execute_sequentially,
             unknown_tools_handler=unknown_tools_handler,
             tool_arguments_handler=tool_arguments_handler,
-            middlewares=[_event_middleware(name), *tool_middlewares],
+            middlewares=[event_middleware(name), *tool_middlewares],
             return_directly=self.return_directly,
         )
         infos = self.tools_node.tool_infos
@@ -392,7 +194,7 @@ class ChatModelAgent:
         else:
             self.graph = self._build_chain()
             self.compiled = self.graph.compile(name=name, checkpoint_store=self.checkpoint_store)
-        self._active: list[_RunSink] = []
+        self._active: list[RunSink] = []
         self._active_lock = threading.Lock()
 
     # -- the graph --------------------------------------------------------------------------------------
@@ -429,7 +231,7 @@ class ChatModelAgent:
         if was_interrupted():
             saved = get_interrupt_state()
             return saved if saved is not None else message
-        sink = _SINK.get()
+        sink = SINK.get()
         if sink is not None and sink.cancel is not None and sink.cancel.wants(CancelMode.AFTER_CHAT_MODEL):
             sink.cancel.safe_point = CANCEL_CHECK
             interrupt("CancelAfterChatModel", state=message)
@@ -440,7 +242,7 @@ class ChatModelAgent:
         """The after-tool-calls safe point; the rerun gets its original input back and passes it on."""
         if was_interrupted():
             return results
-        sink = _SINK.get()
+        sink = SINK.get()
         if sink is not None and sink.cancel is not None and sink.cancel.wants(CancelMode.AFTER_TOOL_CALLS):
             sink.cancel.safe_point = AFTER_TOOL_CALLS_CANCEL_CHECK
             interrupt("CancelAfterToolCalls")
@@ -458,7 +260,7 @@ class ChatModelAgent:
         """Send the held return-directly event once the round is over. After a resume the call may have
         completed before the interrupt (its result reused, not run again): its event, held by the
         interrupted run and never sent, is rebuilt from the result (Eino sends it after the resume)."""
-        sink = _SINK.get()
+        sink = SINK.get()
         if sink is not None:
             with sink.lock:
                 held, sink.held = sink.held, None
@@ -497,7 +299,7 @@ class ChatModelAgent:
         """No tools: Eino's chain `genInput -> model`, one model call, no state, no iteration check."""
         graph = Graph()
         graph.add_lambda_node(GEN_INPUT, self._gen_input, name=GEN_INPUT_NAME)
-        graph.add_chat_model_node(CHAIN_MODEL, _EventModel(self.model, self.name), name=CHAT_MODEL)
+        graph.add_chat_model_node(CHAIN_MODEL, EventModel(self.model, self.name), name=CHAT_MODEL)
         graph.add_edge(START, GEN_INPUT)
         graph.add_edge(GEN_INPUT, CHAIN_MODEL)
         graph.add_edge(CHAIN_MODEL, END)
@@ -507,7 +309,7 @@ class ChatModelAgent:
         graph = Graph(state=self._new_state)
         graph.add_lambda_node(INIT, self._init, name=INIT)
         graph.add_chat_model_node(
-            CHAT_MODEL, _StateModel(self.model, self.name), name=CHAT_MODEL, pre=self._model_pre
+            CHAT_MODEL, StateModel(self.model, self.name), name=CHAT_MODEL, pre=self._model_pre
         )
         graph.add_lambda_node(CANCEL_CHECK, self._cancel_check, name=CANCEL_CHECK)
         graph.add_tools_node(
@@ -565,14 +367,14 @@ class ChatModelAgent:
         (Eino `WithCancel()`) cancels this run, even before it started (see `graph_core.agents.cancel`).
         """
         inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
-        sink = _RunSink(emit=inbox.put, canceller=canceller if canceller is not None else Canceller())
+        sink = RunSink(emit=inbox.put, canceller=canceller if canceller is not None else Canceller())
         payload = _as_messages(messages)
         cid = checkpoint_id or uuid.uuid4().hex
         with self._active_lock:
             self._active.append(sink)
 
         def work() -> None:
-            _SINK.set(sink)
+            SINK.set(sink)
             try:
                 if sink.cancel is not None:  # cancelled before it started: no node runs (Eino)
                     inbox.put(self._cancelled_at_start(sink.cancel))
@@ -607,7 +409,7 @@ class ChatModelAgent:
         )
         return AgentEvent(self.name, error=error)
 
-    def _interrupted(self, sink: _RunSink, exc: InterruptError) -> AgentEvent:
+    def _interrupted(self, sink: RunSink, exc: InterruptError) -> AgentEvent:
         """While a cancel is active every interrupt is reported as the cancel (Eino)."""
         request = sink.cancel
         contexts = agent_contexts(getattr(exc.info, "interrupt_contexts", []), self.name)

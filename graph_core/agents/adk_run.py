@@ -1,0 +1,238 @@
+"""What one run of the ADK `ChatModelAgent` shares: its state, the events it sends and the sink they go
+to, the tool helpers that attach actions to them, and the node components that emit them.
+
+Kept apart from `adk.py` (the agent: graph wiring, run loop, resume and cancel) because these are
+reached from inside tools and nodes through a context variable, not through the agent object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from graph_core.agents.cancel import (
+    Canceller,
+    CancelRequest,
+)
+from graph_core.schema import Message, concat_messages
+from graph_core.state import process_state
+from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
+
+if TYPE_CHECKING:
+    pass
+
+DEFAULT_MAX_ITERATIONS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class AgentAction:
+    """What a tool asks the agent runner to do (Eino `AgentAction`); only `exit` is acted upon here."""
+
+    exit: bool = False
+    interrupted: Any = None
+    transfer_to_agent: str | None = None
+    break_loop: bool = False
+    customized: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatModelAgentResumeData:
+    """Resume data aimed at the agent itself (its `agent:<name>` address; Eino
+    `ChatModelAgentResumeData`): `history_modifier` rewrites the saved messages before the run goes on."""
+
+    history_modifier: Callable[[list[Message]], list[Message]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent:
+    """One thing that happened: a model output or tool result (`message`), a failure (`error`), an action."""
+
+    agent_name: str
+    message: Message | None = None
+    error: BaseException | None = None
+    action: AgentAction | None = None
+    checkpoint_id: str | None = None  # set on the event of an interrupted or cancelled run
+
+
+class AdkState(BaseModel):
+    """The per-run state (Eino's `State`, the JSON-friendly part)."""
+
+    agent_name: str = ""
+    messages: list[Message] = Field(default_factory=lambda: [])
+    remaining_iterations: int = DEFAULT_MAX_ITERATIONS
+    has_return_directly: bool = False
+    return_directly_tool_call_id: str = ""
+
+
+@dataclass(slots=True)
+class RunSink:
+    """Where a run's events go; reached through a context variable so state stays JSON-only."""
+
+    emit: Callable[[AgentEvent], None]
+    actions: dict[str, AgentAction] = field(default_factory=lambda: {})
+    held: AgentEvent | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    canceller: Canceller = field(default_factory=Canceller)
+
+    @property
+    def interrupt_event(self) -> threading.Event:
+        return self.canceller.interrupt_event
+
+    @property
+    def cancel(self) -> CancelRequest | None:
+        return self.canceller.request
+
+
+SINK: ContextVar[RunSink | None] = ContextVar("graph_core_adk_sink", default=None)
+
+
+def send_tool_gen_action(action: AgentAction) -> None:
+    """Inside a tool: attach `action` to this tool call's event (Eino `SendToolGenAction`)."""
+    sink = SINK.get()
+    if sink is not None:
+        with sink.lock:
+            sink.actions[get_tool_call_id()] = action
+
+
+@tool(name="exit", description="Exit the agent process and return the final result.")
+def exit_tool(final_result: str) -> str:
+    """Exit the agent process and return the final result.
+
+    Args:
+        final_result: The final answer to return to the user.
+    """
+    send_tool_gen_action(AgentAction(exit=True))
+    return final_result
+
+
+class StateModel:
+    """The ChatModel node's component: calls the bound model with the state's messages, not its input."""
+
+    def __init__(self, model: Any, agent_name: str) -> None:
+        self.model = model
+        self.agent_name = agent_name
+
+    def _record(self, output: Message) -> Message:
+        process_state(AdkState, lambda s: s.messages.append(output))
+        sink = SINK.get()
+        if sink is not None:
+            sink.emit(AgentEvent(self.agent_name, message=output))
+        return output
+
+    @staticmethod
+    def _history() -> list[Message]:
+        return process_state(AdkState, lambda s: list(s.messages))
+
+    def generate(self, _input: Any) -> Message:
+        return self._record(self.model.generate(self._history()))
+
+    def stream(self, _input: Any) -> Iterator[Message]:
+        # Eino concatenates the model stream here; streaming reaches users through events. The model is
+        # called in the node's task (not when its output is read), so a cancel can abandon the call.
+        return iter((self._record(concat_messages(list(self.model.stream(self._history())))),))
+
+    async def agenerate(self, _input: Any) -> Message:
+        return self._record(await self.model.agenerate(self._history()))
+
+
+class EventModel:
+    """The no-tools chain's model node: the model itself, each output also reported as an event.
+
+    Unlike the ReAct graph's model node it reads its input (the chain has no state) and streams the
+    model's chunks through; the event carries the concatenated message once the stream has ended.
+    """
+
+    def __init__(self, model: Any, agent_name: str) -> None:
+        self.model = model
+        self.agent_name = agent_name
+
+    def _emit(self, output: Message) -> Message:
+        sink = SINK.get()
+        if sink is not None:
+            sink.emit(AgentEvent(self.agent_name, message=output))
+        return output
+
+    def generate(self, messages: list[Message]) -> Message:
+        return self._emit(self.model.generate(messages))
+
+    def stream(self, messages: list[Message]) -> Iterator[Message]:
+        """The model's stream, opened in the node's task (its first chunk read there, as Eino's model
+        `Stream` returns once the answer starts), so a cancel can abandon a model that has not answered."""
+        chunks = iter(self.model.stream(messages))
+        first = next(chunks, None)
+        return self._relay(first, chunks)
+
+    def _relay(self, first: Message | None, rest: Iterator[Message]) -> Iterator[Message]:
+        if first is None:
+            self._emit(concat_messages([]))
+            return
+        seen = [first]
+        yield first
+        for chunk in rest:
+            seen.append(chunk)
+            yield chunk
+        self._emit(concat_messages(seen))
+
+    async def agenerate(self, messages: list[Message]) -> Message:
+        agenerate = getattr(self.model, "agenerate", None)
+        if agenerate is None:
+            return await asyncio.to_thread(self.generate, messages)
+        return self._emit(await agenerate(messages))
+
+
+def event_middleware(agent_name: str) -> ToolMiddleware:
+    """Emits one event per finished tool call; the return-directly call's event is held for later."""
+
+    def emit_result(inp: ToolInput, content: str) -> None:
+        sink = SINK.get()
+        if sink is None:
+            return
+        event = AgentEvent(
+            agent_name,
+            message=Message.tool(content, tool_call_id=inp.call_id, tool_name=inp.name),
+            action=sink.actions.pop(inp.call_id, None),
+        )
+        direct = process_state(AdkState, lambda s: s.return_directly_tool_call_id)
+        with sink.lock:
+            if direct and inp.call_id == direct:
+                sink.held = event
+                return
+        sink.emit(event)
+
+    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
+        def endpoint(inp: ToolInput) -> str:
+            content = next_ep(inp)
+            emit_result(inp, content)
+            return content
+
+        return endpoint
+
+    def stream(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
+        def endpoint(inp: ToolInput) -> Iterator[str]:
+            parts: list[str] = []
+            for chunk in next_ep(inp):
+                parts.append(chunk)
+                yield chunk
+            emit_result(inp, "".join(parts))
+
+        return endpoint
+
+    return ToolMiddleware(invoke=invoke, stream=stream)
+
+
+class AgentToolsNode(ToolsNode):
+    """The agent's ToolsNode; in stream mode it reads the tools' streams to the end in the node's task.
+
+    The agent's events carry whole messages, so nothing is lost by not streaming through the graph; and
+    a stream read later (by the node's post-handler, outside the task) could not be abandoned by an
+    immediate cancel while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
+    """
+
+    def stream(self, message: Message) -> Iterator[list[Message | None]]:
+        return iter(list(super().stream(message)))
