@@ -115,6 +115,7 @@ class Conversation:
         self.run = run
         self._produced: list[_Produced] = []
         self._positions: list[int] = []  # `_produced`'s positions, for bisecting
+        self._first_said: dict[_Key, _Produced] = {}  # each message's first producer, for `said_by`
         self._built = -1  # steps read so far: 0.._built
         self._input: set[_Key] | None = None
         self._first_held: dict[tuple[int, _Key], int] = {}
@@ -226,11 +227,10 @@ class Conversation:
     def said_by(self, message: dict[str, Any], position: int) -> tuple[int, str] | None:
         """The step and node that first produced `message`, at or before `position`; None if none did."""
         self._build(position)
-        key = message_key(message)
-        for item in self._produced[: bisect_right(self._positions, position)]:
-            if item.key == key:
-                return item.position, item.node
-        return None
+        first = self._first_said.get(message_key(message))
+        if first is None or first.position > position:
+            return None
+        return first.position, first.node
 
     def _mark_final(self, said: list[Said], position: int) -> list[Said]:
         run = self.run
@@ -275,6 +275,8 @@ class Conversation:
                     continue
                 node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
                 for message in messages_of(node_run.output):
-                    self._produced.append(_Produced(at, node, message, message_key(message)))
+                    made = _Produced(at, node, message, message_key(message))
+                    self._produced.append(made)
                     self._positions.append(at)
+                    self._first_said.setdefault(made.key, made)
         self._built = max(self._built, position)
