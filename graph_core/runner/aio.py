@@ -15,10 +15,11 @@ import inspect
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from graph_core.astream import AsyncStream, acollect, acopy_stream, aiterate, aone_chunk
 from graph_core.context import _SCOPE, RunScope  # pyright: ignore[reportPrivateUsage]
 from graph_core.lambda_ import Executable
 from graph_core.runner.run import RunContext, RunData, Task
-from graph_core.stream import AsyncStream, acollect, acopy_stream, aiterate, aone_chunk, one_chunk
+from graph_core.stream import one_chunk
 from graph_core.tools.bridge import submit
 
 __all__ = ["anotify", "as_async_stream", "ascoped_stream", "in_thread", "is_async_fn", "settle", "transform"]

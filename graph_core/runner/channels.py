@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from graph_core.astream import amerge_streams, aone_chunk, apeek
 from graph_core.runner.plan import Plan
 from graph_core.runner.run import RunData
-from graph_core.stream import PEEK_EMPTY, amerge_streams, aone_chunk, apeek, merge_streams, one_chunk, peek
+from graph_core.stream import PEEK_EMPTY, merge_streams, one_chunk, peek
 
 __all__ = [
     "MergeError",

@@ -12,6 +12,7 @@ import threading
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Unpack
 
+from graph_core.astream import aone_chunk
 from graph_core.callbacks import RunInfo
 from graph_core.checkpoint.codec import CheckpointSerializationError, decode_checkpoint
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
@@ -24,7 +25,7 @@ from graph_core.runner.loop import run_graph
 from graph_core.runner.options import RunOptions, check_run_options
 from graph_core.runner.plan import build_plan
 from graph_core.runner.run import Handlers, RunContext, RunData, notify_handlers
-from graph_core.stream import aone_chunk, collect, one_chunk
+from graph_core.stream import collect, one_chunk
 from graph_core.topology import Topology, TriggerMode, build_topology, trusted_edge, trusted_node
 
 if TYPE_CHECKING:

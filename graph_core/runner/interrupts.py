@@ -14,6 +14,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_core.astream import aone_chunk
 from graph_core.checkpoint.codec import CheckpointSerializationError, deep_copy, encode_checkpoint
 from graph_core.checkpoint.model import Checkpoint
 from graph_core.errors import GraphRunError, InterruptError
@@ -27,7 +28,7 @@ from graph_core.interrupt import (
 )
 from graph_core.runner.run import RunContext, RunData, Task
 from graph_core.runner.zero import zero_input
-from graph_core.stream import aone_chunk, collect, one_chunk
+from graph_core.stream import collect, one_chunk
 
 __all__ = ["CheckpointPlan", "Point", "Restored", "capture", "check_fits", "is_interrupt", "restore"]
 

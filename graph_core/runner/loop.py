@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph_core.astream import acollect, acopy_stream
 from graph_core.branch import Branch
 from graph_core.callbacks import BranchDecision
 from graph_core.errors import GraphError, GraphRunError, HandlerError
@@ -34,7 +35,7 @@ from graph_core.runner.phases import (
 )
 from graph_core.runner.plan import NodePlan
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait, notify_handlers
-from graph_core.stream import acollect, acopy_stream, collect, copy_stream, one_chunk
+from graph_core.stream import collect, copy_stream, one_chunk
 
 __all__ = ["Effects", "HandlerError", "run_graph"]
 

@@ -20,6 +20,7 @@ from operator import attrgetter, itemgetter
 from types import GeneratorType
 from typing import Any, TypeGuard
 
+from graph_core.astream import acollect, acopy_stream, aone_chunk
 from graph_core.callbacks import Boundary, BranchDecision
 from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphError, GraphRunError, HandlerError, MaxStepsExceededError, NodeRunError
@@ -30,7 +31,7 @@ from graph_core.runner.interrupts import is_interrupt
 from graph_core.runner.plan import NodePlan
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait
 from graph_core.state import StreamHandler
-from graph_core.stream import acollect, acopy_stream, aone_chunk, collect, copy_stream, one_chunk
+from graph_core.stream import collect, copy_stream, one_chunk
 
 __all__ = [
     "NOT_ENDED",

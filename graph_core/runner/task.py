@@ -12,12 +12,13 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
+from graph_core.astream import aconvert_stream
 from graph_core.context import _SCOPE, RunScope  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import NodeRunError
 from graph_core.interrupt import InterruptSignal
 from graph_core.runner import aio
 from graph_core.runner.run import RunContext, Task, notify_handlers
-from graph_core.stream import NO_VALUE, aconvert_stream, convert_stream
+from graph_core.stream import NO_VALUE, convert_stream
 
 __all__ = ["execute_async", "execute_sync"]
 

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Itera
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from graph_core.stream import aiterate as aiterate_sync  # pulling a sync iterator from async code: one place
+from graph_core.astream import aiterate as aiterate_sync  # pulling a sync iterator from async code: one place
 
 __all__ = ["aiterate_sync", "iterate_async", "run_blocking", "submit"]
 

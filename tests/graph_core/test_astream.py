@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from graph_core import END, START, Branch, Graph, Lambda, stream_handler
+from graph_core.astream import AsyncStream
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import GraphRunError, InterruptError
 from graph_core.graph import FanInMergeConfig
 from graph_core.interrupt import get_interrupt_state, get_resume_data, interrupt
 from graph_core.schema import Message, ToolCall
-from graph_core.stream import AsyncStream, SourceEOF, StreamError
+from graph_core.stream import SourceEOF, StreamError
 from graph_core.tools import ToolsNode, tool
 from tests.helpers import wire
 
