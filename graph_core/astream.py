@@ -10,7 +10,7 @@ async stream from a worker thread through `AsyncStream`, which asks the loop for
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from graph_core.errors import StreamError
@@ -18,6 +18,7 @@ from graph_core.stream import END_OF_STREAM, NO_VALUE, PEEK_EMPTY, ChunkCell, So
 
 __all__ = [
     "AsyncStream",
+    "OpeningStream",
     "acollect",
     "aconvert_stream",
     "acopy_stream",
@@ -256,3 +257,34 @@ async def aiterate_list(items: Sequence[T]) -> AsyncIterator[T]:
     """An async stream over chunks already in memory."""
     for item in items:
         yield item
+
+
+class OpeningStream(AsyncIterator[T]):
+    """An async iterator whose opening may be awaited first: `await stream` runs the opener (where errors
+    raised before the first chunk surface, as `ToolsNode.astream` needs), or the first `__anext__` does."""
+
+    def __init__(self, opener: Callable[[], Awaitable[AsyncIterator[T]]]) -> None:
+        self._opener = opener
+        self._inner: AsyncIterator[T] | None = None
+
+    async def _open(self) -> OpeningStream[T]:
+        if self._inner is None:
+            self._inner = await self._opener()
+        return self
+
+    def __await__(self) -> Generator[Any, None, OpeningStream[T]]:
+        return self._open().__await__()
+
+    def __aiter__(self) -> OpeningStream[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        if self._inner is None:
+            await self._open()
+        assert self._inner is not None
+        return await self._inner.__anext__()
+
+    async def aclose(self) -> None:
+        close = getattr(self._inner, "aclose", None)
+        if close is not None:
+            await close()

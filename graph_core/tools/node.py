@@ -19,10 +19,11 @@ import inspect
 import itertools
 import queue
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+from graph_core.astream import OpeningStream
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
 from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt, scope_address
@@ -580,33 +581,3 @@ class _Opened:
     rest: AsyncIterator[str] | None = None
     error: BaseException | None = None
     reused: bool = False  # a result saved before an interrupt, replayed without running the tool
-
-
-class OpeningStream(AsyncIterator[T]):
-    """An async iterator whose opening may be awaited first (see `ToolsNode.astream`)."""
-
-    def __init__(self, opener: Callable[[], Awaitable[AsyncIterator[T]]]) -> None:
-        self._opener = opener
-        self._inner: AsyncIterator[T] | None = None
-
-    async def _open(self) -> OpeningStream[T]:
-        if self._inner is None:
-            self._inner = await self._opener()
-        return self
-
-    def __await__(self) -> Generator[Any, None, OpeningStream[T]]:
-        return self._open().__await__()
-
-    def __aiter__(self) -> OpeningStream[T]:
-        return self
-
-    async def __anext__(self) -> T:
-        if self._inner is None:
-            await self._open()
-        assert self._inner is not None
-        return await self._inner.__anext__()
-
-    async def aclose(self) -> None:
-        close = getattr(self._inner, "aclose", None)
-        if close is not None:
-            await close()
