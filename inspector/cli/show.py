@@ -152,7 +152,9 @@ def _segment_lines(
             f"— resumed from checkpoint {segment.resumed_from} (segment {segment.index}, "
             f"started {segment.started_at}) —"
         )
-    for step in run.steps[segment.start : segment.stop]:
+    steps = run.steps
+    for position in segment.steps:  # one step at a time: a slice would hold every step of a long run
+        step = steps[position]
         for edit in debug.edits_before(step.index) if debug is not None else ():
             change = f"{_preview(edit.old)} -> {_preview(edit.new)}"
             lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
