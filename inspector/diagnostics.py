@@ -42,11 +42,59 @@ class Diagnostic:
 
 
 def diagnose(run: Run) -> list[Diagnostic]:
-    """Every diagnostic for `run`, in step order within each kind."""
-    found: list[Diagnostic] = []
-    found.extend(_budget(run))
-    found.extend(_tool_failures(run))
-    found.extend(_branch_findings(run))
+    """Every diagnostic for `run`, in step order within each kind; the steps are read once, in order,
+    and none is kept (a long run is walked in time and memory linear in its length)."""
+    findings = Findings(run)
+    steps = run.steps
+    for position in range(len(steps)):
+        findings.add(position, steps[position])
+    return findings.finish()
+
+
+class Findings:
+    """Diagnostics gathered in one walk over a run's steps: `add` each step in order, then `finish`.
+
+    A caller that walks the steps anyway (`inspector show` writing its timeline) feeds them here as it
+    goes, so each step is read once for both."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self._tools: list[Diagnostic] = []
+        self._branches: list[Diagnostic] = []
+        self._next = 0
+        # The nodes of the last segment's steps, kept only when the budget ran out (to name the cycle).
+        self._sequence: list[tuple[str, ...]] | None = [] if _budget_error(run) is not None else None
+
+    def add(self, position: int, step: Step) -> None:
+        """Take in step `position` (steps must come in order, each once)."""
+        if position != self._next:
+            raise ValueError(f"steps must be added in order: expected {self._next}, got {position}")
+        self._next += 1
+        node_runs = step.node_runs
+        self._tools.extend(_tool_findings(position, node_runs))
+        self._branches.extend(_branch_findings(self.run, position, step, node_runs))
+        if self._sequence is not None and position >= self.run.segments[-1].start:
+            self._sequence.append(step.nodes)
+
+    def finish(self) -> list[Diagnostic]:
+        """The diagnostics, once every step was added."""
+        run = self.run
+        if self._next != len(run.steps):
+            raise ValueError(f"{len(run.steps) - self._next} steps were not added")
+        found: list[Diagnostic] = []
+        found.extend(_budget(run, self._sequence))
+        found.extend(self._tools)
+        unfinished = run.unfinished
+        if unfinished is not None:
+            found.extend(_tool_findings(len(run.steps), unfinished.node_runs))
+        found.extend(self._branches)
+        found.extend(_ending(run))
+        found.extend(_run_failed(run, found))
+        return found
+
+
+def _ending(run: Run) -> list[Diagnostic]:
+    """`incomplete` when the recording stops without a last line, `interrupted` at an interrupt."""
     if run.status == "incomplete":
         last = len(run.steps) - 1
         segment = run.segments[-1]
@@ -61,7 +109,7 @@ def diagnose(run: Run) -> list[Diagnostic]:
             where = f"step {last}"
         else:
             where = "its header, before any step finished"
-        found.append(
+        return [
             Diagnostic(
                 "info",
                 "incomplete",
@@ -69,14 +117,13 @@ def diagnose(run: Run) -> list[Diagnostic]:
                 "(the process was killed, or the run is still going)",
                 last if last >= 0 else None,
             )
-        )
-    elif run.status == "interrupted" and run.interrupt is not None:
+        ]
+    if run.status == "interrupted" and run.interrupt is not None:
         where = run.interrupt.rerun_nodes or run.interrupt.before_nodes or run.interrupt.after_nodes
-        found.append(
+        return [
             Diagnostic("info", "interrupted", f"the run stopped at an interrupt at {', '.join(where)}", None)
-        )
-    found.extend(_run_failed(run, found))
-    return found
+        ]
+    return []
 
 
 def _run_failed(run: Run, found: list[Diagnostic]) -> list[Diagnostic]:
@@ -98,16 +145,28 @@ def _run_failed(run: Run, found: list[Diagnostic]) -> list[Diagnostic]:
 # --- budget ---------------------------------------------------------------------------------------
 
 
-def _budget(run: Run) -> list[Diagnostic]:
+def _budget_error(run: Run) -> str | None:
+    """`steps` when the run failed because its step budget ran out, `iterations` when an agent's max
+    iterations did, else None."""
     error = run.error
     if error is None:
-        return []
+        return None
     text = f"{error.type} {error.message} {error.cause_message or ''}"
-    steps = "exceeds max steps" in text or error.type == "MaxStepsExceededError"
-    iterations = "exceeds max iterations" in text or "ExceedMaxIterations" in text
-    if not (steps or iterations):
+    if "exceeds max steps" in text or error.type == "MaxStepsExceededError":
+        return "steps"
+    if "exceeds max iterations" in text or "ExceedMaxIterations" in text:
+        return "iterations"
+    return None
+
+
+def _budget(run: Run, sequence: list[tuple[str, ...]] | None) -> list[Diagnostic]:
+    """`budget-exhausted`; `sequence` holds the nodes of the last segment's steps (read as they were
+    added to `Findings`)."""
+    kind = _budget_error(run)
+    if kind is None or sequence is None:
         return []
-    cycle, rounds = _cycle(run)
+    steps = kind == "steps"
+    cycle, rounds = _cycle(run, sequence)
     last = len(run.steps) - 1
     if steps:
         limit = run.steps[-1].budget.steps_max if len(run.steps) else None
@@ -121,11 +180,10 @@ def _budget(run: Run) -> list[Diagnostic]:
     return [Diagnostic("error", "budget-exhausted", message, last if last >= 0 else None, tuple(cycle))]
 
 
-def _cycle(run: Run) -> tuple[list[str], int]:
+def _cycle(run: Run, steps: list[tuple[str, ...]]) -> tuple[list[str], int]:
     """The loop that spent the budget: from a taken back edge's target round to its source and back.
-    Only the last segment counts: a resumed run's step budget starts afresh."""
-    last_segment = run.segments[-1]
-    sequence = [run.steps[i].nodes for i in last_segment.steps]
+    Only the last segment counts (`steps`: its steps' nodes): a resumed run's step budget starts afresh."""
+    sequence = list(steps)
     unfinished = run.unfinished
     if unfinished is not None:
         sequence.append(unfinished.nodes)
@@ -161,50 +219,47 @@ def _paused(node_run: NodeRun) -> bool:
     return node_run.error is not None and node_run.error.type == "InterruptSignal"
 
 
-def _tool_failures(run: Run) -> list[Diagnostic]:
+def _tool_findings(position: int, node_runs: list[NodeRun]) -> list[Diagnostic]:
+    """`tool-failed` for the tools (or ToolsNode runs) that raised in one step."""
     found: list[Diagnostic] = []
-    located: list[tuple[int, list[NodeRun]]] = [(i, step.node_runs) for i, step in enumerate(run.steps)]
-    unfinished = run.unfinished
-    if unfinished is not None:
-        located.append((len(run.steps), unfinished.node_runs))
-    for position, node_runs in located:
-        for node_run in node_runs:
-            failed_tools = [t for t in node_run.tools if t.error is not None and not _paused(t)]
-            for tool in failed_tools:
-                assert tool.error is not None
-                found.append(
-                    Diagnostic(
-                        "error",
-                        "tool-failed",
-                        f"tool `{tool.name}` (call {tool.tool_call_id}) in `{tool.node}` failed: "
-                        f"{tool.error.type}: {tool.error.message}",
-                        position,
-                        (tool.node,),
-                    )
+    for node_run in node_runs:
+        if node_run.error is None and not node_run.tools:
+            continue  # the usual node run: nothing failed in it
+        failed_tools = [t for t in node_run.tools if t.error is not None and not _paused(t)]
+        for tool in failed_tools:
+            assert tool.error is not None
+            found.append(
+                Diagnostic(
+                    "error",
+                    "tool-failed",
+                    f"tool `{tool.name}` (call {tool.tool_call_id}) in `{tool.node}` failed: "
+                    f"{tool.error.type}: {tool.error.message}",
+                    position,
+                    (tool.node,),
                 )
-            if _paused(node_run):  # an interrupt (rerun on resume) is not a failure
-                continue
-            if node_run.component == "Tool" and node_run.error is not None:
-                found.append(
-                    Diagnostic(
-                        "error",
-                        "tool-failed",
-                        f"tool `{node_run.name}` failed: {node_run.error.type}: {node_run.error.message}",
-                        position,
-                        (node_run.node,),
-                    )
+            )
+        if _paused(node_run):  # an interrupt (rerun on resume) is not a failure
+            continue
+        if node_run.component == "Tool" and node_run.error is not None:
+            found.append(
+                Diagnostic(
+                    "error",
+                    "tool-failed",
+                    f"tool `{node_run.name}` failed: {node_run.error.type}: {node_run.error.message}",
+                    position,
+                    (node_run.node,),
                 )
-            elif node_run.component == "ToolsNode" and node_run.error is not None and not failed_tools:
-                found.append(
-                    Diagnostic(
-                        "error",
-                        "tool-failed",
-                        f"tools node `{node_run.node}` failed: "
-                        f"{node_run.error.type}: {node_run.error.message}",
-                        position,
-                        (node_run.node,),
-                    )
+            )
+        elif node_run.component == "ToolsNode" and node_run.error is not None and not failed_tools:
+            found.append(
+                Diagnostic(
+                    "error",
+                    "tool-failed",
+                    f"tools node `{node_run.node}` failed: {node_run.error.type}: {node_run.error.message}",
+                    position,
+                    (node_run.node,),
                 )
+            )
     return found
 
 
@@ -219,47 +274,46 @@ def _tool_calls(value: Any) -> list[dict[str, Any]]:
     return []
 
 
-def _branch_findings(run: Run) -> list[Diagnostic]:
+def _branch_findings(run: Run, position: int, step: Step, node_runs: list[NodeRun]) -> list[Diagnostic]:
+    """`unexecuted-tool-calls` and `early-end` for one step: a model answer the branch after it ended on."""
     found: list[Diagnostic] = []
-    for position, step in enumerate(run.steps):
-        for node_run in step.node_runs:
-            if node_run.component != "ChatModel" or node_run.error is not None or len(node_run.path) > 1:
-                continue
-            if not _went_to_end(step, node_run.node):
-                continue
-            calls = _tool_calls(node_run.output)
-            output = node_run.output if isinstance(node_run.output, dict) else {}
-            if calls:
-                names = ", ".join(str(c.get("name", "?")) for c in calls)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-                text_first = bool(output.get("content"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-                why = (
-                    " The answer has text before its tool calls: the default first-chunk stream tool-call "
-                    "checker stops at the first non-empty text chunk; give the agent a checker that reads "
-                    "the whole stream."
-                    if text_first
-                    else ""
+    for node_run in node_runs:
+        if node_run.component != "ChatModel" or node_run.error is not None or len(node_run.path) > 1:
+            continue
+        if not _went_to_end(step, node_run.node):
+            continue
+        calls = _tool_calls(node_run.output)
+        output = node_run.output if isinstance(node_run.output, dict) else {}
+        if calls:
+            names = ", ".join(str(c.get("name", "?")) for c in calls)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+            text_first = bool(output.get("content"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+            why = (
+                " The answer has text before its tool calls: the default first-chunk stream tool-call "
+                "checker stops at the first non-empty text chunk; give the agent a checker that reads "
+                "the whole stream."
+                if text_first
+                else ""
+            )
+            found.append(
+                Diagnostic(
+                    "warning",
+                    "unexecuted-tool-calls",
+                    f"`{node_run.node}` answered with {len(calls)} tool call(s) ({names}) but the branch "
+                    f"went to END at {_at(run, step)}, so they never ran.{why}",
+                    position,
+                    (node_run.node,),
                 )
-                found.append(
-                    Diagnostic(
-                        "warning",
-                        "unexecuted-tool-calls",
-                        f"`{node_run.node}` answered with {len(calls)} tool call(s) ({names}) but the branch "
-                        f"went to END at {_at(run, step)}, so they never ran.{why}",
-                        position,
-                        (node_run.node,),
-                    )
+            )
+        elif not output.get("content"):  # pyright: ignore[reportUnknownMemberType]
+            found.append(
+                Diagnostic(
+                    "warning",
+                    "early-end",
+                    f"the branch after `{node_run.node}` chose END at {_at(run, step)} on an empty answer",
+                    position,
+                    (node_run.node,),
                 )
-            elif not output.get("content"):  # pyright: ignore[reportUnknownMemberType]
-                found.append(
-                    Diagnostic(
-                        "warning",
-                        "early-end",
-                        f"the branch after `{node_run.node}` chose END at {_at(run, step)} "
-                        "on an empty answer",
-                        position,
-                        (node_run.node,),
-                    )
-                )
+            )
     return found
 
 

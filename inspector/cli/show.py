@@ -21,7 +21,7 @@ from typing import Any
 
 from inspector.cli.plain import one_line, one_line_list
 from inspector.conversation import Conversation, Said, messages_of, step_name
-from inspector.diagnostics import Diagnostic, diagnose
+from inspector.diagnostics import Diagnostic, Findings, diagnose
 from inspector.errortext import error_text, without_node_path
 from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
@@ -142,17 +142,26 @@ def step_label(run: Run, position: int | None) -> str:
 
 
 def _segment_lines(
-    run: Run, segment: Segment, conversation: Conversation, debug: DebugLines | None = None
+    run: Run,
+    segment: Segment,
+    conversation: Conversation,
+    debug: DebugLines | None = None,
+    findings: Findings | None = None,
 ) -> list[str]:
     """One segment's steps, then the step it did not finish and where it stopped at an interrupt;
-    `debug` adds the debugger's edits before the steps they changed (first segment)."""
+    `debug` adds the debugger's edits before the steps they changed (first segment); each step is
+    also handed to `findings`, when given."""
     lines: list[str] = []
     if segment.index > 0:
         lines.append(
             f"— resumed from checkpoint {segment.resumed_from} (segment {segment.index}, "
             f"started {segment.started_at}) —"
         )
-    for step in run.steps[segment.start : segment.stop]:
+    steps = run.steps
+    for position in segment.steps:  # one step at a time: a slice would hold every step of a long run
+        step = steps[position]
+        if findings is not None:
+            findings.add(position, step)
         for edit in debug.edits_before(step.index) if debug is not None else ():
             change = f"{_preview(edit.old)} -> {_preview(edit.new)}"
             lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
@@ -201,8 +210,9 @@ def _segment_lines(
     return lines
 
 
-def timeline(run: Run) -> list[str]:
-    """The text timeline, one block per step, segment by segment."""
+def timeline(run: Run, findings: Findings | None = None) -> list[str]:
+    """The text timeline, one block per step, segment by segment. With `findings`, every step is
+    handed to it as the timeline reads it, so the diagnostics need no walk of their own."""
     lines: list[str] = []
     head = one_line(run.graph_name or (run.topology.name if run.topology else "") or "(unnamed graph)")
     lines.append(f"{head}  run {run.run_id}  started {run.started_at}  status {run.status}")
@@ -219,7 +229,9 @@ def timeline(run: Run) -> list[str]:
     debug = read_debug_lines(run)
     conversation = Conversation(run)
     for segment in run.segments:
-        lines.extend(_segment_lines(run, segment, conversation, debug if segment.index == 0 else None))
+        lines.extend(
+            _segment_lines(run, segment, conversation, debug if segment.index == 0 else None, findings)
+        )
     lines.extend(conversation_lines(run, conversation))
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
@@ -285,8 +297,12 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
         recorded = read_run(args.run_file, lenient=args.lenient)
-        diagnostics = diagnose(recorded)
-        lines = None if args.json else timeline(recorded)
+        if args.json:
+            diagnostics, lines = diagnose(recorded), None
+        else:  # one walk over the steps feeds the timeline and the diagnostics
+            findings = Findings(recorded)
+            lines = timeline(recorded, findings)
+            diagnostics = findings.finish()
     for warning in caught:
         print(f"inspector: warning: {warning.message}", file=sys.stderr)
     if args.json:

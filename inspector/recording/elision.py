@@ -184,8 +184,16 @@ def expand_branches(
         skipped = branch.skipped
         if skipped is None:
             skipped = [e for e in ends.get((source, branch.branch_index), ()) if e not in branch.chosen]
-        update = {"path": path, "step": index, "source": source, "skipped": skipped}
-        out.append(branch.model_copy(update=update))
+        out.append(
+            BranchDecided(
+                path=path,
+                step=index,
+                source=source,
+                branch_index=branch.branch_index,
+                chosen=branch.chosen,
+                skipped=skipped,
+            )
+        )
     return out
 
 

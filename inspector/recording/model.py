@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import ValidationError
@@ -193,28 +194,46 @@ class Step:
     """One top-level superstep: what ran, what the branches chose, the state and budget after it.
 
     `index` is the superstep index within its segment (it restarts at 0 when a run is resumed),
-    `position` its place in `run.steps`, `segment` the index of the segment it belongs to."""
+    `position` its place in `run.steps`, `segment` the index of the segment it belongs to.
 
-    def __init__(
-        self, run: Run, position: int, record: StepRecord, nested: list[StepRecord], segment: int = 0
-    ):
+    What the step line leaves out (`budget`'s step counts, the branches' `source` and `skipped`,
+    `next_nodes`) and the nested graphs' step lines (`nested`) are put back when first read: a walk
+    over a long run that looks at a few facts of each step pays for those only."""
+
+    def __init__(self, run: Run, position: int, record: StepRecord, segment: int = 0) -> None:
         self._run = run
         self.position = position
         self.segment = segment
         self.record = record
         self.finished = record
-        self.nested = nested
         self.index: int = record.index
         self.nodes: tuple[str, ...] = tuple(record.nodes)
-        self.next_nodes: tuple[str, ...] = tuple(expand_next_nodes(record.next_nodes, record.branches))
         self.ended: bool = record.ended
-        self.budget: BudgetRecord = run.budget_of(record, segment=segment)
         self.t: float = record.t
         self.duration: float | None = record.duration
         self.errors: tuple[str, ...] = tuple(record.errors)
         self.interrupted: tuple[str, ...] = tuple(record.interrupted)
-        self.branches: list[BranchDecided] = run.branches_of(record, segment=segment)
         self._node_runs: list[NodeRun] | None = None
+
+    @cached_property
+    def budget(self) -> BudgetRecord:
+        """The budget after this step."""
+        return self._run.budget_of(self.record, segment=self.segment)
+
+    @cached_property
+    def branches(self) -> list[BranchDecided]:
+        """The branch decisions made after this step, in the order they were made."""
+        return self._run.branches_of(self.record, segment=self.segment)
+
+    @cached_property
+    def next_nodes(self) -> tuple[str, ...]:
+        """The nodes the next step runs."""
+        return tuple(expand_next_nodes(self.record.next_nodes, self.record.branches))
+
+    @cached_property
+    def nested(self) -> list[StepRecord]:
+        """The step lines of nested graphs that ran inside this step, in file order."""
+        return self._run.nested_steps(self.position)
 
     def __repr__(self) -> str:
         where = f", segment={self.segment}, position={self.position}" if self.segment else ""

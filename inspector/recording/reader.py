@@ -257,15 +257,14 @@ class Run:
         cached = self._step_cache.get_lru(i)
         if cached is not None:
             return cached
-        record = self._file.step_line(i)
-        nested = [
-            e
-            for e in self._file.nested_in(self._span_start(i), self._file.spans[i])
-            if isinstance(e, StepRecord)
-        ]
-        step = Step(self, i, record, nested, self.segment_of(i))
+        step = Step(self, i, self._file.step_line(i), self.segment_of(i))
         self._step_cache.put(i, step)
         return step
+
+    def nested_steps(self, i: int) -> list[StepRecord]:
+        """The step lines of nested graphs written with top-level step `i` (before its own line)."""
+        file = self._file
+        return [e for e in file.nested_in(self._span_start(i), file.spans[i]) if isinstance(e, StepRecord)]
 
     def finished_event(self, i: int) -> StepRecord:
         """Step `i`'s line alone (nodes, stored budget, state payload): cheaper than `steps[i]`."""
