@@ -30,7 +30,7 @@ __all__ = ["Conversation", "Said", "message_key", "messages_of", "step_name"]
 _Key = tuple[Any, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Said:
     """One message of the conversation: the recorded dict and where it came from.
 
@@ -99,7 +99,7 @@ def step_name(run: Run, position: int) -> str:
     return f"step {position}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Produced:
     position: int
     node: str

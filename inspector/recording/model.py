@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import ValidationError
@@ -69,33 +68,47 @@ class NodeRun:
         return self.error is None
 
 
-class _Stored:
-    """A value as stored in the file, resolved when first read."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
 class RecordedNodeRun(NodeRun):
     """A `NodeRun` read from a run file: its `input` and `output` are resolved when first read, so
     walking a run's steps for their tool results or errors (`show`, `diagnose`, `diff`) does not
-    rebuild every model call's message history."""
+    rebuild every model call's message history. Made for each node run of every step read, so it
+    sets its fields itself rather than through the dataclass's keyword `__init__`."""
 
     def __init__(
-        self, resolve: Callable[[Any], Any], stored_input: Any, stored_output: Any, **fields: Any
+        self,
+        resolve: Callable[[Any], Any],
+        stored_input: Any,
+        stored_output: Any,
+        node: str,
+        path: tuple[str, ...],
+        name: str,
+        component: str,
+        error: ErrorRecord | None,
+        started: float | None,
+        finished: float | None,
+        duration: float | None,
     ) -> None:
-        super().__init__(**fields)
+        self.node = node
+        self.path = path
+        self.name = name
+        self.component = component
+        self.tool_call_id = None
+        self.error = error
+        self.started = started
+        self.finished = finished
+        self.duration = duration
+        self.tools = []
         self._resolve = resolve
-        self._input: Any = _Stored(stored_input)
-        self._output: Any = _Stored(stored_output)
+        self._stored_input = stored_input
+        self._stored_output = stored_output
+        self._input: Any = _UNRESOLVED
+        self._output: Any = _UNRESOLVED
 
     @property
     def input(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
         value = self._input
-        if type(value) is _Stored:
-            value = self._input = self._resolve(value.value)
+        if value is _UNRESOLVED:
+            value = self._input = self._resolve(self._stored_input)
         return value
 
     @input.setter
@@ -105,13 +118,16 @@ class RecordedNodeRun(NodeRun):
     @property
     def output(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
         value = self._output
-        if type(value) is _Stored:
-            value = self._output = self._resolve(value.value)
+        if value is _UNRESOLVED:
+            value = self._output = self._resolve(self._stored_output)
         return value
 
     @output.setter
     def output(self, value: Any) -> None:
         self._output = value
+
+
+_UNRESOLVED: Any = object()
 
 
 class Segment:
@@ -214,26 +230,41 @@ class Step:
         self.errors: tuple[str, ...] = tuple(record.errors)
         self.interrupted: tuple[str, ...] = tuple(record.interrupted)
         self._node_runs: list[NodeRun] | None = None
+        self._budget: BudgetRecord | None = None
+        self._branches: list[BranchDecided] | None = None
+        self._nested: list[StepRecord] | None = None
 
-    @cached_property
+    # Each put back when first read (a plain check, not `functools.cached_property`, which in Python
+    # 3.11 takes a lock on every first read: a walk over a long run reads these for every step).
+
+    @property
     def budget(self) -> BudgetRecord:
         """The budget after this step."""
-        return self._run.budget_of(self.record, segment=self.segment)
+        budget = self._budget
+        if budget is None:
+            budget = self._budget = self._run.budget_of(self.record, segment=self.segment)
+        return budget
 
-    @cached_property
+    @property
     def branches(self) -> list[BranchDecided]:
         """The branch decisions made after this step, in the order they were made."""
-        return self._run.branches_of(self.record, segment=self.segment)
+        branches = self._branches
+        if branches is None:
+            branches = self._branches = self._run.branches_of(self.record, segment=self.segment)
+        return branches
 
-    @cached_property
+    @property
     def next_nodes(self) -> tuple[str, ...]:
         """The nodes the next step runs."""
         return tuple(expand_next_nodes(self.record.next_nodes, self.record.branches))
 
-    @cached_property
+    @property
     def nested(self) -> list[StepRecord]:
         """The step lines of nested graphs that ran inside this step, in file order."""
-        return self._run.nested_steps(self.position)
+        nested = self._nested
+        if nested is None:
+            nested = self._nested = self._run.nested_steps(self.position)
+        return nested
 
     def __repr__(self) -> str:
         where = f", segment={self.segment}, position={self.position}" if self.segment else ""

@@ -36,7 +36,14 @@ from inspector.recording.elision import (
     expand_tool_call,
     expand_tool_name,
 )
-from inspector.recording.fileindex import CHECK_LIMIT, LRU, RunFile, RunFileWarning, open_run_file
+from inspector.recording.fileindex import (
+    CHECK_LIMIT,
+    LRU,
+    STEP_CACHE,
+    RunFile,
+    RunFileWarning,
+    open_run_file,
+)
 from inspector.recording.format import (
     BranchDecided,
     BudgetFields,
@@ -49,6 +56,7 @@ from inspector.recording.format import (
     SegmentStarted,
     StepRecord,
     StepUnfinished,
+    ToolRunRecord,
     branch_ends,
 )
 from inspector.recording.model import (
@@ -93,7 +101,7 @@ class Run:
         self._file = file = RunFile(path, data, lenient=lenient, check_limit=check_limit)
         self._values = ValueTable(file)
         self._states = StateHistory(file, self._values)
-        self._step_cache = LRU(256)
+        self._step_cache = LRU(STEP_CACHE)
         self._span_ends: list[int] | None = None
         self._branch_ends: dict[tuple[int, tuple[str, ...]], dict[tuple[str, int], tuple[str, ...]]] = {}
         self._unfinished: dict[int, UnfinishedStep | None] = {}
@@ -350,51 +358,55 @@ class Run:
     ) -> NodeRun:
         node_path = (*path, record.node)
         started = _end(base, record.t)
-        name, component = expand_node_names(
-            record.name, record.component, lambda: self._node_info(node_path, segment)
-        )
+        name, component = record.name, record.component
+        if name is None or component is None:
+            name, component = expand_node_names(name, component, lambda: self._node_info(node_path, segment))
         if not self.lenient:  # a hand-edited marker is reported here, as when values were resolved here
-            self._values.check(record.input)
-            self._values.check(record.output)
+            check = self._values.check
+            check(record.input)
+            check(record.output)
         run = RecordedNodeRun(
             self.resolve,
             record.input,
             record.output,
-            node=record.node,
-            path=node_path,
-            name=name,
-            component=component,
-            error=record.error,
-            started=started,
-            finished=_end(started, record.duration),
-            duration=record.duration,
+            record.node,
+            node_path,
+            name,
+            component,
+            record.error,
+            started,
+            _end(started, record.duration),
+            record.duration,
         )
         for tool in record.tools:
-            call_id = tool.tool_call_id
-            tool_started = _end(started, tool.t)
-            run.tools.append(
-                NodeRun(
-                    node=record.node,
-                    path=node_path,
-                    name=expand_tool_name(tool.name, run.input, call_id),
-                    component="Tool",
-                    tool_call_id=call_id,
-                    input=expand_tool_call(
-                        tool.input,
-                        CALL_ARGUMENTS,
-                        partial(call_field, run.input, call_id, "arguments"),
-                        self.resolve,
-                    ),
-                    output=expand_tool_call(
-                        tool.output, CALL_CONTENT, partial(call_content, run.output, call_id), self.resolve
-                    ),
-                    error=tool.error,
-                    started=tool_started,
-                    finished=_end(tool_started, tool.duration),
-                    duration=tool.duration,
-                )
-            )
+            run.tools.append(self._tool_run(run, tool, started))
         return run
+
+    def _tool_run(self, run: RecordedNodeRun, tool: ToolRunRecord, started: float | None) -> NodeRun:
+        """One tool call of a ToolsNode run, its name, arguments and result put back from the ToolsNode's
+        input and output messages where the line left them out."""
+        call_id = tool.tool_call_id
+        tool_started = _end(started, tool.t)
+        name = tool.name
+        if name is None:  # the usual tool run: its call's
+            name = expand_tool_name(None, run.input, call_id)
+        return NodeRun(
+            run.node,
+            run.path,
+            name,
+            "Tool",
+            call_id,
+            expand_tool_call(
+                tool.input, CALL_ARGUMENTS, partial(call_field, run.input, call_id, "arguments"), self.resolve
+            ),
+            expand_tool_call(
+                tool.output, CALL_CONTENT, partial(call_content, run.output, call_id), self.resolve
+            ),
+            tool.error,
+            tool_started,
+            _end(tool_started, tool.duration),
+            tool.duration,
+        )
 
     @property
     def unfinished(self) -> UnfinishedStep | None:
