@@ -119,6 +119,17 @@ class Conversation:
         self._built = -1  # steps read so far: 0.._built
         self._input: set[_Key] | None = None
         self._first_held: dict[tuple[int, _Key], int] = {}
+        self._keys: dict[int, tuple[dict[str, Any], _Key]] = {}  # by id: the message itself, its key
+
+    def _key(self, message: dict[str, Any]) -> _Key:
+        """`message_key(message)`, worked out once per message object: a recorded message is one
+        object (the value table's) wherever it appears, in a node's output and in every state after."""
+        known = self._keys.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        key = message_key(message)
+        self._keys[id(message)] = (message, key)  # holding the message keeps its id from being reused
+        return key
 
     def at(self, position: int, state: Any = None, *, last: int | None = None) -> list[Said]:
         """The conversation after step `position`; `state` is the state there (read when None).
@@ -149,7 +160,7 @@ class Conversation:
             if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
                 continue
             message: dict[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
-            key = message_key(message)
+            key = self._key(message)
             makers = by_key.get(key, [])
             if used[key] < len(makers):
                 maker = makers[used[key]]
@@ -173,7 +184,7 @@ class Conversation:
         the recent steps not already matched to a later message; older ones fall back as in `at`."""
         messages = state_messages(state)
         window = messages[len(messages) - last :]
-        wanted = {message_key(m) for m in window if isinstance(m, dict)}  # pyright: ignore[reportUnknownArgumentType]
+        wanted = {self._key(m) for m in window if isinstance(m, dict)}  # pyright: ignore[reportUnknownArgumentType]
         makers, recent = self._recent_makers(position, wanted, reach=4 * last)
         said: list[Said] = []
         newest = -1  # the latest step a shown message was matched to
@@ -182,7 +193,7 @@ class Conversation:
             if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
                 continue
             message: dict[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
-            key = message_key(message)
+            key = self._key(message)
             found = makers.get(key)
             if found:
                 maker = found.pop()
@@ -218,7 +229,7 @@ class Conversation:
                     continue
                 node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
                 for message in messages_of(node_run.output):
-                    made = _Produced(at, node, message, message_key(message))
+                    made = _Produced(at, node, message, self._key(message))
                     recent.append(made)
                     if made.key in wanted:
                         found.setdefault(made.key, []).append(made)
@@ -227,7 +238,7 @@ class Conversation:
     def said_by(self, message: dict[str, Any], position: int) -> tuple[int, str] | None:
         """The step and node that first produced `message`, at or before `position`; None if none did."""
         self._build(position)
-        first = self._first_said.get(message_key(message))
+        first = self._first_said.get(self._key(message))
         if first is None or first.position > position:
             return None
         return first.position, first.node
@@ -275,7 +286,7 @@ class Conversation:
                     continue
                 node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
                 for message in messages_of(node_run.output):
-                    made = _Produced(at, node, message, message_key(message))
+                    made = _Produced(at, node, message, self._key(message))
                     self._produced.append(made)
                     self._positions.append(at)
                     self._first_said.setdefault(made.key, made)
