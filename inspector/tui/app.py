@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,7 +18,6 @@ from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Grid, ScrollableContainer, Vertical, VerticalScroll
-from textual.geometry import Region, Spacing
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -29,37 +27,26 @@ from inspector.conversation import Said, state_messages, step_name
 from inspector.errors import InspectorError
 from inspector.recording.reader import Run
 from inspector.tui import follow, paths
+from inspector.tui.arrange import GRAPH_MIN_WIDTH, WIDE_REST, Arranger
 from inspector.tui.budget_bar import BudgetBar, budget_level
-from inspector.tui.edit_note import edit_note
 from inspector.tui.follow import waiting_text
 from inspector.tui.footer import KeyFooter
 from inspector.tui.goto import GotoError, goto_prompt, resolve_step
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
-from inspector.tui.literal import one_line, visible
+from inspector.tui.literal import visible
 from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
-from inspector.tui.paths import PathSoFar
+from inspector.tui.notes import counting_note, status_text, timeline_note
 from inspector.tui.prompt import PromptScreen
 from inspector.tui.repaint import repaint
 from inspector.tui.search import Finder
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
-from inspector.tui.timeline import Columns, Timeline, header, mark_text
+from inspector.tui.timeline import Columns, Timeline, header
 
 __all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "WIDE_REST", "ReplayApp", "make_app"]
-
-GRAPH_MIN_WIDTH = 24
-"""The graph pane never gets narrower than this, so its title and a short drawing fit."""
-
-WIDE_REST = 84
-"""Columns the three lower panes need beside a full-height graph (28 each). A screen with that much
-room next to the graph gives the graph the whole height (wide layout); a narrower one puts the graph
-above the state pane, beside the timeline (narrow layout)."""
-
-COMPACT_FOOTER_BELOW = 120
-"""Screens narrower than this get Textual's compact footer (less space between keys)."""
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
@@ -70,11 +57,6 @@ MESSAGES_SHOWN = 60
 """A conversation longer than `MESSAGES_ALL_UP_TO` shows only its newest `MESSAGES_SHOWN` messages: an
 agent's history grows by a message a step, and laying out (and keeping) 100,000 messages at each key
 would take minutes and gigabytes. Shorter ones show whole, every message reachable by scrolling."""
-
-
-def _sizes(fit: tuple[tuple[int, int], Region | None, int, int]) -> tuple[tuple[int, int], int, int]:
-    """The graph box's size and the drawing's size, from what `_fit_graph` last did."""
-    return fit[0], fit[2], fit[3]
 
 
 class ReplayApp(App[None]):
@@ -117,8 +99,7 @@ class ReplayApp(App[None]):
         self.last_key = ""
         self._play_timer: Timer | None = None
         self._poll_timer: Timer | None = None
-        self._graph_fit: tuple[tuple[int, int], Region | None, int, int] | None = None
-        self._arrangement: tuple[bool, int, int, bool] | None = None
+        self.arranger = Arranger(self)
         self._begun = False
         self._graph_counting = False  # the graph shows no counts: the background count is not there yet
 
@@ -192,7 +173,7 @@ class ReplayApp(App[None]):
 
     def begin(self) -> None:
         """Set up the panes for the session (on mount, or once a followed file appears)."""
-        self._arrangement = None  # the panes are new (a followed file's screen was recomposed)
+        self.arranger = Arranger(self)  # the panes are new (a followed file's screen was recomposed)
         for selector, title in (
             ("#graph-box", "graph"),
             ("#timeline-box", "timeline"),
@@ -235,40 +216,6 @@ class ReplayApp(App[None]):
         self.query_one("#timeline-header", Static).update(Text(header(columns), style="bold"))
         self.query_one(Timeline).sync_size()
 
-    def _timeline_note(self) -> Text:
-        """The timeline's border note: the cursor row's interrupt or resume note, whole (a row's end can
-        be off-screen on a narrow screen), else where the run stopped at an interrupt."""
-        replay = self.replay
-        stop = self._stop_note()
-        if replay.current is not None and not (stop and replay.cursor >= len(replay) - 1):
-            note = mark_text(self.session.row(replay.cursor), expand=self.expand)
-            if note.plain.strip():
-                return note[2:]  # without the two spaces that set it off inside a row
-        return stop
-
-    def _stop_note(self) -> Text:
-        """Where the run stopped at an interrupt, on the timeline's border (row ends can be off-screen).
-        A `Text`, not a string: a string border title is parsed as markup, and node keys are run data."""
-        session = self.session
-        stop = session.stop_report() if session.run.status == "interrupted" else None
-        mark = stop.interrupt if stop is not None else None
-        if mark is None:
-            return Text()
-        cancel = mark.kind == "cancel"
-        where = f"step {len(session) - 1}: " if len(session) else ""
-        segment = session.run.segments[-1]
-        if len(session.run.segments) > 1:
-            where = (
-                f"segment {segment.index} step {session.run.steps[segment.stop - 1].index}: "
-                if segment.stop > segment.start
-                else f"segment {segment.index}: "
-            )
-        return one_line(
-            f"{'⊘' if cancel else '⏸'} {where}{mark.reason}",
-            limit=None if self.expand else 100,
-            style=("bold magenta" if cancel else "bold yellow"),
-        )
-
     # --- showing --------------------------------------------------------------------------------
 
     def show_cursor(self) -> None:
@@ -297,7 +244,7 @@ class ReplayApp(App[None]):
             gutter=count_gutter(len(session)),
         )
         self._fit_graph(painted)
-        self.query_one("#graph-box").border_subtitle = self._counting_note(so_far)
+        self.query_one("#graph-box").border_subtitle = counting_note(session, known=so_far is not None)
         state = replay.state_at(cursor) if step is not None else None
         changes = replay.changes_at(cursor) if step is not None else []
         empty = None
@@ -332,52 +279,8 @@ class ReplayApp(App[None]):
         )
         if len(run.segments) > 1:  # each resumed run has its own step budget
             bar.border_title = f"budget · segment {session.segment_at(cursor)} (restarts at each resume)"
-        self.query_one("#timeline-box").border_subtitle = self._timeline_note()
+        self.query_one("#timeline-box").border_subtitle = timeline_note(session, expand=self.expand)
         repaint(self.query_one("#status", Static), self._status())
-
-    def _counting_note(self, so_far: PathSoFar | None) -> str:
-        """The graph's border note while the cursor's visit counts are still being counted."""
-        if so_far is not None:
-            return ""
-        total = max(len(self.session) - 1, 1)
-        return f"counting visits… {100 * max(self.session.paths_counted, 0) // total}%"
-
-    def _arrange(self, painted: Painted | None) -> tuple[int, int]:
-        """Size the grid to the drawing and the run; returns the graph box's (width, height).
-
-        The graph column is as wide as the drawing (plus its border, and a scrollbar only when the
-        drawing is taller than the room it gets), at most 45% of the screen; the timeline row is as tall
-        as the run's steps, at most half the height. With `WIDE_REST` columns to spare the
-        graph takes the whole height; otherwise it shares the top row with the timeline."""
-        width, height = self.size
-        draw_width, draw_height = (painted.width, painted.height) if painted is not None else (34, 3)
-        budget = self.query_one(BudgetBar).outer_size.height or 3
-        free = max(height - 2 - budget, 8)  # minus the status line and the footer
-        rows = max(len(self.session), 1) + 1 + 2  # the steps, the header, the border
-        limit = max(GRAPH_MIN_WIDTH, width * 45 // 100)
-        fit_width = draw_width + 2 + 1  # the border, a cell of air
-        wide = width - min(fit_width, limit) >= WIDE_REST
-        if wide:
-            top = min(rows, max(6, free // 2))
-            graph_height = free
-        else:
-            top = max(min(rows, free // 2), min(draw_height + 2, free * 55 // 100))
-            top = max(5, min(top, free - 8))
-            graph_height = top
-        if draw_height + 2 > graph_height:
-            fit_width += 2  # the vertical scrollbar
-        graph_width = max(GRAPH_MIN_WIDTH, min(fit_width, limit))
-        if self.query_one(Timeline).row_width() > width - graph_width - 2:
-            top = min(top + 1, free - 8 if not wide else free)  # a row for the sideways scrollbar
-        arrangement = (wide, graph_width, top, width < COMPACT_FOOTER_BELOW)
-        if arrangement != self._arrangement:  # setting styles lays the screen out again: only on change
-            self._arrangement = arrangement
-            grid = self.query_one("#main", Grid)
-            grid.set_class(wide, "-wide")
-            grid.styles.grid_columns = f"{graph_width} 1fr 1fr" + (" 1fr" if wide else "")
-            grid.styles.grid_rows = f"{top} 1fr"
-            self.query_one(KeyFooter).compact = width < COMPACT_FOOTER_BELOW
-        return graph_width, graph_height
 
     def _said_by(self, said: Said) -> str:
         """Who said a message and when, as its block's header shows it: `chat · step 0`, `input`."""
@@ -387,71 +290,22 @@ class ReplayApp(App[None]):
         return f"{where} (into the state)" if said.origin == "state" else where
 
     def _fit_graph(self, painted: Painted | None) -> None:
-        """Lay the screen out for the drawing (`_arrange`) and scroll the highlighted box into view,
-        a couple of rows of context around it.
-
-        A step that moves the highlight within a drawing of unchanged size scrolls at once, in the
-        frame that repaints the step; only a resize waits for the next layout (another frame)."""
-        box = self.query_one("#graph-box", ScrollableContainer)
-        size = self._arrange(painted)
-        focus = painted.focus if painted is not None else None
-        fit = (size, focus, painted.width, painted.height) if painted is not None else None
-        previous, self._graph_fit = self._graph_fit, fit
-        if focus is None or fit == previous:
-            return
-        spacing = Spacing(2, 1, 2, 1)
-        scroll = partial(box.scroll_to_region, focus, spacing=spacing, animate=False, immediate=True)
-        if previous is not None and fit is not None and _sizes(previous) == _sizes(fit):
-            scroll()
-        else:
-            box.call_after_refresh(scroll)
+        """Lay the screen out for the drawing and scroll its highlighted box into view (`Arranger`)."""
+        self.arranger.fit(painted)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.is_mounted and not self.waiting:
-            self._graph_fit = None  # the box's width limit moved: fit and scroll again
+            self.arranger.forget_fit()  # the box's width limit moved: fit and scroll again
             self.call_after_refresh(lambda: self._fit_graph(self.query_one(GraphPane).painted))
 
     def _status(self) -> Text:
-        run, replay = self.session.run, self.replay
-        text = Text()
-        text.append_text(one_line(run.path.name, limit=50, style="bold"))
-        text.append("  ")
-        text.append_text(one_line(run.graph_name or "(graph)", limit=40))
-        colour = {"ok": "green", "error": "red", "incomplete": "yellow", "interrupted": "yellow"}[run.status]
-        text.append(f"  {run.status}", style=f"bold {colour}")
-        if run.interrupt is not None and run.interrupt.checkpoint_id:
-            text.append_text(one_line(f" (checkpoint {run.interrupt.checkpoint_id})", limit=50, style=colour))
-        total = len(replay)
-        segment = run.segments[self.session.segment_at(replay.cursor)]
-        # Step numbers restart at each resume: a multi-segment run counts positions (what `g` and
-        # `--step` take) and names the cursor's step by segment and number, as its row shows it.
-        word = "position" if len(run.segments) > 1 else "step"
-        text.append(f"  {word} {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
-        if len(run.segments) > 1:
-            current = replay.current
-            where = f"segment {segment.index}" + (f" step {current.index}" if current is not None else "")
-            text.append(f"  {where} ({len(run.segments)} segments)", style="bold cyan")
-        if segment.resumed_from is not None:
-            text.append("  ↻ ", style="bold cyan")
-            text.append_text(
-                one_line(f"resumed from checkpoint {segment.resumed_from}", limit=60, style="bold cyan")
-            )
-        text.append(f"  state: {'diff' if self.diff_mode else 'full'}", style="dim")
-        if self.playing:
-            text.append(f"  ▶ playing {SPEEDS[self.speed_index]:g}/s", style="bold cyan")
-        else:
-            text.append(f"  speed {SPEEDS[self.speed_index]:g}/s", style="dim")
-        text.append_text(edit_note(run, replay.current))  # debugger edits, fork origin
-        if self.follow and self.session.problem is not None:
-            text.append(f"  stopped following: {self.session.problem}", style="bold red")
-            text.append(f" (showing the {len(replay)} steps read before it)", style="red")
-        elif self.follow:
-            text.append("  following", style="bold magenta")
-        if self.session.diagnostics is None:
-            text.append("  diagnosing…", style="dim")
-        elif self.session.diagnostics:
-            text.append(f"  {len(self.session.diagnostics)} diagnostic(s)", style="yellow")
-        return text
+        return status_text(
+            self.session,
+            diff_mode=self.diff_mode,
+            speed=SPEEDS[self.speed_index],
+            playing=self.playing,
+            follow=self.follow,
+        )
 
     def open_at(self, answer: str) -> None:
         """Open at the step `answer` names (`--step`: a position, negative from the end, or
