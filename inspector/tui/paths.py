@@ -49,6 +49,7 @@ class PathCounter:
         self._checkpoints: dict[int, PathSoFar] = {}
         self._last: PathSoFar | None = None
         self._frontier = _START  # how far the background count has got
+        self._chosen: dict[int, set[tuple[str, str]]] = {}  # the last step read: its branches' choices
         self.use(run)
 
     def use(self, run: Run, *, rewritten: bool = False) -> None:
@@ -57,6 +58,7 @@ class PathCounter:
         edges = () if run.topology is None else run.topology.edges
         self._edge_set = {(e.source, e.target) for e in edges if e.kind == "edge"}
         self._last = None
+        self._chosen = {}
         if rewritten:
             self._checkpoints.clear()
             self._frontier = _START
@@ -169,8 +171,11 @@ class PathCounter:
         step = steps[position]
         chosen: set[tuple[str, str]] = set()
         if position > 0:
-            for branch in steps[position - 1].branches:
-                chosen.update((branch.source, target) for target in branch.chosen)
+            before = self._chosen.get(position - 1)
+            if before is None:
+                before = {(b.source, t) for b in steps[position - 1].branches for t in b.chosen}
+            chosen = before
+        self._chosen = {position: {(b.source, t) for b in step.branches for t in b.chosen}}
         for node in step.nodes:
             visits[node] = visits.get(node, 0) + 1
             nodes.add(node)
