@@ -56,9 +56,9 @@ def test_visible_escapes_control_characters() -> None:
 
 
 def test_a_huge_value_is_serialised_only_as_far_as_it_is_shown() -> None:
-    history = [{"role": "user", "content": f"message {i}"} for i in range(200_000)]
-    shown = literal(history, limit=40).plain
-    assert shown == '[{"role": "user", "content": "message 0"… (+more than 19960 chars, x expands)'
+    state = {"messages": [{"role": "user", "content": f"message {i}"} for i in range(200_000)]}
+    shown = literal(state, limit=40).plain  # a graph's input can be its whole state
+    assert shown == '{"messages": [{"role": "user", "content"… (+more than 19960 chars, x expands)'
     assert literal({"a": [1, 2]}, limit=40).plain == '{"a": [1, 2]}'  # short values exactly as before
     assert literal({"a": "b" * 50}, limit=10).plain == '{"a": "bbb… (+49 chars, x expands)'
 
