@@ -247,6 +247,13 @@ class Replay:
                 return i
         return None
 
+    def matches(self, i: int, text: str) -> bool:
+        """Whether step `i` matches `text` as in `search`, read directly: no prefilter over the file
+        (which scans all of it once), so one step costs only reading that step."""
+        needle = text.lower()
+        j = self._pos(i)
+        return bool(needle) and self._matches(j, self.run.steps[j], needle)
+
     def _candidates(self, text: str) -> TextCandidates | None:
         key = text.lower()
         if self._search_memo is None or self._search_memo[0] != key:

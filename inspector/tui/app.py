@@ -8,9 +8,7 @@ records first, then opens the app on the file.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -20,7 +18,6 @@ from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Grid, ScrollableContainer, Vertical, VerticalScroll
-from textual.geometry import Region, Spacing
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -29,49 +26,37 @@ from textual.widgets import Static
 from inspector.conversation import Said, state_messages, step_name
 from inspector.errors import InspectorError
 from inspector.recording.reader import Run
+from inspector.tui import follow, paths
+from inspector.tui.arrange import GRAPH_MIN_WIDTH, WIDE_REST, Arranger
 from inspector.tui.budget_bar import BudgetBar, budget_level
-from inspector.tui.edit_note import edit_note
+from inspector.tui.follow import waiting_text
 from inspector.tui.footer import KeyFooter
 from inspector.tui.goto import GotoError, goto_prompt, resolve_step
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import KEYS, bindings, help_rows
-from inspector.tui.literal import one_line, visible
+from inspector.tui.literal import visible
 from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
+from inspector.tui.notes import counting_note, status_text, timeline_note
 from inspector.tui.prompt import PromptScreen
 from inspector.tui.repaint import repaint
+from inspector.tui.search import Finder
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
-from inspector.tui.timeline import Columns, Timeline, header, mark_text
+from inspector.tui.timeline import Columns, Timeline, header
 
 __all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "WIDE_REST", "ReplayApp", "make_app"]
 
-GRAPH_MIN_WIDTH = 24
-"""The graph pane never gets narrower than this, so its title and a short drawing fit."""
-
-WIDE_REST = 84
-"""Columns the three lower panes need beside a full-height graph (28 each). A screen with that much
-room next to the graph gives the graph the whole height (wide layout); a narrower one puts the graph
-above the state pane, beside the timeline (narrow layout)."""
-
-COMPACT_FOOTER_BELOW = 120
-"""Screens narrower than this get Textual's compact footer (less space between keys)."""
-
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
-SEARCH_SLICE_S = 0.02
-"""How long a search scans on the key (or per worker slice) before letting other keys in."""
+"""Play speeds in steps per second; `+`/`-` move along this list."""
+COUNT_SLICE_S = 0.01
+"""How long the background count of visits runs before letting keys in again."""
 MESSAGES_ALL_UP_TO = 1_000
 MESSAGES_SHOWN = 60
 """A conversation longer than `MESSAGES_ALL_UP_TO` shows only its newest `MESSAGES_SHOWN` messages: an
 agent's history grows by a message a step, and laying out (and keeping) 100,000 messages at each key
 would take minutes and gigabytes. Shorter ones show whole, every message reachable by scrolling."""
-"""Play speeds in steps per second; `+`/`-` move along this list."""
-
-
-def _sizes(fit: tuple[tuple[int, int], Region | None, int, int]) -> tuple[tuple[int, int], int, int]:
-    """The graph box's size and the drawing's size, from what `_fit_graph` last did."""
-    return fit[0], fit[2], fit[3]
 
 
 class ReplayApp(App[None]):
@@ -80,6 +65,9 @@ class ReplayApp(App[None]):
     CSS_PATH = "replay.tcss"
     TITLE = "inspector replay"
     BINDINGS: ClassVar[list[BindingType]] = list(bindings())
+
+    count_in_background = True
+    """Count a long run's visits in the background (tests turn it off to see the screen meanwhile)."""
 
     diff_mode: reactive[bool] = reactive(False, init=False)
     expand: reactive[bool] = reactive(False, init=False)
@@ -107,14 +95,13 @@ class ReplayApp(App[None]):
         self.poll_interval = poll_interval
         self._theme_name = theme
         self._start = start
-        self.hits: list[int] = []
-        self.last_search = ""
+        self.finder = Finder(self)
         self.last_key = ""
         self._play_timer: Timer | None = None
         self._poll_timer: Timer | None = None
-        self._graph_fit: tuple[tuple[int, int], Region | None, int, int] | None = None
-        self._arrangement: tuple[bool, int, int, bool] | None = None
+        self.arranger = Arranger(self)
         self._begun = False
+        self._graph_counting = False  # the graph shows no counts: the background count is not there yet
 
     @property
     def session(self) -> Session:
@@ -125,6 +112,24 @@ class ReplayApp(App[None]):
     @session.setter
     def session(self, session: Session) -> None:
         self._session = session
+
+    @property
+    def has_session(self) -> bool:
+        """Whether a run is open (follow mode waits for its file first)."""
+        return self._session is not None
+
+    @property
+    def hits(self) -> list[int]:
+        """The positions the last search matched (sorted; filled in later on a long run)."""
+        return self.finder.hits
+
+    @property
+    def last_search(self) -> str:
+        return self.finder.text
+
+    def search(self, text: str) -> None:
+        """Search the steps for `text` (see `search.Finder`)."""
+        self.finder.search(text)
 
     @property
     def waiting(self) -> bool:
@@ -140,7 +145,7 @@ class ReplayApp(App[None]):
 
     def compose(self) -> ComposeResult:
         if self._session is None:
-            yield Static(self._waiting_text(), id="waiting")
+            yield Static(waiting_text(self.path, self.poll_interval), id="waiting")
             yield KeyFooter()
             return
         yield Static(id="status")
@@ -164,24 +169,11 @@ class ReplayApp(App[None]):
         if self.follow:
             self._poll_timer = self.set_interval(self.poll_interval, self.poll)
         if self._session is not None:
-            self._begin()
+            self.begin()
 
-    def _waiting_text(self) -> Text:
-        name = self.path.name if self.path is not None else "the run file"
-        text = Text("waiting for ", style="bold")
-        text.append_text(one_line(name, limit=80, style="bold magenta"))
-        text.append("\n\n")
-        text.append_text(one_line(str(self.path), limit=None, style="dim"))
-        text.append(
-            f"\nchecked every {self.poll_interval:g} s; the run opens once the recorder has written",
-            style="dim",
-        )
-        text.append(" its header line (q quits)", style="dim")
-        return text
-
-    def _begin(self) -> None:
+    def begin(self) -> None:
         """Set up the panes for the session (on mount, or once a followed file appears)."""
-        self._arrangement = None  # the panes are new (a followed file's screen was recomposed)
+        self.arranger = Arranger(self)  # the panes are new (a followed file's screen was recomposed)
         for selector, title in (
             ("#graph-box", "graph"),
             ("#timeline-box", "timeline"),
@@ -191,7 +183,7 @@ class ReplayApp(App[None]):
             ("#budget", "budget"),
         ):
             self.query_one(selector).border_title = title
-        self._sync_columns()
+        self.sync_columns()
         start = self._start
         if isinstance(start, str):  # `--step` while following a file that had no steps yet
             try:
@@ -204,51 +196,25 @@ class ReplayApp(App[None]):
         self.replay.go(self.session.opening_position() if start is None else start)
         self.query_one(Timeline).focus()
         self.show_cursor()
-        if self.session.diagnostics is None:
-            self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
+        self.start_background()
         self._begun = True
 
-    def _sync_columns(self) -> None:
+    def start_background(self) -> None:
+        """Start what is computed off the keys for a long run: its diagnostics (in a child process)
+        and its visit counts (in slices); each replaces any still running for an earlier reading."""
+        session = self.session
+        if session.diagnostics is None:
+            self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
+        if self.count_in_background and len(session) > paths.REACH and not session.paths_done:
+            self.run_worker(self._count_paths, exclusive=True, group="count")
+
+    def sync_columns(self) -> None:
         """Tokens and ADK iterations get timeline columns when the run has them."""
         steps = self.session.run.steps
         columns = Columns.for_run(self.session.node_keys() or (), steps[-1].budget if len(steps) else None)
         self.query_one(Timeline).columns = columns
         self.query_one("#timeline-header", Static).update(Text(header(columns), style="bold"))
         self.query_one(Timeline).sync_size()
-
-    def _timeline_note(self) -> Text:
-        """The timeline's border note: the cursor row's interrupt or resume note, whole (a row's end can
-        be off-screen on a narrow screen), else where the run stopped at an interrupt."""
-        replay = self.replay
-        stop = self._stop_note()
-        if replay.current is not None and not (stop and replay.cursor >= len(replay) - 1):
-            note = mark_text(self.session.row(replay.cursor), expand=self.expand)
-            if note.plain.strip():
-                return note[2:]  # without the two spaces that set it off inside a row
-        return stop
-
-    def _stop_note(self) -> Text:
-        """Where the run stopped at an interrupt, on the timeline's border (row ends can be off-screen).
-        A `Text`, not a string: a string border title is parsed as markup, and node keys are run data."""
-        session = self.session
-        stop = session.stop_report() if session.run.status == "interrupted" else None
-        mark = stop.interrupt if stop is not None else None
-        if mark is None:
-            return Text()
-        cancel = mark.kind == "cancel"
-        where = f"step {len(session) - 1}: " if len(session) else ""
-        segment = session.run.segments[-1]
-        if len(session.run.segments) > 1:
-            where = (
-                f"segment {segment.index} step {session.run.steps[segment.stop - 1].index}: "
-                if segment.stop > segment.start
-                else f"segment {segment.index}: "
-            )
-        return one_line(
-            f"{'⊘' if cancel else '⏸'} {where}{mark.reason}",
-            limit=None if self.expand else 100,
-            style=("bold magenta" if cancel else "bold yellow"),
-        )
 
     # --- showing --------------------------------------------------------------------------------
 
@@ -262,20 +228,23 @@ class ReplayApp(App[None]):
         stop = session.stop_report() if at_end else None
         timeline = self.query_one(Timeline)
         timeline.breakpoints = replay.breakpoints
-        timeline.hits = frozenset(self.hits)
+        timeline.hits = self.finder.hit_set
         timeline.cursor = cursor
         active = step.nodes if step is not None else (stop.unfinished_nodes if stop else ())
         mark = session.interrupt_at(cursor) if step is not None else (stop.interrupt if stop else None)
+        so_far = session.path_known(cursor)
+        self._graph_counting = so_far is None
         painted = self.query_one(GraphPane).show(
             run.topology,
             active=active,
-            so_far=session.path_at(cursor),
+            so_far=so_far if so_far is not None else session.path_partial(cursor),
             breakpoints=replay.breakpoints,
             failed=stop.unfinished_nodes if stop and stop.status == "error" else (),
             interrupted=mark.nodes if mark is not None else (),
             gutter=count_gutter(len(session)),
         )
         self._fit_graph(painted)
+        self.query_one("#graph-box").border_subtitle = counting_note(session, known=so_far is not None)
         state = replay.state_at(cursor) if step is not None else None
         changes = replay.changes_at(cursor) if step is not None else []
         empty = None
@@ -304,49 +273,14 @@ class ReplayApp(App[None]):
             budget,
             cycle=session.budget_cycle() if session.segment_at(cursor) == len(run.segments) - 1 else None,
             iterations_max=iterations_max,
-            consuming=session.consuming_cycle(cursor) if level in ("low", "critical") else None,
+            consuming=session.consuming_cycle(cursor, so_far=so_far)
+            if so_far is not None and level in ("low", "critical")
+            else None,
         )
         if len(run.segments) > 1:  # each resumed run has its own step budget
             bar.border_title = f"budget · segment {session.segment_at(cursor)} (restarts at each resume)"
-        self.query_one("#timeline-box").border_subtitle = self._timeline_note()
+        self.query_one("#timeline-box").border_subtitle = timeline_note(session, expand=self.expand)
         repaint(self.query_one("#status", Static), self._status())
-
-    def _arrange(self, painted: Painted | None) -> tuple[int, int]:
-        """Size the grid to the drawing and the run; returns the graph box's (width, height).
-
-        The graph column is as wide as the drawing (plus its border, and a scrollbar only when the
-        drawing is taller than the room it gets), at most 45% of the screen; the timeline row is as tall
-        as the run's steps, at most half the height. With `WIDE_REST` columns to spare the
-        graph takes the whole height; otherwise it shares the top row with the timeline."""
-        width, height = self.size
-        draw_width, draw_height = (painted.width, painted.height) if painted is not None else (34, 3)
-        budget = self.query_one(BudgetBar).outer_size.height or 3
-        free = max(height - 2 - budget, 8)  # minus the status line and the footer
-        rows = max(len(self.session), 1) + 1 + 2  # the steps, the header, the border
-        limit = max(GRAPH_MIN_WIDTH, width * 45 // 100)
-        fit_width = draw_width + 2 + 1  # the border, a cell of air
-        wide = width - min(fit_width, limit) >= WIDE_REST
-        if wide:
-            top = min(rows, max(6, free // 2))
-            graph_height = free
-        else:
-            top = max(min(rows, free // 2), min(draw_height + 2, free * 55 // 100))
-            top = max(5, min(top, free - 8))
-            graph_height = top
-        if draw_height + 2 > graph_height:
-            fit_width += 2  # the vertical scrollbar
-        graph_width = max(GRAPH_MIN_WIDTH, min(fit_width, limit))
-        if self.query_one(Timeline).row_width() > width - graph_width - 2:
-            top = min(top + 1, free - 8 if not wide else free)  # a row for the sideways scrollbar
-        arrangement = (wide, graph_width, top, width < COMPACT_FOOTER_BELOW)
-        if arrangement != self._arrangement:  # setting styles lays the screen out again: only on change
-            self._arrangement = arrangement
-            grid = self.query_one("#main", Grid)
-            grid.set_class(wide, "-wide")
-            grid.styles.grid_columns = f"{graph_width} 1fr 1fr" + (" 1fr" if wide else "")
-            grid.styles.grid_rows = f"{top} 1fr"
-            self.query_one(KeyFooter).compact = width < COMPACT_FOOTER_BELOW
-        return graph_width, graph_height
 
     def _said_by(self, said: Said) -> str:
         """Who said a message and when, as its block's header shows it: `chat · step 0`, `input`."""
@@ -356,71 +290,22 @@ class ReplayApp(App[None]):
         return f"{where} (into the state)" if said.origin == "state" else where
 
     def _fit_graph(self, painted: Painted | None) -> None:
-        """Lay the screen out for the drawing (`_arrange`) and scroll the highlighted box into view,
-        a couple of rows of context around it.
-
-        A step that moves the highlight within a drawing of unchanged size scrolls at once, in the
-        frame that repaints the step; only a resize waits for the next layout (another frame)."""
-        box = self.query_one("#graph-box", ScrollableContainer)
-        size = self._arrange(painted)
-        focus = painted.focus if painted is not None else None
-        fit = (size, focus, painted.width, painted.height) if painted is not None else None
-        previous, self._graph_fit = self._graph_fit, fit
-        if focus is None or fit == previous:
-            return
-        spacing = Spacing(2, 1, 2, 1)
-        scroll = partial(box.scroll_to_region, focus, spacing=spacing, animate=False, immediate=True)
-        if previous is not None and fit is not None and _sizes(previous) == _sizes(fit):
-            scroll()
-        else:
-            box.call_after_refresh(scroll)
+        """Lay the screen out for the drawing and scroll its highlighted box into view (`Arranger`)."""
+        self.arranger.fit(painted)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.is_mounted and not self.waiting:
-            self._graph_fit = None  # the box's width limit moved: fit and scroll again
+            self.arranger.forget_fit()  # the box's width limit moved: fit and scroll again
             self.call_after_refresh(lambda: self._fit_graph(self.query_one(GraphPane).painted))
 
     def _status(self) -> Text:
-        run, replay = self.session.run, self.replay
-        text = Text()
-        text.append_text(one_line(run.path.name, limit=50, style="bold"))
-        text.append("  ")
-        text.append_text(one_line(run.graph_name or "(graph)", limit=40))
-        colour = {"ok": "green", "error": "red", "incomplete": "yellow", "interrupted": "yellow"}[run.status]
-        text.append(f"  {run.status}", style=f"bold {colour}")
-        if run.interrupt is not None and run.interrupt.checkpoint_id:
-            text.append_text(one_line(f" (checkpoint {run.interrupt.checkpoint_id})", limit=50, style=colour))
-        total = len(replay)
-        segment = run.segments[self.session.segment_at(replay.cursor)]
-        # Step numbers restart at each resume: a multi-segment run counts positions (what `g` and
-        # `--step` take) and names the cursor's step by segment and number, as its row shows it.
-        word = "position" if len(run.segments) > 1 else "step"
-        text.append(f"  {word} {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
-        if len(run.segments) > 1:
-            current = replay.current
-            where = f"segment {segment.index}" + (f" step {current.index}" if current is not None else "")
-            text.append(f"  {where} ({len(run.segments)} segments)", style="bold cyan")
-        if segment.resumed_from is not None:
-            text.append("  ↻ ", style="bold cyan")
-            text.append_text(
-                one_line(f"resumed from checkpoint {segment.resumed_from}", limit=60, style="bold cyan")
-            )
-        text.append(f"  state: {'diff' if self.diff_mode else 'full'}", style="dim")
-        if self.playing:
-            text.append(f"  ▶ playing {SPEEDS[self.speed_index]:g}/s", style="bold cyan")
-        else:
-            text.append(f"  speed {SPEEDS[self.speed_index]:g}/s", style="dim")
-        text.append_text(edit_note(run, replay.current))  # debugger edits, fork origin
-        if self.follow and self.session.problem is not None:
-            text.append(f"  stopped following: {self.session.problem}", style="bold red")
-            text.append(f" (showing the {len(replay)} steps read before it)", style="red")
-        elif self.follow:
-            text.append("  following", style="bold magenta")
-        if self.session.diagnostics is None:
-            text.append("  diagnosing…", style="dim")
-        elif self.session.diagnostics:
-            text.append(f"  {len(self.session.diagnostics)} diagnostic(s)", style="yellow")
-        return text
+        return status_text(
+            self.session,
+            diff_mode=self.diff_mode,
+            speed=SPEEDS[self.speed_index],
+            playing=self.playing,
+            follow=self.follow,
+        )
 
     def open_at(self, answer: str) -> None:
         """Open at the step `answer` names (`--step`: a position, negative from the end, or
@@ -447,33 +332,22 @@ class ReplayApp(App[None]):
             session.diagnostics = found
             self.show_cursor()
 
-    async def poll(self) -> None:
-        """Follow mode: pick up whatever the recorder appended since the last poll.
-
-        `inspector.recording` has no incremental reader, so a poll that sees the file grow re-reads it
-        (an index of line offsets, no parsing); a poll that sees the same size reads nothing."""
-        if self._session is None:
-            assert self.path is not None
-            if self.screen is not self.default_screen:
-                return  # help or the palette is open: `recompose` would build the panes on it, so
-                # the run opens once the waiting screen is on top again
-            session = Session.try_open(self.path, lenient=self.lenient)
-            if session is None:
+    async def _count_paths(self) -> None:
+        """The background count of visits, in slices of `COUNT_SLICE_S` between which keys are
+        answered; the graph shows the cursor's counts as soon as the count comes within reach."""
+        session = self.session
+        while not session.count_paths(COUNT_SLICE_S):
+            await asyncio.sleep(0)
+            if session is not self._session:
                 return
-            self._session = session
-            await self.recompose()
-            self._begin()
-            return
-        if self.session.reload():
-            if self.session.problem is not None:
-                self.notify(self.session.problem_detail, severity="error", timeout=30, markup=False)
-            timeline = self.query_one(Timeline)
-            timeline.session = self.session
-            self._sync_columns()
-            timeline.sync_size()
-            if self.session.diagnostics is None:
-                self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
+            if self._graph_counting and session.paths_counted + paths.REACH >= self.replay.cursor:
+                self.show_cursor()
+        if self._graph_counting:
             self.show_cursor()
+
+    async def poll(self) -> None:
+        """Follow mode: open the run file once it is there, or pick up what was appended (`follow`)."""
+        await follow.poll(self)
 
     # --- actions --------------------------------------------------------------------------------
 
@@ -516,89 +390,15 @@ class ReplayApp(App[None]):
 
     def action_search(self) -> None:
         self._main_screen_only()
-
-        def done(answer: str | None) -> None:
-            if answer is None:
-                return
-            self.search(answer)
-
-        prompt = "Search steps: node key, text in outputs/state, or state key"
-        self.push_screen(PromptScreen(prompt, value=self.last_search), done)
-
-    def search(self, text: str) -> None:
-        """Find the steps matching `text`. The scan runs for at most `SEARCH_SLICE_S` on the key; a
-        long run's rest is scanned by a worker in slices of that length, between which keys are
-        answered, and the hits (timeline marks, `]`/`[`) fill in as it goes."""
-        self.last_search = text
-        self.hits = []
-        found = self._scan_hits(text, -1) if text else None
-        if found is not None:  # not done in one slice: go to the first hit now, collect the rest later
-            self.hits = found[0]
-            self.notify(f"searching for {text!r}…", markup=False)
-            later = self.replay.find_next(text)  # stops at the first hit after the cursor
-            self.go(later if later is not None else self.hits[0] if self.hits else self.replay.cursor)
-            # a coroutine function, not a coroutine: a worker cancelled before it starts (a new
-            # search) then leaves no coroutine never awaited
-            self.run_worker(partial(self._search_on, text, found[1]), exclusive=True, group="search")
-            return
-        self._found(text)
-
-    def _scan_hits(self, text: str, after: int) -> tuple[list[int], int] | None:
-        """Hits after position `after` found within one slice, and where the scan stopped; None when
-        the scan reached the end (the hits are then appended to `self.hits`)."""
-        hits: list[int] = []
-        start = time.perf_counter()
-        at: int | None = after
-        while at is not None:  # at least one step of progress per slice
-            at = self.replay.find_next(text, at)
-            if at is not None:
-                hits.append(at)
-            if time.perf_counter() - start >= SEARCH_SLICE_S:
-                break
-        if at is None:
-            self.hits.extend(hits)
-            return None
-        return hits, at
-
-    async def _search_on(self, text: str, at: int) -> None:
-        while True:
-            await asyncio.sleep(0)  # let keys in between slices
-            if text != self.last_search:
-                return
-            found = self._scan_hits(text, at)
-            if found is None:
-                break
-            self.hits.extend(found[0])
-            at = found[1]
-        self._found(text, move=False)
-
-    def _found(self, text: str, *, move: bool = True) -> None:
-        if not self.hits:
-            self.notify(f"no step matches {text!r}", severity="warning", markup=False)
-            self.show_cursor()
-            return
-        later = [h for h in self.hits if h > self.replay.cursor]
-        self.notify(f"{len(self.hits)} step(s) match {text!r}", markup=False)
-        if move:
-            self.go(later[0] if later else self.hits[0])
-        else:
-            self.show_cursor()
+        self.finder.prompt()
 
     def action_next_hit(self) -> None:
         self._main_screen_only()
-        later = [h for h in self.hits if h > self.replay.cursor]
-        if later:
-            self.go(later[0])
-        elif self.hits:
-            self.notify("no later search hit", markup=False)
+        self.finder.next_hit(1)
 
     def action_previous_hit(self) -> None:
         self._main_screen_only()
-        earlier = [h for h in self.hits if h < self.replay.cursor]
-        if earlier:
-            self.go(earlier[-1])
-        elif self.hits:
-            self.notify("no earlier search hit", markup=False)
+        self.finder.next_hit(-1)
 
     def action_next_change(self) -> None:
         self._main_screen_only()

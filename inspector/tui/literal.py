@@ -27,12 +27,28 @@ def clip(text: str, limit: int | None) -> str:
     return f"{text[:limit]}… (+{len(text) - limit} chars, x expands)"
 
 
-def preview(value: Any) -> str:
-    """A compact one-value rendering: strings as they are, everything else as JSON."""
+PREVIEW_MAX = 20_000
+"""A clipped value is serialised only this far (`literal`): a node's input can be a 100,000-message
+history, megabytes of JSON of which a pane shows a line."""
+
+
+def preview(value: Any, *, stop: int | None = None) -> str:
+    """A compact one-value rendering: strings as they are, everything else as JSON; with `stop`, JSON
+    longer than that is cut just after it (the rest is never built)."""
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        if stop is None:
+            return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+        chunks: list[str] = []
+        size = 0
+        for chunk in encoder.iterencode(value):  # a generator: stopping early skips the rest
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > stop:
+                break
+        return "".join(chunks)
     except (TypeError, ValueError):
         return repr(value)
 
@@ -40,8 +56,17 @@ def preview(value: Any) -> str:
 def literal(
     value: Any, *, style: str | Style = "", limit: int | None = None, multiline: bool = False
 ) -> Text:
-    """A `Text` showing `value` literally (see the module docstring), clipped to `limit` characters."""
-    return Text(visible(clip(preview(value), limit), keep_newlines=multiline), style=style)
+    """A `Text` showing `value` literally (see the module docstring), clipped to `limit` characters.
+    A value whose JSON runs past `PREVIEW_MAX` is not serialised further: its clip marker then says
+    how much is hidden at least."""
+    if limit is None or isinstance(value, str):
+        return Text(visible(clip(preview(value), limit), keep_newlines=multiline), style=style)
+    stop = max(limit, PREVIEW_MAX)
+    text = preview(value, stop=stop)
+    if len(text) <= stop:
+        return Text(visible(clip(text, limit), keep_newlines=multiline), style=style)
+    shown = f"{text[:limit]}… (+more than {stop - limit} chars, x expands)"
+    return Text(visible(shown, keep_newlines=multiline), style=style)
 
 
 def one_line(value: Any, *, limit: int | None = 120, style: str | Style = "") -> Text:

@@ -10,9 +10,10 @@ the state carries its index there, the `#i` of `messages[i]` in the state pane.
 
 A long ReAct run's state holds thousands of messages, and a `Static` re-wraps all of its text on every
 change (over a second a step at 2,000 messages). So the pane is a Line-API `ScrollView`: each message
-is turned into a `Message`, built and wrapped once per width and clip setting, kept while the state's
-item at that index stays equal (a conversation only grows, so a step lays out just its new messages),
-and `render_line` draws only the rows on screen.
+is turned into a `Message`, built and wrapped once per width and clip setting, kept by what it is
+(its place in the state, who said it, when) rather than by its row in the pane, so a window of the
+newest 60 that slides by one message a step lays out just the new one; `render_line` draws only the
+rows on screen.
 """
 
 from __future__ import annotations
@@ -127,6 +128,15 @@ class _Laid:
     rows: list[Strip]
 
 
+_Key = tuple[int | None, int | None, str | None, str, bool, str]
+
+
+def _key(item: tuple[Said, str]) -> _Key:
+    """What tells one shown message from another without comparing their text."""
+    said, by = item
+    return (said.state_index, said.position, said.node, said.origin, said.final, by)
+
+
 class MessagesPane(ScrollView, can_focus=True):
     """The conversation at the cursor; the app calls `show(said, by=...)` when the cursor moves."""
 
@@ -138,7 +148,7 @@ class MessagesPane(ScrollView, can_focus=True):
         super().__init__(id=id)
         self._items: list[tuple[Said, str]] = []
         self._expand = False
-        self._laid: dict[int, _Laid] = {}
+        self._laid: dict[_Key, _Laid] = {}
         self._layout_key: tuple[int, bool] = (0, False)
         self._starts: list[int] = []  # first virtual row of each drawn block
         self._blocks: list[list[Strip]] = []
@@ -174,16 +184,18 @@ class MessagesPane(ScrollView, can_focus=True):
         if (width, self._expand) != self._layout_key:
             self._laid.clear()  # blocks wrapped to another width or clip setting
             self._layout_key = (width, self._expand)
-        laid, items = self._laid, self._items
-        for stale in [i for i in laid if i >= len(items)]:
-            del laid[stale]
+        kept, items = self._laid, self._items
+        laid: dict[_Key, _Laid] = {}  # only what is shown now is kept
         blocks: list[list[Strip]] = []
-        for i, item in enumerate(items):
-            done = laid.get(i)
-            if done is None or done.item != item:
-                done = laid[i] = _Laid(item, self._wrap(item, i, width))
+        for item in items:
+            key = _key(item)
+            done = kept.get(key)
+            if done is None or done.item != item:  # the same place and speaker, another message
+                done = _Laid(item, self._wrap(item, width))
+            laid[key] = done
             if done.rows:
                 blocks.append(done.rows)
+        self._laid = laid
         if not blocks:
             blocks = [self._wrap_text(Text(EMPTY, style="dim"), width)]
         starts, row = [], 0
@@ -194,7 +206,7 @@ class MessagesPane(ScrollView, can_focus=True):
         self.virtual_size = Size(width, row - 1)
         self.refresh()
 
-    def _wrap(self, item: tuple[Said, str], position: int, width: int) -> list[Strip]:
+    def _wrap(self, item: tuple[Said, str], width: int) -> list[Strip]:
         said, by = item
         block = _said_block(said, by=by, limit=None if self._expand else MESSAGE_LIMIT)
         return [] if block is None else self._wrap_text(block, width)

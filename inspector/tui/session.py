@@ -3,8 +3,9 @@
 The replay model answers questions about one position; a screen asks the same questions at every
 keypress and wants them fast on a 100,000-step run. So this adapter adds:
 
-- the executed path and visit counts as a running total with checkpoints, so stepping forward costs
-  one step, not a walk from step 0 (`Replay.executed_path` walks every time);
+- the executed path and visit counts as a running total with checkpoints (`paths.PathCounter`), so
+  stepping forward costs one step, and a jump far into a long run is answered once the background
+  count (`count_paths`) gets there rather than by reading every step on the key;
 - timeline rows built from the step records alone;
 - where an error or incomplete run should open, and the stop report (error, node path, diagnostics);
 - `reload()` for `--follow`: re-read a run file that is still growing, keeping cursor and breakpoints.
@@ -14,11 +15,8 @@ The engine is never involved: a session only reads a file.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import stat
-import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +27,9 @@ from inspector.diagnostics import Diagnostic, diagnose
 from inspector.recording.format import BudgetRecord, ErrorRecord
 from inspector.recording.reader import NodeRun, Run, RunFileWarning, read_run
 from inspector.replay import Replay
+from inspector.tui.child import run_python
 from inspector.tui.interrupts import InterruptMark, interrupt_at, is_interrupt, stop_mark
+from inspector.tui.paths import PathCounter, PathSoFar
 
 __all__ = ["SYNC_DIAGNOSE_LIMIT", "PathSoFar", "Session", "StopReport", "TimelineRow"]
 
@@ -39,7 +39,6 @@ _DIAGNOSE_SCRIPT = (
     "from inspector.recording import read_run\n"
     "print(json.dumps([d.to_dict() for d in diagnose(read_run(sys.argv[1]))]))\n"
 )
-_CHECKPOINT_EVERY = 256
 SYNC_DIAGNOSE_LIMIT = 5_000
 """Runs up to this many steps are diagnosed when opened; longer ones by `diagnose_separately` (slow)."""
 
@@ -58,17 +57,6 @@ class TimelineRow:
     interrupt: InterruptMark | None = None
     resumed_from: str | None = None
     segment: int = 0
-
-
-@dataclass(frozen=True)
-class PathSoFar:
-    """Everything that ran up to and including a position: visits per node, nodes and edges taken."""
-
-    position: int
-    visits: dict[str, int]
-    nodes: frozenset[str]
-    edges: frozenset[tuple[str, str]]
-    previous: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,8 +80,7 @@ class Session:
         self.diagnostics: list[Diagnostic] | None = (
             diagnose(run) if len(run.steps) <= SYNC_DIAGNOSE_LIMIT else None
         )
-        self._checkpoints: dict[int, PathSoFar] = {}
-        self._last_path: PathSoFar | None = None
+        self._paths = PathCounter(run)
         self.conversation = Conversation(run)
         self._size = _size(run.path)
         self.problem: str | None = None
@@ -101,8 +88,6 @@ class Session:
         are the good prefix read before it. None while the file reads cleanly."""
         self.problem_detail = ""
         """The reader's whole message for `problem` (path, line, what is wrong)."""
-        edges = () if run.topology is None else run.topology.edges
-        self._edge_set = {(e.source, e.target) for e in edges if e.kind == "edge"}
 
     @classmethod
     def open(cls, path: str | Path, *, lenient: bool = False) -> Session:
@@ -186,27 +171,11 @@ class Session:
     async def diagnose_separately(self) -> list[Diagnostic]:
         """Diagnose the run in a child process and return what it found.
 
-        Diagnosing walks every step (seconds on a 100,000-step run). A thread would hold the GIL
-        and slow every keypress meanwhile, and the run's caches are not thread-safe; a child
-        process reads the file on its own and hands back JSON.
+        Diagnosing walks every step (seconds on a 100,000-step run): see `child.run_python`.
         """
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-c",
-            _DIAGNOSE_SCRIPT,
-            str(self.run.path),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        try:
-            out, _ = await process.communicate()
-        except asyncio.CancelledError:  # the app closed (or the file grew) first: end our child
-            process.kill()
-            await process.wait()
-            raise
-        if process.returncode != 0:
+        found = await run_python(_DIAGNOSE_SCRIPT, str(self.run.path))
+        if not isinstance(found, list):
             return []
-        found = json.loads(out)
         return [
             Diagnostic(d["severity"], d["code"], d["message"], d["step"], tuple(d["nodes"])) for d in found
         ]
@@ -239,15 +208,18 @@ class Session:
             return len(self.run.segments) - 1
         return self.run.segment_of(max(0, min(position, len(self) - 1)))
 
-    def consuming_cycle(self, position: int, *, lookback: int = 200) -> tuple[str, int] | None:
+    def consuming_cycle(
+        self, position: int, *, lookback: int = 200, so_far: PathSoFar | None = None
+    ) -> tuple[str, int] | None:
         """The loop spending the budget up to `position`: `("chat -> tools -> chat", rounds)`, from the
         topology's back edge whose target was visited most, walked back over the last round (at most
-        `lookback` steps). None without back edges taken twice."""
+        `lookback` steps). None without back edges taken twice. `so_far` is the path at `position`
+        when the caller has it (else it is worked out)."""
         topology = self.run.topology
         if topology is None or not len(self):
             return None
         position = max(0, min(position, len(self) - 1))
-        visits = self.path_at(position).visits
+        visits = (so_far if so_far is not None else self.path_at(position)).visits
         taken = [(e.source, e.target) for e in topology.back_edges if visits.get(e.source, 0) >= 1]
         taken = [edge for edge in taken if visits.get(edge[1], 0) >= 2]
         if not taken:
@@ -294,61 +266,33 @@ class Session:
     # --- executed path --------------------------------------------------------------------------
 
     def path_at(self, i: int) -> PathSoFar:
-        """Visits, nodes and edges taken in steps 0..`i` (START and END included when reached)."""
-        if not len(self):
-            return PathSoFar(-1, {}, frozenset(), frozenset())
-        i = max(0, min(i, len(self) - 1))
-        base = self._base(i)
-        visits = dict(base.visits)
-        nodes = set(base.nodes)
-        edges = set(base.edges)
-        previous = base.previous
-        for position in range(base.position + 1, i + 1):
-            previous = self._advance(position, previous, visits, nodes, edges)
-            if position % _CHECKPOINT_EVERY == 0:
-                self._checkpoints[position] = PathSoFar(
-                    position, dict(visits), frozenset(nodes), frozenset(edges), previous
-                )
-        result = PathSoFar(i, visits, frozenset(nodes), frozenset(edges), previous)
-        self._last_path = result
-        return result
+        """Visits, nodes and edges taken in steps 0..`i` (START and END included when reached); walks as
+        far as it must (seconds far into a long run: the screen asks `path_known` instead)."""
+        return self._paths.at(i)
 
-    def _base(self, i: int) -> PathSoFar:
-        start = PathSoFar(-1, {}, frozenset({START}), frozenset(), (START,))
-        mark = (i // _CHECKPOINT_EVERY) * _CHECKPOINT_EVERY
-        while mark >= 0 and mark not in self._checkpoints:
-            mark -= _CHECKPOINT_EVERY
-        best = self._checkpoints.get(mark, start) if mark >= 0 else start
-        last = self._last_path
-        if last is not None and best.position <= last.position <= i:
-            best = last
-        return best
+    def path_known(self, i: int) -> PathSoFar | None:
+        """`path_at(i)` when it costs no more than a key may spend, else None until `count_paths` has
+        counted far enough."""
+        return self._paths.known(i)
 
-    def _advance(
-        self,
-        position: int,
-        previous: tuple[str, ...],
-        visits: dict[str, int],
-        nodes: set[str],
-        edges: set[tuple[str, str]],
-    ) -> tuple[str, ...]:
-        steps = self.run.steps
-        step = steps[position]
-        chosen: set[tuple[str, str]] = set()
-        if position > 0:
-            for branch in steps[position - 1].branches:
-                chosen.update((branch.source, target) for target in branch.chosen)
-        for node in step.nodes:
-            visits[node] = visits.get(node, 0) + 1
-            nodes.add(node)
-            edges.update((p, node) for p in previous if (p, node) in self._edge_set or (p, node) in chosen)
-        if step.ended:
-            ends = {(b.source, t) for b in step.branches for t in b.chosen if t == END}
-            ends.update((n, END) for n in step.nodes if (n, END) in self._edge_set)
-            if ends:
-                nodes.add(END)
-                edges.update(ends)
-        return step.nodes
+    def count_paths(self, seconds: float) -> bool:
+        """Count visits ahead for about `seconds` (the background count); True once every step is."""
+        return self._paths.count_for(seconds)
+
+    def path_partial(self, i: int) -> PathSoFar:
+        """While `path_known(i)` is None: the nodes and edges known taken by step `i` (those taken by
+        the last step counted before it), without visit counts, which are not known yet."""
+        return self._paths.partial(i)
+
+    @property
+    def paths_done(self) -> bool:
+        """Whether the background count of visits has reached the last step."""
+        return self._paths.done
+
+    @property
+    def paths_counted(self) -> int:
+        """How far the background count of visits has got (a position; -1 before it starts)."""
+        return self._paths.counted
 
     # --- follow ---------------------------------------------------------------------------------
 
@@ -385,9 +329,7 @@ class Session:
         self.conversation = Conversation(run)
         self.diagnostics = diagnose(run) if len(run.steps) <= SYNC_DIAGNOSE_LIMIT else None
         self._size = size
-        self._last_path = None
-        if rewritten:
-            self._checkpoints.clear()
+        self._paths.use(run, rewritten=rewritten)
         return True
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from inspector.conversation import Said
 from inspector.tui import make_app
 from inspector.tui.messages_pane import MessagesPane
 from tests.tui.conftest import SIZE, screen_text, synthetic
@@ -77,3 +79,33 @@ async def test_the_pane_shows_who_said_each_message_and_the_final_answer() -> No
         assert "TOOL  tools · step 1 #2" in text
         assert "ASSISTANT  chat · step 2  final answer" in text
         assert "It is raining lightly in Hangzhou" in text
+
+
+async def test_a_sliding_window_lays_out_only_its_new_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspector.tui import app as app_module
+
+    monkeypatch.setattr(app_module, "MESSAGES_ALL_UP_TO", 10)  # a long conversation shows its newest
+    monkeypatch.setattr(app_module, "MESSAGES_SHOWN", 8)
+    wrapped: list[int | None] = []
+    wrap = MessagesPane._wrap  # pyright: ignore[reportPrivateUsage]
+
+    def counting(self: MessagesPane, item: tuple[Said, str], width: int) -> Any:
+        wrapped.append(item[0].state_index)
+        return wrap(self, item, width)
+
+    monkeypatch.setattr(MessagesPane, "_wrap", counting)
+    app = make_app(synthetic(tmp_path / "long.jsonl", 20))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", *"30", "enter")
+        await pilot.pause()
+        assert len(app.query_one(MessagesPane)._items) == 8  # pyright: ignore[reportPrivateUsage]
+        wrapped.clear()
+        await pilot.press("n")  # the window slides by a message
+        await pilot.pause()
+        # the state's new message, and what the step's node said that no state holds yet; the others
+        # shown before are reused, not wrapped again
+        assert sorted(wrapped, key=str) == [31, None]
+        text = screen_text(app)
+        assert "#31" in text and "newest 8 of 32 messages" in text

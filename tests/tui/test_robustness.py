@@ -55,6 +55,14 @@ def test_visible_escapes_control_characters() -> None:
     assert clip("abc", None) == "abc"
 
 
+def test_a_huge_value_is_serialised_only_as_far_as_it_is_shown() -> None:
+    state = {"messages": [{"role": "user", "content": f"message {i}"} for i in range(200_000)]}
+    shown = literal(state, limit=40).plain  # a graph's input can be its whole state
+    assert shown == '{"messages": [{"role": "user", "content"… (+more than 19960 chars, x expands)'
+    assert literal({"a": [1, 2]}, limit=40).plain == '{"a": [1, 2]}'  # short values exactly as before
+    assert literal({"a": "b" * 50}, limit=10).plain == '{"a": "bbb… (+49 chars, x expands)'
+
+
 async def test_markup_ansi_and_control_characters_show_literally(tmp_path: Path) -> None:
     app = make_app(hostile_run(tmp_path / "hostile.jsonl"))
     async with app.run_test(size=(160, 40)) as pilot:  # wide enough for the state pane's long key

@@ -9,6 +9,7 @@ import pytest
 from inspector.diagnostics import Diagnostic
 from inspector.recording import read_run
 from inspector.replay import Replay
+from inspector.tui.paths import EVERY, PathCounter
 from inspector.tui.session import Session
 from tests.tui.conftest import split_after_steps, synthetic
 
@@ -30,8 +31,29 @@ def test_path_at_uses_checkpoints_on_long_runs(tmp_path: Path) -> None:
     session = Session.open(path)
     last = len(session) - 1
     assert session.path_at(last).visits == {"chat": 301, "tools": 300}
-    assert 256 in session._checkpoints  # pyright: ignore[reportPrivateUsage]
+    counter = PathCounter(read_run(path))
+    counter.at(last)
+    assert counter.known(300, reach=300 - EVERY) is not None  # from the checkpoint at 256
     assert session.path_at(300).visits == Replay(read_run(path)).visit_counts(300)
+
+
+def test_a_far_path_is_known_only_once_the_background_count_gets_near(tmp_path: Path) -> None:
+    path = synthetic(tmp_path / "long.jsonl", 300, usage=False)
+    replay = Replay(read_run(path))
+    counter = PathCounter(read_run(path))
+    last = len(counter) - 1
+    assert counter.known(last, reach=100) is None  # 600 steps from anything known
+    assert counter.known(50, reach=100) is not None  # near the start: walked on the spot
+    slices = 0
+    while not counter.count_for(0.0):  # a slice of no time still counts some steps
+        slices += 1
+        assert counter.counted < last
+    assert slices > 1 and counter.done and counter.counted == last
+    for i in (last, 555, 300, 17):
+        so_far = counter.known(i, reach=EVERY)
+        assert so_far is not None, i
+        nodes, edges = replay.executed_path(i)
+        assert (so_far.visits, so_far.nodes, so_far.edges) == (replay.visit_counts(i), nodes, edges), i
 
 
 def test_ok_run_opens_at_start_error_run_at_the_stop(react_run: Path, error_run: Path) -> None:

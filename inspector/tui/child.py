@@ -1,0 +1,40 @@
+"""`run_python`: a short Python script in a child process, for work that reads a whole run.
+
+Diagnosing a long run, or collecting every step a search matches, reads every step: seconds at
+100,000 steps. In the app's process that work would either hold the keys or, in a thread, share the
+interpreter lock with them (and the run's caches are not thread-safe). A child process opens the file
+on its own (the index is lazy: well under a second) and hands back JSON, on another CPU when there is
+one; cancelling the worker that awaits it ends the child.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+__all__ = ["run_python"]
+
+
+async def run_python(script: str, *args: str, stdin: str | None = None) -> Any:
+    """The JSON that `script` (run as `python -c script args...`, given `stdin`) printed last; None
+    when it failed. Cancelling the awaiting task kills the child."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        script,
+        *args,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        out, _ = await process.communicate(None if stdin is None else stdin.encode())
+    except asyncio.CancelledError:  # the app closed (or the work is no longer wanted): end our child
+        process.kill()
+        await process.communicate()  # reaps it and closes its pipes (and with them the transport)
+        raise
+    if process.returncode != 0 or not out.strip():
+        return None
+    return json.loads(out.splitlines()[-1])

@@ -1,0 +1,189 @@
+"""`PathCounter`: visits per node and the nodes and edges taken up to any step, kept as checkpoints.
+
+Visit counts at step `i` depend on every step before it, so the first question far into a long run
+would read the whole file (seconds at 100,000 steps). A key must not wait for that. So the counter
+answers on the key only what it can reach from what it already knows within `REACH` steps
+(`known`), and counts the rest in the background, a slice at a time (`count_for`), from the start
+towards the end: a checkpoint every `EVERY` steps, each one exact. The screen shows "counting…"
+until the cursor's position comes within reach. `at` still answers any position at once, walking
+as far as it must, for callers that can wait (the CLI, tests).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from graph_core.topology import END, START
+from inspector.recording.reader import Run
+
+__all__ = ["EVERY", "REACH", "PathCounter", "PathSoFar"]
+
+EVERY = 256
+"""Steps between two checkpoints."""
+REACH = 600
+"""Steps `known` walks on a key (from a checkpoint or the last answer): tens of µs each, so at most
+a few tens of ms; anything farther is left to the background count. At least `EVERY`, so that once
+the count is done every position is in reach."""
+
+
+@dataclass(frozen=True)
+class PathSoFar:
+    """Everything that ran up to and including a position: visits per node, nodes and edges taken."""
+
+    position: int
+    visits: dict[str, int]
+    nodes: frozenset[str]
+    edges: frozenset[tuple[str, str]]
+    previous: tuple[str, ...] = ()
+
+
+_START = PathSoFar(-1, {}, frozenset({START}), frozenset(), (START,))
+
+
+class PathCounter:
+    """Paths so far over `run.steps`, with checkpoints; `run` may be swapped for a longer reading of
+    the same file (follow mode) as long as its first steps are unchanged."""
+
+    def __init__(self, run: Run) -> None:
+        self._checkpoints: dict[int, PathSoFar] = {}
+        self._last: PathSoFar | None = None
+        self._frontier = _START  # how far the background count has got
+        self._chosen: dict[int, set[tuple[str, str]]] = {}  # the last step read: its branches' choices
+        self.use(run)
+
+    def use(self, run: Run, *, rewritten: bool = False) -> None:
+        """Count over `run` from now on; `rewritten` drops everything known (a new run in the file)."""
+        self.run = run
+        edges = () if run.topology is None else run.topology.edges
+        self._edge_set = {(e.source, e.target) for e in edges if e.kind == "edge"}
+        self._last = None
+        self._chosen = {}
+        if rewritten:
+            self._checkpoints.clear()
+            self._frontier = _START
+
+    def __len__(self) -> int:
+        return len(self.run.steps)
+
+    @property
+    def counted(self) -> int:
+        """The last position the background count has reached (-1: not started)."""
+        return self._frontier.position
+
+    @property
+    def done(self) -> bool:
+        """Whether the background count has reached the last step (every position is then in reach)."""
+        return self._frontier.position >= len(self) - 1
+
+    def at(self, i: int) -> PathSoFar:
+        """Visits, nodes and edges taken in steps 0..`i` (START and END included when reached), however
+        far that has to walk."""
+        found = self._walk(i, None)
+        assert found is not None
+        return found
+
+    def known(self, i: int, *, reach: int | None = None) -> PathSoFar | None:
+        """`at(i)` when it is at most `reach` (default `REACH`) steps from a checkpoint or the last
+        answer, else None (the background count has not got there yet)."""
+        return self._walk(i, REACH if reach is None else reach)
+
+    def partial(self, i: int) -> PathSoFar:
+        """What is known at step `i` without walking: the nodes and edges taken by the nearest known
+        position before it (all taken by `i` too), without visit counts (those at `i` are unknown)."""
+        base = self._base(max(0, min(i, len(self) - 1)))
+        return PathSoFar(i, {}, base.nodes, base.edges)
+
+    def count_for(self, seconds: float) -> bool:
+        """Advance the background count for about `seconds` (at least one step); True once done."""
+        n = len(self)
+        if self._frontier.position >= n - 1:
+            return True
+        start = self._frontier
+        visits, nodes, edges = dict(start.visits), set(start.nodes), set(start.edges)
+        previous = start.previous
+        position = start.position
+        deadline = time.perf_counter() + seconds
+        while position < n - 1:
+            position += 1
+            previous = self._advance(position, previous, visits, nodes, edges)
+            if position % EVERY == 0:
+                self._keep(position, visits, nodes, edges, previous)
+            if position % 16 == 0 and time.perf_counter() >= deadline:
+                break
+        self._frontier = PathSoFar(position, visits, frozenset(nodes), frozenset(edges), previous)
+        return position >= n - 1
+
+    def _walk(self, i: int, reach: int | None) -> PathSoFar | None:
+        if not len(self):
+            return PathSoFar(-1, {}, frozenset(), frozenset())
+        i = max(0, min(i, len(self) - 1))
+        base = self._base(i)
+        if reach is not None and i - base.position > reach:
+            return None
+        visits, nodes, edges = dict(base.visits), set(base.nodes), set(base.edges)
+        previous = base.previous
+        for position in range(base.position + 1, i + 1):
+            previous = self._advance(position, previous, visits, nodes, edges)
+            if position % EVERY == 0:
+                self._keep(position, visits, nodes, edges, previous)
+        result = PathSoFar(i, visits, frozenset(nodes), frozenset(edges), previous)
+        self._last = result
+        return result
+
+    def _keep(
+        self,
+        position: int,
+        visits: dict[str, int],
+        nodes: set[str],
+        edges: set[tuple[str, str]],
+        previous: tuple[str, ...],
+    ) -> None:
+        if position not in self._checkpoints:
+            self._checkpoints[position] = PathSoFar(
+                position, dict(visits), frozenset(nodes), frozenset(edges), previous
+            )
+
+    def _base(self, i: int) -> PathSoFar:
+        """The nearest known path at or before `i`: a checkpoint, the background count's frontier, or
+        the last answer."""
+        mark = (i // EVERY) * EVERY
+        best = self._checkpoints.get(mark)
+        if best is None:
+            best = _START
+            below = [p for p in self._checkpoints if p <= i]  # a few hundred at most
+            if below:
+                best = self._checkpoints[max(below)]
+        for other in (self._frontier, self._last):
+            if other is not None and best.position <= other.position <= i:
+                best = other
+        return best
+
+    def _advance(
+        self,
+        position: int,
+        previous: tuple[str, ...],
+        visits: dict[str, int],
+        nodes: set[str],
+        edges: set[tuple[str, str]],
+    ) -> tuple[str, ...]:
+        steps = self.run.steps
+        step = steps[position]
+        chosen: set[tuple[str, str]] = set()
+        if position > 0:
+            before = self._chosen.get(position - 1)
+            if before is None:
+                before = {(b.source, t) for b in steps[position - 1].branches for t in b.chosen}
+            chosen = before
+        self._chosen = {position: {(b.source, t) for b in step.branches for t in b.chosen}}
+        for node in step.nodes:
+            visits[node] = visits.get(node, 0) + 1
+            nodes.add(node)
+            edges.update((p, node) for p in previous if (p, node) in self._edge_set or (p, node) in chosen)
+        if step.ended:
+            ends = {(b.source, t) for b in step.branches for t in b.chosen if t == END}
+            ends.update((n, END) for n in step.nodes if (n, END) in self._edge_set)
+            if ends:
+                nodes.add(END)
+                edges.update(ends)
+        return step.nodes

@@ -1,0 +1,154 @@
+"""`Finder`: the replay app's search. `/` finds the steps matching a text, `]`/`[` move between them.
+
+A short run is searched whole on the key (`Replay.search`: the reader's prefilter over the raw file
+takes microseconds there). On a long run nothing that grows with the run may run on the key: the
+prefilter alone scans the whole file (half a second at 100,000 steps) and matching reads every
+candidate step (seconds). So the key reads steps straight on from the cursor for at most
+`SEARCH_SLICE_S` (`Replay.matches`, no prefilter) and moves to the first hit it meets, while a child
+process runs the same `Replay.search` over the file and the hits (timeline marks, the count, `]`/`[`)
+arrive when it is done. Until then `]`/`[` look on from the cursor the same bounded way. A new
+search cancels the one still collecting.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from functools import partial
+from typing import TYPE_CHECKING
+
+from inspector.tui.child import run_python
+
+if TYPE_CHECKING:
+    from inspector.tui.app import ReplayApp
+
+__all__ = ["SEARCH_ON_KEY_STEPS", "SEARCH_SLICE_S", "Finder"]
+
+SEARCH_ON_KEY_STEPS = 2_000
+"""Runs up to this many steps are searched whole on the key; longer ones as the module says."""
+SEARCH_SLICE_S = 0.02
+"""How long a key reads steps looking for the next hit of a long run's search."""
+
+_SEARCH_SCRIPT = (
+    "import json, sys, warnings\n"
+    "from inspector.recording import read_run\n"
+    "from inspector.replay import Replay\n"
+    "warnings.simplefilter('ignore')\n"
+    "run = read_run(sys.argv[1], lenient=sys.argv[2] == 'lenient')\n"
+    "print(json.dumps(Replay(run).search(sys.stdin.read())))\n"
+)
+
+_PROMPT = "Search steps: node key, text in outputs/state, or state key"
+
+
+class Finder:
+    """The search state of one app: the text, its hits (sorted positions), whether they are still
+    being collected."""
+
+    def __init__(self, app: ReplayApp) -> None:
+        self.app = app
+        self.text = ""
+        self.hits: list[int] = []
+        self.hit_set: frozenset[int] = frozenset()
+        self.collecting = False
+
+    def prompt(self) -> None:
+        from inspector.tui.prompt import PromptScreen
+
+        def done(answer: str | None) -> None:
+            if answer is not None:
+                self.search(answer)
+
+        self.app.push_screen(PromptScreen(_PROMPT, value=self.text), done)
+
+    def _set_hits(self, hits: list[int]) -> None:
+        self.hits = hits
+        self.hit_set = frozenset(hits)
+
+    def search(self, text: str) -> None:
+        """Find the steps matching `text` and move to the first after the cursor (else the first)."""
+        app = self.app
+        replay = app.replay
+        self.text = text
+        self.collecting = False
+        self._set_hits([])
+        if not text or len(replay) <= SEARCH_ON_KEY_STEPS:
+            app.workers.cancel_group(app, "search")
+            self._set_hits(replay.search(text) if text else [])
+            self._found(move=True)
+            return
+        start = replay.cursor
+        first = self.look(start, 1)
+        self.collecting = True
+        if first is not None:
+            self._set_hits([first])
+            app.go(first)
+        app.notify(f"searching for {text!r}…", markup=False)
+        # a coroutine function, not a coroutine: a worker cancelled before it starts (a new search)
+        # then leaves no coroutine never awaited
+        app.run_worker(partial(self._collect, text, start, first is None), exclusive=True, group="search")
+
+    def look(self, start: int, direction: int) -> int | None:
+        """The nearest step after (`direction` 1) or before (-1) `start` matching the search, read
+        directly for at most `SEARCH_SLICE_S`; None when there is none that near."""
+        replay = self.app.replay
+        deadline = time.perf_counter() + SEARCH_SLICE_S
+        i = start + direction
+        while 0 <= i < len(replay):
+            if replay.matches(i, self.text):
+                return i
+            if time.perf_counter() >= deadline:
+                return None
+            i += direction
+        return None
+
+    async def _collect(self, text: str, start: int, move: bool) -> None:
+        app = self.app
+        lenient = "lenient" if app.session.run.lenient else "strict"
+        found = await run_python(_SEARCH_SCRIPT, str(app.session.run.path), lenient, stdin=text)
+        if text != self.text:
+            return
+        steps = len(app.replay)  # a followed file may have grown since the app read it
+        hits = [h for h in found if isinstance(h, int) and h < steps] if isinstance(found, list) else []
+        self.collecting = False
+        self._set_hits(sorted(hits))
+        # a search that found nothing near the cursor moves to its first hit, unless the user has
+        # moved since
+        self._found(move=move and app.replay.cursor == start)
+
+    def _found(self, *, move: bool) -> None:
+        app = self.app
+        if not self.hits:
+            app.notify(f"no step matches {self.text!r}", severity="warning", markup=False)
+            app.show_cursor()
+            return
+        app.notify(f"{len(self.hits)} step(s) match {self.text!r}", markup=False)
+        if move:
+            later = self._later(app.replay.cursor)
+            app.go(later if later is not None else self.hits[0])
+        else:
+            app.show_cursor()
+
+    def _later(self, position: int) -> int | None:
+        at = bisect.bisect_right(self.hits, position)
+        return self.hits[at] if at < len(self.hits) else None
+
+    def _earlier(self, position: int) -> int | None:
+        at = bisect.bisect_left(self.hits, position)
+        return self.hits[at - 1] if at > 0 else None
+
+    def next_hit(self, direction: int) -> None:
+        """`]` (1) or `[` (-1): the next or previous hit; while hits are still being collected, one
+        read directly near the cursor."""
+        app = self.app
+        cursor = app.replay.cursor
+        found = self._later(cursor) if direction > 0 else self._earlier(cursor)
+        if found is None and self.collecting:
+            found = self.look(cursor, direction)
+            if found is None:
+                app.notify(f"still searching for {self.text!r}…", markup=False)
+                return
+        if found is not None:
+            app.go(found)
+        elif self.hits:
+            app.notify(f"no {'later' if direction > 0 else 'earlier'} search hit", markup=False)
