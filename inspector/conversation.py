@@ -279,9 +279,9 @@ class Conversation:
         return low
 
     def _build(self, position: int) -> None:
-        steps = self.run.steps
+        step = self.run.step
         for at in range(self._built + 1, position + 1):
-            for node_run in steps[at].node_runs:
+            for node_run in step(at).node_runs:
                 if node_run.error is not None:
                     continue
                 node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node

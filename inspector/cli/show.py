@@ -17,6 +17,8 @@ import argparse
 import json
 import sys
 import warnings
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from inspector.cli.plain import one_line, one_line_list
@@ -26,11 +28,20 @@ from inspector.errortext import error_text, without_node_path
 from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord
+from inspector.recording.model import Step
 from inspector.recording.statediff import Change, format_path
 
 __all__ = ["register", "run", "step_label", "summary", "timeline"]
 
 _PREVIEW = 80
+
+_name = lru_cache(maxsize=1024)(one_line)
+"""`one_line` for node keys and tool names, which repeat on every step of a long run."""
+
+
+def _names(items: Iterable[str]) -> str:
+    """`one_line_list` of node keys."""
+    return ", ".join(_name(item) for item in items)
 
 
 def register(subparsers: Any) -> None:
@@ -91,16 +102,16 @@ def _change_text(change: Change, run: Run, conversation: Conversation, position:
     return text
 
 
-def _said_lines(run: Run, position: int) -> list[str]:
+def _said_lines(step: Step) -> list[str]:
     """What the step's nodes said: the messages they produced, other than tool results (each tool call
     already has its line)."""
     lines: list[str] = []
-    for node_run in run.steps[position].node_runs:
+    for node_run in step.node_runs:
         if node_run.error is not None:
             continue
         for message in messages_of(node_run.output):
             if message.get("role") != "tool":
-                lines.append(f"    {one_line(node_run.node)} said: {_preview(message)}")
+                lines.append(f"    {_name(node_run.node)} said: {_preview(message)}")
     return lines
 
 
@@ -166,21 +177,18 @@ def _segment_lines(
             change = f"{_preview(edit.old)} -> {_preview(edit.new)}"
             lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
         duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
-        lines.append(
-            f"step {step.index}  {one_line_list(step.nodes)}  [{_budget_text(step.budget)}]{duration}"
-        )
+        lines.append(f"step {step.index}  {_names(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
         for node_run in step.node_runs:
             for tool in node_run.tools:
-                outcome = f"failed: {tool.error.message}" if tool.error else _preview(tool.output)
-                lines.append(
-                    f"    tool {one_line(tool.name)} ({one_line(tool.tool_call_id)}): {one_line(outcome)}"
-                )
+                # (a preview is on one line already)
+                outcome = f"failed: {one_line(tool.error.message)}" if tool.error else _preview(tool.output)
+                lines.append(f"    tool {_name(tool.name)} ({one_line(tool.tool_call_id)}): {outcome}")
             if node_run.error is not None and node_run.error.type == "InterruptSignal":
                 lines.append(f"    {one_line(node_run.node)} interrupted: {one_line(node_run.error.message)}")
             elif node_run.error is not None and not node_run.tools:
                 failed = one_line(error_text(node_run.error.type, node_run.error.message))
                 lines.append(f"    {one_line(node_run.node)} failed: {failed}")
-        lines.extend(_said_lines(run, step.position))
+        lines.extend(_said_lines(step))
         interrupted = getattr(step, "interrupted", ())
         if interrupted:
             lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
@@ -191,7 +199,7 @@ def _segment_lines(
                 continue
             lines.append(f"    {_change_text(change, run, conversation, step.position)}")
         for branch in step.branches:
-            lines.append(f"    branch {one_line(branch.source)} -> {one_line_list(branch.chosen)}")
+            lines.append(f"    branch {_name(branch.source)} -> {_names(branch.chosen)}")
     if debug is not None and debug.aborted is not None and segment.index == 0:
         lines.append(f"aborted by the user before step {debug.aborted.step}")
     unfinished = segment.unfinished
