@@ -19,7 +19,7 @@ from bench.bench_recording import _agent
 from bench.timing import best_time
 from graph_core.schema import Message
 from inspector.cli.show import timeline
-from inspector.diagnostics import diagnose
+from inspector.diagnostics import Findings, diagnose
 from inspector.recording import Recorder, read_run
 from inspector.rundiff import diff_runs
 from inspector.snapshot.trajectory import trajectory
@@ -36,10 +36,11 @@ def _record(path: Path, rounds: int) -> Path:
 
 
 def _paths(path: Path) -> dict[str, Callable[[], object]]:
-    def show() -> None:
+    def show() -> None:  # as `inspector show` does it: one walk feeds the timeline and the diagnostics
         with read_run(path) as run:
-            timeline(run)
-            diagnose(run)
+            findings = Findings(run)
+            timeline(run, findings)
+            findings.finish()
 
     def only_diagnose() -> None:
         with read_run(path) as run:

@@ -18,6 +18,7 @@ values with `statediff.changes`, as before; only that part, and only at the step
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from inspector.recording.reader import Run
@@ -160,7 +161,9 @@ class _Histories:
         value_a, value_b = run_a.value, run_b.value
         for i in range(common_before, common):
             x, y = value_a(ids_a[i]), value_b(ids_b[i])
-            if not (x is y or x == y):
+            if x is y or (x == y and _same_json(x, y)):
+                continue  # the usual position: the same message in both runs, no changes
+            if x != y:
                 self.unequal += 1
             found = changes(x, y, (*path, i))
             if found:
@@ -189,6 +192,16 @@ def _grown(before: dict[str, Any] | None, now: dict[str, Any], ids: list[int], r
     if tail is None:
         return _RESET
     return [ref for start, stop in tail for ref in range(start, stop)]
+
+
+def _same_json(x: Any, y: Any) -> bool:
+    """Whether two values that compare equal are also written alike (`1` and `1.0`, `true` and `1`
+    compare equal, and `statediff.changes` reports them as changed): both encoded at C speed, which
+    beats walking them when, as usual, they are the same message."""
+    try:
+        return json.dumps(x) == json.dumps(y)
+    except (TypeError, ValueError):
+        return False
 
 
 _NONE: Any = object()

@@ -79,3 +79,18 @@ def test_steps_may_be_asked_out_of_order(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("a", "b"), list(itertools.product(FIXTURES, FIXTURES)), ids=lambda p: p.stem)
 def test_every_pair_of_fixture_runs_compares_as_the_full_states_do(a: Path, b: Path) -> None:
     assert_matches_definition(read_run(a), read_run(b))
+
+
+def test_equal_messages_written_differently_still_differ(tmp_path: Path) -> None:
+    """`1` and `1.0` compare equal in Python but `changes` reports them: a history position whose
+    messages are equal is skipped only when they are also written alike."""
+    record(tmp_path / "base.jsonl", ["Paris", "Lyon"])
+    text = (tmp_path / "base.jsonl").read_text()
+    user = '{"kind":"value","value":{"role":"user","content":"Weather?"}}'
+    assert user in text
+    for name, number in (("a", "1"), ("b", "1.0")):
+        edited = user.replace('"Weather?"}', f'"Weather?","n":{number}}}')
+        (tmp_path / f"{name}.jsonl").write_text(text.replace(user, edited))
+    a, b = read_run(tmp_path / "a.jsonl"), read_run(tmp_path / "b.jsonl")
+    assert assert_matches_definition(a, b) > 0
+    assert [c.path_text for c in StatePairs(a, b).changes_at(len(a.steps) - 1)] == ["messages[0].n"]
