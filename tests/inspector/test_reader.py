@@ -204,3 +204,35 @@ def test_lenient_mode_marks_a_value_line_whose_json_is_broken_in_a_large_file(ru
     with pytest.raises(RunFileError) as info:
         _ = read_run(run_file, check_limit=0).steps[-1].state
     assert info.value.line_no == broken + 1
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"kind":"value","value":{"role":"user","content":"hi"}}',
+        b' {"a": 1} ',
+        b'{"a":1}x',
+        b'{"a":1} {}',
+        b"",
+        b"   ",
+        b'{"a":',
+        b"NaN",
+        b"1 ",
+        b"\xef\xbb\xbf{}",  # a UTF-8 byte order mark
+        '{"a": "é"}'.encode("utf-16"),  # another encoding, detected by json.loads
+        b"\xff",
+        b'{"a":"\\ud800"}',
+    ],
+)
+def test_load_json_is_json_loads(raw: bytes) -> None:
+    """The reader's line parser takes a shortcut to json's C scanner; what it gives or raises for any
+    line is what `json.loads` gives or raises."""
+    from inspector.recording.fileindex import load_json
+
+    def outcome(parse: Any) -> tuple[str, str]:
+        try:
+            return "ok", repr(parse(raw))
+        except ValueError as exc:
+            return type(exc).__name__, str(exc)
+
+    assert outcome(load_json) == outcome(json.loads)
