@@ -168,9 +168,8 @@ def _segment_lines(
             f"— resumed from checkpoint {segment.resumed_from} (segment {segment.index}, "
             f"started {segment.started_at}) —"
         )
-    steps = run.steps
     for position in segment.steps:  # one step at a time: a slice would hold every step of a long run
-        step = steps[position]
+        step = run.step(position)
         if findings is not None:
             findings.add(position, step)
         for edit in debug.edits_before(step.index) if debug is not None else ():

@@ -77,10 +77,11 @@ class LRU(OrderedDict[Any, Any]):
         self.size = size
 
     def get_lru(self, key: Any) -> Any:
-        value = super().get(key)
-        if value is not None:
-            self.move_to_end(key)
-        return value
+        try:
+            self.move_to_end(key)  # (a miss raises: one C call either way, no `super()` to make)
+        except KeyError:
+            return None
+        return self[key]
 
     def put(self, key: Any, value: Any) -> None:
         self[key] = value
