@@ -122,18 +122,19 @@ def conversation_lines(run: Run, conversation: Conversation) -> list[str]:
     said = conversation.at(len(run.steps) - 1)
     if not said:
         return []
-    width = max(len(_who(run, s)) for s in said)
+    whos = [_who(run, s) for s in said]
+    width = max(map(len, whos))
     lines = ["conversation (who said what, in reading order):"]
-    for s in said:
+    for who, s in zip(whos, said, strict=True):
         final = "  (final answer: the run's output)" if s.final else ""
-        lines.append(f"  {_who(run, s):<{width}}  {_preview(s.message)}{final}")
+        lines.append(f"  {who:<{width}}  {_preview(s.message)}{final}")
     return lines
 
 
 def _who(run: Run, said: Said) -> str:
     if said.position is None:
         return one_line(said.origin)
-    who = f"{step_name(run, said.position)} {one_line(said.node or '')}"
+    who = f"{step_name(run, said.position)} {_name(said.node or '')}"
     return f"{who} (into the state)" if said.origin == "state" else who
 
 
