@@ -52,6 +52,10 @@ class Columns:
     iterations: bool = False
     nodes: int = NODES_MAX
     digits: int = 3
+    calls: int = 4
+    """Digits of the largest model or tool call count (a long agent run makes tens of thousands)."""
+    index: int = 4
+    """Width of the step column: the last step's number (100,000-step runs have six digits)."""
 
     @classmethod
     def for_budget(cls, budget: BudgetRecord | None) -> Columns:
@@ -67,16 +71,30 @@ class Columns:
         bound = budget is not None and budget.steps_max is not None and budget.steps_max < UNBOUNDED
         top = max(budget.steps_max or 0, budget.steps_used) if budget is not None and bound else 0
         digits = len(str(top)) if bound else len(str(budget.steps_used if budget else 0))
-        return replace(base, nodes=min(max(longest, 5), NODES_MAX), digits=max(digits, 2))
+        calls = len(str(max(budget.model_calls, budget.tool_calls))) if budget is not None else 1
+        index = len(str(max(budget.steps_used - 1, 0))) if budget is not None else 1
+        return replace(
+            base,
+            nodes=min(max(longest, 5), NODES_MAX),
+            digits=max(digits, 2),
+            calls=max(calls, 4),
+            index=max(index, 4),
+        )
 
     @property
     def budget_width(self) -> int:
         return 2 * self.digits + 1
 
+    @property
+    def call_widths(self) -> tuple[int, int]:
+        """The model and tool columns: room for their headers, and a space before every count."""
+        return max(6, self.calls + 1), max(5, self.calls + 1)
+
 
 def header(columns: Columns = Columns()) -> str:
-    text = f"{'':2}{'step':>4}  {'nodes':<{columns.nodes}} {'steps':^{columns.budget_width}}"
-    text += f"{'left':>{columns.digits + 3}}{'model':>6}{'tool':>5}"
+    text = f"{'':2}{'step':>{columns.index}}  {'nodes':<{columns.nodes}} {'steps':^{columns.budget_width}}"
+    model, tool = columns.call_widths
+    text += f"{'left':>{columns.digits + 3}}{'model':>{model}}{'tool':>{tool}}"
     if columns.tokens:
         text += f"{'tokens':>8}"
     if columns.iterations:
@@ -149,7 +167,10 @@ def format_row(
     text = Text()
     text.append(f"{marker} ", style=style)
     # A resumed segment's first row is drawn overlined: the boundary between two runs of one timeline.
-    text.append(f"{row.index:>4}  ", style="overline" if row.segment and row.resumed_from is not None else "")
+    text.append(
+        f"{row.index:>{columns.index}}  ",
+        style="overline" if row.segment and row.resumed_from is not None else "",
+    )
     nodes = one_line(", ".join(row.nodes), limit=None)
     nodes.truncate(columns.nodes, overflow="ellipsis", pad=True)
     if row.failed:
@@ -158,7 +179,8 @@ def format_row(
         nodes.stylize(CANCEL_STYLE if row.interrupt.kind == "cancel" else INTERRUPT_STYLE)
     text.append_text(nodes)
     text.append(f" {_budget_cell(row, columns)}")
-    text.append(f"{row.budget.model_calls:>6}{row.budget.tool_calls:>5}")
+    model, tool = columns.call_widths
+    text.append(f"{row.budget.model_calls:>{model}}{row.budget.tool_calls:>{tool}}")
     if columns.tokens:
         tokens = "" if row.budget.total_tokens is None else str(row.budget.total_tokens)
         text.append(f"{tokens:>8}")

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from inspector.recording.format import BudgetRecord
 from inspector.tui import make_app
-from inspector.tui.timeline import Timeline
+from inspector.tui.session import TimelineRow
+from inspector.tui.timeline import Columns, Timeline, format_row, header
 
 pytestmark = pytest.mark.anyio
 
@@ -26,3 +28,15 @@ async def test_a_resume_note_at_the_end_of_its_row_can_be_scrolled_to() -> None:
         rows = [timeline.render_line(y).text.rstrip() for y in range(4)]
         assert rows[2].endswith("(segment 1: steps and budget restart)"), rows[2]
         assert rows[1].endswith("⏸ interrupt: approve (rerun on resume)"), rows[1]
+
+
+def test_call_counts_of_a_long_agent_run_stay_apart() -> None:
+    budget = BudgetRecord(steps_used=99_986, steps_max=100_001, model_calls=49_993, tool_calls=49_992)
+    columns = Columns.for_run(["chat", "tools"], budget)
+    row = TimelineRow(99_985, 99_985, ("tools",), budget, 0.0, failed=False, ended=False)
+    text = format_row(row, current=False, breakpoint=False, hit=False, columns=columns).plain
+    assert " 49993 49992 " in text
+    assert header(columns).index("tool") + 4 == text.index("49992") + 5  # right-aligned under it
+    assert header(columns).index("step") + 4 == text.index("99985") + 5
+    short = Columns.for_run(["chat", "tools"], BudgetRecord(steps_used=9, steps_max=9, model_calls=5))
+    assert short.call_widths == (6, 5)  # a short run's columns as before
