@@ -4,7 +4,10 @@ rounds, recorded in the same run by the `Recorder`.
 
 Target (issue 15): every read path linear in the run, `show` on 10,000 rounds within 12x its time on
 1,000 rounds (the baseline, measured in the same run) and within 2 s. Each figure is the best of three
-in-process runs (opening the file included), so it leaves out the interpreter's start-up.
+in-process runs (opening the file included), so it leaves out the interpreter's start-up. Each path is
+timed twice: wall clock (what the target is about) and the process's CPU time, which other sessions on
+a shared machine inflate far less (a long run is more likely than a short one to be slowed by them), so
+the CPU ratio is the one to read for linearity when the load average is high.
 Set BENCH_READING_ROUNDS to change the long run's length.
 """
 
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +32,16 @@ SHORT = 1_000
 LONG = int(os.environ.get("BENCH_READING_ROUNDS", "10000"))
 RATIO_TARGET = 12.0
 SHOW_TARGET_S = 2.0
+
+
+def _best_cpu(fn: Callable[[], object], repeats: int = 3) -> float:
+    """CPU seconds of the fastest of `repeats` calls of `fn`."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
+    return best
 
 
 def _record(path: Path, rounds: int) -> Path:
@@ -65,17 +79,22 @@ def run() -> None:
         print(
             f"flow ReAct recordings: {SHORT:,} rounds (baseline) and {LONG:,} rounds ({factor:.0f}x longer)"
         )
+        print(f"  load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} CPUs)")
         for (name, fn_short), fn_long in zip(_paths(short).items(), _paths(long).values(), strict=True):
-            t_short, t_long = best_time(fn_short), best_time(fn_long)
-            ratio = t_long / t_short
-            line = f"  {name:<10} {t_short:7.3f} s -> {t_long:7.3f} s  = {ratio:5.1f}x"
-            if name == "show":
-                ok = ratio <= RATIO_TARGET and t_long <= SHOW_TARGET_S
-                verdict = "OK" if ok else "MISSED"
-                line += f"  (target <= {RATIO_TARGET:.0f}x and <= {SHOW_TARGET_S:.0f} s) {verdict}"
-            else:
-                line += f"  (linear would be {factor:.0f}x)"
-            print(line)
+            verdicts: list[str] = []
+            for clock, best in (("wall", best_time), ("cpu", _best_cpu)):
+                t_short, t_long = best(fn_short), best(fn_long)
+                ratio = t_long / t_short
+                line = f"  {name:<10} {clock:<4} {t_short:7.3f} s -> {t_long:7.3f} s  = {ratio:5.1f}x"
+                if name == "show":
+                    ok = ratio <= RATIO_TARGET and t_long <= SHOW_TARGET_S
+                    verdicts.append(f"{clock} {'OK' if ok else 'MISSED'}")
+                else:
+                    line += f"  (linear would be {factor:.0f}x)"
+                print(line)
+            if verdicts:
+                target = f"<= {RATIO_TARGET:.0f}x and <= {SHOW_TARGET_S:.0f} s"
+                print(f"  show target ({target}): {', '.join(verdicts)}")
 
 
 if __name__ == "__main__":

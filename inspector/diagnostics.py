@@ -20,7 +20,7 @@ from graph_core.topology import END
 from inspector.errortext import without_node_path
 from inspector.recording.reader import NodeRun, Run, Step
 
-__all__ = ["Diagnostic", "Severity", "diagnose"]
+__all__ = ["Diagnostic", "Findings", "Severity", "diagnose"]
 
 Severity = Literal["error", "warning", "info"]
 

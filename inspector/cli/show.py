@@ -91,14 +91,17 @@ def _preview(value: Any) -> str:
     return out if len(out) <= _PREVIEW else out[: _PREVIEW - 3] + "..."
 
 
+_SIGNS = {"added": "+", "appended": "+", "removed": "-", "changed": "~"}
+
+
 def _change_text(change: Change, run: Run, conversation: Conversation, position: int) -> str:
-    sign = {"added": "+", "appended": "+", "removed": "-", "changed": "~"}[change.op]
     value = change.old if change.op == "removed" else change.new
-    text = f"state: {sign} {one_line(format_path(change.path))}: {_preview(value)}"
-    if change.op != "removed" and len(messages_of(value)) == 1 and isinstance(value, dict):
+    text = f"state: {_SIGNS[change.op]} {one_line(format_path(change.path))}: {_preview(value)}"
+    # a message (what `messages_of` takes a dict for) says who said it, when another step did
+    if change.op != "removed" and isinstance(value, dict) and isinstance(value.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
         maker = conversation.said_by(value, position)  # pyright: ignore[reportUnknownArgumentType]
         if maker is not None and maker[0] != position:
-            text += f"  (said by {one_line(maker[1])} in {step_name(run, maker[0])})"
+            text += f"  (said by {_name(maker[1])} in {step_name(run, maker[0])})"
     return text
 
 

@@ -77,10 +77,9 @@ class LRU(OrderedDict[Any, Any]):
         self.size = size
 
     def get_lru(self, key: Any) -> Any:
-        try:
-            self.move_to_end(key)  # (a miss raises: one C call either way, no `super()` to make)
-        except KeyError:
+        if key not in self:  # (no `super()` object to make: a walk asks several times a step)
             return None
+        self.move_to_end(key)
         return self[key]
 
     def put(self, key: Any, value: Any) -> None:

@@ -106,3 +106,31 @@ def test_cycle_without_topology(tmp_path: Path, max_steps: int) -> None:
     [d] = diagnose(read_run(path))
     assert d.code == "budget-exhausted"
     assert d.nodes in (("chat", "tools", "chat"), ("tools", "chat", "tools"))
+
+
+FIXTURE_RUNS = sorted((Path(__file__).parents[2] / "fixtures" / "runs").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_RUNS, ids=lambda p: p.stem)
+def test_findings_fed_by_the_timeline_are_diagnose(path: Path) -> None:
+    """`inspector show` hands each step to `Findings` as its timeline reads it, instead of a walk of
+    its own: the result is `diagnose`'s, finding for finding."""
+    from inspector.cli.show import timeline
+    from inspector.diagnostics import Findings
+
+    run = read_run(path)
+    findings = Findings(run)
+    timeline(run, findings)
+    assert findings.finish() == diagnose(read_run(path))
+
+
+def test_findings_take_every_step_once_in_order() -> None:
+    from inspector.diagnostics import Findings
+
+    run = read_run(Path(__file__).parents[2] / "fixtures" / "runs" / "runaway.jsonl")
+    findings = Findings(run)
+    with pytest.raises(ValueError, match="in order"):
+        findings.add(1, run.steps[1])
+    findings.add(0, run.steps[0])
+    with pytest.raises(ValueError, match="were not added"):
+        findings.finish()
