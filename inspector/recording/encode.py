@@ -76,15 +76,6 @@ def type_name(value: Any) -> str:
     return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
 
 
-def _texts_of(message: Message) -> list[str]:
-    """The free text of a message, which value redaction must see before its JSON is taken as it is
-    (names and IDs are identifiers the program chose, not text a secret finds its way into)."""
-    texts = [message.content, message.reasoning_content]
-    for call in message.tool_calls:
-        texts.append(call.arguments)
-    return texts
-
-
 def _fingerprint(message: Message) -> tuple[Any, ...]:
     return (message.role, message.content, message.tool_call_id, len(message.tool_calls), message.usage)
 
@@ -425,19 +416,17 @@ class Encoder:
                 not any(self.redaction.masks_key(n) for n in names) and self.redaction.fn is None
             )
         limit = self.max_str
-        plain = (
-            self._plain_fields
-            and not message.extra
-            and len(message.content) <= limit
-            and len(message.reasoning_content) <= limit
-        )
+        content, reasoning = message.content, message.reasoning_content
+        plain = self._plain_fields and not message.extra and len(content) <= limit and len(reasoning) <= limit
+        scrub = self._scrub  # value redaction sees the free text (names and IDs are the program's own)
+        if plain and scrub is not None:
+            plain = scrub(content) is content and (not reasoning or scrub(reasoning) is reasoning)
         if plain:
             for call in message.tool_calls:
-                if len(call.arguments) > limit:
+                arguments = call.arguments
+                if len(arguments) > limit or (scrub is not None and scrub(arguments) is not arguments):
                     plain = False
                     break
-        if plain and self._scrub is not None:
-            plain = not self.redaction.scrubs_any(_texts_of(message))
         if plain:
             try:
                 return _message_json(message, exclude_defaults=True, warnings=False)

@@ -10,9 +10,11 @@ Two kinds of masking, both applied by the encoder during its one walk over each 
   and results, error messages, `repr`s) for credential shapes (bearer tokens, `sk-...` keys, JWTs,
   `password=...`-style assignments), plus the secret values themselves when the caller knows them.
 
-Most strings hold nothing of the sort, and recording runs inside the observed run, so the default value
-patterns are searched only after a cheap test for a literal each of them needs (`sk-`, `eyJ`, `=`, ...);
-patterns of the caller's own have no such test and are searched in every string.
+Most strings hold nothing of the sort, and recording runs inside the observed run (every new message
+text, every tool argument), so the default value patterns are searched only after a cheap test: a few
+characters one of which each of their matches holds (`-` for `sk-...`, `=` for `password=...`), then
+a literal it holds (`sk-`, `eyJ`, `bearer`, `passw`, ...); see `_GUARDS`. Patterns of the caller's own
+have no such test and are searched in every string.
 """
 
 from __future__ import annotations
@@ -49,15 +51,17 @@ DEFAULT_REDACT_KEYS: tuple[str, ...] = (
 
 _KEY_STEMS: dict[str, tuple[str, ...]] = {
     r"api[_-]?key": ("key",),
-    r"authorization": ("authorization",),
-    r"password": ("password",),
-    r"passwd": ("passwd",),
+    r"authorization": ("author",),
+    r"password": ("passw",),
+    r"passwd": ("passw",),
     r"secret": ("secret",),
     r"bearer": ("bearer",),
     TOKEN_KEY: ("token",),
 }
-"""Per default key pattern, lower-case literals one of which every matching key contains: JSON text
-whose lower-case form holds none of them has no key to mask, and is not searched for keys."""
+"""Per default key pattern, literals one of which every matching key contains, case-folded: JSON text
+whose case-folded form holds none of them (and no `\\u` escape) has no key to mask, and is not searched
+for keys. None holds an `i`, which a case-insensitive pattern also matches as `ı` or `İ`, and case
+folding keeps apart; `casefold` (unlike `lower`) turns `ſ` into the `s` it matches."""
 
 MASK = "[REDACTED]"
 
@@ -74,19 +78,26 @@ DEFAULT_REDACT_PATTERNS: tuple[str, ...] = (BEARER_PATTERN, OPENAI_KEY_PATTERN, 
 """Credential shapes searched in every recorded string: `Bearer <token>`, `sk-...` keys, JWTs, and the
 value of `password=...`, `'secret': '...'`, `api_key="..."`-style assignments (the name is kept)."""
 
-Needle = tuple[str, str]
+_NAME_STEMS = ("key", "secret", "passw", "pwd", "token")
+"""Case-folded literals one of which every name in `_NAMES` contains (`api_key`, `ACCESS-KEY`: `key`;
+see `_KEY_STEMS` on case folding)."""
 
-_NEEDLES: dict[str, tuple[Needle, ...]] = {
-    BEARER_PATTERN: (("B", "Bearer"), ("b", "bearer"), ("R", "BEARER")),
-    OPENAI_KEY_PATTERN: (("-", "sk-"),),
-    JWT_PATTERN: (("J", "eyJ"),),
-    _ASSIGNMENT: (("=", "="), ("'", "':"), ('"', '":')),
+Trigger = tuple[str, str]
+"""Two characters a text must both hold (the second may be empty): `in` finds one at `memchr` speed,
+several times faster than a longer literal, and far faster than running a pattern."""
+Guard = tuple[tuple[Trigger, ...], tuple[str, ...], bool]
+
+_GUARDS: dict[str, Guard] = {
+    BEARER_PATTERN: ((("b", ""), ("B", "")), ("bearer",), True),
+    OPENAI_KEY_PATTERN: ((("-", ""),), ("sk-",), False),
+    JWT_PATTERN: ((("J", ""),), ("eyJ",), False),
+    _ASSIGNMENT: ((("=", ""), (":", "'"), (":", '"')), _NAME_STEMS, True),
 }
-"""Per default pattern, (guard, needle) pairs: every match contains one of the needles, and each needle
-its guard, a single character (which `in` finds at `memchr` speed, several times faster than a longer
-needle). The cheap test before the search. In JSON text `":` is left out: every JSON object has it, and
-its keys are masked by key already."""
-_QUOTED_KEY_NEEDLE = ('"', '":')
+"""Per default pattern, what every one of its matches holds: one of its triggers, and one of its
+literals (searched in the case-folded text when the flag says so: `bearer` is any case). The cheap test
+before the search, in two stages: text without a trigger is done after a few `memchr`s (most text),
+text with one is searched only when it holds a literal too. In JSON text a double quote before a colon
+is every key's, so that trigger is left out there: its keys are masked by key."""
 
 _JSON_STARTS = ("{", "[")
 _JSON_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*')
@@ -114,8 +125,9 @@ class Redaction:
     _pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
     _cache: dict[str, bool] = field(init=False, repr=False, compare=False, default_factory=lambda: {})
     _scan: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
-    _needles: tuple[Needle, ...] | None = field(init=False, repr=False, compare=False, default=None)
-    _json_needles: tuple[Needle, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _guards: tuple[Guard, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _json_guards: tuple[Guard, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _quick: bool = field(init=False, repr=False, compare=False, default=False)
     _forms: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
     _stems: tuple[str, ...] | None = field(init=False, repr=False, compare=False, default=None)
     _last_json: list[tuple[str, str]] = field(
@@ -131,15 +143,17 @@ class Redaction:
             joined = "|".join(f"(?:{k})" for k in self.keys)
             set_(self, "_pattern", re.compile(joined, re.IGNORECASE))
             if all(k in _KEY_STEMS for k in self.keys):
-                set_(self, "_stems", tuple(stem for k in self.keys for stem in _KEY_STEMS[k]))
+                set_(self, "_stems", tuple(dict.fromkeys(s for k in self.keys for s in _KEY_STEMS[k])))
         if self.patterns:
             set_(self, "_scan", re.compile("|".join(f"(?:{p})" for p in self.patterns)))
-            if all(p in _NEEDLES for p in self.patterns):
-                needles = tuple(n for p in self.patterns for n in _NEEDLES[p])
-                set_(self, "_needles", needles)
-                set_(self, "_json_needles", tuple(n for n in needles if n != _QUOTED_KEY_NEEDLE))
+        if all(p in _GUARDS for p in self.patterns):
+            guards = tuple(_GUARDS[p] for p in self.patterns)
+            set_(self, "_guards", guards)
+            set_(self, "_json_guards", tuple(_json_guard(g) for g in guards))
         forms = {form for value in self.values if value for form in _forms_of(value)}
         set_(self, "_forms", tuple(sorted(forms, key=len, reverse=True)))
+        # `scrub`'s first test holds every default pattern's triggers, so it serves any subset of them
+        set_(self, "_quick", self._guards is not None and not self._forms)
 
     @property
     def active(self) -> bool:
@@ -162,51 +176,58 @@ class Redaction:
 
     def scrub(self, text: str) -> str:
         """`text` with secrets masked: values under secret keys when it holds JSON, the known secret
-        values, and matches of the value patterns. The same object when there is nothing to mask."""
+        values, and matches of the value patterns. The same object when there is nothing to mask.
+
+        Recording calls this for every new string, inside the observed run, and most strings hold
+        nothing to mask: the first test (`_GUARDS`' triggers, all of them, written out) settles those
+        in a few `memchr`s. A JSON object always passes it (its keys hold a quote and a colon)."""
+        if self._quick and not (
+            (":" in text and ('"' in text or "'" in text))
+            or "=" in text
+            or "b" in text
+            or "B" in text
+            or "-" in text
+            or "J" in text
+        ):
+            return text
         if self._pattern is not None and _looks_like_json(text):
             last = self._last_json[0]  # a tool call's arguments come again as the tool's input
             if last[0] is text:
                 return last[1]
-            out = self._values_and_patterns(self._mask_json_keys(text), self._json_needles)
+            out = self._mask_json_keys(text)
+            if self._forms:
+                out = self._mask_values(out)
+            if self._scan is not None and (
+                not self._quick
+                or "=" in out
+                or "b" in out
+                or "B" in out
+                or "-" in out
+                or "J" in out
+                or (":" in out and "'" in out)
+            ):  # the same first test, for JSON (`_json_guard`)
+                out = self._mask_patterns(out, self._json_guards)
             self._last_json[0] = (text, out)  # one tuple: a consistent pair for any thread
             return out
-        return self._values_and_patterns(text, self._needles)
+        if self._forms:
+            text = self._mask_values(text)
+        if self._scan is None:
+            return text
+        return self._mask_patterns(text, self._guards)
 
-    def _values_and_patterns(self, text: str, needles: tuple[Needle, ...] | None) -> str:
+    def _mask_values(self, text: str) -> str:
         for form in self._forms:
             if form in text:
                 text = text.replace(form, self.mask)
-        scan = self._scan
-        if scan is not None:
-            if needles is None:
-                return scan.sub(self._replace, text)
-            for guard, needle in needles:
-                if guard in text and needle in text:
-                    return scan.sub(self._replace, text)
         return text
 
-    def scrubs_any(self, texts: Sequence[str]) -> bool:
-        """Whether `scrub` would change any of `texts` (a message's fields): one cheap test over all of
-        them, the real search only when it hits."""
-        if self._needles is None and self._scan is not None:
-            return any(self.scrub(text) is not text for text in texts)
-        plain: list[str] = []
-        keys = self._pattern is not None
-        for text in texts:
-            start = text[:1]
-            if keys and (start in _JSON_STARTS or (start.isspace() and _looks_like_json(text))):
-                if self.scrub(text) is not text:
-                    return True
-            elif start:
-                plain.append(text)
-        joined = "\0".join(plain)
-        for form in self._forms:
-            if form in joined:
-                return True
-        for guard, needle in self._needles or ():
-            if guard in joined and needle in joined:
-                return any(self.scrub(text) is not text for text in texts)
-        return False
+    def _mask_patterns(self, text: str, guards: tuple[Guard, ...] | None) -> str:
+        """Matches of the value patterns masked; searched only when `guards` (None: unknown) say a
+        match is possible."""
+        scan = self._scan
+        if scan is None or (guards is not None and not _suspect(text, guards)):
+            return text
+        return scan.sub(self._replace, text)
 
     def _replace(self, match: re.Match[str]) -> str:
         name = match.group("redact_key") if "redact_key" in match.re.groupindex else None
@@ -223,12 +244,13 @@ class Redaction:
         text as it was; text that is not valid JSON (cut off, say) is masked as far as it goes."""
         stems = self._stems
         if stems is not None:
-            lowered = text.lower()
+            folded = text.casefold()
             for stem in stems:
-                if stem in lowered:
+                if stem in folded:
                     break
             else:
-                return text
+                if "\\u" not in folded:  # an escaped key (`"\\u0070assword"`) is read as it decodes
+                    return text
         out: list[str] = []
         done = 0
         for match in _JSON_KEY.finditer(text):
@@ -247,6 +269,34 @@ class Redaction:
             return text
         out.append(text[done:])
         return "".join(out)
+
+
+def _json_guard(guard: Guard) -> Guard:
+    """`guard` for JSON text: without the triggers that need a double quote (see `_GUARDS`)."""
+    triggers, literals, folded = guard
+    return tuple(t for t in triggers if '"' not in t), literals, folded
+
+
+def _suspect(text: str, guards: tuple[Guard, ...]) -> bool:
+    """Whether one of the patterns `guards` stand for may match `text`: it holds one of a guard's
+    triggers and one of its literals."""
+    folded_text: str | None = None
+    for triggers, literals, folded in guards:
+        for first, second in triggers:
+            if first in text and (not second or second in text):
+                break
+        else:
+            continue
+        if folded:
+            if folded_text is None:
+                folded_text = text.casefold()
+            haystack = folded_text
+        else:
+            haystack = text
+        for literal in literals:
+            if literal in haystack:
+                return True
+    return False
 
 
 def _looks_like_json(text: str) -> bool:

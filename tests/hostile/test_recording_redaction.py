@@ -9,6 +9,7 @@ the file itself, through `read_run`, and on what `inspector show` prints.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from graph_core.schema import Message, ToolCall
 from graph_core.tools import tool
 from inspector.cli import main
 from inspector.recording import Recorder, Redaction, read_run
-from inspector.recording.redact import make_redaction
+from inspector.recording.redact import DEFAULT_REDACT_PATTERNS, make_redaction
 
 PASSWORD = "hunter2-Pa55"
 API_KEY = "k-0f1e2d3c4b5a"
@@ -208,3 +209,53 @@ def test_redact_keeps_its_older_forms(tmp_path: Path) -> None:
     assert "t1" not in keys_replaced and "p1" in keys_replaced and OPENAI_KEY not in keys_replaced
     custom = run_with(Redaction(patterns=[r"key \S+"], mask="***"))
     assert '"note":"***"' in custom and "p1" not in custom
+
+
+PIECES = [
+    *("Bearer ", "bearer ", "BEARER ", "BeArEr ", "tok_9a8b7c6d5e4f", OPENAI_KEY, "sk-", JWT, "eyJ"),
+    *("=", " = ", "'", '"', ":", " : ", "password", "PassWord", "passwd", "ſecret", "SECRET", "api_key"),
+    *("API-KEY", "access_key", "pwd", "token", "Token", "{", "}", "[", "]", ",", " ", "\n", "\\", "é"),
+    *("hello", "42", "b", "B", "J", "-", "max_tokens", "keyboard", "result 7: lorem ipsum"),
+]
+
+
+def _texts(count: int, seed: int) -> list[str]:
+    """Strings made of the pieces credential shapes are made of, in every order (seeded: the same list
+    on every run)."""
+    rng = random.Random(seed)
+    return ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 9))) for _ in range(count)]
+
+
+def test_the_cheap_test_before_the_value_patterns_never_skips_a_match() -> None:
+    # The default patterns are searched only in a string that holds a character and a literal each
+    # of their matches holds (`redact._GUARDS`); the same patterns written differently have no such
+    # test and are searched in every string. Outside JSON text both must mask exactly the same.
+    guarded = make_redaction(True)
+    unguarded = Redaction(patterns=tuple(f"(?:{p})" for p in DEFAULT_REDACT_PATTERNS))
+    texts = [t for t in _texts(3000, seed=15) if t.lstrip()[:1] not in ("{", "[")]
+    assert sum(unguarded.scrub(t) != t for t in texts) > 500  # the pieces do make credential shapes
+    for text in texts:
+        assert guarded.scrub(text) == unguarded.scrub(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ('Config: {"password" : "hunter2"}', 'Config: {"password" : "[REDACTED]"}'),
+        ("use BeArEr abcdefghijklmnop", "use [REDACTED]"),
+        ("ſecret=abc", "ſecret=[REDACTED]"),
+        ('{"\\u0070assword": "x", "n": 1}', '{"\\u0070assword": "[REDACTED]", "n": 1}'),
+        ('{"ſecret": "x"}', '{"ſecret": "[REDACTED]"}'),
+        ('{"AUTHORIZATION": "Basic eA=="}', '{"AUTHORIZATION": "[REDACTED]"}'),
+    ],
+)
+def test_shapes_the_cheap_test_once_let_through_are_masked(text: str, masked: str) -> None:
+    # Each of these reached the file before the cheap test was rebuilt on single characters: a space
+    # before the colon, a bearer token in mixed case, `ſ` (which `(?i)s` matches), an escaped key.
+    assert make_redaction(True).scrub(text) == masked
+
+
+def test_text_with_nothing_to_mask_is_returned_as_it_is() -> None:
+    redaction = make_redaction(True)
+    for text in ["result 7: lorem ipsum", '{"n": 7}', "[1, 2]", "Looking up item 7.", ""]:
+        assert redaction.scrub(text) is text
