@@ -63,6 +63,12 @@ whose case-folded form holds none of them (and no `\\u` escape) has no key to ma
 for keys. None holds an `i`, which a case-insensitive pattern also matches as `ı` or `İ`, and case
 folding keeps apart; `casefold` (unlike `lower`) turns `ſ` into the `s` it matches."""
 
+_STEM_CHARS = "kcwhb"
+"""A character of each key stem (`key` and `token`: k; `secret`: c; `passw`: w; `author`: h; `bearer`:
+b): case-folded JSON text with none of them has no key to mask. The value patterns are covered too:
+each name of `_NAMES` holds k, c or w, `sk-` a k and `bearer` a b, so with the J of `eyJ` they make the
+whole first test for JSON text, written out in `Redaction._scrub_json`."""
+
 MASK = "[REDACTED]"
 
 _NAMES = r"api[_-]?key|access[_-]?key|secret|passw(?:or)?d|pwd|token"
@@ -194,19 +200,7 @@ class Redaction:
             last = self._last_json[0]  # a tool call's arguments come again as the tool's input
             if last[0] is text:
                 return last[1]
-            out = self._mask_json_keys(text)
-            if self._forms:
-                out = self._mask_values(out)
-            if self._scan is not None and (
-                not self._quick
-                or "=" in out
-                or "b" in out
-                or "B" in out
-                or "-" in out
-                or "J" in out
-                or (":" in out and "'" in out)
-            ):  # the same first test, for JSON (`_json_guard`)
-                out = self._mask_patterns(out, self._json_guards)
+            out = self._scrub_json(text)
             self._last_json[0] = (text, out)  # one tuple: a consistent pair for any thread
             return out
         if self._forms:
@@ -214,6 +208,36 @@ class Redaction:
         if self._scan is None:
             return text
         return self._mask_patterns(text, self._guards)
+
+    def _scrub_json(self, text: str) -> str:
+        """`scrub` for JSON text: keys, then known values, then value patterns (`_json_guard`)."""
+        folded = None
+        if self._quick and self._stems is not None:
+            folded = text.casefold()
+            if not (  # a character of each key stem (`_STEM_CHARS`), an escape, `eyJ`'s J
+                "k" in folded
+                or "c" in folded
+                or "w" in folded
+                or "h" in folded
+                or "b" in folded
+                or "j" in folded
+                or "\\" in folded
+            ):
+                return text
+        out = self._mask_json_keys(text, folded)
+        if self._forms:
+            out = self._mask_values(out)
+        if self._scan is not None and (
+            not self._quick
+            or "=" in out
+            or "b" in out
+            or "B" in out
+            or "-" in out
+            or "J" in out
+            or (":" in out and "'" in out)
+        ):  # `scrub`'s first test, for JSON
+            out = self._mask_patterns(out, self._json_guards)
+        return out
 
     def _mask_values(self, text: str) -> str:
         for form in self._forms:
@@ -239,12 +263,14 @@ class Redaction:
             return f"{name}'{self.mask}'"
         return name + self.mask
 
-    def _mask_json_keys(self, text: str) -> str:
+    def _mask_json_keys(self, text: str, folded: str | None = None) -> str:
         """The values of secret keys in JSON text replaced by the mask (as a JSON string), the rest of the
-        text as it was; text that is not valid JSON (cut off, say) is masked as far as it goes."""
+        text as it was; text that is not valid JSON (cut off, say) is masked as far as it goes. `folded`:
+        `text.casefold()`, when the caller has it."""
         stems = self._stems
         if stems is not None:
-            folded = text.casefold()
+            if folded is None:
+                folded = text.casefold()
             for stem in stems:
                 if stem in folded:
                     break

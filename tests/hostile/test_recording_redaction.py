@@ -21,7 +21,7 @@ from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall
 from graph_core.tools import tool
 from inspector.cli import main
-from inspector.recording import Recorder, Redaction, read_run
+from inspector.recording import Recorder, Redaction, read_run, redact
 from inspector.recording.redact import DEFAULT_REDACT_PATTERNS, make_redaction
 
 PASSWORD = "hunter2-Pa55"
@@ -216,6 +216,7 @@ PIECES = [
     *("=", " = ", "'", '"', ":", " : ", "password", "PassWord", "passwd", "ſecret", "SECRET", "api_key"),
     *("API-KEY", "access_key", "pwd", "token", "Token", "{", "}", "[", "]", ",", " ", "\n", "\\", "é"),
     *("hello", "42", "b", "B", "J", "-", "max_tokens", "keyboard", "result 7: lorem ipsum"),
+    *("eyJ0eXAi.eyJ4In0.s1g", "Bearer 0123456789aDeFgZ"),  # no other character the tests look for
 ]
 
 
@@ -242,6 +243,7 @@ def test_the_cheap_test_before_the_value_patterns_never_skips_a_match() -> None:
     ("text", "masked"),
     [
         ('Config: {"password" : "hunter2"}', 'Config: {"password" : "[REDACTED]"}'),
+        ("note: 'password' : hunter2", "note: 'password' : [REDACTED]"),
         ("use BeArEr abcdefghijklmnop", "use [REDACTED]"),
         ("ſecret=abc", "ſecret=[REDACTED]"),
         ('{"\\u0070assword": "x", "n": 1}', '{"\\u0070assword": "[REDACTED]", "n": 1}'),
@@ -259,3 +261,29 @@ def test_text_with_nothing_to_mask_is_returned_as_it_is() -> None:
     redaction = make_redaction(True)
     for text in ["result 7: lorem ipsum", '{"n": 7}', "[1, 2]", "Looking up item 7.", ""]:
         assert redaction.scrub(text) is text
+
+
+def test_the_cheap_test_before_json_keys_and_values_never_skips_one() -> None:
+    # JSON text (tool arguments, JSON results) first goes through a test written out for the default
+    # keys and patterns; a Redaction that also masks a known value takes the general path (every key
+    # stem, every guard) instead. Both must mask the same.
+    fast = make_redaction(True)
+    general = Redaction(values=("\x00never\x00",))
+    rng = random.Random(19)
+    keys = ["n", "city", "password", "PASSWD", "ſecret", "api_key", "Authorization", "refresh_token"]
+    keys += ["max_tokens", "\\u0070assword", "\\u0073\\u0065\\u0063\\u0072\\u0065\\u0074", "pwd", "K"]
+    texts = [f'{{"n": {json.dumps(piece)}}}' for piece in PIECES]
+    for piece in _texts(1500, seed=20):
+        key = rng.choice(keys)
+        texts.append(f'{{"{key}": {json.dumps(piece)}, "n": {rng.randint(0, 9)}}}')
+        texts.append(f'[{json.dumps(piece)}, "{key}"]')
+    assert sum(general.scrub(t) != t for t in texts) > 500
+    for text in texts:
+        assert fast.scrub(text) == general.scrub(text), text
+
+
+def test_each_literal_holds_one_of_the_characters_the_json_test_looks_for() -> None:
+    stems = [stem for stems in redact._KEY_STEMS.values() for stem in stems]  # pyright: ignore[reportPrivateUsage]
+    names = [*redact._NAME_STEMS, "sk-"]  # the value patterns' literals  # pyright: ignore[reportPrivateUsage]
+    for literal in stems + names:
+        assert set(literal) & set(redact._STEM_CHARS), literal  # pyright: ignore[reportPrivateUsage]
