@@ -5,8 +5,10 @@ baseline does the same work by hand: the same scripted model's `generate`, the s
 argument validation and function, one tool `Message` per call, a history list. The difference is what
 the agent adds: graph engine, ToolsNode, state handlers, branches, step bookkeeping. Targets from
 issue 3: at most 25 µs per round for the agent, per-round cost at K=100 within 1.2x of K=10, memory
-linear in K. Verdicts use CPU time (other processes on a shared machine inflate wall time; both are
-printed). LangGraph is measured side by side only if installed (`pip install -e ".[bench]"`).
+linear in K; from issue 15: per-round cost at K=5,000 within 1.3x of K=100 (printed with the share of
+the scripted model's call log, which copies every history it is given). Verdicts use CPU time (other
+processes on a shared machine inflate wall time; both are printed). LangGraph is measured side by side
+only if installed (`pip install -e ".[bench]"`).
 """
 
 from __future__ import annotations
@@ -17,16 +19,18 @@ import os
 import statistics
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Annotated, TypedDict
 
 from graph_core.agents.react import ReActAgent
 from graph_core.models import ScriptedChatModel
-from graph_core.schema import Message, ToolCall
+from graph_core.schema import Message, ToolCall, ToolInfo
 from graph_core.tools import ToolsNode, tool
 
 TARGET_US_PER_ROUND = 25.0
 ROUNDS = (1, 10, 100)
+LONG = 5_000
+FLAT_TARGET = 1.3  # issue 15: per-round cost at 5,000 rounds within 1.3x of 100 rounds
 
 
 @tool
@@ -98,6 +102,49 @@ def _peak_bytes(fn: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
+class _Forgetful:
+    """The scripted model with its call log emptied after each call: `ScriptedChatModel.calls` keeps a
+    copy of every message list it was given (the contract's test double), which over K rounds is K
+    copies of a history growing to 2K messages. Tells that share of the growth from the agent's own."""
+
+    def __init__(self, inner: ScriptedChatModel) -> None:
+        self.inner = inner
+
+    def generate(self, messages: list[Message]) -> Message:
+        out = self.inner.generate(messages)
+        self.inner.calls.clear()
+        return out
+
+    def stream(self, messages: list[Message]) -> Iterator[Message]:
+        out = self.inner.stream(messages)
+        self.inner.calls.clear()
+        return out
+
+    def with_tools(self, tools: Sequence[ToolInfo]) -> _Forgetful:
+        return _Forgetful(self.inner.with_tools(tools))
+
+
+def _flatness(at_100: float) -> None:
+    """Per-round cost at `LONG` rounds against 100 rounds (issue 15: flat, within 1.3x)."""
+    agent, model = _agent(LONG)
+    _, cpu = _time_per_run(lambda: agent.invoke("go"), min_time=0.0)
+    long_us = cpu * 1e6 / LONG
+    forgetful = ReActAgent(_Forgetful(model), tools=[ping], max_step=2 * LONG + 1)
+    _, cpu = _time_per_run(lambda: forgetful.invoke("go"), min_time=0.0)
+    forgetful_us = cpu * 1e6 / LONG
+    ratio = long_us / at_100
+    verdict = "OK" if ratio <= FLAT_TARGET else "MISSED"
+    print(
+        f"K={LONG:,}: {long_us:.1f} µs/round cpu, K={LONG:,}/K=100 = {ratio:.2f} "
+        f"(target <= {FLAT_TARGET}) -> {verdict}"
+    )
+    print(
+        f"  the same with the scripted model's call log emptied after each call: {forgetful_us:.1f} µs/round "
+        f"= {forgetful_us / at_100:.2f}x K=100 (what is left grows with the history: the agent hands its "
+        "model a copy of it every round)"
+    )
+
+
 class _LangGraphState(TypedDict):
     """LangGraph state over our `Message`s, appended by a plain list reducer.
 
@@ -164,6 +211,7 @@ def run() -> None:
         f"  (K=1 and K=10 also carry the per-run setup and the answering step: "
         f"{per_round[10]:.1f} µs/round at K=10)"
     )
+    _flatness(per_round[100])
     lg = {k: _langgraph_runner(k) for k in ROUNDS}
     if lg[1] is None:
         print("langgraph not installed: side-by-side skipped (pip install -e '.[bench]')")

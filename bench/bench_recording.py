@@ -34,6 +34,7 @@ from inspector.recording import Recorder, read_run
 from inspector.replay import Replay
 
 OVERHEAD_TARGET = 1.5
+LATENCY_TARGET = 1.10  # issue 15, with 1 ms per model call
 OPEN_TARGET_S = 1.0
 STEP_TARGET_MS = 50.0
 SIZE_TARGET = 3.0
@@ -181,7 +182,11 @@ def _overhead(tmp: Path) -> None:
 
 def _with_latency(tmp: Path) -> None:
     """The same 100 rounds when each model call takes `latency` seconds: what recording costs a run
-    whose model is not instant (a local model or a cache answers in about a millisecond)."""
+    whose model is not instant (a local model or a cache answers in about a millisecond). Issue 15's
+    target: <= 1.10x the unrecorded run at 1 ms. Best of alternating repeats, as above; the sleeps
+    hand the CPU to other processes, so on a loaded machine the best of few repeats still carries
+    their noise (more repeats: `BENCH_LATENCY_REPEATS`)."""
+    repeats = int(os.environ.get("BENCH_LATENCY_REPEATS", "9"))
     for latency in (0.0001, 0.001):
         slow = _agent(100, latency=latency)
         best = _best(
@@ -191,11 +196,15 @@ def _with_latency(tmp: Path) -> None:
                     [Message.user("go")], callbacks=[Recorder(tmp / "slow.jsonl")]
                 ),
             },
-            5,
+            repeats,
         )
+        ratio = best["recorded"] / best["plain"]
+        verdict = ""
+        if latency == 0.001:
+            verdict = f" (target <= {LATENCY_TARGET}x) {'OK' if ratio <= LATENCY_TARGET else 'MISSED'}"
         print(
             f"  with {latency * 1e3:g} ms per model call: unrecorded {best['plain'] * 1e3:.1f} ms, recorded "
-            f"{best['recorded'] * 1e3:.1f} ms -> {best['recorded'] / best['plain']:.2f}x"
+            f"{best['recorded'] * 1e3:.1f} ms -> {ratio:.2f}x{verdict}"
         )
 
 

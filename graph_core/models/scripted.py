@@ -86,7 +86,12 @@ class ScriptedChatModel:
 
     @property
     def calls(self) -> list[list[Message]]:
-        """The message lists received, one per call, across this model and its tool-bound copies."""
+        """The message lists received, one per call, across this model and its tool-bound copies.
+
+        Each is a copy, made when the call came in (the caller may change its list afterwards), as the
+        contract has it: a list per call. Over an agent run of K rounds that is K copies of a history
+        that grows to 2K messages, memory and copying that grow with K squared; a long scripted run that
+        does not read `calls` can empty it as it goes (`calls.clear()`, as `bench_react` measures)."""
         return self._cursor.calls
 
     @property
