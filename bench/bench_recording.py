@@ -1,6 +1,8 @@
 """Recording: overhead on a ReAct run, opening a 100,000-step file, and file size for 1,000 rounds.
 
-Targets from issue 5:
+Targets from issue 5 (its 1.5x was withdrawn by issue 15, which asks instead for no more than 10% over
+8155cd9 per superstep, counted in instructions by `python3 -m bench.callgrind_recorder compare`, and
+<= 1.10x with 1 ms per model call):
 - recording a 100-round ReAct run costs at most 1.5x the unrecorded run (same process, same agent, a
   zero-latency scripted model and an instant tool, best of alternating repeats). Printed with its parts
   (the engine's reporting to a do-nothing callback, the Recorder's own work), with a floor measured in the
@@ -145,7 +147,7 @@ def _overhead(tmp: Path) -> None:
         40,
     )
     ratio = best["recorded"] / best["plain"]
-    verdict = "OK" if ratio <= OVERHEAD_TARGET else "MISSED"
+    verdict = "OK" if ratio <= OVERHEAD_TARGET else "MISSED (withdrawn by issue 15: bench.callgrind_recorder)"
     steps = 201
     run_us, silent_us, floor_us, recorded_us = (
         best[k] / steps * 1e6 for k in ("plain", "silent", "floor", "recorded")

@@ -7,11 +7,23 @@ runs the 100-round ReAct agent of `bench_recording` N times with a `Recorder` (M
 `unredacted`: `Recorder(redact=False)`, to tell the redaction's share apart) or a do-nothing callback
 (MODE `silent`), after one warm-up run of each. The Recorder's instructions per
 superstep are ((recorder, 20) - (recorder, 10) - (silent, 20) + (silent, 10)) / (10 runs x 201 supersteps):
-the differences cancel start-up, imports and warm-up. Run it in two checkouts to compare them.
+the differences cancel start-up, imports and warm-up.
+
+    python3 -m bench.callgrind_recorder compare BASELINE_TREE [MODE ...]
+
+does all of that in this checkout and in another one (a worktree of the baseline commit, with this
+file copied into its `bench/` if it has none) and prints both trees' figures per MODE (default
+`recorder unredacted`) with the ratio against issue 15's target (<= 1.10x the baseline). Each run goes
+under `setarch -R` when it exists (no address randomisation) with `PYTHONHASHSEED=0`: the counts then
+repeat to within about 0.1k per superstep. It takes about a minute per valgrind run, eight per MODE.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -19,6 +31,10 @@ from pathlib import Path
 from bench.bench_recording import _agent, _Silent
 from graph_core.schema import Message
 from inspector.recording import Recorder
+
+TARGET = 1.10  # issue 15: recording costs at most 10% more per superstep than at 8155cd9
+SUPERSTEPS = 201
+_COLLECTED = re.compile(rb"Collected : (\d+)")
 
 
 def main(mode: str, runs: int) -> None:
@@ -35,5 +51,58 @@ def main(mode: str, runs: int) -> None:
             agent.invoke([Message.user("go")], callbacks=[callback])
 
 
+def _instructions(tree: Path, mode: str, runs: int) -> int:
+    """Instructions callgrind counts for `MODE N` run in `tree`."""
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        "-m",
+        "bench.callgrind_recorder",
+        mode,
+        str(runs),
+    ]
+    if shutil.which("setarch"):
+        command = ["setarch", "-R", *command]
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(tree)}
+    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, check=False)
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"valgrind in {tree} ({mode} {runs}) failed:\n{done.stderr.decode()[-2000:]}")
+    return int(found.group(1))
+
+
+def _per_superstep(tree: Path, modes: list[str]) -> dict[str, float]:
+    silent = _instructions(tree, "silent", 20) - _instructions(tree, "silent", 10)
+    out: dict[str, float] = {}
+    for mode in modes:
+        recorded = _instructions(tree, mode, 20) - _instructions(tree, mode, 10)
+        out[mode] = (recorded - silent) / (10 * SUPERSTEPS)
+    return out
+
+
+def compare(baseline: Path, modes: list[str]) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed")
+    here = Path(__file__).resolve().parents[1]
+    mine = baseline / "bench" / "callgrind_recorder.py"
+    if not mine.exists():
+        shutil.copy(Path(__file__), mine)
+    base = _per_superstep(baseline.resolve(), modes)
+    this = _per_superstep(here, modes)
+    print(f"Recorder instructions per superstep (100-round ReAct), {baseline} vs {here}:")
+    for mode in modes:
+        ratio = this[mode] / base[mode]
+        verdict = "OK" if ratio <= TARGET else "MISSED"
+        print(
+            f"  {mode:<11} baseline {base[mode] / 1e3:6.1f}k  this tree {this[mode] / 1e3:6.1f}k  "
+            f"{ratio:.3f}x (target <= {TARGET}x) {verdict}"
+        )
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    if sys.argv[1] == "compare":
+        compare(Path(sys.argv[2]), sys.argv[3:] or ["recorder", "unredacted"])
+    else:
+        main(sys.argv[1], int(sys.argv[2]))
