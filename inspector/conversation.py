@@ -21,7 +21,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from inspector.recording.reader import Run
 
@@ -99,8 +99,9 @@ def step_name(run: Run, position: int) -> str:
     return f"step {position}"
 
 
-@dataclass(frozen=True, slots=True)
-class _Produced:
+class _Produced(NamedTuple):
+    """A message a node run produced (one per message of a long run: a tuple is the cheapest record)."""
+
     position: int
     node: str
     message: dict[str, Any]
