@@ -228,9 +228,9 @@ class _Frames:
         refresh = Screen._compositor_refresh  # pyright: ignore[reportPrivateUsage]
         frames = self.frames
 
-        def drawn(screen: Any) -> None:
+        def drawn(self: Screen[Any]) -> None:
             start = time.perf_counter()
-            refresh(screen)
+            refresh(self)
             frames.append((start, time.perf_counter()))
 
         Screen._compositor_refresh = drawn  # pyright: ignore[reportPrivateUsage]
