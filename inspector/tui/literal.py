@@ -15,6 +15,7 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
+from inspector.recording.valuelist import json_default
 from inspector.terminaltext import visible
 
 __all__ = ["clip", "literal", "one_line", "preview", "visible"]
@@ -39,8 +40,8 @@ def preview(value: Any, *, stop: int | None = None) -> str:
         return value
     try:
         if stop is None:
-            return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-        encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+            return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=json_default)
+        encoder = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), default=json_default)
         chunks: list[str] = []
         size = 0
         for chunk in encoder.iterencode(value):  # a generator: stopping early skips the rest
