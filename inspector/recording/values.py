@@ -8,7 +8,8 @@ Each value is parsed once, when first used, and kept in one list by id, so the m
 are shared by every step that holds them. A `$refs` marker resolves to a `ValueList`, a read-only view
 over those ids (`valuelist.py`): a step's history is a prefix of the one range of ids the whole run
 appends to, made in constant time, and only the items looked at are read. Opening step 99,000 of a long
-agent run reads the messages it shows, not the 99,000 before them.
+agent run reads the messages it shows, not the 99,000 before them. A list of at most 8 values (a tool
+node's output, the first steps' history) is copied instead: a short list costs less than a view.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ class ValueTable:
 
     def resolve(self, value: Any) -> Any:
         """`value` with every `{"$ref": n}` replaced by the stored value, every `{"$refs": runs}` by a
-        `ValueList`, and escaped keys (`$$x`) given back their own name (`$x`)."""
+        `ValueList` (a `list` when it holds at most 8 values), and escaped keys (`$$x`) given back
+        their own name (`$x`)."""
         if type(value) is dict:
             if len(value) == 1:  # pyright: ignore[reportUnknownArgumentType]
                 if "$ref" in value:
@@ -102,7 +104,9 @@ class ValueTable:
                         return [self._bad_marker(f"a `$refs` marker `{json.dumps(runs)}` is malformed")]
                     size = len(self._resolved)
                     if all(0 <= start <= stop <= size for start, stop in runs):
-                        return ValueList(self, [(start, stop) for start, stop in runs if stop > start])
+                        if sum(stop - start for start, stop in runs) > _SHORT:
+                            return ValueList(self, [(start, stop) for start, stop in runs if stop > start])
+                        return [v for start, stop in runs for v in self.between(start, stop)]
                     return [self.value(i) for start, stop in runs for i in range(start, stop)]
             return {  # pyright: ignore[reportUnknownVariableType]
                 (k[1:] if k[:2] == "$$" else k): self.resolve(v)  # pyright: ignore[reportUnknownArgumentType]
@@ -148,6 +152,7 @@ class ValueTable:
 
 
 _UNREAD: Any = object()
+_SHORT = 8  # values: a list this short is copied (cheaper than a view: a tool's one-message output)
 
 
 def _is_runs(runs: Any) -> bool:
