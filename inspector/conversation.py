@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from inspector.recording.reader import Run
+from inspector.recording.valuelist import LISTS
 
 __all__ = ["Conversation", "Said", "message_key", "messages_of", "step_name"]
 
@@ -78,17 +80,18 @@ def messages_of(value: Any) -> list[dict[str, Any]]:
     """The messages in a node's output: one message dict, or a list holding message dicts."""
     if isinstance(value, dict) and isinstance(value.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
         return [value]  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, list):
+    if isinstance(value, LISTS):
         return [v for v in value if isinstance(v, dict) and isinstance(v.get("role"), str)]  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
     return []
 
 
-def state_messages(state: Any) -> list[Any]:
-    """The state's `messages` (or `Messages`) list as recorded, [] when there is none."""
+def state_messages(state: Any) -> Sequence[Any]:
+    """The state's `messages` (or `Messages`) list as recorded (a recorded history is a read-only
+    `ValueList`: index it for a few messages, iterating reads them all), [] when there is none."""
     if not isinstance(state, dict):
         return []
     raw = state.get("messages", state.get("Messages"))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    return raw if isinstance(raw, list) else []  # pyright: ignore[reportUnknownVariableType]
+    return raw if isinstance(raw, LISTS) else []  # pyright: ignore[reportUnknownVariableType]
 
 
 def step_name(run: Run, position: int) -> str:

@@ -17,6 +17,7 @@ from graph_core.topology import END, START
 from inspector.recording.format import BudgetRecord
 from inspector.recording.reader import Run, Step, TextCandidates, to_messages
 from inspector.recording.statediff import Change, Path
+from inspector.recording.valuelist import LISTS, json_default
 
 __all__ = ["Change", "Replay", "StatePredicate"]
 
@@ -38,7 +39,7 @@ def _get(value: Any, path: Path) -> Any:
             if part not in value:
                 return _MISSING
             value = value[part]  # pyright: ignore[reportUnknownVariableType]
-        elif isinstance(value, list) and isinstance(part, int) and -len(value) <= part < len(value):  # pyright: ignore[reportUnknownArgumentType]
+        elif isinstance(value, LISTS) and isinstance(part, int) and -len(value) <= part < len(value):  # pyright: ignore[reportUnknownArgumentType]
             value = value[part]  # pyright: ignore[reportUnknownVariableType]
         else:
             return _MISSING
@@ -333,6 +334,6 @@ def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, default=json_default)
     except (TypeError, ValueError):
         return str(value)

@@ -28,6 +28,7 @@ from typing import Any
 from inspector.recording.format import BudgetRecord
 from inspector.recording.reader import NodeRun, Run, Step, UnfinishedStep, read_run
 from inspector.recording.statediff import Change
+from inspector.recording.valuelist import LISTS, json_default, plain
 from inspector.rundiff_state import StatePairs
 from inspector.snapshot.topology_diff import TopologyChange, diff_topologies
 from inspector.snapshot.trajectory import step_failures
@@ -231,7 +232,7 @@ def _list(items: list[str]) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=json_default)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -277,7 +278,9 @@ def _step_dict(step: StepDiff) -> dict[str, Any]:
     for name in ("nodes", "branches", "tool_calls", "failures"):
         fact = getattr(step, name)
         out[name] = None if fact is None else {"a": fact[0], "b": fact[1]}
-    out["state"] = [{"path": c.path_text, "op": c.op, "a": c.old, "b": c.new} for c in step.state]
+    out["state"] = [
+        {"path": c.path_text, "op": c.op, "a": plain(c.old), "b": plain(c.new)} for c in step.state
+    ]
     out["budget"] = [_budget_dict(d) for d in step.budget]
     return out
 
@@ -309,7 +312,7 @@ def _tool_calls(runs: list[NodeRun]) -> list[str]:
         if len(run.path) > 1:
             continue
         output = run.output
-        messages = [output] if isinstance(output, dict) else output if isinstance(output, list) else []
+        messages = [output] if isinstance(output, dict) else output if isinstance(output, LISTS) else []
         for message in messages:  # pyright: ignore[reportUnknownVariableType]
             calls = message.get("tool_calls") if isinstance(message, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             if isinstance(calls, list):  # a hand-edited file may hold anything here

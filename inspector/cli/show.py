@@ -30,6 +30,7 @@ from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord
 from inspector.recording.model import Step
 from inspector.recording.statediff import Change, format_path
+from inspector.recording.valuelist import json_default
 
 __all__ = ["register", "run", "step_label", "summary", "timeline"]
 
@@ -86,7 +87,7 @@ def _preview(value: Any) -> str:
     elif isinstance(value, str):
         out = repr(value)
     else:
-        out = json.dumps(value, ensure_ascii=False)
+        out = json.dumps(value, ensure_ascii=False, default=json_default)
     out = one_line(" ".join(out.split()))
     return out if len(out) <= _PREVIEW else out[: _PREVIEW - 3] + "..."
 
@@ -317,7 +318,9 @@ def run(args: argparse.Namespace) -> int:
     for warning in caught:
         print(f"inspector: warning: {warning.message}", file=sys.stderr)
     if args.json:
-        json.dump(summary(recorded, diagnostics), sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(
+            summary(recorded, diagnostics), sys.stdout, ensure_ascii=False, indent=2, default=json_default
+        )
         sys.stdout.write("\n")
         return 0
     out = lines or []

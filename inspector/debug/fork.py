@@ -46,6 +46,7 @@ from inspector.errors import DebugError
 from inspector.recording import Run, read_run
 from inspector.recording.encode import Encoder
 from inspector.recording.redact import make_redaction
+from inspector.recording.valuelist import LISTS, plain
 from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
 from inspector.target import LoadedTarget, load_target
 
@@ -59,9 +60,8 @@ def decode_value(value: Any, where: str = "value") -> Any:
     """A recorded JSON value as the live value it stood for: message-shaped objects (a `role` of
     system/user/assistant/tool) become `Message`s, in lists and mappings too. A value the recording did
     not keep in full (`$repr`, `$truncated`, masked) raises `DebugError`: it cannot be replayed."""
-    if isinstance(value, list):
-        items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
-        return [decode_value(item, f"{where}[{i}]") for i, item in enumerate(items)]
+    if isinstance(value, LISTS):  # a recorded history is a `ValueList`
+        return [decode_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
     if isinstance(value, dict):
         mapping: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
         marker = next((k for k in mapping if k in _MARKERS), None)
@@ -286,7 +286,7 @@ class _ForkHook:
         """
         if boundary.state is None:
             return
-        recorded = self.plan.parent.state_at(after)
+        recorded = plain(self.plan.parent.state_at(after))  # histories as lists, like the rebuilt state
         difference = _first_difference(self._encoded(boundary.state), recorded)
         rebuilt = self._encoded(boundary.state)
         if (

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from inspector.recording.format import RunAborted, StateEdited
 from inspector.recording.reader import Run
+from inspector.recording.valuelist import plain
 
 __all__ = ["DebugLines", "read_debug_lines"]
 
@@ -40,7 +41,8 @@ def read_debug_lines(run: Run) -> DebugLines:
     for line in data.splitlines():
         if line.startswith(_EDIT):
             edit = StateEdited.model_validate_json(line)
-            edits.append(edit.model_copy(update={"old": run.resolve(edit.old), "new": run.resolve(edit.new)}))
+            old, new = plain(run.resolve(edit.old)), plain(run.resolve(edit.new))  # model fields: plain
+            edits.append(edit.model_copy(update={"old": old, "new": new}))
         elif line.startswith(_ABORTED):
             aborted = RunAborted.model_validate_json(line)
     return DebugLines(edits, aborted)

@@ -24,6 +24,7 @@ from inspector.recording.format import (
     StepRecord,
     StepUnfinished,
 )
+from inspector.recording.valuelist import plain
 
 if TYPE_CHECKING:
     from inspector.recording.reader import Run
@@ -277,8 +278,10 @@ class Step:
 
     @property
     def state(self) -> Any:
-        """The state after this step (JSON-like; None for graphs without state). Treat it as read-only."""
-        return self._run.state_at(self.position)
+        """The state after this step (JSON-like; None for graphs without state). Treat it as read-only.
+        Its lists are plain `list`s (`json.dumps` takes it); `run.state_at(position)` is the same state
+        with histories as `ValueList` views, which read only what is looked at."""
+        return plain(self._run.state_at(self.position))
 
     @property
     def node_runs(self) -> list[NodeRun]:

@@ -72,6 +72,7 @@ from inspector.recording.model import (
 )
 from inspector.recording.statediff import Change
 from inspector.recording.states import StateHistory
+from inspector.recording.valuelist import plain
 from inspector.recording.values import ValueTable
 
 __all__ = [
@@ -182,7 +183,7 @@ class Run:
         event = file.parse_at(last) if last > segment.head else None
         if isinstance(event, RunFinished):
             segment.status = event.status
-            segment.output = self.resolve(event.output)
+            segment.output = plain(self.resolve(event.output))  # JSON-like, for `json.dumps`
             segment.error = event.error
             segment.duration = event.duration
             before = data.rfind(b"\n", 0, last - 1) + 1
@@ -466,7 +467,9 @@ class Run:
         return self._states.raw_state_at(i)
 
     def state_at(self, i: int) -> Any:
-        """The state after step `i` (0-based position in `steps`), JSON-like, shared: do not mutate."""
+        """The state after step `i` (0-based position in `steps`), shared: do not mutate. A message
+        history in it is a `ValueList`, a read-only view that reads only the messages looked at
+        (`Step.state` is the same state with plain lists, for `json.dumps`)."""
         return self._states.state_at(i)
 
     def state_changes(self, a: int, b: int) -> list[Change]:
@@ -480,8 +483,8 @@ class Run:
         return self._values.value(ref)
 
     def resolve(self, value: Any) -> Any:
-        """`value` with every `{"$ref": n}` replaced by the stored value and escaped keys (`$$x`)
-        given back their own name (`$x`)."""
+        """`value` with every `{"$ref": n}` replaced by the stored value, every `{"$refs": runs}` by a
+        `ValueList` view of the stored values, and escaped keys (`$$x`) given back their own name."""
         return self._values.resolve(value)
 
     def messages_at(self, i: int) -> list[Message]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from inspector.recording.valuelist import LISTS
+
 __all__ = ["Change", "ChangeOp", "Path", "appended_runs", "apply_delta", "changes", "delta", "delta_into"]
 
 Path = tuple[str | int, ...]
@@ -199,7 +201,7 @@ def _changes(old: Any, new: Any, path: Path, out: list[Change]) -> None:
             Change((*path, key), "removed", value, None) for key, value in old.items() if key not in new
         )
         return
-    if type(old) is list and type(new) is list:
+    if isinstance(old, LISTS) and isinstance(new, LISTS):  # a recorded history is a `ValueList`
         n = len(old)
         common = min(n, len(new))
         if len(new) > n and new[:n] == old:

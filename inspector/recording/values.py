@@ -4,11 +4,12 @@ A message is stored once, as a `value` line, and referred to as `{"$ref": n}`; a
 `{"$refs": [[start, stop], ...]}`, runs of consecutive ids. Keys of recorded data that start with `$`
 are stored with one more `$` (`$$ref` for `$ref`) and given back their own name here.
 
-Each value is parsed once and kept in one list by id, so the messages of a history are shared by
-every step that holds them, and a `$refs` run resolves to a slice of that list (a copy of pointers,
-made at C speed) rather than a lookup per message: a 2,000-round run's show no longer makes millions
-of lookups. (The lists themselves are still made per step: a read-only prefix view shared by every
-step would make them constant-size, but consumers serialise them with `json` and test `list`.)
+Each value is parsed once, when first used, and kept in one list by id, so the messages of a history
+are shared by every step that holds them. A `$refs` marker resolves to a `ValueList`, a read-only view
+over those ids (`valuelist.py`): a step's history is a prefix of the one range of ids the whole run
+appends to, made in constant time, and only the items looked at are read. Opening step 99,000 of a long
+agent run reads the messages it shows, not the 99,000 before them. A list of at most 8 values (a tool
+node's output, the first steps' history) is copied instead: a short list costs less than a view.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from inspector.errors import RunFileError
 from inspector.recording.fileindex import RunFile, RunFileWarning, load_json
+from inspector.recording.valuelist import ValueList
 
 __all__ = ["ValueTable"]
 
@@ -49,8 +51,9 @@ class ValueTable:
         self._resolved[ref] = value
         return value
 
-    def _slice(self, start: int, stop: int) -> list[Any]:
-        """The values with ids `start` to `stop` (within the table), read where not read yet."""
+    def between(self, start: int, stop: int) -> list[Any]:
+        """The values with ids `start` to `stop` (within the table), read where not read yet: a
+        `ValueList` iterates through these, a chunk at a time."""
         resolved = self._resolved
         if stop > self._read_below:
             for ref in range(max(start, self._read_below), stop):
@@ -89,7 +92,8 @@ class ValueTable:
 
     def resolve(self, value: Any) -> Any:
         """`value` with every `{"$ref": n}` replaced by the stored value, every `{"$refs": runs}` by a
-        `ValueList`, and escaped keys (`$$x`) given back their own name (`$x`)."""
+        `ValueList` (a `list` when it holds at most 8 values), and escaped keys (`$$x`) given back
+        their own name (`$x`)."""
         if type(value) is dict:
             if len(value) == 1:  # pyright: ignore[reportUnknownArgumentType]
                 if "$ref" in value:
@@ -98,10 +102,11 @@ class ValueTable:
                     runs = value["$refs"]
                     if not _is_runs(runs):
                         return [self._bad_marker(f"a `$refs` marker `{json.dumps(runs)}` is malformed")]
-                    if len(runs) == 1:
-                        start, stop = runs[0]
-                        if 0 <= start <= stop <= len(self._resolved):
-                            return self._slice(start, stop)
+                    size = len(self._resolved)
+                    if all(0 <= start <= stop <= size for start, stop in runs):
+                        if sum(stop - start for start, stop in runs) > _SHORT:
+                            return ValueList(self, [(start, stop) for start, stop in runs if stop > start])
+                        return [v for start, stop in runs for v in self.between(start, stop)]
                     return [self.value(i) for start, stop in runs for i in range(start, stop)]
             return {  # pyright: ignore[reportUnknownVariableType]
                 (k[1:] if k[:2] == "$$" else k): self.resolve(v)  # pyright: ignore[reportUnknownArgumentType]
@@ -147,6 +152,7 @@ class ValueTable:
 
 
 _UNREAD: Any = object()
+_SHORT = 8  # values: a list this short is copied (cheaper than a view: a tool's one-message output)
 
 
 def _is_runs(runs: Any) -> bool:

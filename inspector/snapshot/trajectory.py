@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.recording.reader import NodeRun, Run, Step, read_run
+from inspector.recording.valuelist import LISTS, json_default
 
 __all__ = [
     "FORMAT",
@@ -55,7 +56,7 @@ def _message_label(message: dict[str, Any]) -> str:
 def _messages_of(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, dict) and "role" in value:
         return [value]  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, list):
+    if isinstance(value, LISTS):
         return [m for m in value if isinstance(m, dict) and "role" in m]  # pyright: ignore[reportUnknownVariableType]
     return []
 
@@ -165,7 +166,7 @@ def _is_graph(subject: object) -> bool:
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=json_default)
 
 
 def to_text(subject: Run | str | os.PathLike[str] | dict[str, Any], /) -> str:

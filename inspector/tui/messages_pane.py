@@ -19,6 +19,7 @@ rows on screen.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,7 @@ from textual.strip import Strip
 
 from graph_core.schema import Message
 from inspector.conversation import Said
+from inspector.recording.valuelist import LISTS
 from inspector.tui.literal import literal, one_line
 
 __all__ = ["ROLE_COLOURS", "MessagesPane", "raw_messages", "render_messages"]
@@ -83,13 +85,13 @@ def _block(
     return text
 
 
-def raw_messages(state: Any) -> list[Any]:
+def raw_messages(state: Any) -> Sequence[Any]:
     """The state's `messages` (or `Messages`) list as recorded, [] when there is none; items are turned
     into `Message`s only when drawn (as `inspector.recording.to_messages` would, invalid ones skipped)."""
     if not isinstance(state, dict):
         return []
     raw = state.get("messages", state.get("Messages"))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    return raw if isinstance(raw, list) else []  # pyright: ignore[reportUnknownVariableType]
+    return raw if isinstance(raw, LISTS) else []  # pyright: ignore[reportUnknownVariableType]
 
 
 def _message(item: Any) -> Message | None:

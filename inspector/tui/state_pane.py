@@ -12,6 +12,7 @@ which repaints the pane. Building it anew would lay the whole screen out again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rich.text import Text
@@ -19,6 +20,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from inspector.recording.statediff import Change, Path
+from inspector.recording.valuelist import LISTS
 from inspector.tui.literal import literal, one_line
 
 __all__ = ["StatePane"]
@@ -168,7 +170,7 @@ class StatePane(Tree[tuple[Path, Any]]):
         text.append_text(one_line(key, limit=60, style=marked or "bold"))
         if isinstance(value, dict):
             text.append(f"  {{{len(value)}}}", style="dim")  # pyright: ignore[reportUnknownArgumentType]
-        elif isinstance(value, list):
+        elif isinstance(value, LISTS):
             text.append(f"  [{len(value)}]", style="dim")  # pyright: ignore[reportUnknownArgumentType]
         else:
             whole = self.expand_all_values or path in self.expanded_values
@@ -188,21 +190,21 @@ class StatePane(Tree[tuple[Path, Any]]):
     ) -> None:
         """Add `value`'s children under `parent` (or `value` itself as `label` when given)."""
         if label is not None:
-            if isinstance(value, dict | list):
+            if isinstance(value, dict | LISTS):
                 node = parent.add(self._label(label, path, value, style), data=(path, value), expand=True)
                 self._add_items(node, path, value)  # pyright: ignore[reportUnknownArgumentType]
             else:
                 text = self._label(label, path, value, style)
                 parent.add_leaf(text, data=(path, value), name=(label, style))
             return
-        if isinstance(value, dict | list):
+        if isinstance(value, dict | LISTS):
             self._add_items(parent, path, value)  # pyright: ignore[reportUnknownArgumentType]
         else:
             parent.add_leaf(
                 self._label("value", path, value, style), data=(path, value), name=("value", style)
             )
 
-    def _add_items(self, parent: _Parent, path: Path, value: dict[Any, Any] | list[Any]) -> None:
+    def _add_items(self, parent: _Parent, path: Path, value: dict[Any, Any] | Sequence[Any]) -> None:
         items: list[tuple[str | int, Any]]
         hidden = 0
         if isinstance(value, dict):
@@ -218,7 +220,7 @@ class StatePane(Tree[tuple[Path, Any]]):
                 parent.add_leaf(Text(f"… {hidden} items not shown …", style="dim"))
             child_path = (*path, key)
             label = self._label(_key_text(key), child_path, child, "")
-            if isinstance(child, dict | list):
+            if isinstance(child, dict | LISTS):
                 open_it = child_path in self._ancestors or child_path in self._changed or len(path) == 0
                 node = parent.add(label, data=(child_path, child), expand=open_it)
                 self._add_items(node, child_path, child)  # pyright: ignore[reportUnknownArgumentType]
