@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from graph_core.topology import END, START, Topology, TriggerMode
 from inspector.export import as_topology
+from inspector.lint_codes import CODES
 
 __all__ = ["CODES", "Finding", "LintResult", "Severity", "has_errors", "lint", "lint_report", "silence"]
 
@@ -28,17 +29,6 @@ _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 _UNBOUNDED = 10**9  # budgets above this (ADK uses math.MaxInt) are reported as effectively unlimited
 _DEFAULT_EXTRA_STEPS = 10  # Eino: max run steps default to user-added nodes + 10 in Pregel mode
 
-CODES: dict[str, str] = {
-    "unreachable": "a node no path from START reaches (error)",
-    "end-unreachable": "no run can reach END (error)",
-    "cannot-reach-end": "a node with no path to END (warning)",
-    "dag-cycle": "a cycle in DAG mode (error)",
-    "budget-too-small": "the shortest run needs more supersteps than the budget (error)",
-    "branch-target-never-chosen": "an agent branch that only set_return_directly() can take (info)",
-    "cycle": "a Pregel loop and how often the budget lets a run go round it (info)",
-    "step-budget": "the step budget (info)",
-}
-"""Every finding code with what it means; `--ignore` and `silence` accept only these."""
 
 _SILENCED: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
 

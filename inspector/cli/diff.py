@@ -15,7 +15,6 @@ from typing import Any
 
 from inspector.recording import read_run
 from inspector.recording.reader import RunFileWarning
-from inspector.rundiff import diff_runs
 
 
 def register(subparsers: Any) -> None:
@@ -35,6 +34,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspector.rundiff import diff_runs  # loaded only for this command
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
         run_a = read_run(args.run_a, lenient=args.lenient)

@@ -6,8 +6,7 @@ import argparse
 from typing import Any
 
 from inspector.errors import InspectorError
-from inspector.lint import CODES, has_errors, lint_report
-from inspector.target import load_target
+from inspector.lint_codes import CODES
 
 
 def register(subparsers: Any) -> None:
@@ -40,6 +39,9 @@ def _codes(values: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspector.lint import has_errors, lint_report  # networkx loads only for this command
+    from inspector.target import load_target
+
     ignore = _codes(args.ignore)
     target = load_target(args.target)
     report = lint_report(target.runnable, ignore=ignore)

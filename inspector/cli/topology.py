@@ -12,14 +12,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graph_core.topology import END, START, Topology
 from inspector.errors import InspectorError
-from inspector.export import RunOverlay, render, to_dot, to_mermaid, topology_document
-from inspector.layout import draw
-from inspector.recording import read_run
-from inspector.target import load_target
+
+if TYPE_CHECKING:  # the exporters, the drawing and networkx load only for this command
+    from graph_core.topology import Topology
+    from inspector.export import RunOverlay
 
 FORMATS = ("text", "dot", "json", "mermaid", "svg", "png")
 
@@ -47,6 +46,9 @@ def register(subparsers: Any) -> None:
 
 
 def _text(subject: Any, args: argparse.Namespace, overlay: RunOverlay | None) -> str:
+    from graph_core.topology import END, START
+    from inspector.layout import draw
+
     options: dict[str, Any] = {
         "highlight": args.highlight,
         "expand_nested": args.expand,
@@ -67,6 +69,8 @@ def _text(subject: Any, args: argparse.Namespace, overlay: RunOverlay | None) ->
 
 def produce(subject: Any, args: argparse.Namespace, overlay: RunOverlay | None = None) -> str | bytes:
     """The requested output, as text or (for images) bytes."""
+    from inspector.export import render, to_dot, to_mermaid, topology_document
+
     fmt = args.format
     if fmt == "text":
         return _text(subject, args, overlay)
@@ -121,6 +125,8 @@ def _is_run_file(spec: str) -> bool:
 
 
 def _recorded_topology(path: str) -> Topology:
+    from inspector.recording import read_run
+
     run = read_run(path)
     if run.topology is None:
         raise InspectorError(
@@ -131,6 +137,9 @@ def _recorded_topology(path: str) -> Topology:
 
 
 def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
+    from inspector.export import RunOverlay
+    from inspector.recording import read_run
+
     run = read_run(path)
     keys = {node.key for node in topology.nodes}
     foreign = sorted({node for step in run.steps for node in step.nodes if node not in keys})
@@ -144,6 +153,8 @@ def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspector.target import load_target
+
     if args.format == "png" and not args.output and sys.stdout.isatty():
         raise InspectorError(
             "--format png writes binary image data, not something to show in a terminal: add "
