@@ -34,14 +34,8 @@ RATIO_TARGET = 12.0
 SHOW_TARGET_S = 2.0
 
 
-def _best_cpu(fn: Callable[[], object], repeats: int = 3) -> float:
-    """CPU seconds of the fastest of `repeats` calls of `fn`."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
+def _best_cpu(fn: Callable[[], object]) -> float:
+    return best_time(fn, clock=time.process_time)
 
 
 def _record(path: Path, rounds: int) -> Path:

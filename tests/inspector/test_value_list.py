@@ -1,8 +1,8 @@
 """`ValueList`: a recorded history is a read-only view over the value table, shared by every step.
 
 The view behaves as the list it stands for (sequence protocol, slicing, equality, JSON through
-`json_default`, copies and pickles as a list) and reads values lazily: opening a step far into a long
-recording reads the messages looked at, not the history before them.
+`json_default`, copies and pickles as a list) and value_reads values lazily: opening a step far into a long
+recording value_reads the messages looked at, not the history before them.
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ from inspector.recording.reader import Run
 from inspector.recording.statediff import changes
 from inspector.recording.synthetic import react_topology, simulate_react
 from inspector.recording.valuelist import LISTS, ValueList, json_default, plain
-from inspector.recording.values import ValueTable
 
 
 class _Table:
-    """A value table of `n` values (`{"id": i}`), counting reads."""
+    """A value table of `n` values (`{"id": i}`), counting value_reads."""
 
     def __init__(self, n: int) -> None:
         self.items: list[Any] = [{"id": i} for i in range(n)]
@@ -146,35 +145,23 @@ def _recording(path: Path, rounds: int) -> Run:
     return read_run(path)
 
 
-@pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The value ids read from the file (value lines parsed), in order."""
-    seen: list[int] = []
-    original = ValueTable._read  # pyright: ignore[reportPrivateUsage]
-
-    def counting(self: ValueTable, ref: int) -> Any:
-        seen.append(ref)
-        return original(self, ref)
-
-    monkeypatch.setattr(ValueTable, "_read", counting)
-    return seen
-
-
-def test_a_state_far_into_a_long_run_reads_only_what_is_looked_at(tmp_path: Path, reads: list[int]) -> None:
+def test_a_state_far_into_a_long_run_reads_only_what_is_looked_at(
+    tmp_path: Path, value_reads: list[int]
+) -> None:
     run = _recording(tmp_path / "long.jsonl", 1500)
-    reads.clear()  # opening may check a small file whole; from here on, only what is asked
+    value_reads.clear()  # opening may check a small file whole; from here on, only what is asked
     far = len(run.steps) - 10
     state = run.state_at(far)
     messages = state["messages"]
     assert isinstance(messages, ValueList)
-    assert len(messages) > 1500 and reads == []  # the history is a range: nothing read to open it
+    assert len(messages) > 1500 and value_reads == []  # the history is a range: nothing read to open it
     first, last = messages[0], messages[-1]
     assert first["role"] == "user" and last["role"] in ("assistant", "tool")
-    assert len(reads) == 2
+    assert len(value_reads) == 2
     # every step's history is a prefix of the same range, and values read once stay read
     before = run.state_at(far - 1)["messages"]
     assert before == messages[: len(before)] and before[0] is first
-    assert len(reads) == 2
+    assert len(value_reads) == 2
 
 
 def test_the_view_holds_what_the_plain_state_holds(tmp_path: Path) -> None:
@@ -187,11 +174,11 @@ def test_the_view_holds_what_the_plain_state_holds(tmp_path: Path) -> None:
 
 
 def test_the_conversation_tail_far_into_a_long_run_reads_about_what_it_shows(
-    tmp_path: Path, reads: list[int]
+    tmp_path: Path, value_reads: list[int]
 ) -> None:
     run = _recording(tmp_path / "long.jsonl", 1500)
-    reads.clear()
+    value_reads.clear()
     far = len(run.steps) - 10
     said = Conversation(run).at(far, last=20)
     assert len(said) == 20
-    assert len(reads) < 200  # the shown messages and the recent steps' outputs, not 3,000 messages
+    assert len(value_reads) < 200  # the shown messages and the recent steps' outputs, not 3,000 messages
