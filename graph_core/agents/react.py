@@ -8,7 +8,8 @@ start -> chat --(tool calls?)--> tools --(return directly?)--> direct_return -> 
 
 Node keys are exactly `chat`, `tools` and `direct_return`; the per-run state is `ReActState`
 (`messages`, `return_directly_tool_call_id`). The model's pre-handler appends its input to the state
-(`message_rewriter` then rewrites the state, `message_modifier` a copy of it); the tools' pre-handler
+(`message_rewriter` then rewrites the state, `message_modifier` a copy of it) and hands the model a
+read-only `HistoryView` of it (a Go slice header: fixed length, O(1)); the tools' pre-handler
 appends the assistant message and picks the return-directly call (the first call whose tool is in
 `tool_return_directly`; `set_return_directly()` inside a tool overrides it, the last call wins). The
 final answer is the graph output and is not appended to the state. `max_step=0` means Eino's default of
@@ -31,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph_core.branch import Branch
 from graph_core.errors import GraphBuildError
 from graph_core.graph import Graph
+from graph_core.history import HistoryView
 from graph_core.lambda_ import Lambda
 from graph_core.schema import Message
 from graph_core.state import process_state
@@ -171,14 +173,23 @@ class ReActAgent:
 
     # -- the graph --------------------------------------------------------------------------------------
 
-    def _model_pre(self, input: list[Message], state: ReActState) -> list[Message]:
-        state.messages.extend(input)
+    def _model_pre(self, input: list[Message], state: ReActState) -> Sequence[Message]:
+        """The model's input: the history so far, fixed at this call.
+
+        Without a `message_modifier` that is a `HistoryView` of the state's list (Eino hands over the
+        slice header `state.Messages`): O(1), where a copy costs O(history) per round; the state list
+        grows after this call, and the view keeps showing the history as it was, for callbacks and
+        models that keep their input. A `message_rewriter` gets a copy (it may edit its list in place,
+        and earlier views share the state's list); `message_modifier` takes a copy and the model gets a
+        copy of its result, as before (the contract: the hooks take and return lists).
+        """
+        messages = state.messages
+        messages.extend(input)
         if self.message_rewriter is not None:
-            state.messages = list(self.message_rewriter(state.messages))
+            messages = state.messages = list(self.message_rewriter(list(messages)))
         if self.message_modifier is not None:
-            return list(self.message_modifier(list(state.messages)))
-        # a copy: the state list grows after this call, and callbacks or models may keep their input
-        return list(state.messages)
+            return list(self.message_modifier(list(messages)))
+        return HistoryView(messages)
 
     def _tools_pre(self, input: Message | None, state: ReActState) -> Message:
         if input is None:  # rerun after an interrupt: the assistant message is already in state

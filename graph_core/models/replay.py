@@ -57,7 +57,7 @@ class ReplayChatModel:
         return self._inner.tools
 
     @property
-    def calls(self) -> list[list[Message]]:
+    def calls(self) -> list[Sequence[Message]]:
         """The message lists received, one per call (shared with tool-bound copies)."""
         return self._inner.calls
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from graph_core.errors import GraphError
+from graph_core.history import HistoryView
 from graph_core.schema import Message, ToolInfo, concat_messages, shallow_copy, unvalidated
 
 __all__ = ["ScriptEntry", "ScriptExhaustedError", "ScriptedChatModel"]
@@ -34,7 +35,7 @@ class _Cursor:
     """Shared between a model and its tool-bound copies."""
 
     position: int = 0
-    calls: list[list[Message]] = field(default_factory=lambda: [])
+    calls: list[Sequence[Message]] = field(default_factory=lambda: [])
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -85,13 +86,15 @@ class ScriptedChatModel:
     # -- shared bookkeeping ------------------------------------------------------------------------------
 
     @property
-    def calls(self) -> list[list[Message]]:
+    def calls(self) -> list[Sequence[Message]]:
         """The message lists received, one per call, across this model and its tool-bound copies.
 
-        Each is a copy, made when the call came in (the caller may change its list afterwards), as the
-        contract has it: a list per call. Over an agent run of K rounds that is K copies of a history
-        that grows to 2K messages, memory and copying that grow with K squared; a long scripted run that
-        does not read `calls` can empty it as it goes (`calls.clear()`, as `bench_react` measures)."""
+        A list received is copied when the call comes in (the caller may change it afterwards). A
+        `HistoryView` (what `ReActAgent` hands its model) is kept as it is: it is fixed-length, so it
+        already is a record of what the call received, and keeping it costs O(1) where a copy of a
+        history growing by two messages a round would cost O(K) per round and O(K squared) memory over
+        K rounds. Such an entry is a read-only sequence, not a `list`: it compares equal to the list
+        of the same messages, and `list(entry)` gives one."""
         return self._cursor.calls
 
     @property
@@ -133,7 +136,8 @@ class ScriptedChatModel:
                     f"entr{'y' if len(self.script) == 1 else 'ies'}; add entries, pass cycle=True, or reset()"
                 )
             self._cursor.position = position + 1
-            self._cursor.calls.append(list(messages))
+            # a view is fixed-length already (the agent's history): kept as it is, O(1); else a copy
+            self._cursor.calls.append(messages if type(messages) is HistoryView else list(messages))
             entry = self.script[position % len(self.script)]
         if isinstance(entry, BaseException):
             raise entry

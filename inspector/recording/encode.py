@@ -34,6 +34,7 @@ from uuid import UUID
 from pydantic import BaseModel
 from pydantic_core import to_json
 
+from graph_core.history import HistoryView
 from graph_core.schema import Message, TokenUsage, ToolCall
 from inspector.recording.redact import NO_REDACTION, Redaction
 
@@ -280,6 +281,8 @@ class Encoder:
             return {"$repr": "<too deep>", "$type": type_name(value)}
         if cls is list:
             return self._list(value, depth)
+        if cls is HistoryView:  # an agent's fixed view of its history: encoded as the list it shows
+            return self._list(value.as_list(), depth)
         kind = _KINDS.get(cls) or _kind_of(cls)
         if kind == "mapping":
             return self._guarded(value, depth, self._mapping)

@@ -37,6 +37,7 @@ from pydantic_core import to_json
 
 from graph_core.callbacks import RunInfo, StepInfo
 from graph_core.errors import InterruptError
+from graph_core.history import HistoryView
 from graph_core.schema import Message
 from graph_core.topology import Topology
 from inspector.recording.continuation import (
@@ -243,6 +244,8 @@ class Recorder:
         cls = type(value)
         if cls is Message or cls is str or value is None or cls is int:
             return value
+        if cls is HistoryView:  # an agent's fixed view of its history: held as the list it shows
+            value, cls = value.as_list(), list
         if cls is list and value and type(value[0]) is Message and type(value[-1]) is Message:
             return Held(value)
         return Encoded(self._encoder.encode(value))
