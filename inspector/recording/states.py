@@ -42,6 +42,9 @@ class StateHistory:
         k = bisect.bisect_right(file.full, i) - 1
         if k < 0:
             return None
+        cached = self._raw.get_lru(i)
+        if cached is not None:  # a walk asks for each state twice: as the new one, then as the old one
+            return cached[0]
         base = file.full[k]
         j = i
         while j > base and self._raw.get_lru(j) is None:
