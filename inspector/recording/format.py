@@ -313,7 +313,7 @@ class RunAborted(_Record):
     t: float | None = None
 
 
-Event = Annotated[
+_EventKinds = (
     ValueDefined
     | StepRecord
     | StepUnfinished
@@ -321,23 +321,14 @@ Event = Annotated[
     | RunFinished
     | SegmentStarted
     | StateEdited
-    | RunAborted,
-    Field(discriminator="kind"),
-]
+    | RunAborted
+)
+"""Every kind of line after the header, listed once for both unions below."""
+
+Event = Annotated[_EventKinds, Field(discriminator="kind")]
 """Any line after the header."""
 
-Line = Annotated[
-    Header
-    | ValueDefined
-    | StepRecord
-    | StepUnfinished
-    | Interrupted
-    | RunFinished
-    | SegmentStarted
-    | StateEdited
-    | RunAborted,
-    Field(discriminator="kind"),
-]
+Line = Annotated[Header | _EventKinds, Field(discriminator="kind")]
 
 event_adapter: TypeAdapter[Any] = TypeAdapter(Event)
 line_adapter: TypeAdapter[Any] = TypeAdapter(Line)
