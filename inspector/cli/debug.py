@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from inspector.cli.record import _check_output, make_input  # pyright: ignore[reportPrivateUsage]
+from inspector.cli.record import check_output, make_input
 from inspector.errors import InspectorError
 from inspector.recording import read_run
 from inspector.target import load_target
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         stop_at_start=not args.breaks and not args.when,
         meta={"target": args.target, "mode": mode},
     )
-    _check_output(output, resume=False)  # after the checks above: a refused debug run writes nothing
+    check_output(output, resume=False)  # after the checks above: a refused debug run writes nothing
     output.write_bytes(b"")  # the app follows this file: no earlier recording may show meanwhile
     from inspector.tui.debug_app import make_debug_app  # Textual loads only for the commands that draw
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graph_core.schema import Message
-from inspector.cli.record import _check_output  # pyright: ignore[reportPrivateUsage]
+from inspector.cli.record import check_output
 from inspector.errors import InspectorError
 from inspector.recording import Recorder
 
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.output:
         path = Path(args.output)
-        _check_output(path, resume=False)  # refused before the run, as `inspector record -o` does
+        check_output(path, resume=False)  # refused before the run, as `inspector record -o` does
     else:
         path = Path(tempfile.mkdtemp(prefix="inspector-demo-")) / f"{args.agent}.jsonl"
     record_demo(path, args.agent)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspector.cli.record import _refuse_to_clobber  # pyright: ignore[reportPrivateUsage]
+from inspector.cli.record import refuse_to_clobber
 from inspector.errors import InspectorError
 
 __all__ = ["register", "run"]
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         raise InspectorError(f"-o {output} is a directory: give a file path such as {output / 'fork.jsonl'}")
     if Path(args.run_file).resolve() == output.resolve():
         raise InspectorError(f"-o {output} is the run being forked: give the fork its own file")
-    _refuse_to_clobber(output)
+    refuse_to_clobber(output)
     if not output.parent.is_dir():
         raise InspectorError(f"-o {output}: the directory {output.parent} does not exist")
     sets = parse_sets(args.set)

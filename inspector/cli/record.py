@@ -29,7 +29,7 @@ from inspector.recording import Recorder, read_run
 from inspector.recording.format import FORMAT_NAME
 from inspector.target import LoadedTarget, load_target
 
-__all__ = ["make_input", "parse_json", "register", "run"]
+__all__ = ["check_output", "make_input", "parse_json", "refuse_to_clobber", "register", "run"]
 
 
 def register(subparsers: Any) -> None:
@@ -119,7 +119,7 @@ def make_input(target: LoadedTarget, text: str | None, raw_json: str | None) -> 
     return value
 
 
-def _check_output(output: Path, *, resume: bool) -> None:
+def check_output(output: Path, *, resume: bool) -> None:
     """Refuse an output the Recorder could not write before the run starts, not halfway through it."""
     if output.is_dir():
         raise InspectorError(f"-o {output} is a directory: give a file path such as {output / 'run.jsonl'}")
@@ -130,7 +130,7 @@ def _check_output(output: Path, *, resume: bool) -> None:
                 "the interrupted run, so give that file as -o"
             )
         return  # the Recorder checks the file it appends to, with its own one-paragraph reasons
-    _refuse_to_clobber(output)
+    refuse_to_clobber(output)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         with output.open("a", encoding="utf-8"):
@@ -143,7 +143,7 @@ def _check_output(output: Path, *, resume: bool) -> None:
         raise InspectorError(f"could not write the run file {output}: {exc.strerror or exc}") from None
 
 
-def _refuse_to_clobber(output: Path) -> None:
+def refuse_to_clobber(output: Path) -> None:
     """Recording truncates `output`: refuse when it holds something other than a run file (a typo in -o
     must not cost the user a file); an earlier recording is overwritten, as re-recording means."""
     try:
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     resume_data = _check_options(args, target)
     value = None if args.resume else make_input(target, args.input, args.input_json)
     output = Path(args.output)
-    _check_output(output, resume=args.resume)
+    check_output(output, resume=args.resume)
     meta: dict[str, Any] = {"target": args.target, "mode": "stream" if args.stream else "invoke"}
     if args.resume and args.resume_data is not None:
         meta["resume_data"] = resume_data
