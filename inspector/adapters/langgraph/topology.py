@@ -189,31 +189,29 @@ def _branch_edges(builder: Any, source: str, names: list[str]) -> list[TopologyE
                 shown = labels.setdefault(str(target), [])
                 if str(label) != str(target):
                     shown.append(str(label))
-        for target, shown in labels.items():
-            out.append(
-                TopologyEdge(
-                    source=_key(source),
-                    target=_key(target),
-                    kind="branch",
-                    branch_index=index,
-                    branch_kind="conditional",
-                    label=" | ".join(shown) or None,
-                )
-            )
+        out.extend(
+            _branch_edge(source, target, index, "conditional", " | ".join(shown) or None)
+            for target, shown in labels.items()
+        )
         index += 1
     spec = builder.nodes.get(source)
     destinations = getattr(spec, "ends", None) if spec is not None else None
     if destinations:
         items = destinations.items() if isinstance(destinations, Mapping) else ((d, d) for d in destinations)
-        for target, label in items:
-            out.append(
-                TopologyEdge(
-                    source=_key(source),
-                    target=_key(target),
-                    kind="branch",
-                    branch_index=index,
-                    branch_kind="command",
-                    label=None if str(label) == str(target) else str(label),
-                )
-            )
+        out.extend(
+            _branch_edge(source, target, index, "command", None if str(label) == str(target) else str(label))
+            for target, label in items
+        )
     return out
+
+
+def _branch_edge(source: str, target: Any, index: int, kind: str, label: str | None) -> TopologyEdge:
+    """One target of `source`'s branch `index`: a conditional edge's or a `Command` destination's."""
+    return TopologyEdge(
+        source=_key(source),
+        target=_key(target),
+        kind="branch",
+        branch_index=index,
+        branch_kind=kind,
+        label=label,
+    )
