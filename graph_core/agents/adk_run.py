@@ -20,6 +20,7 @@ from graph_core.agents.cancel import (
     Canceller,
     CancelRequest,
 )
+from graph_core.history import HistoryView
 from graph_core.schema import Message, concat_messages
 from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
@@ -126,8 +127,12 @@ class StateModel:
         return output
 
     @staticmethod
-    def _history() -> list[Message]:
-        return process_state(AdkState, lambda s: list(s.messages))
+    def _history() -> HistoryView[Message]:
+        """The state's history as it is at this call: a fixed `HistoryView` (Eino's slice header), O(1)
+        per round where a copy cost O(history), so a long run's rounds stay flat. The state list only
+        grows at its end (the model's output and the tool results are appended; a resume's history
+        modifier replaces the list), so the view keeps showing the history of this call."""
+        return process_state(AdkState, lambda s: HistoryView(s.messages))
 
     def generate(self, _input: Any) -> Message:
         return self._record(self.model.generate(self._history()))
