@@ -20,8 +20,9 @@ class ChatModel(Protocol):
     """What `add_chat_model_node` and the agents need from a model.
 
     `stream` and `astream` yield chunks that `concat_messages` joins into what `generate` would return.
-    `messages` is a list or, from `ReActAgent` and `ChatModelAgent`, a read-only `graph_core.history.HistoryView` (a fixed
-    view of the agent's history, not a `list` instance): read it, or take `list(messages)` to change it.
+    `messages` is a list or, from `ReActAgent` and `ChatModelAgent`, a read-only
+    `graph_core.history.HistoryView` (a fixed view of the agent's history, not a `list` instance): read
+    it, or take `list(messages)` to change it.
     """
 
     def generate(self, messages: list[Message]) -> Message: ...
