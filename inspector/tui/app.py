@@ -10,17 +10,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from rich.text import Text
 from textual import events
 from textual.actions import SkipAction
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
-from textual.containers import Grid, ScrollableContainer, Vertical, VerticalScroll
+from textual.containers import Grid, ScrollableContainer, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 
 from inspector.conversation import Said, state_messages, step_name
@@ -40,13 +41,15 @@ from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
 from inspector.tui.notes import counting_note, status_text, timeline_note
 from inspector.tui.prompt import PromptScreen
-from inspector.tui.repaint import repaint
+from inspector.tui.repaint import repaint, retitle
 from inspector.tui.search import Finder
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
 from inspector.tui.timeline import Columns, Timeline, header
 
 __all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "WIDE_REST", "ReplayApp", "make_app"]
+
+_W = TypeVar("_W", bound=Widget)
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
@@ -102,6 +105,7 @@ class ReplayApp(App[None]):
         self.arranger = Arranger(self)
         self._begun = False
         self._graph_counting = False  # the graph shows no counts: the background count is not there yet
+        self._panes: dict[tuple[str, type[Widget]], Widget] = {}
 
     @property
     def session(self) -> Session:
@@ -144,6 +148,7 @@ class ReplayApp(App[None]):
     # --- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        self._panes.clear()  # a followed file's screen is composed again: new panes
         if self._session is None:
             yield Static(waiting_text(self.path, self.poll_interval), id="waiting")
             yield KeyFooter()
@@ -159,8 +164,7 @@ class ReplayApp(App[None]):
                 yield Timeline(self.session, id="timeline")
             yield StatePane(id="state")
             yield MessagesPane(id="messages-box")
-            with VerticalScroll(id="detail-box"):
-                yield NodeDetail(id="detail")
+            yield NodeDetail(id="detail-box")
         yield BudgetBar(id="budget")
         yield KeyFooter()
 
@@ -218,6 +222,16 @@ class ReplayApp(App[None]):
 
     # --- showing --------------------------------------------------------------------------------
 
+    def _pane(self, kind: type[_W], selector: str | None = None) -> _W:
+        """The screen's pane of type `kind` (or `selector`), looked up once per composed screen: a
+        lookup walks the screen's widgets, and a step asked for a dozen."""
+        key = (selector or "", kind)
+        pane = self._panes.get(key)
+        if not isinstance(pane, kind):
+            pane = self.query_one(selector, kind) if selector else self.query_one(kind)
+            self._panes[key] = pane
+        return pane
+
     def show_cursor(self) -> None:
         """Push the cursor's position into every pane."""
         session, replay = self.session, self.replay
@@ -226,7 +240,7 @@ class ReplayApp(App[None]):
         step = replay.current
         at_end = cursor >= len(replay) - 1
         stop = session.stop_report() if at_end else None
-        timeline = self.query_one(Timeline)
+        timeline = self._pane(Timeline)
         timeline.breakpoints = replay.breakpoints
         timeline.hits = self.finder.hit_set
         timeline.cursor = cursor
@@ -234,7 +248,7 @@ class ReplayApp(App[None]):
         mark = session.interrupt_at(cursor) if step is not None else (stop.interrupt if stop else None)
         so_far = session.path_known(cursor)
         self._graph_counting = so_far is None
-        painted = self.query_one(GraphPane).show(
+        painted = self._pane(GraphPane).show(
             run.topology,
             active=active,
             so_far=so_far if so_far is not None else session.path_partial(cursor),
@@ -244,7 +258,7 @@ class ReplayApp(App[None]):
             gutter=count_gutter(len(session)),
         )
         self._fit_graph(painted)
-        self.query_one("#graph-box").border_subtitle = counting_note(session, known=so_far is not None)
+        retitle(self._pane(Widget, "#graph-box"), subtitle=counting_note(session, known=so_far is not None))
         state = replay.state_at(cursor) if step is not None else None
         changes = replay.changes_at(cursor) if step is not None else []
         empty = None
@@ -252,23 +266,24 @@ class ReplayApp(App[None]):
             empty = "(no complete step recorded)"
         elif state is None:
             empty = "(no state: this graph keeps none)"
-        self.query_one(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
+        self._pane(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
         held = len(state_messages(state))
         last = MESSAGES_SHOWN if held > MESSAGES_ALL_UP_TO else None
         said = session.conversation.at(cursor, state, last=last) if step is not None else []
-        self.query_one("#messages-box").border_subtitle = (
-            f"newest {len(said)} of {held} messages" if held > len(said) else ""
+        retitle(
+            self._pane(MessagesPane),
+            subtitle=f"newest {len(said)} of {held} messages" if held > len(said) else "",
         )
         by = [self._said_by(item) for item in said]
-        if self.query_one(MessagesPane).show(said, by=by, expand=self.expand):
-            self.query_one(MessagesPane).show_newest()
-        self.query_one(NodeDetail).show(
+        if self._pane(MessagesPane).show(said, by=by, expand=self.expand):
+            self._pane(MessagesPane).show_newest()
+        self._pane(NodeDetail).show(
             step, stop=stop, mark=mark, expand=self.expand, segments=len(run.segments)
         )
         budget = step.budget if step else None
         iterations_max = session.iterations_max_at(cursor)
         level = budget_level(budget, iterations_max=iterations_max) if budget else "none"
-        bar = self.query_one(BudgetBar)
+        bar = self._pane(BudgetBar)
         bar.show(
             budget,
             cycle=session.budget_cycle() if session.segment_at(cursor) == len(run.segments) - 1 else None,
@@ -278,9 +293,9 @@ class ReplayApp(App[None]):
             else None,
         )
         if len(run.segments) > 1:  # each resumed run has its own step budget
-            bar.border_title = f"budget · segment {session.segment_at(cursor)} (restarts at each resume)"
-        self.query_one("#timeline-box").border_subtitle = timeline_note(session, expand=self.expand)
-        repaint(self.query_one("#status", Static), self._status())
+            retitle(bar, title=f"budget · segment {session.segment_at(cursor)} (restarts at each resume)")
+        retitle(self._pane(Widget, "#timeline-box"), subtitle=timeline_note(session, expand=self.expand))
+        repaint(self._pane(Static, "#status"), self._status())
 
     def _said_by(self, said: Said) -> str:
         """Who said a message and when, as its block's header shows it: `chat · step 0`, `input`."""

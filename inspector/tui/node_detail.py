@@ -8,14 +8,16 @@ expanded (`x`).
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 
 from inspector.errortext import untagged
 from inspector.recording.format import ErrorRecord
 from inspector.recording.reader import NodeRun, Step
 from inspector.tui.interrupts import SAFE_POINTS, InterruptMark, is_interrupt, split_interrupt_message
 from inspector.tui.literal import literal, one_line
-from inspector.tui.repaint import repaint
 from inspector.tui.session import StopReport
 
 __all__ = ["NodeDetail", "render_detail", "render_interrupt", "render_stop"]
@@ -210,12 +212,27 @@ def render_detail(
     return Text("\n").join(parts)
 
 
-class NodeDetail(Static):
-    """The app calls `show(step, stop=..., expand=..., segments=...)` when the cursor moves."""
+class NodeDetail(ScrollView, can_focus=True):
+    """The app calls `show(step, stop=..., expand=..., segments=...)` when the cursor moves.
+
+    It is its own scrolling box (Line API), not text in a scrolling container: a `Static` of automatic
+    height inside a `VerticalScroll` changes size with every step's line count, and Textual answers a
+    size change with another screen-wide layout and frame, then one more when the scrollbar comes or
+    goes (three layouts and four frames a step). Here the text is wrapped once per change and width,
+    the scrollbar decided with it, and only the virtual height changes: one layout at most, merged
+    with the step's frame."""
 
     DEFAULT_CSS = """
-    NodeDetail { height: auto; }
+    NodeDetail { overflow-x: hidden; overflow-y: auto; }
     """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._text = Text()
+        self._lines: list[Strip] = []
+        self._wrapped: tuple[int, int] | None = None  # (width, height) the lines were wrapped for
+        self.wraps = 0
+        """How many times the text was wrapped (tests check a step that shows the same text wraps none)."""
 
     def show(
         self,
@@ -225,6 +242,53 @@ class NodeDetail(Static):
         mark: InterruptMark | None = None,
         expand: bool = False,
         segments: int = 1,
-    ) -> None:
+    ) -> bool:
+        """Show the detail of `step`; False when the pane already shows exactly that (nothing done)."""
         limit = None if expand else VALUE_LIMIT
-        repaint(self, render_detail(step, stop=stop, mark=mark, limit=limit, segments=segments))
+        text = render_detail(step, stop=stop, mark=mark, limit=limit, segments=segments)
+        if text == self._text and text.style == self._text.style and self._wrapped is not None:
+            return False
+        self._text = text
+        self._wrapped = None
+        self._lay_out()
+        return True
+
+    def render(self) -> Text:
+        """The whole text shown (wrapped and scrolled by `render_line`)."""
+        return self._text
+
+    def on_resize(self) -> None:
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        """Wrap the text to the pane, narrower by the scrollbar when it does not fit its height (as a
+        `VerticalScroll` would), and size the scrollable area to it."""
+        width, height = self.content_region.size
+        if width <= 0:  # not laid out yet: the first resize wraps, at the real width
+            return
+        if self._wrapped == (width, height):
+            return
+        self._wrapped = (width, height)
+        self.wraps += 1
+        visual = visualize(self, self._text, markup=False)
+        lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+        bar = self.styles.scrollbar_size_vertical
+        if len(lines) > height and bar and width > bar:
+            width -= bar
+            lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+        self._lines = lines
+        self.virtual_size = Size(width, len(lines))  # a layout only when the height changes
+        # Textual decides the scrollbar after the layout and lays out again when it comes or goes;
+        # decided here, the one layout places it.
+        overflow = len(lines) > height
+        if self.show_vertical_scrollbar != overflow:
+            self.show_vertical_scrollbar = overflow
+            self.vertical_scrollbar.display = overflow
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        row = round(self.scroll_y) + y
+        width = self.scrollable_content_region.width
+        if 0 <= row < len(self._lines):
+            return self._lines[row].crop_extend(0, width, self.rich_style)
+        return Strip.blank(width, self.rich_style)

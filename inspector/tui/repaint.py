@@ -10,11 +10,16 @@ so a repaint of that one widget is enough.
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from rich.cells import cell_len
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
-__all__ = ["repaint", "text_shape"]
+__all__ = ["repaint", "retitle", "text_shape"]
+
+_titles: WeakKeyDictionary[Widget, dict[str, str | Text]] = WeakKeyDictionary()
 
 
 def text_shape(text: Text) -> tuple[int, int]:
@@ -38,3 +43,19 @@ def repaint(widget: Static, text: Text) -> bool:
         same_size = lines == old_lines and fits and (widest == old_widest or not auto_width)
     widget.update(text, layout=not same_size)
     return True
+
+
+def retitle(widget: Widget, *, title: str | Text | None = None, subtitle: str | Text | None = None) -> bool:
+    """Set `widget`'s border title and/or subtitle; returns False when both were already so.
+
+    Textual repaints the whole box on every assignment, even of the same words (a container box
+    repaints every row it covers), and the app sets its boxes' notes at every step."""
+    shown = _titles.setdefault(widget, {})
+    changed = False
+    if title is not None and shown.get("title") != title:
+        widget.border_title = shown["title"] = title
+        changed = True
+    if subtitle is not None and shown.get("subtitle") != subtitle:
+        widget.border_subtitle = shown["subtitle"] = subtitle
+        changed = True
+    return changed

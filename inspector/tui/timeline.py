@@ -203,7 +203,7 @@ class Timeline(ScrollView, can_focus=True):
     Timeline { height: 1fr; }
     """
 
-    cursor: reactive[int] = reactive(0, always_update=True)
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)  # `watch_cursor` refreshes
 
     class StepClicked(Message):
         """The user clicked the row of step `position`."""
@@ -215,8 +215,8 @@ class Timeline(ScrollView, can_focus=True):
     def __init__(self, session: Session, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.session = session
-        self.breakpoints: frozenset[str] = frozenset()
-        self.hits: frozenset[int] = frozenset()
+        self._breakpoints: frozenset[str] = frozenset()
+        self._hits: frozenset[int] = frozenset()
         self.columns = Columns()
         self.expand = False
         self._cursor_style = Style(reverse=True, bold=True)
@@ -225,6 +225,28 @@ class Timeline(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.sync_size()
+
+    @property
+    def breakpoints(self) -> frozenset[str]:
+        """Nodes with a breakpoint: their rows get `●` (every row is drawn again when they change)."""
+        return self._breakpoints
+
+    @breakpoints.setter
+    def breakpoints(self, nodes: frozenset[str]) -> None:
+        if nodes is not self._breakpoints and nodes != self._breakpoints:
+            self._breakpoints = nodes
+            self.refresh()
+
+    @property
+    def hits(self) -> frozenset[int]:
+        """Positions the last search matched: their rows get `»`."""
+        return self._hits
+
+    @hits.setter
+    def hits(self, positions: frozenset[int]) -> None:
+        if positions is not self._hits and positions != self._hits:
+            self._hits = positions
+            self.refresh()
 
     def sync_size(self) -> None:
         """Match the virtual size to the step count (after a follow-mode reload)."""
@@ -256,9 +278,15 @@ class Timeline(ScrollView, can_focus=True):
             self.refresh()
 
     def watch_cursor(self, old: int, new: int) -> None:
+        """Draw the two rows whose marker changed; every row when the view scrolled (or cannot tell)."""
         self._reveal_pending = True
+        top = round(self.scroll_y)
         self._reveal(old, new)
-        self.refresh()
+        if self._reveal_pending or round(self.scroll_y) != top:
+            self.refresh()
+        else:
+            self.refresh_line(old)
+            self.refresh_line(new)
 
     def _reveal(self, old: int, new: int) -> None:
         """Scroll the cursor's row into view: by a row when it steps just off screen, centred after a
