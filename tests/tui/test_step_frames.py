@@ -1,0 +1,128 @@
+"""What a step asks of Textual: the node detail wraps as a `VerticalScroll` would and settles its
+scrollbar in the step's one layout; the timeline redraws the two rows whose marker moved; box titles
+and panes whose content did not change are not drawn again. Counted, not timed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Static
+
+from inspector.recording.reader import read_run
+from inspector.tui import make_app
+from inspector.tui.node_detail import NodeDetail, render_detail
+from inspector.tui.repaint import retitle
+from inspector.tui.timeline import Timeline
+from tests.tui.conftest import SIZE, synthetic
+
+pytestmark = pytest.mark.anyio
+
+
+class _Boxes(App[None]):
+    """The node detail beside what it replaced: a `Static` in a `VerticalScroll`, both 24x8."""
+
+    CSS = "VerticalScroll, NodeDetail { width: 24; height: 8; } Static { height: auto; }"
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static()
+        yield NodeDetail(id="detail")
+
+
+def _rows(widget: Widget, height: int) -> list[str]:
+    return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, widget.size.width, height))]
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Any:
+    return read_run(synthetic(tmp_path / "react.jsonl", 3))
+
+
+async def test_node_detail_wraps_and_scrolls_as_a_vertical_scroll_did(run: Any) -> None:
+    app = _Boxes()
+    async with app.run_test(size=(60, 20)) as pilot:
+        box, static, detail = app.query_one(VerticalScroll), app.query_one(Static), app.query_one(NodeDetail)
+        for step in (run.steps[0], run.steps[1], run.steps[0]):  # long (scrolls), short, long again
+            detail.show(step)
+            static.update(render_detail(step))
+            overflow = detail.virtual_size.height > 8
+            assert detail.show_vertical_scrollbar == overflow, "decided with the text, before the layout"
+            await pilot.pause()
+            assert detail.show_vertical_scrollbar == box.show_vertical_scrollbar == overflow
+            assert detail.scrollable_content_region.width == static.size.width
+            assert [line.text.rstrip() for line in detail._lines] == _rows(static, static.size.height)  # pyright: ignore[reportPrivateUsage]
+        assert _rows(detail, 8) == _rows(static, 8)
+
+
+async def test_node_detail_showing_the_same_text_does_nothing(run: Any) -> None:
+    app = _Boxes()
+    async with app.run_test(size=(60, 20)) as pilot:
+        detail = app.query_one(NodeDetail)
+        assert detail.show(run.steps[1])
+        await pilot.pause()
+        wraps = detail.wraps
+        assert not detail.show(run.steps[1])
+        assert detail.wraps == wraps
+        assert detail.show(run.steps[1], expand=True) or detail.wraps == wraps  # same text unclipped
+        assert "step 1" in str(detail.render())
+
+
+def test_retitle_assigns_only_new_words() -> None:
+    widget = Widget()
+    assert retitle(widget, title="graph", subtitle="counting visits… 5%")
+    assert not retitle(widget, title="graph", subtitle="counting visits… 5%")
+    assert retitle(widget, subtitle=Text("x expands"))
+    assert widget.border_title == "graph" and widget.border_subtitle == "x expands"
+
+
+def _count_rows(widget: Widget) -> list[int]:
+    """Each row the widget is asked to draw from now on."""
+    drawn: list[int] = []
+    render_line = widget.render_line
+
+    def counted(y: int) -> Strip:
+        drawn.append(y)
+        return render_line(y)
+
+    widget.render_line = counted  # type: ignore[method-assign]
+    return drawn
+
+
+async def test_a_step_redraws_two_timeline_rows_and_a_mark_all(tmp_path: Path) -> None:
+    app = make_app(synthetic(tmp_path / "react.jsonl", 4))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        timeline = app.query_one(Timeline)
+        drawn = _count_rows(timeline)
+        await pilot.press("n")
+        await pilot.pause()
+        assert sorted(drawn) == [0, 1], "the old cursor row and the new one"
+        drawn.clear()
+        await pilot.press("b")  # a breakpoint marks rows all over the run
+        await pilot.pause()
+        assert len(drawn) >= len(app.replay)
+
+
+async def test_a_key_that_changes_nothing_draws_only_the_cursor_row(tmp_path: Path) -> None:
+    app = make_app(synthetic(tmp_path / "react.jsonl", 4))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        panes: dict[str, list[int]] = {
+            f"{type(w).__name__}#{w.id}": _count_rows(w)
+            for w in app.screen.walk_children(Widget)
+            if w.region.area  # on screen
+        }
+        await pilot.press("n")  # already at the last step: the same step shown again
+        await pilot.pause()
+        drawn = {name: rows for name, rows in panes.items() if rows}
+        assert list(drawn) == ["Timeline#timeline"], drawn
+        assert drawn["Timeline#timeline"] == [app.replay.cursor - round(app.query_one(Timeline).scroll_y)]
