@@ -17,15 +17,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.text import Text
-from textual.geometry import Region
-from textual.widgets import Static
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.widget import Widget
 
 from graph_core.topology import END, Topology
 from inspector.layout import Drawing, layout
 from inspector.layout._canvas import cell_width, clusters
 from inspector.tui.literal import one_line
-from inspector.tui.repaint import repaint
 from inspector.tui.session import PathSoFar
 
 __all__ = ["GraphPane", "Painted", "count_gutter", "paint", "paint_geometry"]
@@ -210,15 +211,29 @@ def paint(
     ).text
 
 
-class GraphPane(Static):
+class GraphPane(Widget):
     """Shows `paint_geometry(...)`; the app calls `show(...)` when the cursor moves and reads
-    `painted` to size and scroll the pane's container."""
+    `painted` to size and scroll the pane's container.
+
+    Drawn with the Line API, a row at a time: a step moves the highlight and bumps a count or two, so
+    most rows of the drawing stay as they were; only the rows whose text or colours changed are
+    rendered and repainted, and the screen is laid out again only when the drawing changes size."""
 
     DEFAULT_CSS = """
     GraphPane { width: auto; height: auto; }
     """
 
     painted: Painted | None = None
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._text = Text()
+        self._lines: list[Text] = []
+        self._strips: list[Strip] = []
+        self._shape = Size(0, 0)
+        self.rows_rendered = 0
+        """Rows rendered anew so far (tests check that a step renders only the rows it changed)."""
+        self._show_text(Text())
 
     def show(
         self,
@@ -235,7 +250,7 @@ class GraphPane(Static):
             text = Text("(this run file has no topology)\n\nactive: ", style="dim")
             text.append_text(one_line(", ".join(active) or "–"))
             self.painted = None
-            repaint(self, text)
+            self._show_text(text)
             return None
         painted = paint_geometry(
             topology,
@@ -247,5 +262,48 @@ class GraphPane(Static):
             gutter=gutter,
         )
         self.painted = painted
-        repaint(self, painted.text)
+        self._show_text(painted.text)
         return painted
+
+    def render(self) -> Text:
+        """The whole drawing (drawn row by row by `render_line`)."""
+        return self._text
+
+    def _show_text(self, text: Text) -> None:
+        """Render the rows of `text` that differ from those shown and repaint just them."""
+        self._text = text
+        lines = list(text.split("\n", allow_blank=True))
+        old, old_strips = self._lines, self._strips
+        strips: list[Strip] = []
+        changed: list[int] = []
+        console = self.app.console if self.is_mounted else None
+        for y, line in enumerate(lines):
+            if y < len(old) and old[y] == line and old[y].style == line.style:
+                strips.append(old_strips[y])
+                continue
+            changed.append(y)
+            strips.append(Strip(list(line.render(console, end=""))) if console else Strip([]))
+        self.rows_rendered += len(changed)
+        self._lines, self._strips = lines, strips
+        shape = Size(max((cell_len(line.plain) for line in lines), default=0), len(lines))
+        if shape != self._shape:
+            self._shape = shape
+            self.refresh(layout=True)
+        elif changed:
+            self.refresh(*(Region(0, y, shape.width, 1) for y in changed))
+
+    def on_mount(self) -> None:
+        self._lines = []  # rendered before there was a console to render with: render again
+        self._show_text(self._text)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return self._shape.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._shape.height
+
+    def render_line(self, y: int) -> Strip:
+        base = self.rich_style
+        if 0 <= y < len(self._strips):
+            return self._strips[y].apply_style(base)
+        return Strip.blank(self.size.width, base)

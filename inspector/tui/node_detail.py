@@ -7,6 +7,7 @@ expanded (`x`).
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -20,7 +21,7 @@ from inspector.tui.interrupts import SAFE_POINTS, InterruptMark, is_interrupt, s
 from inspector.tui.literal import literal, one_line
 from inspector.tui.session import StopReport
 
-__all__ = ["NodeDetail", "render_detail", "render_interrupt", "render_stop"]
+__all__ = ["NodeDetail", "render_detail", "render_interrupt", "render_stop", "rows_at_least"]
 
 VALUE_LIMIT = 400
 _SEVERITY = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
@@ -212,6 +213,13 @@ def render_detail(
     return Text("\n").join(parts)
 
 
+def rows_at_least(text: str, width: int) -> int:
+    """A lower bound of the rows `text` takes wrapped to `width` cells: a row holds at most `width`
+    cells of what is not white space (white space at a break is dropped, wide characters that do not
+    fit move on), and each line takes a row."""
+    return sum(max(1, -(-cell_len("".join(line.split())) // width)) for line in text.split("\n"))
+
+
 class NodeDetail(ScrollView, can_focus=True):
     """The app calls `show(step, stop=..., expand=..., segments=...)` when the cursor moves.
 
@@ -271,16 +279,20 @@ class NodeDetail(ScrollView, can_focus=True):
         self._wrapped = (width, height)
         self.wraps += 1
         visual = visualize(self, self._text, markup=False)
-        lines = Visual.to_strips(self, visual, width, None, self.visual_style)
         bar = self.styles.scrollbar_size_vertical
-        if len(lines) > height and bar and width > bar:
-            width -= bar
+        narrow = width - bar if bar and width > bar else width
+        if narrow < width and rows_at_least(self._text.plain, width) > height:
+            overflow = True  # it cannot fit even unnarrowed: wrap once, beside the scrollbar
+            lines = Visual.to_strips(self, visual, narrow, None, self.visual_style)
+        else:
             lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+            overflow = len(lines) > height
+            if overflow and narrow < width:
+                lines = Visual.to_strips(self, visual, narrow, None, self.visual_style)
         self._lines = lines
-        self.virtual_size = Size(width, len(lines))  # a layout only when the height changes
+        self.virtual_size = Size(narrow if overflow else width, len(lines))  # a layout if the height changed
         # Textual decides the scrollbar after the layout and lays out again when it comes or goes;
         # decided here, the one layout places it.
-        overflow = len(lines) > height
         if self.show_vertical_scrollbar != overflow:
             self.show_vertical_scrollbar = overflow
             self.vertical_scrollbar.display = overflow

@@ -13,12 +13,14 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
 from inspector.recording.reader import read_run
 from inspector.tui import make_app
-from inspector.tui.node_detail import NodeDetail, render_detail
+from inspector.tui.graph_pane import GraphPane
+from inspector.tui.node_detail import NodeDetail, render_detail, rows_at_least
 from inspector.tui.repaint import retitle
 from inspector.tui.timeline import Timeline
 from tests.tui.conftest import SIZE, synthetic
@@ -75,6 +77,29 @@ async def test_node_detail_showing_the_same_text_does_nothing(run: Any) -> None:
         assert "step 1" in str(detail.render())
 
 
+async def test_rows_at_least_never_exceeds_the_wrapped_rows() -> None:
+    """The bound lets the detail wrap once when its text cannot fit; it must never overshoot."""
+    texts = [
+        "",
+        "a b c d e f g h i j k l m n o p",
+        "aaaa bbbb cccc dddd",
+        "x" * 50,
+        "日本語の文字列" * 6,
+        "tab\there  and   spaces     everywhere " * 4,
+        "line one\n\nline three " + "w" * 30,
+        "é" * 40 + " " + "🙂" * 9,
+    ]
+    app = _Boxes()
+    async with app.run_test(size=(60, 20)):
+        detail = app.query_one(NodeDetail)
+        for text in texts:
+            visual = visualize(detail, Text(text), markup=False)
+            for width in (3, 4, 7, 10, 22, 24, 80):
+                rows = len(Visual.to_strips(detail, visual, width, None, detail.visual_style))
+                assert rows_at_least(text, width) <= rows, (text, width)
+        assert rows_at_least("x" * 50, 10) == 5 and rows_at_least("a\nb", 10) == 2
+
+
 def test_retitle_assigns_only_new_words() -> None:
     widget = Widget()
     assert retitle(widget, title="graph", subtitle="counting visits… 5%")
@@ -126,3 +151,22 @@ async def test_a_key_that_changes_nothing_draws_only_the_cursor_row(tmp_path: Pa
         drawn = {name: rows for name, rows in panes.items() if rows}
         assert list(drawn) == ["Timeline#timeline"], drawn
         assert drawn["Timeline#timeline"] == [app.replay.cursor - round(app.query_one(Timeline).scroll_y)]
+
+
+async def test_a_step_renders_only_the_graph_rows_it_changed(tmp_path: Path) -> None:
+    app = make_app(synthetic(tmp_path / "react.jsonl", 4))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n")
+        await pilot.pause()
+        graph = app.query_one(GraphPane)
+        assert graph.painted is not None
+        before, shown = graph.rows_rendered, graph.render()
+        await pilot.press("n")  # the highlight moves from one box to another, a count goes up
+        await pilot.pause()
+        rendered = graph.rows_rendered - before
+        assert 0 < rendered < graph.painted.height, (rendered, graph.painted.height)
+        assert graph.render() != shown
+        assert "×" in graph.render().plain  # counts drawn beside the boxes
+        before = graph.rows_rendered
+        app.show_cursor()  # the same step again: the same drawing
+        assert graph.rows_rendered == before
