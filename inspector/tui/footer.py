@@ -8,6 +8,7 @@ newcomer needs are on screen at any width, and the stepping keys fill whatever r
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -30,7 +31,34 @@ class KeyFooter(Footer):
     }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: object = None
+        self.recomposes = 0
+        """How many times the keys were built (tests check that closing a prompt builds none)."""
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        """Build the keys again only when the screen's keys changed. Textual's footer rebuilds them
+        (a dozen widgets mounted and styled) whenever the bindings may have changed: when focus moves
+        and when a prompt closes, which is every `g` and `/`, though the keys are the same."""
+        shown = self._keys(screen)
+        if shown == self._shown and self._bindings_ready:
+            return
+        super().bindings_changed(screen)
+        if screen.app.app_focus and self.is_attached and screen is self.screen:  # it builds them
+            self._shown = shown
+
+    def _keys(self, screen: Screen[object]) -> object:
+        """What the footer would show for `screen`: every active binding as the footer reads it."""
+        keys = [
+            (key, binding.key, binding.action, binding.description, binding.show, binding.group,
+             binding.tooltip, enabled, tooltip)
+            for key, (_, binding, enabled, tooltip) in screen.active_bindings.items()
+        ]  # fmt: skip
+        return (tuple(keys), self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE)
+
     def compose(self) -> ComposeResult:
+        self.recomposes += 1
         widgets: list[Widget] = list(super().compose())
 
         def rank(widget: Widget) -> int:

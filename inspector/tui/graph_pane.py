@@ -79,6 +79,28 @@ def _drawing(
     return drawing
 
 
+_Cells = tuple[list[list[tuple[int, int]]], int]
+_cells_cache: dict[tuple[int, int], tuple[Drawing, _Cells]] = {}
+
+
+def _cells(drawing: Drawing, gutter: int) -> _Cells:
+    """The cell index of each row of `drawing` shifted right by `gutter`, and its widest row in cells:
+    the same for every step that shows this drawing (cached, keyed by identity like `_drawing`)."""
+    key = (id(drawing), gutter)
+    cached = _cells_cache.get(key)
+    if cached is not None and cached[0] is drawing:
+        return cached[1]
+    if len(_cells_cache) > 256:
+        _cells_cache.clear()
+    pad = " " * gutter
+    found = (
+        [_cell_index(pad + line) for line in drawing.lines],
+        max((cell_width(pad + line) for line in drawing.lines), default=0),
+    )
+    _cells_cache[key] = (drawing, found)
+    return found
+
+
 def _cell_index(line: str) -> list[tuple[int, int]]:
     """For each terminal cell of `line`, the characters drawn there (a cluster: a base character with its
     marks or a joined emoji sequence) as a `(start, end)` slice."""
@@ -117,7 +139,8 @@ def paint_geometry(
     gutter = max(gutter, max((len(label) + 1 for label in counts.values()), default=0))
     pad = " " * gutter
     lines = [Text(pad + line) for line in drawing.lines]
-    indexes = [_cell_index(pad + line) for line in drawing.lines]
+    indexes, widest = _cells(drawing, gutter)
+    spliced: list[int] = []
 
     def style_cell(row: int, col: int, style: str) -> None:
         col += gutter
@@ -145,6 +168,7 @@ def paint_geometry(
             row = _splice(lines[box.row + 1], start, label)
             row.stylize(COUNT if key in active else "cyan", start, start + len(label))
             lines[box.row + 1] = row
+            spliced.append(box.row + 1)
         if key in failed:
             style = FAILED
         elif key in interrupted:
@@ -167,7 +191,8 @@ def paint_geometry(
         end = next((b for b in drawing.nodes if b.path == (END,)), None)
         if end is not None:
             focus = focus.union(Region(end.col + gutter, end.row, end.width, end.height))
-    width = max((cell_width(line.plain) for line in lines), default=0)
+    width = max((cell_width(lines[row].plain) for row in spliced), default=widest)
+    width = max(width, widest)
     out = Text("\n").join(lines)
     height = len(lines)
     if breakpoints:

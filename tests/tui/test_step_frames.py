@@ -16,12 +16,15 @@ from textual.strip import Strip
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from inspector.recording.reader import read_run
 from inspector.tui import make_app
+from inspector.tui.footer import KeyFooter
 from inspector.tui.graph_pane import GraphPane
 from inspector.tui.node_detail import NodeDetail, render_detail, rows_at_least
 from inspector.tui.repaint import retitle
+from inspector.tui.state_pane import StatePane
 from inspector.tui.timeline import Timeline
 from tests.tui.conftest import SIZE, synthetic
 
@@ -170,3 +173,22 @@ async def test_a_step_renders_only_the_graph_rows_it_changed(tmp_path: Path) -> 
         before = graph.rows_rendered
         app.show_cursor()  # the same step again: the same drawing
         assert graph.rows_rendered == before
+
+
+async def test_closing_a_prompt_does_not_build_the_footer_keys_again(tmp_path: Path) -> None:
+    app = make_app(synthetic(tmp_path / "react.jsonl", 4))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        built, keys = footer.recomposes, [key.action for key in footer.query(FooterKey)]
+        assert keys[:2] == ["help", "quit"]
+        await pilot.press("g", "2", "enter")
+        await pilot.pause()
+        assert app.replay.cursor == 2
+        await pilot.press("slash", "t", "o", "o", "l", "enter")
+        await pilot.pause()
+        assert footer.recomposes == built, "the same keys: not mounted again"
+        assert [key.action for key in footer.query(FooterKey)] == keys
+        app.query_one(StatePane).focus()  # the tree's keys join the footer's: built again
+        await pilot.pause()
+        assert footer.recomposes > built
