@@ -216,12 +216,22 @@ class _Frames:
     slice that ran before the frame, not the diagnosing or searching child processes)."""
 
     def __init__(self, app: Any) -> None:
+        from textual import events
         from textual.screen import Screen
 
         self.shown: list[float] = []
+        self.keys: list[float] = []
         self.frames: list[tuple[float, float, float]] = []
         self.cpu: list[float] = []
         show_cursor = app.show_cursor
+        on_event = app.on_event
+
+        async def taken(event: events.Event) -> None:
+            if isinstance(event, events.Key):  # the app took the key in: a show after it answers it
+                self.keys.append(time.perf_counter())
+            await on_event(event)
+
+        app.on_event = taken
 
         def shown() -> None:
             show_cursor()
@@ -242,13 +252,16 @@ class _Frames:
         """Send `key` as the terminal would; seconds until the first frame after the app showed it."""
         from textual import events
 
-        seen = len(self.shown)
+        keys = len(self.keys)
         t0, cpu0 = time.perf_counter(), time.thread_time()
         app._driver.send_message(events.Key(key, _CHARS.get(key, key)))  # pyright: ignore[reportPrivateUsage]
         while time.perf_counter() - t0 < 120:
             await asyncio.sleep(0.001)
-            if len(self.shown) > seen:
-                after = self.shown[seen]
+            # not a show the background work asked for before the key was taken in (a count reaching
+            # the cursor, diagnostics arriving)
+            shows = [t for t in self.shown if len(self.keys) > keys and t >= self.keys[keys]]
+            if shows:
+                after = shows[0]
                 drawn = [(end, cpu) for start, end, cpu in self.frames if start >= after]
                 if drawn:
                     self.cpu.append(drawn[0][1] - cpu0)
