@@ -345,7 +345,8 @@ class ReplayApp(App[None]):
         found = await session.diagnose_separately()
         if session is self.session and session.diagnostics is None:
             session.diagnostics = found
-            self.show_cursor()
+            if self.is_running:  # not while the app closes: its panes are going
+                self.show_cursor()
 
     async def _count_paths(self) -> None:
         """The background count of visits, in slices of `COUNT_SLICE_S` between which keys are
@@ -353,11 +354,11 @@ class ReplayApp(App[None]):
         session = self.session
         while not session.count_paths(COUNT_SLICE_S):
             await asyncio.sleep(0)
-            if session is not self._session:
+            if session is not self._session or not self.is_running:  # another run, or closing
                 return
             if self._graph_counting and session.paths_counted + paths.REACH >= self.replay.cursor:
                 self.show_cursor()
-        if self._graph_counting:
+        if self._graph_counting and self.is_running:
             self.show_cursor()
 
     async def poll(self) -> None:
