@@ -330,5 +330,6 @@ class GraphPane(Widget):
     def render_line(self, y: int) -> Strip:
         base = self.rich_style
         if 0 <= y < len(self._strips):
-            return self._strips[y].apply_style(base)
+            # offsets: where each cell is in `render()`'s text, so the mouse can select it as in a Static
+            return self._strips[y].apply_style(base).apply_offsets(0, y)
         return Strip.blank(self.size.width, base)
