@@ -192,3 +192,16 @@ async def test_closing_a_prompt_does_not_build_the_footer_keys_again(tmp_path: P
         app.query_one(StatePane).focus()  # the tree's keys join the footer's: built again
         await pilot.pause()
         assert footer.recomposes > built
+
+
+async def test_the_mouse_selects_the_graph_drawing_as_text(tmp_path: Path) -> None:
+    app = make_app(synthetic(tmp_path / "react.jsonl", 4))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        graph = app.query_one(GraphPane)
+        await pilot.mouse_down(graph, offset=(0, 0))
+        await pilot.hover(graph, offset=(graph.size.width - 1, 2))
+        await pilot.mouse_up(graph, offset=(graph.size.width - 1, 2))
+        await pilot.pause()
+        rows = graph.render().plain.split("\n")
+        assert app.screen.get_selected_text() == "\n".join(rows[:3])
