@@ -16,8 +16,9 @@ process (so its peak RSS is its own) and, straight after the first paint, while 
 being computed in the background, answers End, `g` (go to a step), `n`/`p` and `/` (search); each is
 timed for the key that does the work (End, the Enter that closes the prompt, ...) from the terminal's
 key event to the end of the first frame drawn after the app showed the new step (`_Frames`: Pilot's
-own waits sleep until the process looks idle, which a background count never does). Each line says
-what was still running in the background at that press. Targets: first paint <= 1 s, every key
+own waits sleep until the process looks idle, which a background count never does), and by the CPU
+time the app's thread spent over the same span (steadier than the wall clock on a shared machine).
+Each line says what was still running in the background at that press. Targets: first paint <= 1 s, every key
 <= 100 ms, peak RSS <= 300 MB; the same measures on a 9-step recording of the same agent are the
 baseline.
 
