@@ -238,7 +238,7 @@ class NodeDetail(ScrollView, can_focus=True):
         super().__init__(id=id)
         self._text = Text()
         self._lines: list[Strip] = []
-        self._wrapped: tuple[int, int] | None = None  # (width, height) the lines were wrapped for
+        self._wrapped: tuple[int, int, object] | None = None  # (width, height, colours) wrapped for
         self.wraps = 0
         """How many times the text was wrapped (tests check a step that shows the same text wraps none)."""
 
@@ -268,27 +268,35 @@ class NodeDetail(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._lay_out()
 
+    def notify_style_update(self) -> None:
+        """The wrapped rows carry the pane's colours (`dim` is blended with its background): after a
+        change of theme they are wrapped again."""
+        super().notify_style_update()
+        if self.is_mounted:
+            self.call_later(self._lay_out)  # a no-op unless the colours changed
+
     def _lay_out(self) -> None:
         """Wrap the text to the pane, narrower by the scrollbar when it does not fit its height (as a
         `VerticalScroll` would), and size the scrollable area to it."""
         width, height = self.content_region.size
         if width <= 0:  # not laid out yet: the first resize wraps, at the real width
             return
-        if self._wrapped == (width, height):
+        style = self.visual_style
+        if self._wrapped == (width, height, style):
             return
-        self._wrapped = (width, height)
+        self._wrapped = (width, height, style)
         self.wraps += 1
         visual = visualize(self, self._text, markup=False)
         bar = self.styles.scrollbar_size_vertical
         narrow = width - bar if bar and width > bar else width
         if narrow < width and rows_at_least(self._text.plain, width) > height:
             overflow = True  # it cannot fit even unnarrowed: wrap once, beside the scrollbar
-            lines = Visual.to_strips(self, visual, narrow, None, self.visual_style)
+            lines = Visual.to_strips(self, visual, narrow, None, style)
         else:
-            lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+            lines = Visual.to_strips(self, visual, width, None, style)
             overflow = len(lines) > height
             if overflow and narrow < width:
-                lines = Visual.to_strips(self, visual, narrow, None, self.visual_style)
+                lines = Visual.to_strips(self, visual, narrow, None, style)
         self._lines = lines
         self.virtual_size = Size(narrow if overflow else width, len(lines))  # a layout if the height changed
         # Textual decides the scrollbar after the layout and lays out again when it comes or goes;

@@ -4,6 +4,7 @@ and panes whose content did not change are not drawn again. Counted, not timed."
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +206,22 @@ async def test_the_mouse_selects_the_graph_drawing_as_text(tmp_path: Path) -> No
         await pilot.pause()
         rows = graph.render().plain.split("\n")
         assert app.screen.get_selected_text() == "\n".join(rows[:3])
+
+
+async def _screen_in(path: Path, theme: str, *, switch_to: str | None = None) -> str:
+    app = make_app(path, theme=theme)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n")
+        await pilot.pause()
+        if switch_to is not None:
+            app.theme = switch_to
+            await pilot.pause()
+        # colours and all; the id in the SVG is a hash of how the segments were made, not of the look
+        return re.sub(r"terminal-\d+", "terminal", app.export_screenshot())
+
+
+async def test_panes_drawn_row_by_row_take_a_new_theme_as_a_fresh_screen_does(tmp_path: Path) -> None:
+    """The detail's and the graph's rows are kept between steps; a theme change must still reach them."""
+    path = synthetic(tmp_path / "react.jsonl", 4)
+    fresh = await _screen_in(path, "textual-light")
+    assert await _screen_in(path, "textual-dark", switch_to="textual-light") == fresh
