@@ -92,12 +92,33 @@ def _preview(value: Any) -> str:
     return out if len(out) <= _PREVIEW else out[: _PREVIEW - 3] + "..."
 
 
+class _Previews:
+    """`_preview`, worked out once per message object: a recorded message is one object (the value
+    table's) wherever it appears, so a long run's timeline would otherwise preview each message three
+    times (said by its node, appended to the state a step later, in the conversation at the end)."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Any, str]] = {}  # by id: the message itself (keeps the id), its text
+
+    def __call__(self, value: Any) -> str:
+        if type(value) is not dict or "role" not in value:
+            return _preview(value)
+        known = self._known.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        text = _preview(value)
+        self._known[id(value)] = (value, text)
+        return text
+
+
 _SIGNS = {"added": "+", "appended": "+", "removed": "-", "changed": "~"}
 
 
-def _change_text(change: Change, run: Run, conversation: Conversation, position: int) -> str:
+def _change_text(
+    change: Change, run: Run, conversation: Conversation, position: int, preview: _Previews
+) -> str:
     value = change.old if change.op == "removed" else change.new
-    text = f"state: {_SIGNS[change.op]} {one_line(format_path(change.path))}: {_preview(value)}"
+    text = f"state: {_SIGNS[change.op]} {one_line(format_path(change.path))}: {preview(value)}"
     # a message (what `messages_of` takes a dict for) says who said it, when another step did
     if change.op != "removed" and isinstance(value, dict) and isinstance(value.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
         maker = conversation.said_by(value, position)  # pyright: ignore[reportUnknownArgumentType]
@@ -106,7 +127,7 @@ def _change_text(change: Change, run: Run, conversation: Conversation, position:
     return text
 
 
-def _said_lines(step: Step) -> list[str]:
+def _said_lines(step: Step, preview: _Previews) -> list[str]:
     """What the step's nodes said: the messages they produced, other than tool results (each tool call
     already has its line)."""
     lines: list[str] = []
@@ -115,12 +136,14 @@ def _said_lines(step: Step) -> list[str]:
             continue
         for message in messages_of(node_run.output):
             if message.get("role") != "tool":
-                lines.append(f"    {_name(node_run.node)} said: {_preview(message)}")
+                lines.append(f"    {_name(node_run.node)} said: {preview(message)}")
     return lines
 
 
-def conversation_lines(run: Run, conversation: Conversation) -> list[str]:
-    """The conversation at the end of the run, one message a line, each with who said it and when."""
+def conversation_lines(run: Run, conversation: Conversation, preview: _Previews | None = None) -> list[str]:
+    """The conversation at the end of the run, one message a line, each with who said it and when
+    (`preview` reuses the previews of messages the timeline showed)."""
+    preview = preview or _Previews()
     if not len(run.steps):
         return []
     said = conversation.at(len(run.steps) - 1)
@@ -131,7 +154,7 @@ def conversation_lines(run: Run, conversation: Conversation) -> list[str]:
     lines = ["conversation (who said what, in reading order):"]
     for who, s in zip(whos, said, strict=True):
         final = "  (final answer: the run's output)" if s.final else ""
-        lines.append(f"  {who:<{width}}  {_preview(s.message)}{final}")
+        lines.append(f"  {who:<{width}}  {preview(s.message)}{final}")
     return lines
 
 
@@ -163,10 +186,12 @@ def _segment_lines(
     conversation: Conversation,
     debug: DebugLines | None = None,
     findings: Findings | None = None,
+    preview: _Previews | None = None,
 ) -> list[str]:
     """One segment's steps, then the step it did not finish and where it stopped at an interrupt;
     `debug` adds the debugger's edits before the steps they changed (first segment); each step is
     also handed to `findings`, when given."""
+    preview = preview or _Previews()
     lines: list[str] = []
     if segment.index > 0:
         lines.append(
@@ -185,23 +210,23 @@ def _segment_lines(
         for node_run in step.node_runs:
             for tool in node_run.tools:
                 # (a preview is on one line already)
-                outcome = f"failed: {one_line(tool.error.message)}" if tool.error else _preview(tool.output)
+                outcome = f"failed: {one_line(tool.error.message)}" if tool.error else preview(tool.output)
                 lines.append(f"    tool {_name(tool.name)} ({one_line(tool.tool_call_id)}): {outcome}")
             if node_run.error is not None and node_run.error.type == "InterruptSignal":
                 lines.append(f"    {one_line(node_run.node)} interrupted: {one_line(node_run.error.message)}")
             elif node_run.error is not None and not node_run.tools:
                 failed = one_line(error_text(node_run.error.type, node_run.error.message))
                 lines.append(f"    {one_line(node_run.node)} failed: {failed}")
-        lines.extend(_said_lines(step))
+        lines.extend(_said_lines(step, preview))
         interrupted = getattr(step, "interrupted", ())
         if interrupted:
             lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
         for change in run.state_changes(step.position - 1, step.position):
             if change.path == () and change.op == "added" and isinstance(change.new, dict):
                 for key, value in change.new.items():  # pyright: ignore[reportUnknownVariableType]
-                    lines.append(f"    state: + {one_line(key)}: {_preview(value)}")
+                    lines.append(f"    state: + {one_line(key)}: {preview(value)}")
                 continue
-            lines.append(f"    {_change_text(change, run, conversation, step.position)}")
+            lines.append(f"    {_change_text(change, run, conversation, step.position, preview)}")
         for branch in step.branches:
             lines.append(f"    branch {_name(branch.source)} -> {_names(branch.chosen)}")
     if debug is not None and debug.aborted is not None and segment.index == 0:
@@ -240,11 +265,14 @@ def timeline(run: Run, findings: Findings | None = None) -> list[str]:
         lines.append(f"fork of {one_line(fork.get('parent'))} at step {fork.get('step')}")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     debug = read_debug_lines(run)
     conversation = Conversation(run)
+    preview = _Previews()
     for segment in run.segments:
         lines.extend(
-            _segment_lines(run, segment, conversation, debug if segment.index == 0 else None, findings)
+            _segment_lines(
+                run, segment, conversation, debug if segment.index == 0 else None, findings, preview
+            )
         )
-    lines.extend(conversation_lines(run, conversation))
+    lines.extend(conversation_lines(run, conversation, preview))
     if run.status == "ok":
         lines.append(f"output: {_preview(run.output)}")
     elif run.error is not None:
