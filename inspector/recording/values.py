@@ -102,12 +102,14 @@ class ValueTable:
                     runs = value["$refs"]
                     if not _is_runs(runs):
                         return [self._bad_marker(f"a `$refs` marker `{json.dumps(runs)}` is malformed")]
-                    size = len(self._resolved)
-                    if all(0 <= start <= stop <= size for start, stop in runs):
-                        if sum(stop - start for start, stop in runs) > _SHORT:
-                            return ValueList(self, [(start, stop) for start, stop in runs if stop > start])
-                        return [v for start, stop in runs for v in self.between(start, stop)]
-                    return [self.value(i) for start, stop in runs for i in range(start, stop)]
+                    size, total = len(self._resolved), 0
+                    for start, stop in runs:  # (a loop: the usual history is one run)
+                        if not 0 <= start <= stop <= size:
+                            return [self.value(i) for start, stop in runs for i in range(start, stop)]
+                        total += stop - start
+                    if total > _SHORT:
+                        return ValueList(self, [(start, stop) for start, stop in runs if stop > start])
+                    return [v for start, stop in runs for v in self.between(start, stop)]
             return {  # pyright: ignore[reportUnknownVariableType]
                 (k[1:] if k[:2] == "$$" else k): self.resolve(v)  # pyright: ignore[reportUnknownArgumentType]
                 for k, v in value.items()  # pyright: ignore[reportUnknownVariableType]
@@ -122,6 +124,8 @@ class ValueTable:
         if type(value) is dict:
             if len(value) == 1 and ("$ref" in value or "$refs" in value):  # pyright: ignore[reportUnknownArgumentType]
                 ref = value.get("$ref", _UNREAD)  # pyright: ignore[reportUnknownMemberType]
+                if type(ref) is int and 0 <= ref < len(self._resolved):
+                    return  # the usual marker: one message
                 if ref is not _UNREAD:
                     if type(ref) is not int:
                         self._bad_marker(f"a value reference `{json.dumps(ref)}` is not a value id")
@@ -156,8 +160,11 @@ _SHORT = 8  # values: a list this short is copied (cheaper than a view: a tool's
 
 
 def _is_runs(runs: Any) -> bool:
-    """Whether a `$refs` payload is a list of `[start, stop]` integer pairs."""
-    return type(runs) is list and all(
-        type(pair) is list and len(pair) == 2 and type(pair[0]) is int and type(pair[1]) is int  # pyright: ignore[reportUnknownArgumentType]
-        for pair in runs  # pyright: ignore[reportUnknownVariableType]
-    )
+    """Whether a `$refs` payload is a list of `[start, stop]` integer pairs (a loop, not `all()` over a
+    generator: asked for every history marker a walk meets, which holds one pair)."""
+    if type(runs) is not list:
+        return False
+    for pair in runs:  # pyright: ignore[reportUnknownVariableType]
+        if not (type(pair) is list and len(pair) == 2 and type(pair[0]) is int and type(pair[1]) is int):  # pyright: ignore[reportUnknownArgumentType]
+            return False
+    return True
