@@ -24,11 +24,11 @@ import re
 import stat
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 from inspector.errors import RunFileError
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, Header, StepRecord, event_adapter
@@ -120,29 +120,21 @@ class NestedTooDeep(ValueError):
     """A line nests deeper than any run file does (`MAX_NESTING`)."""
 
 
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # pyright: ignore[reportAttributeAccessIssue]
-"""The C scanner `json.loads` ends in: (value, end) for the JSON value starting at an index."""
-
-
 def load_json(raw: bytes) -> Any:
     """`json.loads(raw)` that refuses lines nested deeper than `MAX_NESTING` (a `ValueError`, as for
     invalid JSON) instead of exhausting the recursion limit.
 
-    The usual line (UTF-8, an object from its first byte to its last) goes straight to the decoder's C
-    scanner: opening a file checks every line and reading it parses most lines once more, and
-    `json.loads`'s own layers (encoding detection, whitespace matching) cost a third of the time on
-    lines this short. Anything else, including every line that fails there, goes through
-    `json.loads`, so the results and errors are its own."""
+    A line goes first to pydantic's JSON parser (Rust), which parses a run file's lines in half the time
+    of json's C scanner, and gives the same values for what it accepts; it accepts less (lone surrogate
+    escapes, a byte order mark, other encodings, 200 levels of nesting), so everything it refuses goes
+    through `json.loads`, and the results and errors are `json.loads`'s own. Opening a file checks every
+    line and reading it parses most lines once more, so this is most of the cost of opening a file."""
     if _too_deep(raw):
         raise NestedTooDeep(f"it nests more than {MAX_NESTING} levels deep")
     try:
-        text = raw.decode()
-        value, end = _SCAN(text, 0)
-        if end == len(text):
-            return value
-    except (ValueError, StopIteration):
-        pass
-    return json.loads(raw)
+        return from_json(raw)
+    except ValueError:
+        return json.loads(raw)
 
 
 def first_error(exc: ValidationError) -> str:

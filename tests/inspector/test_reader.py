@@ -222,11 +222,20 @@ def test_lenient_mode_marks_a_value_line_whose_json_is_broken_in_a_large_file(ru
         '{"a": "é"}'.encode("utf-16"),  # another encoding, detected by json.loads
         b"\xff",
         b'{"a":"\\ud800"}',
+        b'{"a":"\xed\xa0\x80"}',  # a lone surrogate, encoded (json.loads takes it, pydantic does not)
+        b'{"a":"\x01"}',  # a control character inside a string
+        b'\x0c{"a":1}',  # a form feed is not JSON whitespace
+        b'{"a":1,"b":2,"a":3}',  # a repeated key: the last value, the first place
+        b'{"a":1e400,"b":-0,"c":-0.0,"d":5e-324,"e":1.0000000000000000000001,"f":NaN}',
+        b'{"a":' + b"9" * 4300 + b"}",  # as many digits as Python turns into an int
+        b'{"a":' + b"9" * 4301 + b"}",  # one more
+        b"[" * 199 + b"]" * 199,  # deeper than pydantic's parser goes, within MAX_NESTING
+        b'{"a":[1,2,]}',
     ],
 )
 def test_load_json_is_json_loads(raw: bytes) -> None:
-    """The reader's line parser takes a shortcut to json's C scanner; what it gives or raises for any
-    line is what `json.loads` gives or raises."""
+    """The reader's line parser tries pydantic's parser first; what it gives or raises for any line is
+    what `json.loads` gives or raises."""
     from inspector.recording.fileindex import load_json
 
     def outcome(parse: Any) -> tuple[str, str]:
@@ -236,3 +245,30 @@ def test_load_json_is_json_loads(raw: bytes) -> None:
             return type(exc).__name__, str(exc)
 
     assert outcome(load_json) == outcome(json.loads)
+
+
+def test_load_json_is_json_loads_for_every_fixture_line_cut_and_altered() -> None:
+    """The same for every line of the fixture recordings, and for those lines cut short and with bytes
+    swapped for JSON's own punctuation (seeded, so the cases repeat)."""
+    import random
+
+    from inspector.recording.fileindex import load_json
+
+    def outcome(parse: Any, raw: bytes) -> tuple[str, str]:
+        try:
+            return "ok", repr(parse(raw))
+        except ValueError as exc:
+            return type(exc).__name__, str(exc)
+
+    rng = random.Random(15)
+    swaps = [b'"', b"\\", b"{", b"}", b"[", b"]", b",", b":", b"e", b"-", b".", b"0", b" ", b"\xed", b"\x00"]
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
+    lines = [line for path in sorted(fixtures.glob("*.jsonl")) for line in path.read_bytes().splitlines()]
+    assert len(lines) > 100
+    for line in lines:
+        cases = [line, line[: rng.randrange(len(line) + 1)]]
+        for _ in range(3):
+            at = rng.randrange(len(line))
+            cases.append(line[:at] + rng.choice(swaps) + line[at + 1 :])
+        for raw in cases:
+            assert outcome(load_json, raw) == outcome(json.loads, raw), raw
