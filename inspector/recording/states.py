@@ -35,6 +35,10 @@ class StateHistory:
 
     def raw_state_at(self, i: int) -> Any:
         """The state after step `i` as stored (messages still `{"$ref": n}`)."""
+        raw = self._raw
+        cached = raw.get_lru(i)
+        if cached is not None:  # a walk asks for each state twice: as the new one, then as the old one
+            return cached[0]
         file = self._file
         spans = file.spans
         if not 0 <= i < len(spans):
@@ -42,14 +46,14 @@ class StateHistory:
         k = bisect.bisect_right(file.full, i) - 1
         if k < 0:
             return None
-        cached = self._raw.get_lru(i)
-        if cached is not None:  # a walk asks for each state twice: as the new one, then as the old one
-            return cached[0]
         base = file.full[k]
-        j = i
-        while j > base and self._raw.get_lru(j) is None:
+        j = i - 1
+        cached = raw.get_lru(j) if j >= base else None  # a walk: the step before is the one cached
+        while cached is None and j > base:
             j -= 1
-        cached = self._raw.get_lru(j)
+            cached = raw.get_lru(j)
+        if cached is None:
+            j = base
         value = cached[0] if cached is not None else file.step_line(base).state
         for n in range(j + 1, i + 1):
             line = file.step_line(n)
@@ -92,31 +96,45 @@ class StateHistory:
         """`statediff._changes` over stored values: markers are resolved only where they differ."""
         if old is new:
             return
-        resolve = self._values.resolve
         if type(old) is dict and type(new) is dict:
             if _is_refs(old) and _is_refs(new):
                 tail = appended_runs(old, new)
                 if tail is not None:
-                    n = sum(stop - start for start, stop in old["$refs"])
+                    value = self._values.value
+                    n = 0
+                    for start, stop in old["$refs"]:
+                        n += stop - start
                     for start, stop in tail:
                         for ref in range(start, stop):
-                            out.append(Change((*path, n), "appended", None, self._values.value(ref)))
+                            out.append(Change((*path, n), "appended", None, value(ref)))
                             n += 1
                     return
             elif not _is_marker(old) and not _is_marker(new):
+                resolve = self._values.resolve
+                kept = 0  # keys of `new` that `old` has
                 for key, value in new.items():
+                    before = old.get(key, _ABSENT)
+                    if before is value:  # the usual key: the same object as in the state before
+                        kept += 1
+                        continue
                     name = key[1:] if key[:2] == "$$" else key
-                    if key in old:
-                        self._changes(old[key], value, (*path, name), out)
+                    if before is not _ABSENT:
+                        kept += 1
+                        self._changes(before, value, (*path, name), out)
                     else:
                         out.append(Change((*path, name), "added", None, resolve(value)))
-                out.extend(
-                    Change((*path, key[1:] if key[:2] == "$$" else key), "removed", resolve(value), None)
-                    for key, value in old.items()
-                    if key not in new
-                )
+                if kept < len(old):
+                    out.extend(
+                        Change((*path, key[1:] if key[:2] == "$$" else key), "removed", resolve(value), None)
+                        for key, value in old.items()
+                        if key not in new
+                    )
                 return
+        resolve = self._values.resolve
         out.extend(changes(resolve(old), resolve(new), path))
+
+
+_ABSENT: Any = object()
 
 
 def _is_marker(value: dict[str, Any]) -> bool:
