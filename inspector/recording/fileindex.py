@@ -360,6 +360,12 @@ class RunFile:
                 full.append(len(steps))
             steps.append(offset)
             indexes.append(index)
+        # Whether the text a step line starts with appears anywhere but at the top-level step lines (a
+        # nested graph's step, an unfinished step; inside a JSON string a quote is escaped): when it
+        # does not, no step reads its span for nested graphs' lines. (A mapped large file is not
+        # counted: its steps look.)
+        data = self.data
+        self.nested = not isinstance(data, bytes) or data.count(b'{"kind":"step', 0, end) > len(steps)
         values = self.find_all(_VALUE, end)
         self.values = self._lost_value_slots(values, end) if skipped else values
         self.spans = steps

@@ -273,6 +273,8 @@ class Run:
     def nested_steps(self, i: int) -> list[StepRecord]:
         """The step lines of nested graphs written with top-level step `i` (before its own line)."""
         file = self._file
+        if not file.nested:
+            return []
         return [e for e in file.nested_in(self._span_start(i), file.spans[i]) if isinstance(e, StepRecord)]
 
     def finished_event(self, i: int) -> StepRecord:
