@@ -7,25 +7,13 @@ or a DOT/Mermaid keyword. Exporters therefore never use keys as identifiers (the
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 import graphviz
+
+from inspector.terminaltext import ESCAPED, escape_at
 
 __all__ = ["ESCAPED", "dot_text", "dot_tooltip", "escape_at", "mermaid_text", "visible"]
 
 _LINE_BREAKS = ("\r\n", "\r", "\n")
-
-_INVISIBLE = frozenset([*range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0xFEFF])
-"""Zero-width characters (U+200B-U+200F), bidi embeddings/overrides (U+202A-U+202E), bidi isolates
-(U+2066-U+2069) and the BOM: they draw nothing, and the bidi ones reorder what is drawn around them."""
-
-ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-"""Matches every character `escape_at` may escape (and newlines and tabs): text without a match is
-shown as it is, the usual case, found without a call per character."""
-
-_ZWJ = "\u200d"
-_EMOJI_TAIL = frozenset([0xFE0F, *range(0x1F3FB, 0x1F400)])  # emoji presentation, skin tones
 
 
 def visible(text: str) -> str:
@@ -38,35 +26,6 @@ def visible(text: str) -> str:
         return text
     return "".join(
         ch if ch == "\n" or (escaped := escape_at(text, i)) is None else escaped for i, ch in enumerate(text)
-    )
-
-
-def escape_at(text: str, i: int) -> str | None:
-    """The escape that shows `text[i]` (`\\xNN` or `\\uXXXX`), or None when it draws as itself.
-
-    Takes the whole text because a joiner (U+200D) between two pictographs is part of one visible
-    glyph (a family emoji) and stays; anywhere else it hides, like the other zero-width characters.
-    Shared with the TUI's own escaping so both draw the same characters the same way.
-    """
-    ch = text[i]
-    code = ord(ch)
-    if code < 0x20 or 0x7F <= code < 0xA0:
-        return f"\\x{code:02x}"
-    if code in _INVISIBLE and not (ch == _ZWJ and _joins_pictographs(text, i)):
-        return f"\\u{code:04x}"
-    return None
-
-
-def _joins_pictographs(text: str, i: int) -> bool:
-    before = i - 1
-    while before >= 0 and ord(text[before]) in _EMOJI_TAIL:
-        before -= 1
-    after = i + 1
-    return (
-        before >= 0
-        and after < len(text)
-        and unicodedata.category(text[before]) == "So"
-        and unicodedata.category(text[after]) == "So"
     )
 
 
