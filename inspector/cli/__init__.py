@@ -7,7 +7,6 @@ graph that fails to build) becomes one paragraph on stderr and status 2, never a
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import os
 import sys
 import textwrap
@@ -27,16 +26,31 @@ def build_parser() -> argparse.ArgumentParser:
         prog="inspector",
         description="See what a graph_core graph is, and what it did.",
     )
-    parser.add_argument("--version", action="version", version=f"inspector {version()}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in _COMMANDS:
         command.register(subparsers)
     return parser
 
 
+class _Version(argparse.Action):
+    """`--version`, looked up when asked: importlib.metadata took every command ~15 ms to start."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **_: object) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"inspector {version()}")
+        parser.exit()
+
+
 def version() -> str:
     """The installed distribution's version (pyproject's `version`), or `unknown` when the package runs
     from a checkout that was never installed."""
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("graph-inspector")
     except importlib.metadata.PackageNotFoundError:
