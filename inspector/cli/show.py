@@ -265,7 +265,9 @@ def timeline(run: Run, findings: Findings | None = None) -> list[str]:
     fork = run.header.meta.get("fork")
     if isinstance(fork, dict):
         lines.append(f"fork of {one_line(fork.get('parent'))} at step {fork.get('step')}")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-    debug = read_debug_lines(run)
+    debug: DebugLines | None = read_debug_lines(run)
+    if debug is not None and not debug.edits and debug.aborted is None:
+        debug = None  # (the usual run: no step asks for its edits)
     conversation = Conversation(run)
     preview = _Previews()
     for segment in run.segments:

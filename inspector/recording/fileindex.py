@@ -48,6 +48,7 @@ _STEP_FULL = b'\n{"kind":"step","full":true,'
 _VALUE = b'\n{"kind":"value",'
 _SEGMENT = b'\n{"kind":"segment",'
 _HEADER_START = b'{"kind":"header",'
+_EVENT_START = b'{"kind":"'
 _INDEXED = (b'{"kind":"step","index":', _STEP_FULL[1:], _SEGMENT[1:])
 # A top-level step line's start: group 1 marks a full snapshot, group 2 is the index when it follows
 # (always, from the recorder; a hand-edited line may hold something else, read by parsing the line).
@@ -304,10 +305,12 @@ class RunFile:
     def _check_all_lines(self, end: int) -> None:
         data = self.data
         pos = data.find(b"\n") + 1
+        if not self.lenient:
+            pos = self._check_usual_lines(pos, end)
         while 0 < pos < end:
             nl = data.find(b"\n", pos)
             line = data[pos:nl]
-            ok = line.startswith(b'{"kind":"')
+            ok = line.startswith(_EVENT_START)
             what = "is not a JSON event line"
             obj: Any = None
             if ok:
@@ -328,6 +331,24 @@ class RunFile:
             if not ok:
                 self.corrupt(pos, what)
             pos = nl + 1
+
+    def _check_usual_lines(self, pos: int, end: int) -> int:
+        """Check the lines from `pos` on that `_check_all_lines` would find good in the usual way (an
+        event line that parses to an object on the first try, without brackets enough to be too deep),
+        with a few calls a line instead of `load_json`'s layers; where the first other line starts."""
+        data = self.data
+        while 0 < pos < end:
+            nl = data.find(b"\n", pos)
+            line = data[pos:nl]
+            if not line.startswith(_EVENT_START) or line.count(b"[") + line.count(b"{") > MAX_NESTING:
+                break
+            try:
+                if type(from_json(line)) is not dict:
+                    break
+            except ValueError:
+                break
+            pos = nl + 1
+        return pos
 
     def _check_line_starts(self, end: int) -> None:
         for match in _BAD_START.finditer(self.data, 0, end - 1):
