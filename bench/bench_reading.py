@@ -4,7 +4,8 @@ rounds, recorded in the same run by the `Recorder`.
 
 Target (issue 15): every read path linear in the run, `show` on 10,000 rounds within 12x its time on
 1,000 rounds (the baseline, measured in the same run) and within 2 s. Each figure is the best of three
-in-process runs (opening the file included), so it leaves out the interpreter's start-up. Each path is
+in-process runs (opening the file included), so it leaves out the interpreter's start-up; `show` is the
+command's own `run` (timeline, diagnostics and the text, written to a buffer). Each path is
 timed twice: wall clock (what the target is about) and the process's CPU time, which other sessions on
 a shared machine inflate far less (a long run is more likely than a short one to be slowed by them), so
 the CPU ratio is the one to read for linearity when the load average is high.
@@ -13,6 +14,9 @@ Set BENCH_READING_ROUNDS to change the long run's length.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import os
 import tempfile
 import time
@@ -22,8 +26,8 @@ from pathlib import Path
 from bench.bench_recording import _agent
 from bench.timing import best_time
 from graph_core.schema import Message
-from inspector.cli.show import timeline
-from inspector.diagnostics import Findings, diagnose
+from inspector.cli.show import run as show_command
+from inspector.diagnostics import diagnose
 from inspector.recording import Recorder, read_run
 from inspector.rundiff import diff_runs
 from inspector.snapshot.trajectory import trajectory
@@ -44,11 +48,9 @@ def _record(path: Path, rounds: int) -> Path:
 
 
 def _paths(path: Path) -> dict[str, Callable[[], object]]:
-    def show() -> None:  # as `inspector show` does it: one walk feeds the timeline and the diagnostics
-        with read_run(path) as run:
-            findings = Findings(run)
-            timeline(run, findings)
-            findings.finish()
+    def show() -> None:  # the command itself, in process: its text written to a buffer, not a terminal
+        with contextlib.redirect_stdout(io.StringIO()):
+            show_command(argparse.Namespace(run_file=str(path), json=False, lenient=False))
 
     def only_diagnose() -> None:
         with read_run(path) as run:
