@@ -160,16 +160,18 @@ class Conversation:
             by_key[item.key].append(item)
         used: dict[_Key, int] = defaultdict(int)
         said: list[Said] = []
+        key_of = self._key
         for index, raw in enumerate(state_messages(state)):
             if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
                 continue
             message: dict[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
-            key = self._key(message)
-            makers = by_key.get(key, [])
-            if used[key] < len(makers):
-                maker = makers[used[key]]
-                used[key] += 1
-                said.append(Said(message, maker.position, maker.node, index))
+            key = key_of(message)
+            makers = by_key.get(key, ())
+            taken = used[key]
+            if taken < len(makers):
+                maker = makers[taken]
+                used[key] = taken + 1
+                said.append(Said(message, maker.position, maker.node, index, False, maker.node or "state"))
             elif key in self._input_keys():
                 said.append(Said(message, None, None, index, origin="input"))
             else:
