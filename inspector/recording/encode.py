@@ -36,6 +36,7 @@ from pydantic_core import to_json
 
 from graph_core.history import HistoryView
 from graph_core.schema import Message, TokenUsage, ToolCall
+from inspector.recording.message_json import message_json
 from inspector.recording.redact import NO_REDACTION, Redaction
 
 __all__ = ["Encoder", "Raw", "escape_key", "type_name", "unescape_key"]
@@ -431,8 +432,8 @@ class Encoder:
                     plain = False
                     break
         if plain:
-            try:
-                return _message_json(message, exclude_defaults=True, warnings=False)
+            try:  # the same bytes as pydantic-core's, without its cold code (see `message_json`)
+                return message_json(message) or _message_json(message, exclude_defaults=True, warnings=False)
             except Exception:
                 pass
         return self._model(message, depth, True)

@@ -18,6 +18,7 @@ deltas reach a quarter of it (bounding how far a reader replays for random acces
 
 from __future__ import annotations
 
+from operator import is_
 from typing import Any
 
 from pydantic_core import to_json
@@ -28,6 +29,7 @@ from inspector.recording.statediff import appended_runs, delta, delta_into
 __all__ = ["StateTrack"]
 
 _ABSENT: Any = object()
+_FAILED: Any = object()
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -36,6 +38,7 @@ class StateTrack:
 
     __slots__ = (
         "_keys_json",
+        "_lane",
         "_plan",
         "_plan_by",
         "_plan_for",
@@ -60,6 +63,7 @@ class StateTrack:
         self._plan_for: type | None = None  # the state class `_plan` is for, with `_plan_by`'s encoder
         self._plan_by: Encoder | None = None
         self._plan: list[tuple[str, str, bool]] | None = None
+        self._lane: _Lane | None = None  # the usual step of a model state, when last step allows it
 
     def record_state(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any]:
         """(`full`, payload, encoded state) for this step's live `state`: the payload is the encoded
@@ -69,6 +73,7 @@ class StateTrack:
             cls = type(state)
             if cls is not self._plan_for or encoder is not self._plan_by:
                 self._plan_for, self._plan_by, self._plan = cls, encoder, encoder.model_plan(cls)
+                self._lane = None
             plan = self._plan
             if plan is None:
                 fields = encoder.top_level(state)
@@ -76,12 +81,28 @@ class StateTrack:
                 fields = None
             else:  # `top_level(state)` for a model, from the plan worked out once for its class
                 values = state.__dict__
-                fields = [(key, values.get(name), masked) for name, key, masked in plan]
+                lane = self._lane
+                fields = None
+                try:
+                    recorded = None if lane is None else self._usual(lane, values, encoder)
+                except Exception:  # what `_by_field` would meet too (it does the same calls first)
+                    recorded = _FAILED
+                if recorded is None:
+                    fields = [(key, values.get(name), masked) for name, key, masked in plan]
+                elif recorded is not _FAILED:
+                    return recorded
+                if fields is not None and len(fields) == len(prev):
+                    recorded = self._by_field(state, fields, encoder)
+                    if recorded is not None:
+                        self._lane = _lane_of(plan, fields, self.prev)
+                        return recorded
+                fields = None
             if fields is not None and len(fields) == len(prev):
                 recorded = self._by_field(state, fields, encoder)
                 if recorded is not None:
                     return recorded
         self.raws = []
+        self._lane = None
         encoded = encoder.encode(state)
         full, payload = self.record(encoded)
         return full, payload, encoded
@@ -91,6 +112,36 @@ class StateTrack:
         if self.prev is _ABSENT:
             return True, self._snapshot(encoded)
         return self._policy(encoded, delta(self.prev, encoded), None)
+
+    def _usual(self, lane: _Lane, values: dict[str, Any], encoder: Encoder) -> tuple[bool, Any, Any] | None:
+        """`_by_field`'s result for the usual step of a model state, or None to take `_by_field`: every
+        field holds the object it held last step (so its scalars are unchanged), and the fields that
+        held message lists hold the same lists, grown at their end or not. Only those lists are looked
+        at, through the encoder's list memo; their appends are the delta."""
+        now: tuple[Any, ...] = tuple(map(values.get, lane.names))
+        if not all(map(is_, now, lane.raws)):
+            return None
+        prev: dict[str, Any] = self.prev
+        encoded = prev
+        ops: list[list[Any]] = []
+        appends: list[bytes] = []
+        for i, key in lane.lists:
+            value = encoder.grown_list(now[i])
+            if value is None:
+                return None
+            before = prev[key]
+            if value is before:
+                continue
+            tail = _grown_tail(before, value) if type(before) is dict else None
+            if tail is None:
+                return None
+            if encoded is prev:
+                encoded = prev.copy()  # same keys, same order: what `_by_field` builds
+            encoded[key] = value
+            ops.append(["append", [key], {"$refs": tail}])
+            appends.append(self._append_json(key, tail))
+        full, payload = self._policy(encoded, ops, b"[%b]" % b",".join(appends))
+        return full, payload, encoded
 
     def _by_field(
         self, state: Any, fields: list[tuple[str, Any, bool]], encoder: Encoder
@@ -167,6 +218,42 @@ class StateTrack:
         self.prev = encoded
         self.delta_json = ops_json
         return False, ops
+
+
+class _Lane:
+    """What `StateTrack._usual` checks a model state against: its fields' names in plan order, the
+    objects they held last step, and (index, stored key) of those that held lists. Made only when every
+    other field held a scalar or is masked, so a field still holding the same object is unchanged."""
+
+    __slots__ = ("lists", "names", "raws")
+
+    def __init__(
+        self, names: tuple[str, ...], raws: tuple[Any, ...], lists: tuple[tuple[int, str], ...]
+    ) -> None:
+        self.names = names
+        self.raws = raws
+        self.lists = lists
+
+
+def _lane_of(
+    plan: list[tuple[str, str, bool]], fields: list[tuple[str, Any, bool]], encoded: dict[str, Any]
+) -> _Lane | None:
+    """The lane for the next step after one `_by_field` recorded `encoded` from `fields` (in `plan`
+    order), or None when some field holds anything but a scalar or a list stored as a `$refs` marker
+    (a message list the encoder memoised): anything else may change in place."""
+    lists: list[tuple[int, str]] = []
+    for i, (key, raw, masked) in enumerate(fields):
+        if masked:
+            continue
+        cls = type(raw)
+        if cls is list:
+            stored = encoded[key]
+            if type(stored) is not dict or "$refs" not in stored:
+                return None
+            lists.append((i, key))
+        elif cls not in _SCALARS:
+            return None
+    return _Lane(tuple(name for name, _, _ in plan), tuple(raw for _, raw, _ in fields), tuple(lists))
 
 
 def _grown_tail(before: dict[str, Any], value: dict[str, Any]) -> list[list[int]] | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import to_json
 
 from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
 from graph_core.schema import Message, ToolCall
@@ -99,6 +100,83 @@ def test_fused_state_path_equals_encode_then_diff() -> None:
         assert encoded == expected
         assert encoded["api_key"] == "[REDACTED]"
         assert fast_enc.take_definitions() == slow_enc.take_definitions()
+
+
+class _Lean(BaseModel):
+    """A state of scalars and message lists only: its usual steps take `StateTrack`'s shortest path."""
+
+    messages: list[Message] = []
+    notes: list[Message] = []
+    note: str = ""
+    count: int = 0
+    api_key: str = "sk-1"
+
+
+def _lean_mutations() -> list[Any]:
+    def grow(s: Any) -> None:
+        s.messages.append(Message.user(f"m{len(s.messages)}"))
+
+    def grow_both(s: Any) -> None:
+        s.messages.append(Message.assistant(f"a{len(s.messages)}"))
+        s.notes.append(Message.system(f"n{len(s.notes)}"))
+
+    def same(s: Any) -> None:
+        pass
+
+    def bump(s: Any) -> None:
+        s.count += 1
+
+    def edit_in_place(s: Any) -> None:  # a recorded message changed: it is recorded again
+        s.messages[-1].content += "!"
+
+    def shrink(s: Any) -> None:
+        s.messages.pop()
+
+    def replace_history(s: Any) -> None:
+        s.messages = [Message.system("fresh"), *s.messages[-1:]]
+
+    return [grow, grow, same, grow_both, grow, bump, grow, edit_in_place, grow, shrink, grow, replace_history]
+
+
+def test_usual_steps_of_a_lean_state_equal_encode_then_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    walks: list[int] = []
+    by_field = StateTrack._by_field  # pyright: ignore[reportPrivateUsage]
+
+    def counted(self: StateTrack, *args: Any) -> Any:
+        walks.append(1)
+        return by_field(self, *args)
+
+    monkeypatch.setattr(StateTrack, "_by_field", counted)
+    fast_enc, slow_enc, fast, slow = _pair()
+    state = _Lean(messages=[Message.user("q")], notes=[Message.system("s")])
+    odd: list[Any] = [
+        lambda s: s.notes.append({"role": "user", "content": "not a Message"}),  # notes: a plain list now
+        lambda s: s.messages.append(Message.user("x")),
+        lambda s: setattr(s, "notes", [Message.user("again")]),
+    ]
+    steps = _lean_mutations() * 3 + odd + _lean_mutations()
+    walked: list[bool] = []
+    for step, change in enumerate(steps):
+        before = len(walks)
+        change(state)
+        if step % 4 == 1:  # as a chat node's input would be, before the step's state
+            assert fast_enc.encode_list(state.messages) == slow_enc.encode_list(state.messages)
+        full, payload, encoded = fast.record_state(state, fast_enc)
+        expected = slow_enc.encode(state)
+        assert (full, payload) == slow.record(expected), f"step {step}"
+        assert encoded == expected
+        assert encoded["api_key"] == "[REDACTED]"
+        if not full:
+            assert fast.delta_json == to_json(payload)
+        assert fast_enc.take_definitions() == slow_enc.take_definitions()
+        walked.append(len(walks) > before)
+    usual = [
+        walked[i]
+        for i in range(2, len(steps))  # step 0 is a snapshot, step 1 sets the lane up
+        if steps[i].__name__ in ("grow", "same", "grow_both") and steps[i - 1].__name__ in ("grow", "same")
+    ]
+    assert len(usual) >= 11 and not any(usual), "a usual step after a usual one takes the shortest path"
+    assert walked.count(True) >= 10, "a replaced field, a shrunk list or an odd item takes the walk"
 
 
 def test_fused_state_path_on_dict_states_with_keys_coming_and_going() -> None:
