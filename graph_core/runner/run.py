@@ -258,7 +258,8 @@ def _budget_factory() -> Callable[[int, int | None], Budget]:
         budget = new(Budget)
         set_used(budget, used)
         set_max(budget, steps_max)
-        set_remaining(budget, None if steps_max is None else max(steps_max - used, 0))
+        # no `max(...)`: its argument parsing is code the run meets cold after each model call
+        set_remaining(budget, None if steps_max is None else (steps_max - used if steps_max > used else 0))
         return budget
 
     return build

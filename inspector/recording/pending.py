@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from math import copysign
 from typing import Any
 
 from graph_core.callbacks import RunInfo
@@ -18,10 +19,37 @@ from graph_core.schema import Message, concat_messages
 from inspector.recording.elision import CALL_ARGUMENTS, CALL_CONTENT, compact_node_names, compact_tool_call
 from inspector.recording.encode import Raw, type_name
 
-__all__ = ["NOTHING", "Counters", "Encoded", "Held", "Pending", "drain", "error_record", "node_run_records"]
+__all__ = [
+    "NOTHING",
+    "Counters",
+    "Encoded",
+    "Held",
+    "Pending",
+    "drain",
+    "error_record",
+    "node_run_records",
+    "round_time",
+]
 
 NOTHING: Any = object()
 """No value was reported (an end without a start, a node that never finished)."""
+
+
+def round_time(seconds: float) -> float:
+    """`round(seconds, 6)`, the precision times are stored at, without its cost on a cold cache.
+
+    `round(x, 6)` is correctly rounded through decimal strings (`dtoa`, `snprintf`, `strtod`): code the
+    engine never runs, so with a model call between steps every step met it cold, six times. Below a
+    million seconds, `x * 1e6` is within 2e-4 of the exact product, so unless that is nearly halfway
+    between two integers its nearest integer n is the exact decimal rounding, and `n / 1e6` (one
+    correctly rounded division) is the double `round` returns; zero keeps `x`'s sign as `round` does.
+    Anything else (near a tie, large, not a float) goes to `round` itself."""
+    if type(seconds) is float and -1e6 < seconds < 1e6:
+        scaled = seconds * 1e6
+        n = round(scaled)
+        if -0.499 < scaled - n < 0.499:
+            return n / 1e6 if n else copysign(0.0, seconds)
+    return round(seconds, 6)
 
 
 def error_record(error: BaseException, scrub: Callable[[str], str] = str) -> dict[str, Any]:
@@ -159,9 +187,9 @@ def node_run_records(
             record["error"] = pending.error
         t = pending.t  # `_times`, inline: every node run of every step goes through here
         if t is not None:
-            record["t"] = round(t - base, 6)
+            record["t"] = round_time(t - base)
             if pending.end is not None:
-                record["duration"] = round(pending.end - t, 6)
+                record["duration"] = round_time(pending.end - t)
         if pending.tools:
             record["tools"] = _tool_records(pending, value, max_str)
         out.append(record)
@@ -173,9 +201,9 @@ def _times(record: dict[str, Any], pending: Pending, base: float | None) -> None
     `duration`, when known."""
     t = pending.t
     if t is not None:
-        record["t"] = None if base is None else round(t - base, 6)
+        record["t"] = None if base is None else round_time(t - base)
         if pending.end is not None:
-            record["duration"] = round(pending.end - t, 6)
+            record["duration"] = round_time(pending.end - t)
 
 
 def _tool_records(parent: Pending, value: Callable[[Any], Any], max_str: int) -> list[dict[str, Any]]:

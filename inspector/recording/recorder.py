@@ -59,6 +59,7 @@ from inspector.recording.pending import (
     drain,
     error_record,
     node_run_records,
+    round_time,
 )
 from inspector.recording.redact import RedactSpec, make_redaction
 from inspector.recording.sink import Sink
@@ -144,9 +145,12 @@ class Recorder:
         self._graph_name = ""
         self._finished = False
         self._nodes: dict[tuple[str, ...], tuple[str, str]] = {}
-        self._ends: dict[tuple[tuple[str, ...], str, int], tuple[str, ...]] = {}
+        ends: dict[tuple[tuple[str, ...], str, int], tuple[str, ...]] = {}
+        self._ends = ends
         self._max_steps: int | None = None
-        self._decisions = StepDecisions(lambda path, source, index: self._ends.get((path, source, index)))
+        # over `ends`, not `self`: no reference cycle, so a finished recorder and its memos are freed
+        # when the run lets go of it, not by the garbage collector in some later step of another run
+        self._decisions = StepDecisions(lambda path, source, index: ends.get((path, source, index)))
 
     def append_event(self, event: dict[str, Any], *, values: tuple[str, ...] = ()) -> None:
         """Write one out-of-band line between steps (the debugger's `edit` and `aborted` lines, see
@@ -296,8 +300,8 @@ class Recorder:
         if t0 is None:
             t, end_t = self._rel(begin), self._rel(end)
         else:  # `_rel`, inline
-            t, end_t = round(begin - t0, 6), round(end - t0, 6)
-        duration = None if t is None or end_t is None else round(end_t - t, 6)
+            t, end_t = round_time(begin - t0), round_time(end - t0)
+        duration = None if t is None or end_t is None else round_time(end_t - t)
 
         done = self._done.pop(path, None)
         runs = (
@@ -360,7 +364,7 @@ class Recorder:
         if track is None:
             track = self._states[step.path] = StateTrack(self._snapshot_every)
         full, payload, encoded = track.record_state(step.state, self._encoder)
-        if not step.path and type(encoded) is dict:
+        if not step.path and type(encoded) is dict and not track.usual:  # usual: the same fields as before
             self._counters.iterations = None if _ITERATION_SET.isdisjoint(encoded) else _iterations(encoded)  # pyright: ignore[reportUnknownArgumentType]
         return full, payload, track.delta_json
 
@@ -508,7 +512,7 @@ class Recorder:
             return None
         if self._t0 is None:
             self._t0 = t
-        return round(t - self._t0, 6)
+        return round_time(t - self._t0)
 
     def _fail(self, error: BaseException) -> None:
         if self.fault is None:

@@ -49,6 +49,7 @@ class StateTrack:
         "prev",
         "raws",
         "steps_since_full",
+        "usual",
     )
 
     def __init__(self, every: int) -> None:
@@ -64,11 +65,13 @@ class StateTrack:
         self._plan_by: Encoder | None = None
         self._plan: list[tuple[str, str, bool]] | None = None
         self._lane: _Lane | None = None  # the usual step of a model state, when last step allows it
+        self.usual = False  # the last state recorded held the same objects as the one before it
 
     def record_state(self, state: Any, encoder: Encoder) -> tuple[bool, Any, Any]:
         """(`full`, payload, encoded state) for this step's live `state`: the payload is the encoded
         state when `full`, else the delta ops (their JSON in `delta_json`)."""
         prev = self.prev
+        self.usual = False
         if type(prev) is dict:
             cls = type(state)
             if cls is not self._plan_for or encoder is not self._plan_by:
@@ -141,6 +144,7 @@ class StateTrack:
             ops.append(["append", [key], {"$refs": tail}])
             appends.append(self._append_json(key, tail))
         full, payload = self._policy(encoded, ops, b"[%b]" % b",".join(appends))
+        self.usual = True
         return full, payload, encoded
 
     def _by_field(
@@ -211,7 +215,8 @@ class StateTrack:
             ops_json = to_json(ops)  # serialising is cheaper than any arithmetic on the ops' parts
         self.steps_since_full += 1
         self.delta_bytes += len(ops_json)
-        grown = self.delta_bytes >= max(self.full_bytes, 256)
+        full_bytes = self.full_bytes
+        grown = self.delta_bytes >= (full_bytes if full_bytes > 256 else 256)  # not `max`: cold code
         periodic = self.steps_since_full >= self.every and self.delta_bytes * 4 >= self.full_bytes
         if grown or periodic:
             return True, self._snapshot(encoded)

@@ -226,3 +226,22 @@ def test_states_read_back_equal_what_the_engine_held(tmp_path: Path, rounds: int
     simulate_react(Both(), rounds)
     run = read_run(path)
     assert [s.state["messages"] for s in run.steps] == seen
+
+
+def test_a_finished_recorder_is_freed_without_the_garbage_collector(tmp_path: Path) -> None:
+    # no reference cycle: a recorder's memos (every message of the run) go when the run lets go of it,
+    # instead of waiting for a collection that traverses them, in some later step of another run
+    import gc
+    import weakref
+
+    recorder = _record(tmp_path / "run.jsonl", rounds=3)
+    assert read_run(tmp_path / "run.jsonl").status == "ok"
+    gone = weakref.ref(recorder)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del recorder
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()
