@@ -128,21 +128,30 @@ class StateTrack:
         encoded = prev
         ops: list[list[Any]] = []
         appends: list[bytes] = []
-        for i, key in lane.lists:
+        for i, key, key_json in lane.lists:
             value = encoder.grown_list(now[i])
             if value is None:
                 return None
             before = prev[key]
             if value is before:
                 continue
-            tail = _grown_tail(before, value) if type(before) is dict else None
-            if tail is None:
-                return None
+            runs_before, runs = before["$refs"], value["$refs"]  # `_grown_tail`'s usual case, inline
+            if len(runs) == 1 and len(runs_before) == 1:
+                (start, stop), (start_before, stop_before) = runs[0], runs_before[0]
+                if start != start_before or stop <= stop_before:
+                    return None
+                tail = [[stop_before, stop]]
+                appended = b'["append",[%b],{"$refs":[[%d,%d]]}]' % (key_json, stop_before, stop)
+            else:
+                tail = _grown_tail(before, value)
+                if tail is None:
+                    return None
+                appended = self._append_json(key, tail)
             if encoded is prev:
                 encoded = prev.copy()  # same keys, same order: what `_by_field` builds
             encoded[key] = value
             ops.append(["append", [key], {"$refs": tail}])
-            appends.append(self._append_json(key, tail))
+            appends.append(appended)
         full, payload = self._policy(encoded, ops, b"[%b]" % b",".join(appends))
         self.usual = True
         return full, payload, encoded
@@ -227,13 +236,14 @@ class StateTrack:
 
 class _Lane:
     """What `StateTrack._usual` checks a model state against: its fields' names in plan order, the
-    objects they held last step, and (index, stored key) of those that held lists. Made only when every
-    other field held a scalar or is masked, so a field still holding the same object is unchanged."""
+    objects they held last step, and (index, stored key, its JSON) of those that held lists. Made only
+    when every other field held a scalar or is masked, so a field still holding the same object is
+    unchanged."""
 
     __slots__ = ("lists", "names", "raws")
 
     def __init__(
-        self, names: tuple[str, ...], raws: tuple[Any, ...], lists: tuple[tuple[int, str], ...]
+        self, names: tuple[str, ...], raws: tuple[Any, ...], lists: tuple[tuple[int, str, bytes], ...]
     ) -> None:
         self.names = names
         self.raws = raws
@@ -246,7 +256,7 @@ def _lane_of(
     """The lane for the next step after one `_by_field` recorded `encoded` from `fields` (in `plan`
     order), or None when some field holds anything but a scalar or a list stored as a `$refs` marker
     (a message list the encoder memoised): anything else may change in place."""
-    lists: list[tuple[int, str]] = []
+    lists: list[tuple[int, str, bytes]] = []
     for i, (key, raw, masked) in enumerate(fields):
         if masked:
             continue
@@ -255,7 +265,7 @@ def _lane_of(
             stored = encoded[key]
             if type(stored) is not dict or "$refs" not in stored:
                 return None
-            lists.append((i, key))
+            lists.append((i, key, to_json(key)))
         elif cls not in _SCALARS:
             return None
     return _Lane(tuple(name for name, _, _ in plan), tuple(raw for _, raw, _ in fields), tuple(lists))

@@ -12,15 +12,15 @@ and template once per distinct decision, since loops repeat theirs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from math import copysign
 from typing import Any
 
 from pydantic_core import to_json
 
 from graph_core.callbacks import StepInfo
 from inspector.recording.elision import compact_branches, compact_next_nodes, counters_into
+from inspector.recording.line_json import time_json
 
-__all__ = ["Decided", "StepDecisions", "step_line", "time_json", "unfinished_line"]
+__all__ = ["Decided", "StepDecisions", "step_line", "unfinished_line"]
 
 _MAX_DECISIONS = 1024  # distinct (step nodes, branch decisions) kept per run: loops have a handful
 
@@ -82,29 +82,6 @@ def _template(nodes: list[str], branches: list[dict[str, Any]]) -> bytes:
         + branches_json
         + b',"delta":%b}\n'
     )
-
-
-def time_json(value: Any) -> bytes:
-    """`to_json(value)` for a stored time (`pending.round_time`'s result, or what an injected clock
-    gave), written from its whole micro-units when it is one: the shortest digits of the double nearest
-    n / 1e6 are n's own (no shorter decimal lies within its ulp), laid out as serde_json lays out
-    floats (`0.000015`, `1e-6`, `2.0`). Anything else goes to pydantic-core, as before: its code (and
-    `repr`'s `dtoa`) would otherwise run with cold caches on every step."""
-    if type(value) is float and -1e6 < value < 1e6:
-        n = round(value * 1e6)
-        if n / 1e6 == value:
-            if n == 0:
-                return b"-0.0" if copysign(1.0, value) < 0 else b"0.0"
-            units = -n if n < 0 else n
-            if units < 10:
-                text = b"%de-6" % units
-            else:
-                whole, fraction = divmod(units, 1_000_000)
-                text = b"%d.%b" % (whole, (b"%06d" % fraction).rstrip(b"0") or b"0")
-            return b"-" + text if n < 0 else text
-    if type(value) is int:
-        return b"%d" % value
-    return to_json(value)
 
 
 def step_line(

@@ -11,8 +11,8 @@ import random
 
 from pydantic_core import to_json
 
+from inspector.recording.line_json import time_json
 from inspector.recording.pending import round_time
-from inspector.recording.step_line import time_json
 
 
 def _same_float(a: float, b: float) -> bool:
