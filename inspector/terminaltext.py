@@ -32,7 +32,7 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     Tabs become four spaces; a CRLF counts as one newline; newlines stay only when `keep_newlines`,
     else they show as ` ⏎ `.
     """
-    if not ESCAPED.search(text):
+    if text.isprintable() or not ESCAPED.search(text):  # every character ESCAPED matches is unprintable
         return text
     text = text.replace("\r\n", "\n")
     out: list[str] = []

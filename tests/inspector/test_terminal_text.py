@@ -11,7 +11,7 @@ from graph_core import END, START, Graph
 from inspector.cli import main
 from inspector.cli.plain import one_line
 from inspector.recording import Recorder
-from inspector.terminaltext import visible
+from inspector.terminaltext import ESCAPED, visible
 from inspector.tui.literal import one_line as tui_one_line
 
 HOSTILE = "abc\u202edef\u200bghi\x1b[31m\u2066x\ufeff"
@@ -39,3 +39,13 @@ def test_show_and_the_tui_draw_hostile_text_the_same_way() -> None:
     assert visible(HOSTILE) == "abc\\u202edef\\u200bghi\\x1b[31m\\u2066x\\ufeff"
     assert visible("a\r\nb\tc") == "a ⏎ b    c"
     assert visible("a\nb", keep_newlines=True) == "a\nb"
+
+
+def test_every_character_the_rule_escapes_is_unprintable() -> None:
+    """`visible` returns printable text (`str.isprintable`) untouched without its regex search, so no
+    character the rule escapes may be printable; text around them is escaped as before."""
+    escaped = [chr(c) for c in range(0x30000) if ESCAPED.match(chr(c))]
+    assert escaped and not any(ch.isprintable() for ch in escaped)
+    assert visible("plain text, ünïcode and emoji \U0001f600") == "plain text, ünïcode and emoji \U0001f600"
+    assert visible("no\u00a0break") == "no\u00a0break"  # unprintable, yet nothing to escape
+    assert visible("a\u202eb\x1b") == "a\\u202eb\\x1b"
