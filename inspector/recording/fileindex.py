@@ -84,8 +84,9 @@ class LRU(OrderedDict[Any, Any]):
         return self[key]
 
     def put(self, key: Any, value: Any) -> None:
+        if key in self:  # a new key goes in at the end already: a walk puts each step once
+            self.move_to_end(key)
         self[key] = value
-        self.move_to_end(key)
         if len(self) > self.size:
             self.popitem(last=False)
 
