@@ -22,6 +22,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from inspector.recording.reader import Run
@@ -111,6 +112,9 @@ class _Produced(NamedTuple):
     key: _Key
 
 
+_position = attrgetter("position")
+
+
 class Conversation:
     """The conversation of `run` at any position; the index of produced messages is built as far as
     asked and kept, so stepping forward reads one more step's node runs."""
@@ -119,7 +123,7 @@ class Conversation:
         self.run = run
         self._produced: list[_Produced] = []
         self._positions: list[int] = []  # `_produced`'s positions, for bisecting
-        self._first_said: dict[_Key, _Produced] = {}  # each message's first producer, for `said_by`
+        self._makers: dict[_Key, list[_Produced]] = {}  # `_produced` by message key, in order
         self._built = -1  # steps read so far: 0.._built
         self._input: set[_Key] | None = None
         self._first_held: dict[tuple[int, _Key], int] = {}
@@ -155,10 +159,9 @@ class Conversation:
             return self.at(position, state)[-last:] if last else []
         self._build(position)
         produced = self._produced[: bisect_right(self._positions, position)]
-        by_key: dict[_Key, list[_Produced]] = defaultdict(list)
-        for item in produced:
-            by_key[item.key].append(item)
+        by_key = self._makers
         used: dict[_Key, int] = defaultdict(int)
+        matched = 0  # state messages matched to a producer
         said: list[Said] = []
         key_of = self._key
         for index, raw in enumerate(state_messages(state)):
@@ -166,11 +169,15 @@ class Conversation:
                 continue
             message: dict[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
             key = key_of(message)
-            makers = by_key.get(key, ())
+            makers = by_key.get(key, [])
+            count = len(makers)
+            if count and makers[-1].position > position:  # built past `position`: its makers up to there
+                count = bisect_right(makers, position, key=_position)
             taken = used[key]
-            if taken < len(makers):
+            if taken < count:
                 maker = makers[taken]
                 used[key] = taken + 1
+                matched += 1
                 said.append(Said(message, maker.position, maker.node, index, False, maker.node or "state"))
             elif key in self._input_keys():
                 said.append(Said(message, None, None, index, origin="input"))
@@ -178,11 +185,12 @@ class Conversation:
                 held = self._first_holding(index, key, position)
                 nodes = ", ".join(run.steps[held].nodes)
                 said.append(Said(message, held, nodes, index, origin="state"))
-        seen: dict[_Key, int] = defaultdict(int)
-        for item in produced:
-            seen[item.key] += 1
-            if seen[item.key] > used[item.key]:
-                said.append(Said(item.message, item.position, item.node, None))
+        if matched < len(produced):  # what the nodes said that the state does not hold
+            seen: dict[_Key, int] = defaultdict(int)
+            for item in produced:
+                seen[item.key] += 1
+                if seen[item.key] > used[item.key]:
+                    said.append(Said(item.message, item.position, item.node, None))
         return self._mark_final(said, position)
 
     def _tail(self, position: int, state: Any, last: int) -> list[Said]:
@@ -244,7 +252,8 @@ class Conversation:
     def said_by(self, message: dict[str, Any], position: int) -> tuple[int, str] | None:
         """The step and node that first produced `message`, at or before `position`; None if none did."""
         self._build(position)
-        first = self._first_said.get(self._key(message))
+        makers = self._makers.get(self._key(message))
+        first = makers[0] if makers else None
         if first is None or first.position > position:
             return None
         return first.position, first.node
@@ -295,5 +304,9 @@ class Conversation:
                     made = _Produced(at, node, message, self._key(message))
                     self._produced.append(made)
                     self._positions.append(at)
-                    self._first_said.setdefault(made.key, made)
+                    makers = self._makers.get(made.key)
+                    if makers is None:
+                        self._makers[made.key] = [made]
+                    else:
+                        makers.append(made)
         self._built = max(self._built, position)

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from graph_core.callbacks import Budget, RunInfo, StepInfo
+from graph_core.schema import Message
 from inspector.cli import main
 from inspector.conversation import Conversation
 from inspector.recording import Recorder, read_run
-from inspector.recording.synthetic import react_topology, simulate_react
+from inspector.recording.synthetic import ReactState, react_topology, simulate_react
 
 WEATHER = Path(__file__).parents[2] / "fixtures" / "runs" / "weather.jsonl"
 APPROVAL = Path(__file__).parents[2] / "fixtures" / "runs" / "approval.jsonl"
@@ -92,3 +94,48 @@ def test_the_newest_messages_alone_match_the_whole_conversations_tail(tmp_path: 
         for last in (1, 5, 30):
             assert Conversation(run).at(position, last=last) == whole[-last:]
     assert Conversation(run).at(len(run.steps) - 1, last=0) == []
+
+
+def test_a_conversation_read_to_the_end_says_the_same_at_every_earlier_step() -> None:
+    """The index of producers is kept as far as it was built: asked for an earlier step afterwards (a
+    TUI moving back), it counts only the producers up to that step, as a fresh conversation does."""
+    for path in (WEATHER, APPROVAL):
+        run = read_run(path)
+        ahead = Conversation(run)
+        ahead.at(len(run.steps) - 1)
+        for position in range(len(run.steps)):
+            said = Conversation(run).at(position)
+            assert ahead.at(position) == said
+            fresh = Conversation(run)
+            for s in said:
+                assert ahead.said_by(s.message, position) == fresh.said_by(s.message, position)
+
+
+def test_a_message_said_again_later_is_not_credited_to_the_later_step_when_reading_back(
+    tmp_path: Path,
+) -> None:
+    """A model says "ok" at steps 0 and 2; at step 1 a handler files a second "ok" into the state. Read to
+    the end first, the conversation at step 1 still finds no producer for that second copy up to step 1
+    (the state holds it from step 1), as a conversation read only that far does."""
+    path = tmp_path / "again.jsonl"
+    recorder = Recorder(path, topology=react_topology(), clock=lambda: 0.0, run_id="again")
+    state = ReactState()
+    graph = RunInfo(node_key=None, name="ReActAgent", kind="Graph", graph_name="ReActAgent")
+    recorder.on_start(graph, [])
+    for step in range(3):
+        node = "tools" if step == 1 else "chat"
+        recorder.on_step_start(StepInfo(index=step, nodes=(node,), budget=Budget.of(step, 9)))
+        info = RunInfo(node_key=node, name=node, kind="Lambda", path=(node,), step=step)
+        recorder.on_start(info, None)
+        said = Message.assistant("ok")
+        state.messages.append(said)
+        recorder.on_end(info, said if node == "chat" else None)
+        recorder.on_step_end(StepInfo(index=step, nodes=(node,), budget=Budget.of(step + 1, 9), state=state))
+    recorder.on_end(graph, None)
+    recorder.close()
+    run = read_run(path)
+    ahead = Conversation(run)
+    ahead.at(2)
+    expected = [("chat", 0, 0, False), ("state", 1, 1, False)]
+    assert _who(ahead.at(1)) == _who(Conversation(run).at(1)) == expected
+    assert _who(ahead.at(2)) == _who(Conversation(run).at(2))
