@@ -78,10 +78,10 @@ class LRU(OrderedDict[Any, Any]):
         self.size = size
 
     def get_lru(self, key: Any) -> Any:
-        if key not in self:  # (no `super()` object to make: a walk asks several times a step)
-            return None
-        self.move_to_end(key)
-        return self[key]
+        value = self.get(key)  # (one lookup, no `super()` object to make: a walk asks several times a step)
+        if value is not None:
+            self.move_to_end(key)
+        return value
 
     def put(self, key: Any, value: Any) -> None:
         if key in self:  # a new key goes in at the end already: a walk puts each step once

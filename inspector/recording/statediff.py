@@ -92,12 +92,16 @@ def _is_marker(value: dict[str, Any]) -> bool:
 def appended_runs(old: dict[str, Any], new: dict[str, Any]) -> list[list[int]] | None:
     """The runs `new` adds at the end of `old` when both are `$refs` lists and `new` extends `old`."""
     a, b = old.get("$refs"), new.get("$refs")
-    if a is None or b is None or len(b) < len(a) or not a:
+    if a is None or b is None or not a:
         return None
-    if b[: len(a) - 1] != a[:-1] or b[len(a) - 1][0] != a[-1][0] or b[len(a) - 1][1] < a[-1][1]:
+    n = len(a)
+    if len(b) < n:
         return None
-    tail = [[a[-1][1], b[len(a) - 1][1]]] if b[len(a) - 1][1] > a[-1][1] else []
-    tail.extend(b[len(a) :])
+    last, grown = a[-1], b[n - 1]  # `a`'s last run, and the run of `b` that may extend it
+    if (n > 1 and b[: n - 1] != a[:-1]) or grown[0] != last[0] or grown[1] < last[1]:
+        return None
+    tail = [[last[1], grown[1]]] if grown[1] > last[1] else []
+    tail.extend(b[n:])
     return tail or None
 
 
