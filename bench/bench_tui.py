@@ -307,7 +307,7 @@ async def _measure_keys(path: Path) -> dict[str, Any]:
         cpu: dict[str, list[float]] = {k: [] for k in keys}
 
         async def timed(name: str, key: str) -> None:
-            counting = any(w.group == "count" and w.is_running for w in app.workers)
+            counting = not session.paths_done
             flags = (("diagnosing", session.diagnostics is None), ("counting", counting),
                      ("collecting hits", app.finder.collecting))  # fmt: skip
             still = [what for what, on in flags if on]

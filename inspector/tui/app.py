@@ -7,7 +7,7 @@ records first, then opens the app on the file.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar, TypeVar
@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from inspector.conversation import Said, state_messages, step_name
 from inspector.errors import InspectorError
@@ -53,8 +54,6 @@ _W = TypeVar("_W", bound=Widget)
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
-COUNT_SLICE_S = 0.01
-"""How long the background count of visits runs before letting keys in again."""
 MESSAGES_ALL_UP_TO = 1_000
 MESSAGES_SHOWN = 60
 """A conversation longer than `MESSAGES_ALL_UP_TO` shows only its newest `MESSAGES_SHOWN` messages: an
@@ -204,13 +203,13 @@ class ReplayApp(App[None]):
         self._begun = True
 
     def start_background(self) -> None:
-        """Start what is computed off the keys for a long run: its diagnostics (in a child process)
-        and its visit counts (in slices); each replaces any still running for an earlier reading."""
+        """Start what is computed off the keys for a long run: its diagnostics and its visit counts, in
+        one child process walking the steps (`Session.walk_separately`); it replaces any still running
+        for an earlier reading."""
         session = self.session
-        if session.diagnostics is None:
-            self.run_worker(self._diagnose(), exclusive=True, group="diagnose")
-        if self.count_in_background and len(session) > paths.REACH and not session.paths_done:
-            self.run_worker(self._count_paths, exclusive=True, group="count")
+        count = self.count_in_background and len(session) > paths.REACH and not session.paths_done
+        if session.diagnostics is None or count:
+            self.run_worker(self._walk(count=count), exclusive=True, group="background")
 
     def sync_columns(self) -> None:
         """Tokens and ADK iterations get timeline columns when the run has them."""
@@ -340,26 +339,32 @@ class ReplayApp(App[None]):
 
     # --- background work ------------------------------------------------------------------------
 
-    async def _diagnose(self) -> None:
+    async def _walk(self, *, count: bool) -> None:
+        """Take in the background walk's reports: the graph shows the cursor's counts as soon as the
+        count comes within reach of it, the diagnostics once they are found."""
         session = self.session
-        found = await session.diagnose_separately()
-        if session is self.session and session.diagnostics is None:
-            session.diagnostics = found
-            if self.is_running:  # not while the app closes: its panes are going
-                self.show_cursor()
-
-    async def _count_paths(self) -> None:
-        """The background count of visits, in slices of `COUNT_SLICE_S` between which keys are
-        answered; the graph shows the cursor's counts as soon as the count comes within reach."""
-        session = self.session
-        while not session.count_paths(COUNT_SLICE_S):
-            await asyncio.sleep(0)
-            if session is not self._session or not self.is_running:  # another run, or closing
-                return
-            if self._graph_counting and session.paths_counted + paths.REACH >= self.replay.cursor:
-                self.show_cursor()
-        if self._graph_counting and self.is_running:
+        async with contextlib.aclosing(session.walk_separately(count=count)) as walk:  # ends the child
+            async for update in walk:
+                if session is not self._session or not self.is_running:  # another run, or closing
+                    return
+                if update[0] == "diagnostics":
+                    if session.diagnostics is None:
+                        session.diagnostics = update[1]
+                        self.show_cursor()
+                elif self._graph_counting and session.paths_counted + paths.REACH >= self.replay.cursor:
+                    self.show_cursor()
+        if self._graph_counting and session is self._session and self.is_running:
             self.show_cursor()
+
+    async def on_unmount(self) -> None:
+        """End the child processes of the background walk and of a search before the app's loop
+        closes: a cancelled worker kills its child and reaps it, which takes a few turns of the loop."""
+        children = [w for w in self.workers if w.group in ("background", "search") and w.is_running]
+        for worker in children:
+            worker.cancel()
+        for worker in children:
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
 
     async def poll(self) -> None:
         """Follow mode: open the run file once it is there, or pick up what was appended (`follow`)."""

@@ -1,10 +1,12 @@
-"""`run_python`: a short Python script in a child process, for work that reads a whole run.
+"""`run_python`, `stream_python`: a short Python script in a child process, for work that reads a
+whole run.
 
 Diagnosing a long run, or collecting every step a search matches, reads every step: seconds at
 100,000 steps. In the app's process that work would either hold the keys or, in a thread, share the
 interpreter lock with them (and the run's caches are not thread-safe). A child process opens the file
 on its own (the index is lazy: well under a second) and hands back JSON, on another CPU when there is
-one; cancelling the worker that awaits it ends the child.
+one; cancelling the worker that awaits it ends the child. `stream_python` hands each line back as it
+is printed, for work that reports as it goes (the visit count's checkpoints).
 """
 
 from __future__ import annotations
@@ -12,9 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
-__all__ = ["run_python"]
+__all__ = ["LINE_LIMIT", "run_python", "stream_python"]
+
+LINE_LIMIT = 1 << 30
+"""The longest line `stream_python` reads (asyncio's default, 64 KiB, is less than the diagnostics of
+a long run can take)."""
 
 
 async def run_python(script: str, *args: str, stdin: str | None = None) -> Any:
@@ -38,3 +45,36 @@ async def run_python(script: str, *args: str, stdin: str | None = None) -> Any:
     if process.returncode != 0 or not out.strip():
         return None
     return json.loads(out.splitlines()[-1])
+
+
+async def stream_python(script: str, *args: str, stdin: str | None = None) -> AsyncIterator[Any]:
+    """The JSON of each line `script` (run as `python -c script args...`, given `stdin`) prints, as it
+    prints it (lines that are not JSON are passed over). Cancelling the task iterating it, or closing
+    the iterator, kills the child."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        script,
+        *args,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        limit=LINE_LIMIT,
+    )
+    assert process.stdout is not None
+    try:
+        if stdin is not None and process.stdin is not None:
+            process.stdin.write(stdin.encode())
+            await process.stdin.drain()
+            process.stdin.close()
+        while line := await process.stdout.readline():
+            try:
+                found = json.loads(line)
+            except ValueError:
+                continue
+            yield found
+        await process.wait()
+    finally:  # cancelled, closed early, or failed: end our child and reap it
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

@@ -3,21 +3,25 @@
 Visit counts at step `i` depend on every step before it, so the first question far into a long run
 would read the whole file (seconds at 100,000 steps). A key must not wait for that. So the counter
 answers on the key only what it can reach from what it already knows within `REACH` steps
-(`known`), and counts the rest in the background, a slice at a time (`count_for`), from the start
-towards the end: a checkpoint every `EVERY` steps, each one exact. The screen shows "counting…"
-until the cursor's position comes within reach. `at` still answers any position at once, walking
-as far as it must, for callers that can wait (the CLI, tests).
+(`known`), and the rest is counted in the background from the start towards the end: a checkpoint
+every `EVERY` steps, each one exact. The app has that count made by the child process that diagnoses
+the run (`background.py`), which walks every step anyway, and takes its checkpoints in (`adopt`) as
+they arrive; `count_for` counts a slice at a time in this process (tests, small callers). The
+screen shows "counting…" until the cursor's position comes within reach. `at` still answers any
+position at once, walking as far as it must, for callers that can wait (the CLI, tests).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from graph_core.topology import END, START
 from inspector.recording.reader import Run
 
-__all__ = ["EVERY", "REACH", "PathCounter", "PathSoFar"]
+__all__ = ["EVERY", "REACH", "PathCounter", "PathSoFar", "path_from_json", "path_to_json"]
 
 EVERY = 256
 """Steps between two checkpoints."""
@@ -39,6 +43,28 @@ class PathSoFar:
 
 
 _START = PathSoFar(-1, {}, frozenset({START}), frozenset(), (START,))
+
+
+def path_to_json(path: PathSoFar) -> dict[str, Any]:
+    """`path` as JSON (how the counting child process hands its checkpoints back), in a set order."""
+    return {
+        "position": path.position,
+        "visits": path.visits,
+        "nodes": sorted(path.nodes),
+        "edges": sorted([a, b] for a, b in path.edges),
+        "previous": list(path.previous),
+    }
+
+
+def path_from_json(data: dict[str, Any]) -> PathSoFar:
+    """The `PathSoFar` that `path_to_json` wrote."""
+    return PathSoFar(
+        int(data["position"]),
+        {str(k): int(v) for k, v in data["visits"].items()},
+        frozenset(str(n) for n in data["nodes"]),
+        frozenset((str(a), str(b)) for a, b in data["edges"]),
+        tuple(str(n) for n in data["previous"]),
+    )
 
 
 class PathCounter:
@@ -96,23 +122,51 @@ class PathCounter:
 
     def count_for(self, seconds: float) -> bool:
         """Advance the background count for about `seconds` (at least one step); True once done."""
+        deadline = time.perf_counter() + seconds
+        self._count(lambda position: position % 16 == 0 and time.perf_counter() >= deadline)
+        return self.done
+
+    def count_to(self, i: int) -> None:
+        """Advance the background count up to position `i` (no further than the last step)."""
+        self._count(lambda position: position >= i)
+
+    def _count(self, stop: Callable[[int], bool]) -> None:
+        """Advance the background count a step at a time until `stop(position)` or the last step."""
         n = len(self)
         if self._frontier.position >= n - 1:
-            return True
+            return
         start = self._frontier
         visits, nodes, edges = dict(start.visits), set(start.nodes), set(start.edges)
         previous = start.previous
         position = start.position
-        deadline = time.perf_counter() + seconds
         while position < n - 1:
             position += 1
             previous = self._advance(position, previous, visits, nodes, edges)
             if position % EVERY == 0:
                 self._keep(position, visits, nodes, edges, previous)
-            if position % 16 == 0 and time.perf_counter() >= deadline:
+            if stop(position):
                 break
         self._frontier = PathSoFar(position, visits, frozenset(nodes), frozenset(edges), previous)
-        return position >= n - 1
+
+    @property
+    def frontier(self) -> PathSoFar:
+        """Where the background count has got: the path at `counted` (START before it begins)."""
+        return self._frontier
+
+    def checkpoints_after(self, position: int) -> list[PathSoFar]:
+        """The checkpoints past `position`, in order (what a counting child has not handed back yet)."""
+        return [self._checkpoints[p] for p in sorted(self._checkpoints) if p > position]
+
+    def adopt(self, checkpoints: Iterable[PathSoFar], frontier: PathSoFar | None = None) -> None:
+        """Take in what a count made elsewhere found over the same steps (the counting child's
+        checkpoints, and how far it got): the background count then stands at `frontier`. Positions
+        this reading of the file does not have are left out."""
+        n = len(self)
+        for found in checkpoints:
+            if found.position < n:
+                self._checkpoints.setdefault(found.position, found)
+        if frontier is not None and self._frontier.position < frontier.position < n:
+            self._frontier = frontier
 
     def _walk(self, i: int, reach: int | None) -> PathSoFar | None:
         if not len(self):

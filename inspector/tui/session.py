@@ -5,7 +5,8 @@ keypress and wants them fast on a 100,000-step run. So this adapter adds:
 
 - the executed path and visit counts as a running total with checkpoints (`paths.PathCounter`), so
   stepping forward costs one step, and a jump far into a long run is answered once the background
-  count (`count_paths`) gets there rather than by reading every step on the key;
+  count gets there (`walk_separately`: a child process, with the diagnostics) rather than by reading
+  every step on the key;
 - timeline rows built from the step records alone;
 - where an error or incomplete run should open, and the stop report (error, node path, diagnostics);
 - `reload()` for `--follow`: re-read a run file that is still growing, keeping cursor and breakpoints.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import os
 import stat
 import warnings
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,20 +29,14 @@ from inspector.diagnostics import Diagnostic, diagnose
 from inspector.recording.format import BudgetRecord, ErrorRecord
 from inspector.recording.reader import NodeRun, Run, RunFileWarning, read_run
 from inspector.replay import Replay
-from inspector.tui.child import run_python
+from inspector.tui import background
 from inspector.tui.interrupts import InterruptMark, interrupt_at, is_interrupt, stop_mark
 from inspector.tui.paths import PathCounter, PathSoFar
 
 __all__ = ["SYNC_DIAGNOSE_LIMIT", "PathSoFar", "Session", "StopReport", "TimelineRow"]
 
-_DIAGNOSE_SCRIPT = (
-    "import json, sys\n"
-    "from inspector.diagnostics import diagnose\n"
-    "from inspector.recording import read_run\n"
-    "print(json.dumps([d.to_dict() for d in diagnose(read_run(sys.argv[1]))]))\n"
-)
 SYNC_DIAGNOSE_LIMIT = 5_000
-"""Runs up to this many steps are diagnosed when opened; longer ones by `diagnose_separately` (slow)."""
+"""Runs up to this many steps are diagnosed when opened; longer ones by `walk_separately` (slow)."""
 
 
 @dataclass(frozen=True)
@@ -168,17 +164,19 @@ class Session:
             interrupt=stop_mark(run) if run.status == "interrupted" else None,
         )
 
-    async def diagnose_separately(self) -> list[Diagnostic]:
-        """Diagnose the run in a child process and return what it found.
-
-        Diagnosing walks every step (seconds on a 100,000-step run): see `child.run_python`.
-        """
-        found = await run_python(_DIAGNOSE_SCRIPT, str(self.run.path))
-        if not isinstance(found, list):
-            return []
-        return [
-            Diagnostic(d["severity"], d["code"], d["message"], d["step"], tuple(d["nodes"])) for d in found
-        ]
+    async def walk_separately(self, *, count: bool = True) -> AsyncIterator[background.Update]:
+        """Diagnose the run (unless done already) and, with `count`, count its visits on from where the
+        count stands, in one child process walking every step (seconds on a 100,000-step run: see
+        `background`). The counts are taken in here as they arrive (`path_known` reaches further);
+        each report is yielded too, the diagnostics for the caller to keep."""
+        counter = self._paths if count and not self._paths.done else None
+        run = self.run
+        async for update in background.walk_separately(
+            counter, str(run.path), lenient=run.lenient, diagnose=self.diagnostics is None
+        ):
+            if update[0] == "paths":
+                self._paths.adopt(update[1], update[2])
+            yield update
 
     def budget_cycle(self) -> str | None:
         """The diagnostics' account of which cycle spent the budget, if the budget ran out."""
