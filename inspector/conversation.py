@@ -103,6 +103,10 @@ def step_name(run: Run, position: int) -> str:
     return f"step {position}"
 
 
+MADE_KEPT = 1_000
+"""Steps whose produced messages a `Conversation` keeps for windows of the newest messages."""
+
+
 class _Produced(NamedTuple):
     """A message a node run produced (one per message of a long run: a tuple is the cheapest record)."""
 
@@ -128,6 +132,7 @@ class Conversation:
         self._input: set[_Key] | None = None
         self._first_held: dict[tuple[int, _Key], int] = {}
         self._keys: dict[int, tuple[dict[str, Any], _Key]] = {}  # by id: the message itself, its key
+        self._made: dict[int, list[_Produced]] = {}  # by step: what its node runs produced (`_made_at`)
 
     def _key(self, message: dict[str, Any]) -> _Key:
         """`message_key(message)`, worked out once per message object: a recorded message is one
@@ -199,7 +204,11 @@ class Conversation:
         messages = state_messages(state)
         window = messages[len(messages) - last :]
         wanted = {self._key(m) for m in window if isinstance(m, dict)}  # pyright: ignore[reportUnknownArgumentType]
-        makers, recent = self._recent_makers(position, wanted, reach=4 * last)
+        need: dict[_Key, int] = defaultdict(int)  # how many shown messages have each key
+        for raw in window:
+            if isinstance(raw, dict) and isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
+                need[self._key(raw)] += 1  # pyright: ignore[reportUnknownArgumentType]
+        makers, recent = self._recent_makers(position, need, reach=4 * last)
         said: list[Said] = []
         newest = -1  # the latest step a shown message was matched to
         for index in range(len(messages) - 1, len(messages) - 1 - last, -1):
@@ -228,26 +237,51 @@ class Conversation:
         return said[-last:] if last else []
 
     def _recent_makers(
-        self, position: int, wanted: set[_Key], *, reach: int
+        self, position: int, need: dict[_Key, int], *, reach: int
     ) -> tuple[dict[_Key, list[_Produced]], list[_Produced]]:
-        """The producers of `wanted` messages among the `reach` steps up to `position`, oldest first
-        per key, and every message those steps produced; read from the steps themselves, so the
+        """The producers of the messages `need` counts, oldest first per key, among the `reach` steps up
+        to `position`, and every message those steps produced; read from the steps themselves, so the
         conversation's index of the whole run (`_build`, every step of a long run) is not needed for a
-        window of its newest messages."""
-        steps = self.run.steps
+        window of its newest messages.
+
+        The steps are read from `position` back, and no further than the step where every key has as
+        many producers as messages need one: `_tail` takes each key's producers from the newest, so
+        older ones would never be taken, and what it adds of `recent` is newer than any it matched.
+        (A window holding a message no recent step produced, the run's input, reads all `reach`.)"""
         found: dict[_Key, list[_Produced]] = {}
         recent: list[_Produced] = []
-        for at in range(max(0, position - reach + 1), position + 1):
-            for node_run in steps[at].node_runs:
-                if node_run.error is not None:
-                    continue
-                node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
-                for message in messages_of(node_run.output):
-                    made = _Produced(at, node, message, self._key(message))
-                    recent.append(made)
-                    if made.key in wanted:
-                        found.setdefault(made.key, []).append(made)
+        missing = sum(need.values())
+        for at in range(position, max(0, position - reach + 1) - 1, -1):
+            for made in reversed(self._made_at(at)):
+                recent.append(made)
+                if made.key in need:
+                    producers = found.setdefault(made.key, [])
+                    producers.append(made)
+                    if len(producers) <= need[made.key]:
+                        missing -= 1
+            if need and not missing:
+                break
+        for producers in found.values():
+            producers.reverse()
+        recent.reverse()
         return found, recent
+
+    def _made_at(self, at: int) -> list[_Produced]:
+        """What the node runs of step `at` produced, in order; the last `MADE_KEPT` steps asked for are
+        kept, so a window that slides by a step reads one step more."""
+        made = self._made.get(at)
+        if made is not None:
+            return made
+        made = []
+        for node_run in self.run.steps[at].node_runs:
+            if node_run.error is not None:
+                continue
+            node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
+            made.extend(_Produced(at, node, m, self._key(m)) for m in messages_of(node_run.output))
+        if len(self._made) >= MADE_KEPT:
+            del self._made[next(iter(self._made))]
+        self._made[at] = made
+        return made
 
     def said_by(self, message: dict[str, Any], position: int) -> tuple[int, str] | None:
         """The step and node that first produced `message`, at or before `position`; None if none did."""

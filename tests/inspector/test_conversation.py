@@ -139,3 +139,31 @@ def test_a_message_said_again_later_is_not_credited_to_the_later_step_when_readi
     expected = [("chat", 0, 0, False), ("state", 1, 1, False)]
     assert _who(ahead.at(1)) == _who(Conversation(run).at(1)) == expected
     assert _who(ahead.at(2)) == _who(Conversation(run).at(2))
+
+
+def test_a_window_moved_back_and_forth_says_what_the_whole_conversation_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One `Conversation` keeps what recent steps produced and reads back only as far as the window
+    needs; moved step by step, jumped, and with its kept steps forgotten, it still says the same as
+    the whole conversation's tail (the run's input included, when the window reaches it)."""
+    import inspector.conversation as conversation
+
+    monkeypatch.setattr(conversation, "MADE_KEPT", 12)
+    path = tmp_path / "long.jsonl"
+    recorder = Recorder(path, topology=react_topology(), clock=lambda: 0.0, run_id="long")
+    simulate_react(recorder, 40)
+    recorder.close()
+    run = read_run(path)
+    last = len(run.steps) - 1
+    kept = Conversation(run)
+    for position in (last, last - 1, last - 2, last - 1, 40, 41, 42, 7, 3, 2, last):
+        whole = Conversation(run).at(position)
+        for window in (10, 4, 30):
+            assert kept.at(position, last=window) == whole[-window:], (position, window)
+    assert any(said.origin == "input" for said in kept.at(3, last=30))
+    monkeypatch.setattr(conversation, "MADE_KEPT", 1_000)
+    fresh = Conversation(run)
+    fresh.at(last, last=10)
+    read = sorted(fresh._made)  # pyright: ignore[reportPrivateUsage]
+    assert read == list(range(read[0], last + 1)) and len(read) <= 12  # back ~10 steps, not all 40
