@@ -12,8 +12,13 @@ A long ReAct run's state holds thousands of messages, and a `Static` re-wraps al
 change (over a second a step at 2,000 messages). So the pane is a Line-API `ScrollView`: each message
 is turned into a `Message`, built and wrapped once per width and clip setting, kept by what it is
 (its place in the state, who said it, when) rather than by its row in the pane, so a window of the
-newest 60 that slides by one message a step lays out just the new one; `render_line` draws only the
-rows on screen.
+newest 60 that slides by one message a step lays out just the new one, and the last `KEPT` laid out
+stay for the next jump; `render_line` draws only the rows on screen.
+
+A jump shows messages never laid out (60 of them: tens of ms). The pane opens on the newest, so on
+the key only the newest blocks that can fill the screen are laid out; the others get a height guessed
+from their text (`_guess`) and are laid out just after the frame, a few at a time (`_lay_out_rest`),
+before anyone can scroll up to them (one scrolled into view earlier is laid out as it is drawn).
 """
 
 from __future__ import annotations
@@ -42,6 +47,10 @@ FINAL = "final answer (the run's output)"
 ROLE_COLOURS = {"user": "blue", "assistant": "green", "tool": "yellow", "system": "magenta"}
 MESSAGE_LIMIT = 600
 EMPTY = "(no messages at this step)"
+KEPT = 240
+"""Laid-out blocks kept besides those shown (the most recently shown), for the next jump back."""
+REST_AT_ONCE = 8
+"""Blocks laid out per turn after a jump's frame (`_lay_out_rest`): a few ms, so keys get in between."""
 
 
 def _block(
@@ -150,10 +159,12 @@ class MessagesPane(ScrollView, can_focus=True):
         super().__init__(id=id)
         self._items: list[tuple[Said, str]] = []
         self._expand = False
-        self._laid: dict[_Key, _Laid] = {}
+        self._laid: dict[_Key, _Laid] = {}  # most recently shown last
         self._layout_key: tuple[int, bool] = (0, False)
         self._starts: list[int] = []  # first virtual row of each drawn block
-        self._blocks: list[list[Strip]] = []
+        self._blocks: list[list[Strip] | None] = []  # None: not laid out yet (its height is guessed)
+        self._drawn: list[int] = []  # the item each drawn block shows
+        self._rest_scheduled = False
 
     def show(self, said: list[Said], *, by: list[str], expand: bool = False) -> bool:
         """Show the conversation `said`, each message headed by `by[i]` (who said it, when); False when
@@ -163,7 +174,7 @@ class MessagesPane(ScrollView, can_focus=True):
             return False
         self._items = items
         self._expand = expand
-        self._lay_out()
+        self._lay_out(lazy=True)
         return True
 
     def show_newest(self) -> None:
@@ -175,11 +186,13 @@ class MessagesPane(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         """Wrap again at the new width, keeping the newest message in view if it was."""
         at_end = self.scroll_y >= self.max_scroll_y
-        self._lay_out()
+        self._lay_out(lazy=at_end)
         if at_end:  # the scroll limits follow the new virtual size only after a refresh
             self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
 
-    def _lay_out(self) -> None:
+    def _lay_out(self, *, lazy: bool = False) -> None:
+        """Lay the items out; `lazy`: only the newest that can fill the screen (the view is on them),
+        the rest after the frame."""
         width = self.scrollable_content_region.width
         if width <= 0:  # not laid out yet: the first resize wraps, at the real width
             return
@@ -187,26 +200,82 @@ class MessagesPane(ScrollView, can_focus=True):
             self._laid.clear()  # blocks wrapped to another width or clip setting
             self._layout_key = (width, self._expand)
         kept, items = self._laid, self._items
-        laid: dict[_Key, _Laid] = {}  # only what is shown now is kept
-        blocks: list[list[Strip]] = []
-        for item in items:
-            key = _key(item)
-            done = kept.get(key)
-            if done is None or done.item != item:  # the same place and speaker, another message
-                done = _Laid(item, self._wrap(item, width))
-            laid[key] = done
-            if done.rows:
-                blocks.append(done.rows)
-        self._laid = laid
-        if not blocks:
-            blocks = [self._wrap_text(Text(EMPTY, style="dim"), width)]
-        starts, row = [], 0
-        for rows in blocks:
+        rows: list[list[Strip] | None] = [None] * len(items)
+        room = self.app.size.height if lazy else None  # rows the view can show, at most
+        filled = 0
+        for index in range(len(items) - 1, -1, -1):  # from the newest, the view's end
+            done = self._kept(items[index])
+            if done is None and (room is None or filled < room):
+                done = self._keep(items[index], width)
+            if done is not None:
+                rows[index] = done.rows
+                filled += len(done.rows) + 1
+        if len(kept) > KEPT + len(items):
+            for key in list(kept)[: len(kept) - KEPT - len(items)]:
+                del kept[key]
+        self._arrange(rows, width)
+        if any(r is None for r in rows) and not self._rest_scheduled:
+            self._rest_scheduled = True
+            self.call_after_refresh(self._lay_out_rest)
+
+    def _kept(self, item: tuple[Said, str]) -> _Laid | None:
+        """The block laid out for `item` before (the same place and speaker, the same message), now
+        the most recently used."""
+        key = _key(item)
+        done = self._laid.pop(key, None)
+        if done is None or done.item != item:  # the same place and speaker, another message
+            return None
+        self._laid[key] = done
+        return done
+
+    def _keep(self, item: tuple[Said, str], width: int) -> _Laid:
+        done = _Laid(item, self._wrap(item, width))
+        self._laid[_key(item)] = done
+        return done
+
+    def _arrange(self, rows: list[list[Strip] | None], width: int) -> None:
+        """Place the blocks one under another (a blank row between); those not laid out yet take their
+        guessed height."""
+        blocks: list[list[Strip] | None] = []
+        drawn: list[int] = []
+        starts: list[int] = []
+        row = 0
+        for index, laid in enumerate(rows):
+            height = len(laid) if laid is not None else _guess(self._items[index][0], width)
+            if not height:
+                continue
+            blocks.append(laid)
+            drawn.append(index)
             starts.append(row)
-            row += len(rows) + 1  # a blank row between blocks
-        self._blocks, self._starts = blocks, starts
+            row += height + 1
+        if not blocks:
+            empty = self._wrap_text(Text(EMPTY, style="dim"), width)
+            blocks.append(empty)
+            drawn, starts, row = [-1], [0], len(empty) + 1
+        self._blocks, self._drawn, self._starts = blocks, drawn, starts
         self.virtual_size = Size(width, row - 1)
         self.refresh()
+
+    def _lay_out_rest(self) -> None:
+        """Lay out a few more of the blocks a lazy layout left (after the frame that showed it), then
+        come back for the next few; each turn places the blocks again at their real heights."""
+        self._rest_scheduled = False
+        width = self.scrollable_content_region.width
+        if width <= 0 or (width, self._expand) != self._layout_key:
+            return  # a resize lays everything out again
+        pending = [i for i, laid in zip(self._drawn, self._blocks, strict=True) if laid is None and i >= 0]
+        if not pending:
+            return
+        for index in pending[-REST_AT_ONCE:]:  # the nearest to the view first
+            self._keep(self._items[index], width)
+        rows: list[list[Strip] | None] = []
+        for item in self._items:
+            done = self._laid.get(_key(item))
+            rows.append(done.rows if done is not None and done.item == item else None)
+        self._arrange(rows, width)
+        if len(pending) > REST_AT_ONCE:
+            self._rest_scheduled = True
+            self.call_after_refresh(self._lay_out_rest)
 
     def _wrap(self, item: tuple[Said, str], width: int) -> list[Strip]:
         said, by = item
@@ -227,7 +296,29 @@ class MessagesPane(ScrollView, can_focus=True):
         if which < 0:
             return Strip.blank(width, base)
         rows = self._blocks[which]
+        if rows is None:  # scrolled to before the rest was laid out: lay this one out now
+            rows = self._keep(self._items[self._drawn[which]], width).rows
+            self._blocks[which] = rows
+            if not self._rest_scheduled:  # and place the blocks at their real heights after this frame
+                self._rest_scheduled = True
+                self.call_after_refresh(self._lay_out_rest)
         offset = row - self._starts[which]
         if offset >= len(rows):
             return Strip([Segment(" " * width, base)])
         return rows[offset].apply_style(base).crop_extend(scroll_x, scroll_x + width, base)
+
+
+def _guess(said: Said, width: int) -> int:
+    """About how many rows a message's block takes at `width` (0: none, not a message), from its text
+    alone, for a block not laid out yet: its header, a row per line of text (more when it wraps) and
+    per tool call."""
+    message = said.message
+    if not isinstance(message, dict) or "role" not in message:  # pyright: ignore[reportUnnecessaryIsInstance]
+        return 0
+    content = message.get("content")
+    text = content if isinstance(content, str) else "" if content is None else repr(content)
+    room = max(width - 2, 1)  # the rule `▎ ` before each line
+    rows = sum(max(1, -(-len(line) // room)) for line in text[:MESSAGE_LIMIT].split("\n")) if text else 0
+    calls = message.get("tool_calls")
+    rows += len(calls) if isinstance(calls, list) else 0  # pyright: ignore[reportUnknownArgumentType]
+    return 1 + max(rows, 1)

@@ -109,3 +109,48 @@ async def test_a_sliding_window_lays_out_only_its_new_message(
         assert sorted(wrapped, key=str) == [31, None]
         text = screen_text(app)
         assert "#31" in text and "newest 8 of 32 messages" in text
+
+
+def _rows(pane: MessagesPane) -> tuple[int, list[list[str]]]:
+    blocks = pane._blocks  # pyright: ignore[reportPrivateUsage]
+    return pane.virtual_size.height, [[strip.text for strip in rows or []] for rows in blocks]
+
+
+async def test_a_jump_lays_out_the_newest_messages_on_the_key_and_the_rest_after_its_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspector.tui import app as app_module
+
+    monkeypatch.setattr(app_module, "MESSAGES_ALL_UP_TO", 10)
+    monkeypatch.setattr(app_module, "MESSAGES_SHOWN", 30)
+    wrapped: list[int | None] = []
+    wrap = MessagesPane._wrap  # pyright: ignore[reportPrivateUsage]
+
+    def counting(self: MessagesPane, item: tuple[Said, str], width: int) -> Any:
+        wrapped.append(item[0].state_index)
+        return wrap(self, item, width)
+
+    monkeypatch.setattr(MessagesPane, "_wrap", counting)
+    app = make_app(synthetic(tmp_path / "long.jsonl", 40))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.query_one(MessagesPane)
+        wrapped.clear()
+        app.go(70)  # what `g 70` runs on the key
+        shown = [said.state_index for said, _ in pane._items]  # pyright: ignore[reportPrivateUsage]
+        assert len(shown) == 30 and shown[-2:] == [70, None]  # the newest, and the tool call said now
+        on_key = list(wrapped)
+        assert 0 < len(on_key) < 30  # the newest, enough to fill the screen
+        assert on_key == shown[::-1][: len(on_key)]
+        await pilot.pause()
+        await pilot.pause()
+        assert sorted(wrapped, key=str) == sorted(shown, key=str)  # then the rest, each once
+        lazy = _rows(pane)
+        assert "#70" in screen_text(app) and "newest 30 of 71 messages" in screen_text(app)
+        pane._laid.clear()  # pyright: ignore[reportPrivateUsage]
+        pane._lay_out()  # pyright: ignore[reportPrivateUsage]  # all at once, as before
+        assert _rows(pane) == lazy
+        wrapped.clear()
+        app.go(30)
+        app.go(70)  # back: its blocks were kept
+        assert wrapped[:1] != [70] and 70 not in wrapped
