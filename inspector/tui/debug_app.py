@@ -321,12 +321,9 @@ def _open_inputs(pane: StatePane) -> None:
     for top in pane.root.children:
         if top.data is None or top.data[0] != ("input",):
             continue
-        top.expand()
+        pane.unfold(top)
         for node_input in top.children:
-            if _size(node_input.data[1] if node_input.data else None) <= 40:
-                node_input.expand_all()
-            else:
-                node_input.expand()
+            pane.unfold(node_input, everything=_size(node_input.data[1] if node_input.data else None) <= 40)
 
 
 def _size(value: Any) -> int:

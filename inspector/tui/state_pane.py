@@ -5,9 +5,12 @@ change colour and expanded. Diff view: one entry per change (`+` added/appended,
 changed) with old and new values. Long lists show their head and tail; long values are clipped, and
 selecting a leaf (enter, or a click) toggles it between clipped and whole.
 
-Each step's tree is planned first (`_Plan`), then compared with what is shown: a step that keeps the
-tree's shape (same nodes, same folding; a counter or a string changed) only relabels the nodes,
-which repaints the pane. Building it anew would lay the whole screen out again.
+Each step's tree is planned first (`_Plan`), then the shown tree is brought to it in place
+(`_update`): a node that keeps its kind and place is relabelled (which repaints the pane), folded as
+planned, and only where a node's children changed in number or kind are they built again. Building
+the whole tree anew would lay the whole screen out again, and an agent's history changes its tail's
+shape at every step (assistant and tool messages alternate). A folded container's children are not
+planned or built until it is unfolded (`_lazy`): a long history's 50 shown messages cost a row each.
 """
 
 from __future__ import annotations
@@ -53,10 +56,17 @@ class _Plan:
         self.label, self.data, self.expand, self.leaf = label, data, expand, leaf
         self.name: tuple[str, str] | None = None  # a leaf labelled other than by its key: (label, style)
         self.children: list[_Plan] = []
+        self.lazy: tuple[Path, Any] | None = None  # folded: its children are planned when unfolded
 
     def add(self, label: Text, data: tuple[Path, Any] | None = None, *, expand: bool = False) -> _Plan:
         child = _Plan(label, data, expand=expand, leaf=False)
         self.children.append(child)
+        return child
+
+    def add_folded(self, label: Text, data: tuple[Path, Any], path: Path, value: Any) -> _Plan:
+        """A folded container whose children (`value`'s items under `path`) wait until it is unfolded."""
+        child = self.add(label, data)
+        child.lazy = (path, value)
         return child
 
     def add_leaf(
@@ -67,9 +77,8 @@ class _Plan:
         self.children.append(child)
         return child
 
-    def shape(self) -> tuple[Any, ...]:
-        """Everything about the node but its label and data: what decides the tree's lines."""
-        return (self.leaf, self.expand, tuple(child.shape() for child in self.children))
+
+_Node = TreeNode[tuple[Path, Any]]
 
 
 def _key_text(key: str | int) -> str:
@@ -91,8 +100,8 @@ class StatePane(Tree[tuple[Path, Any]]):
         self.expand_all_values = False
         self._changed: set[Path] = set()
         self._ancestors: set[Path] = set()
-        self._shape: tuple[Any, ...] | None = None
         self._names: dict[int, tuple[str, str]] = {}  # leaf node id -> the name and style it is shown with
+        self._lazy: dict[int, tuple[Path, Any]] = {}  # folded node id -> what its children come from
 
     # --- building -------------------------------------------------------------------------------
 
@@ -107,44 +116,86 @@ class StatePane(Tree[tuple[Path, Any]]):
             self._show_diff(plan, changes)
         else:
             self._add_value(plan, (), state)
-        shape = plan.shape()
-        if shape == self._shape and self._folding_matches(self.root, plan):
-            self._relabel(self.root, plan)
+        self._update(self.root, plan)
+        if not self.root.is_expanded:
+            self.root.expand()
+
+    def _update(self, node: _Node, plan: _Plan) -> None:
+        """Bring `node`'s children to the plan's, in place: the same number of children of the same kinds
+        are relabelled and refolded, anything else is built again."""
+        shown = node.children
+        if len(shown) != len(plan.children):
+            node.remove_children()
+            self._grow(node, plan)
             return
-        self._shape = shape
-        self._names.clear()
-        self.clear()
-        self._grow(self.root, plan)
-        self.root.expand()
-
-    def _grow(self, node: TreeNode[tuple[Path, Any]], plan: _Plan) -> None:
-        for child in plan.children:
+        for old, child in zip(list(shown), plan.children, strict=True):
+            if old.allow_expand == child.leaf:  # a leaf where a container was, or the other way round
+                self._grow_one(node, child, before=old)
+                old.remove()
+                continue
+            self._relabel(old, child)
             if child.leaf:
-                leaf = node.add_leaf(child.label, data=child.data)
-                if child.name is not None:
-                    self._names[leaf.id] = child.name
-            else:
-                self._grow(node.add(child.label, data=child.data, expand=child.expand), child)
+                continue
+            if child.lazy is not None:
+                if old.is_expanded:
+                    old.collapse()
+                if old.children:
+                    old.remove_children()
+                self._lazy[old.id] = child.lazy
+                continue
+            self._lazy.pop(old.id, None)  # before unfolding it: its children come from the plan
+            if old.is_expanded != child.expand:
+                old.expand() if child.expand else old.collapse()
+            self._update(old, child)
 
-    def _folding_matches(self, node: TreeNode[tuple[Path, Any]], plan: _Plan) -> bool:
-        """The shown tree is still folded as planned (the user may have opened or closed nodes)."""
-        if len(node.children) != len(plan.children):
-            return False
-        return all(
-            child.leaf or (shown.is_expanded == child.expand and self._folding_matches(shown, child))
-            for shown, child in zip(node.children, plan.children, strict=True)
-        )
+    def _grow(self, node: _Node, plan: _Plan) -> None:
+        for child in plan.children:
+            self._grow_one(node, child)
 
-    def _relabel(self, node: TreeNode[tuple[Path, Any]], plan: _Plan) -> None:
-        for shown, child in zip(node.children, plan.children, strict=True):
-            shown.data = child.data
+    def _grow_one(self, node: _Node, child: _Plan, *, before: _Node | None = None) -> None:
+        if child.leaf:
+            leaf = node.add_leaf(child.label, data=child.data, before=before)
             if child.name is not None:
-                self._names[shown.id] = child.name
-            label = self.process_label(child.label)
-            old = shown.label
-            if not (isinstance(old, Text) and old == label and old.style == label.style):
-                shown.set_label(label)
-            self._relabel(shown, child)
+                self._names[leaf.id] = child.name
+            return
+        grown = node.add(child.label, data=child.data, expand=child.expand, before=before)
+        if child.lazy is not None:
+            self._lazy[grown.id] = child.lazy
+        else:
+            self._grow(grown, child)
+
+    def _relabel(self, shown: _Node, child: _Plan) -> None:
+        shown.data = child.data
+        if child.name is not None:
+            self._names[shown.id] = child.name
+        else:
+            self._names.pop(shown.id, None)
+        label = self.process_label(child.label)
+        old = shown.label
+        if not (isinstance(old, Text) and old == label and old.style == label.style):
+            shown.set_label(label)
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[tuple[Path, Any]]) -> None:
+        """A folded container is unfolded (space, a click): plan and build its children now."""
+        self._build_folded(event.node)
+
+    def unfold(self, node: _Node, *, everything: bool = False) -> None:
+        """Unfold `node` (with `everything`, every container under it too), its children built first: a
+        caller that goes on to look at them finds them there."""
+        self._build_folded(node, deep=everything)
+        node.expand_all() if everything else node.expand()
+
+    def _build_folded(self, node: _Node, *, deep: bool = False) -> None:
+        """Build the children a folded `node` left for later (with `deep`, theirs too)."""
+        lazy = self._lazy.pop(node.id, None)
+        if lazy is not None:
+            path, value = lazy
+            plan = _Plan(Text(""), None, expand=True, leaf=False)
+            self._add_items(plan, path, value)
+            self._grow(node, plan)
+        if deep:
+            for child in node.children:
+                self._build_folded(child, deep=True)
 
     def _show_diff(self, root: _Parent, changes: list[Change]) -> None:
         if not changes:
@@ -222,6 +273,9 @@ class StatePane(Tree[tuple[Path, Any]]):
             label = self._label(_key_text(key), child_path, child, "")
             if isinstance(child, dict | LISTS):
                 open_it = child_path in self._ancestors or child_path in self._changed or len(path) == 0
+                if not open_it and isinstance(parent, _Plan):
+                    parent.add_folded(label, (child_path, child), child_path, child)
+                    continue
                 node = parent.add(label, data=(child_path, child), expand=open_it)
                 self._add_items(node, child_path, child)  # pyright: ignore[reportUnknownArgumentType]
             else:
