@@ -13,11 +13,12 @@ at step 0 (they need every step).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Literal
 
 from inspector.diagnostics import Diagnostic, Findings
@@ -82,7 +83,7 @@ def diagnostics_from_json(found: list[dict[str, Any]]) -> list[Diagnostic]:
 
 async def walk_separately(
     counter: PathCounter | None, run_path: str, *, lenient: bool, diagnose: bool
-) -> AsyncIterator[Update]:
+) -> AsyncGenerator[Update, None]:
     """Walk the run in a child process: count visits on from where `counter` stands (None: do not
     count) and, with `diagnose`, diagnose it. Yields each report as it comes; a child that fails
     hands back the diagnostics as none found (as if it had found nothing), and stops the count where
@@ -95,13 +96,15 @@ async def walk_separately(
         start = json.dumps(path_to_json(counter.frontier))
     args = (run_path, "lenient" if lenient else "strict", str(paths.EVERY), wanted)
     diagnosed = False
-    async for line in stream_python(_SCRIPT, *args, stdin=start):
-        if not isinstance(line, dict):
-            continue
-        if "paths" in line:
-            yield ("paths", [path_from_json(p) for p in line["paths"]], path_from_json(line["frontier"]))
-        elif "diagnostics" in line and diagnose:
-            diagnosed = True
-            yield ("diagnostics", diagnostics_from_json(line["diagnostics"]))
+    lines = stream_python(_SCRIPT, *args, stdin=start)
+    async with contextlib.aclosing(lines):  # closing this generator ends the child at once
+        async for line in lines:
+            if not isinstance(line, dict):
+                continue
+            if "paths" in line:
+                yield ("paths", [path_from_json(p) for p in line["paths"]], path_from_json(line["frontier"]))
+            elif "diagnostics" in line and diagnose:
+                diagnosed = True
+                yield ("diagnostics", diagnostics_from_json(line["diagnostics"]))
     if diagnose and not diagnosed:
         yield ("diagnostics", [])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 __all__ = ["LINE_LIMIT", "run_python", "stream_python"]
@@ -47,7 +47,7 @@ async def run_python(script: str, *args: str, stdin: str | None = None) -> Any:
     return json.loads(out.splitlines()[-1])
 
 
-async def stream_python(script: str, *args: str, stdin: str | None = None) -> AsyncIterator[Any]:
+async def stream_python(script: str, *args: str, stdin: str | None = None) -> AsyncGenerator[Any, None]:
     """The JSON of each line `script` (run as `python -c script args...`, given `stdin`) prints, as it
     prints it (lines that are not JSON are passed over). Cancelling the task iterating it, or closing
     the iterator, kills the child."""

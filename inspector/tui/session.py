@@ -16,10 +16,11 @@ The engine is never involved: a session only reads a file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,19 +165,21 @@ class Session:
             interrupt=stop_mark(run) if run.status == "interrupted" else None,
         )
 
-    async def walk_separately(self, *, count: bool = True) -> AsyncIterator[background.Update]:
+    async def walk_separately(self, *, count: bool = True) -> AsyncGenerator[background.Update, None]:
         """Diagnose the run (unless done already) and, with `count`, count its visits on from where the
         count stands, in one child process walking every step (seconds on a 100,000-step run: see
         `background`). The counts are taken in here as they arrive (`path_known` reaches further);
         each report is yielded too, the diagnostics for the caller to keep."""
         counter = self._paths if count and not self._paths.done else None
         run = self.run
-        async for update in background.walk_separately(
+        walk = background.walk_separately(
             counter, str(run.path), lenient=run.lenient, diagnose=self.diagnostics is None
-        ):
-            if update[0] == "paths":
-                self._paths.adopt(update[1], update[2])
-            yield update
+        )
+        async with contextlib.aclosing(walk):  # closing this closes the walk: its child ends at once
+            async for update in walk:
+                if update[0] == "paths":
+                    self._paths.adopt(update[1], update[2])
+                yield update
 
     def budget_cycle(self) -> str | None:
         """The diagnostics' account of which cycle spent the budget, if the budget ran out."""
