@@ -154,3 +154,28 @@ async def test_a_jump_lays_out_the_newest_messages_on_the_key_and_the_rest_after
         app.go(30)
         app.go(70)  # back: its blocks were kept
         assert wrapped[:1] != [70] and 70 not in wrapped
+
+
+async def test_a_block_scrolled_to_before_it_was_laid_out_is_laid_out_as_it_is_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspector.tui import app as app_module
+
+    monkeypatch.setattr(app_module, "MESSAGES_ALL_UP_TO", 10)
+    monkeypatch.setattr(app_module, "MESSAGES_SHOWN", 30)
+    app = make_app(synthetic(tmp_path / "long.jsonl", 40))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.query_one(MessagesPane)
+        app.go(70)
+        assert None in pane._blocks  # pyright: ignore[reportPrivateUsage]  # the oldest wait
+        pane.scroll_home(animate=False, immediate=True)
+        first = pane.render_line(0).text  # drawn before the rest was laid out
+        assert "#42" in first  # the window starts at messages[42]
+        await pilot.pause()
+        await pilot.pause()
+        assert None not in pane._blocks  # pyright: ignore[reportPrivateUsage]
+        lazy = _rows(pane)
+        pane._laid.clear()  # pyright: ignore[reportPrivateUsage]
+        pane._lay_out()  # pyright: ignore[reportPrivateUsage]
+        assert _rows(pane) == lazy and lazy[1][0][0].rstrip() == first.rstrip()
