@@ -275,7 +275,11 @@ class _Frames:
 
 
 async def _type(app: Any, keys: str, prompt: str) -> None:
-    """Open a prompt with `prompt` and type `keys` into it, waiting on the screen, not on idleness."""
+    """Open a prompt with `prompt` and type `keys` into it, waiting on the screen, not on idleness.
+
+    Each key is waited for until the field shows what was typed so far: a prompt opens with the last
+    answer selected (the first key replaces it), so waiting on the value's length alone passed at
+    once, and the keys were still being handled when the Enter being timed was sent."""
     from textual import events
     from textual.widgets import Input
 
@@ -288,7 +292,10 @@ async def _type(app: Any, keys: str, prompt: str) -> None:
     field = app.focused
     for n, key in enumerate(keys, 1):
         driver.send_message(events.Key(key, key))
-        while len(field.value) < n:
+        sent = time.perf_counter()
+        while field.value != keys[:n]:
+            if time.perf_counter() - sent > 60:
+                raise TimeoutError(f"the prompt shows {field.value!r} after typing {keys[:n]!r}")
             await asyncio.sleep(0.001)
 
 
