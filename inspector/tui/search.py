@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import time
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from inspector.tui.child import run_python
 
@@ -83,7 +83,7 @@ class Finder:
         if first is not None:
             self._set_hits([first])
             app.go(first)
-        app.notify(f"searching for {text!r}…", markup=False)
+        self._tell(f"searching for {text!r}…")
         # a coroutine function, not a coroutine: a worker cancelled before it starts (a new search)
         # then leaves no coroutine never awaited
         app.run_worker(partial(self._collect, text, start, first is None), exclusive=True, group="search")
@@ -119,15 +119,22 @@ class Finder:
     def _found(self, *, move: bool) -> None:
         app = self.app
         if not self.hits:
-            app.notify(f"no step matches {self.text!r}", severity="warning", markup=False)
+            self._tell(f"no step matches {self.text!r}", severity="warning")
             app.show_cursor()
             return
-        app.notify(f"{len(self.hits)} step(s) match {self.text!r}", markup=False)
+        self._tell(f"{len(self.hits)} step(s) match {self.text!r}")
         if move:
             later = self._later(app.replay.cursor)
             app.go(later if later is not None else self.hits[0])
         else:
             app.show_cursor()
+
+    def _tell(self, message: str, *, severity: Literal["information", "warning"] = "information") -> None:
+        """A toast about the search, shown after the frame that answers the key. `/` is answered in the
+        prompt's dismiss callback, while the prompt is still the screen on top: a toast raised there is
+        drawn on the prompt (blending the whole screen beneath it) and drawn again when the prompt is
+        gone, which cost the Enter more than the search itself."""
+        self.app.call_after_refresh(self.app.notify, message, severity=severity, markup=False)
 
     def _later(self, position: int) -> int | None:
         at = bisect.bisect_right(self.hits, position)
