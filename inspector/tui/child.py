@@ -38,10 +38,11 @@ def _in_background(script: str) -> str:
     return f"import os\nif hasattr(os, 'nice'):\n    os.nice({NICENESS})\n{script}"
 
 
-async def run_python(script: str, *args: str, stdin: str | None = None) -> Any:
-    """The JSON that `script` (run as `python -c script args...`, given `stdin`) printed last; None
-    when it failed. Cancelling the awaiting task kills the child."""
-    process = await asyncio.create_subprocess_exec(
+async def _spawn(
+    script: str, args: tuple[str, ...], stdin: str | None, **options: Any
+) -> asyncio.subprocess.Process:
+    """`python -c script args...` in the background, its stdout piped (stdin too when there is input)."""
+    return await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
         _in_background(script),
@@ -49,7 +50,14 @@ async def run_python(script: str, *args: str, stdin: str | None = None) -> Any:
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
+        **options,
     )
+
+
+async def run_python(script: str, *args: str, stdin: str | None = None) -> Any:
+    """The JSON that `script` (run as `python -c script args...`, given `stdin`) printed last; None
+    when it failed. Cancelling the awaiting task kills the child."""
+    process = await _spawn(script, args, stdin)
     try:
         out, _ = await process.communicate(None if stdin is None else stdin.encode())
     except asyncio.CancelledError:  # the app closed (or the work is no longer wanted): end our child
@@ -65,16 +73,7 @@ async def stream_python(script: str, *args: str, stdin: str | None = None) -> As
     """The JSON of each line `script` (run as `python -c script args...`, given `stdin`) prints, as it
     prints it (lines that are not JSON are passed over). Cancelling the task iterating it, or closing
     the iterator, kills the child."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-c",
-        _in_background(script),
-        *args,
-        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        limit=LINE_LIMIT,
-    )
+    process = await _spawn(script, args, stdin, limit=LINE_LIMIT)
     assert process.stdout is not None
     try:
         if stdin is not None and process.stdin is not None:

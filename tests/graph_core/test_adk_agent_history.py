@@ -5,50 +5,12 @@ the history as it was at its call."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator, Sequence
 
 import pytest
 
 from graph_core.agents.adk import ChatModelAgent
 from graph_core.history import HistoryView
-from graph_core.schema import Message, ToolCall, ToolInfo
-from graph_core.tools import tool
-
-
-@tool
-def ping(n: int) -> str:
-    """Answers at once."""
-    return f"pong {n}"
-
-
-class KeepingModel:
-    """Keeps the very object it is given on each call, and calls `ping` `rounds` times."""
-
-    def __init__(self, rounds: int) -> None:
-        self.kept: list[Sequence[Message]] = []
-        self.rounds = rounds
-
-    def _answer(self, messages: Sequence[Message]) -> Message:
-        self.kept.append(messages)
-        n = len(self.kept)
-        if n <= self.rounds:
-            return Message.assistant(tool_calls=[ToolCall(f"c{n}", "ping", f'{{"n": {n}}}')])
-        return Message.assistant("done")
-
-    def generate(self, messages: Sequence[Message]) -> Message:
-        return self._answer(messages)
-
-    def stream(self, messages: Sequence[Message]) -> Iterator[Message]:
-        return iter([self._answer(messages)])
-
-    async def agenerate(self, messages: Sequence[Message]) -> Message:
-        return self._answer(messages)
-
-    async def astream(self, messages: Sequence[Message]) -> AsyncIterator[Message]:
-        yield self._answer(messages)
-
-    def with_tools(self, tools: Sequence[ToolInfo]) -> KeepingModel:
-        return self
+from tests.helpers import KeepingModel, ping
 
 
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])

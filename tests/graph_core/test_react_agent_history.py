@@ -4,7 +4,7 @@ slice header), so a model or callback that keeps its input sees the history as i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,46 +13,8 @@ from graph_core.agents.react import ReActAgent
 from graph_core.callbacks import RunInfo
 from graph_core.history import HistoryView
 from graph_core.models import ScriptedChatModel
-from graph_core.schema import Message, ToolCall, ToolInfo, concat_messages
-from graph_core.tools import tool
-
-
-@tool
-def ping(n: int) -> str:
-    """Answers at once."""
-    return f"pong {n}"
-
-
-def _round(i: int) -> Message:
-    return Message.assistant(tool_calls=[ToolCall(f"c{i}", "ping", f'{{"n": {i}}}')])
-
-
-class KeepingModel:
-    """A model that keeps the very object it was given on each call (no copy)."""
-
-    def __init__(self, rounds: int) -> None:
-        self.kept: list[Sequence[Message]] = []
-        self.rounds = rounds
-
-    def _answer(self, messages: Sequence[Message]) -> Message:
-        self.kept.append(messages)
-        n = len(self.kept)
-        return _round(n) if n <= self.rounds else Message.assistant("done")
-
-    def generate(self, messages: Sequence[Message]) -> Message:
-        return self._answer(messages)
-
-    def stream(self, messages: Sequence[Message]) -> Iterator[Message]:
-        return iter([self._answer(messages)])
-
-    async def agenerate(self, messages: Sequence[Message]) -> Message:
-        return self._answer(messages)
-
-    async def astream(self, messages: Sequence[Message]) -> AsyncIterator[Message]:
-        yield self._answer(messages)
-
-    def with_tools(self, tools: Sequence[ToolInfo]) -> KeepingModel:
-        return self
+from graph_core.schema import Message, concat_messages
+from tests.helpers import KeepingModel, ping, ping_round
 
 
 def _run(agent: ReActAgent, mode: str, callbacks: list[Any]) -> Message:
@@ -96,7 +58,7 @@ def test_a_model_that_keeps_its_input_sees_the_history_as_it_was_at_its_call(mod
 
 
 def test_scripted_model_calls_keep_the_views_and_compare_equal_to_lists() -> None:
-    model = ScriptedChatModel([_round(1), _round(2), Message.assistant("done")])
+    model = ScriptedChatModel([ping_round(1), ping_round(2), Message.assistant("done")])
     ReActAgent(model, tools=[ping]).invoke([Message.user("hi")])
     assert [len(c) for c in model.calls] == [1, 3, 5]
     assert all(type(c) is HistoryView for c in model.calls)
