@@ -315,40 +315,23 @@ class Recorder:
         c = self._counters
         used = step.budget
         implied_max = None if path else self._max_steps
-        if (
-            used.steps_used == index + 1
-            and used.steps_max == implied_max
-            and c.total is None
-            and c.iterations is None
-        ):
-            budget = {
-                "model_calls": c.model_calls,
-                "tool_calls": c.tool_calls,
-            }  # `compact_budget`'s usual case
-        else:
-            counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
-            budget = compact_budget(
-                used.steps_used, used.steps_max, used.steps_remaining, index + 1, implied_max, counters
-            )
+        counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
+        budget = compact_budget(
+            used.steps_used, used.steps_max, used.steps_remaining, index + 1, implied_max, counters
+        )
         before = None
         if not path:
             if started is not None:
                 info = started[0].budget
-                was = started[2]
-                last = self._last_budget
-                if not (  # `compact_budget_before`'s usual case, inline: the last step's calls, as stored
-                    info.steps_used == index
-                    and info.steps_max == implied_max
-                    and was[4] is None
-                    and was[5] is None
-                    and last is not None
-                    and len(last) == 2
-                    and last["model_calls"] == was[0]
-                    and last["tool_calls"] == was[1]
-                ):
-                    before = compact_budget_before(
-                        info.steps_used, info.steps_max, info.steps_remaining, index, implied_max, was, last
-                    )
+                before = compact_budget_before(
+                    info.steps_used,
+                    info.steps_max,
+                    info.steps_remaining,
+                    index,
+                    implied_max,
+                    started[2],
+                    self._last_budget,
+                )
             self._last_budget = budget
 
         line = step_line(
