@@ -7,8 +7,6 @@ records first, then opens the app on the file.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar, TypeVar
@@ -24,12 +22,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
-from textual.worker import WorkerCancelled, WorkerFailed
 
 from inspector.conversation import Said, state_messages, step_name
 from inspector.errors import InspectorError
 from inspector.recording.reader import Run
-from inspector.tui import follow, paths
+from inspector.tui import follow
 from inspector.tui.arrange import GRAPH_MIN_WIDTH, WIDE_REST, Arranger
 from inspector.tui.budget_bar import BudgetBar, budget_level
 from inspector.tui.follow import waiting_text
@@ -48,6 +45,7 @@ from inspector.tui.search import Finder
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
 from inspector.tui.timeline import Columns, Timeline, header
+from inspector.tui.walker import Walker
 
 __all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "WIDE_REST", "ReplayApp", "make_app"]
 
@@ -55,8 +53,6 @@ _W = TypeVar("_W", bound=Widget)
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
-FREEZE_AFTER_STEPS = 5_000
-"""A run longer than this has the objects alive after its first frame frozen (`ReplayApp._freeze`)."""
 MESSAGES_ALL_UP_TO = 1_000
 MESSAGES_SHOWN = 60
 """A conversation longer than `MESSAGES_ALL_UP_TO` shows only its newest `MESSAGES_SHOWN` messages: an
@@ -106,9 +102,9 @@ class ReplayApp(App[None]):
         self._poll_timer: Timer | None = None
         self.arranger = Arranger(self)
         self._begun = False
-        self._graph_counting = False  # the graph shows no counts: the background count is not there yet
+        self.graph_counting = False  # the graph shows no counts: the background count is not there yet
         self._panes: dict[tuple[str, type[Widget]], Widget] = {}
-        self._frozen = False  # the objects of the opening are out of the collector's reach (`_freeze`)
+        self.walker = Walker(self)
 
     @property
     def session(self) -> Session:
@@ -203,31 +199,9 @@ class ReplayApp(App[None]):
         self.replay.go(self.session.opening_position() if start is None else start)
         self.query_one(Timeline).focus()
         self.show_cursor()
-        self.start_background()
+        self.walker.start()
         self._begun = True
-        if len(self.session) > FREEZE_AFTER_STEPS and not self._frozen:
-            self.call_after_refresh(self._freeze)
-
-    def _freeze(self) -> None:
-        """Move every object alive after the first frame (the reader's index of a long run, Textual's
-        styles and widgets, the modules) out of the cyclic garbage collector's generations.
-
-        A full collection walks every object still tracked; on a 100,000-step run those are ~100,000
-        made at opening, and the collections that land in a key took 35-95 ms of CPU each there (10-20
-        ms once frozen). Frozen objects are still freed when nothing refers to them; only cyclic garbage
-        among them waits until `on_unmount` unfreezes them. No collection first: it would cost a
-        collection right when the first keys come, and what it would free is a one-off."""
-        self._frozen = True
-        gc.freeze()
-
-    def start_background(self) -> None:
-        """Start what is computed off the keys for a long run: its diagnostics and its visit counts, in
-        one child process walking the steps (`Session.walk_separately`); it replaces any still running
-        for an earlier reading."""
-        session = self.session
-        count = self.count_in_background and len(session) > paths.REACH and not session.paths_done
-        if session.diagnostics is None or count:
-            self.run_worker(self._walk(count=count), exclusive=True, group="background")
+        self.walker.freeze_after_first_frame()
 
     def sync_columns(self) -> None:
         """Tokens and ADK iterations get timeline columns when the run has them."""
@@ -264,7 +238,7 @@ class ReplayApp(App[None]):
         active = step.nodes if step is not None else (stop.unfinished_nodes if stop else ())
         mark = session.interrupt_at(cursor) if step is not None else (stop.interrupt if stop else None)
         so_far = session.path_known(cursor)
-        self._graph_counting = so_far is None
+        self.graph_counting = so_far is None
         painted = self._pane(GraphPane).show(
             run.topology,
             active=active,
@@ -355,37 +329,9 @@ class ReplayApp(App[None]):
         self.replay.go(position)
         self.show_cursor()
 
-    # --- background work ------------------------------------------------------------------------
-
-    async def _walk(self, *, count: bool) -> None:
-        """Take in the background walk's reports: the graph shows the cursor's counts as soon as the
-        count comes within reach of it, the diagnostics once they are found."""
-        session = self.session
-        async with contextlib.aclosing(session.walk_separately(count=count)) as walk:  # ends the child
-            async for update in walk:
-                if session is not self._session or not self.is_running:  # another run, or closing
-                    return
-                if update[0] == "diagnostics":
-                    if session.diagnostics is None:
-                        session.diagnostics = update[1]
-                        self.show_cursor()
-                elif self._graph_counting and session.paths_counted + paths.REACH >= self.replay.cursor:
-                    self.show_cursor()
-        if self._graph_counting and session is self._session and self.is_running:
-            self.show_cursor()
-
     async def on_unmount(self) -> None:
-        """End the child processes of the background walk and of a search before the app's loop
-        closes: a cancelled worker kills its child and reaps it, which takes a few turns of the loop."""
-        children = [w for w in self.workers if w.group in ("background", "search") and w.is_running]
-        for worker in children:
-            worker.cancel()
-        for worker in children:
-            with contextlib.suppress(WorkerCancelled, WorkerFailed):
-                await worker.wait()
-        if self._frozen:  # what the app made is garbage from now on: give it back to the collector
-            gc.unfreeze()
-            self._frozen = False
+        """End the background children and unfreeze (`Walker.stop`)."""
+        await self.walker.stop()
 
     async def poll(self) -> None:
         """Follow mode: open the run file once it is there, or pick up what was appended (`follow`)."""

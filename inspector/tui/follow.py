@@ -60,5 +60,5 @@ async def poll(app: ReplayApp) -> None:
         timeline.session = session
         app.sync_columns()
         timeline.sync_size()
-        app.start_background()
+        app.walker.start()
         app.show_cursor()
