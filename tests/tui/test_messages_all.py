@@ -84,18 +84,7 @@ async def test_the_pane_shows_who_said_each_message_and_the_final_answer() -> No
 async def test_a_sliding_window_lays_out_only_its_new_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspector.tui import app as app_module
-
-    monkeypatch.setattr(app_module, "MESSAGES_ALL_UP_TO", 10)  # a long conversation shows its newest
-    monkeypatch.setattr(app_module, "MESSAGES_SHOWN", 8)
-    wrapped: list[int | None] = []
-    wrap = MessagesPane._wrap  # pyright: ignore[reportPrivateUsage]
-
-    def counting(self: MessagesPane, item: tuple[Said, str], width: int) -> Any:
-        wrapped.append(item[0].state_index)
-        return wrap(self, item, width)
-
-    monkeypatch.setattr(MessagesPane, "_wrap", counting)
+    wrapped = _count_wraps(monkeypatch, shown=8)
     app = make_app(synthetic(tmp_path / "long.jsonl", 20))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("g", *"30", "enter")
@@ -111,18 +100,13 @@ async def test_a_sliding_window_lays_out_only_its_new_message(
         assert "#31" in text and "newest 8 of 32 messages" in text
 
 
-def _rows(pane: MessagesPane) -> tuple[int, list[list[str]]]:
-    blocks = pane._blocks  # pyright: ignore[reportPrivateUsage]
-    return pane.virtual_size.height, [[strip.text for strip in rows or []] for rows in blocks]
-
-
-async def test_a_jump_lays_out_the_newest_messages_on_the_key_and_the_rest_after_its_frame(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _count_wraps(monkeypatch: pytest.MonkeyPatch, *, shown: int) -> list[int | None]:
+    """A conversation over 10 messages shows its newest `shown`; the state index of every message the
+    pane wraps (lays out) from now on is appended to the list returned."""
     from inspector.tui import app as app_module
 
     monkeypatch.setattr(app_module, "MESSAGES_ALL_UP_TO", 10)
-    monkeypatch.setattr(app_module, "MESSAGES_SHOWN", 30)
+    monkeypatch.setattr(app_module, "MESSAGES_SHOWN", shown)
     wrapped: list[int | None] = []
     wrap = MessagesPane._wrap  # pyright: ignore[reportPrivateUsage]
 
@@ -131,6 +115,18 @@ async def test_a_jump_lays_out_the_newest_messages_on_the_key_and_the_rest_after
         return wrap(self, item, width)
 
     monkeypatch.setattr(MessagesPane, "_wrap", counting)
+    return wrapped
+
+
+def _rows(pane: MessagesPane) -> tuple[int, list[list[str]]]:
+    blocks = pane._blocks  # pyright: ignore[reportPrivateUsage]
+    return pane.virtual_size.height, [[strip.text for strip in rows or []] for rows in blocks]
+
+
+async def test_a_jump_lays_out_the_newest_messages_on_the_key_and_the_rest_after_its_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrapped = _count_wraps(monkeypatch, shown=30)
     app = make_app(synthetic(tmp_path / "long.jsonl", 40))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
