@@ -24,10 +24,8 @@ its `bench/` if it has none) and prints both with the ratio. About a minute per 
 from __future__ import annotations
 
 import gc
-import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -67,24 +65,12 @@ def main(mode: str, runs: int) -> None:
 
 def _counts(tree: Path, mode: str, runs: int) -> dict[str, int]:
     """cachegrind's event totals for `MODE N` run in `tree`."""
+    from bench.valgrind import under_valgrind  # here: the module itself also runs in a baseline tree
+
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cachegrind.out"
-        command = [
-            "valgrind",
-            "--tool=cachegrind",
-            "--cache-sim=yes",
-            *_CACHES,
-            f"--cachegrind-out-file={out}",
-            sys.executable,
-            "-m",
-            "bench.cachegrind_cold",
-            mode,
-            str(runs),
-        ]
-        if shutil.which("setarch"):
-            command = ["setarch", "-R", *command]
-        env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(tree)}
-        done = subprocess.run(command, cwd=tree, env=env, capture_output=True, check=False)
+        tool = ["--tool=cachegrind", "--cache-sim=yes", *_CACHES, f"--cachegrind-out-file={out}"]
+        done = under_valgrind(tree, tool, "bench.cachegrind_cold", mode, runs)
         data = out.read_bytes() if out.exists() else b""
     events = re.search(rb"^events: (.*)$", data, re.MULTILINE)
     summary = _SUMMARY.search(data)

@@ -20,10 +20,8 @@ repeat to within about 0.1k per superstep. It takes about a minute per valgrind 
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -53,20 +51,10 @@ def main(mode: str, runs: int) -> None:
 
 def _instructions(tree: Path, mode: str, runs: int) -> int:
     """Instructions callgrind counts for `MODE N` run in `tree`."""
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        "-m",
-        "bench.callgrind_recorder",
-        mode,
-        str(runs),
-    ]
-    if shutil.which("setarch"):
-        command = ["setarch", "-R", *command]
-    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(tree)}
-    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, check=False)
+    from bench.valgrind import under_valgrind
+
+    tool = ["--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    done = under_valgrind(tree, tool, "bench.callgrind_recorder", mode, runs)
     found = _COLLECTED.search(done.stderr)
     if done.returncode != 0 or found is None:
         raise SystemExit(f"valgrind in {tree} ({mode} {runs}) failed:\n{done.stderr.decode()[-2000:]}")
