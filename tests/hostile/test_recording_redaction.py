@@ -114,14 +114,14 @@ def test_known_secret_values_are_masked_in_any_text(tmp_path: Path, capsys: Any)
     secret = "correct horse battery staple"
     path = tmp_path / "run.jsonl"
     compiled = _failing_graph(f"could not log in with {secret!r}")
-    recorder = Recorder(path, redact=Redaction(values=[secret]))
+    recorder = Recorder(path, redact=Redaction(values=(secret,)))
     with pytest.raises(Exception, match="could not log in"):
         compiled.invoke({"note": f"try {secret}"}, callbacks=[recorder])
     text = path.read_text()
     assert secret not in text and "battery" not in text
     assert "could not log in with '[REDACTED]'" in (read_run(path).error or pytest.fail()).message
     assert secret not in _shown(path, capsys)
-    assert secret not in repr(Redaction(values=[secret]))
+    assert secret not in repr(Redaction(values=(secret,)))
 
 
 @pytest.mark.parametrize(
@@ -181,7 +181,7 @@ def test_token_counts_and_settings_are_not_masked(key: str) -> None:
 
 
 def test_token_keys_in_state_are_masked_and_counts_kept(tmp_path: Path) -> None:
-    state = {key: f"value-of-{key}" for key in NEW_KEYS}
+    state: dict[str, Any] = {key: f"value-of-{key}" for key in NEW_KEYS}
     state.update({key: 128 for key in NOT_SECRETS})
     graph = Graph(state=lambda: dict(state))
     graph.add_lambda_node("n", lambda x: x)
@@ -207,7 +207,7 @@ def test_redact_keeps_its_older_forms(tmp_path: Path) -> None:
     assert "p1" in everything and OPENAI_KEY in everything
     keys_replaced = run_with(["tok"])  # replaces the key patterns; the value patterns stay
     assert "t1" not in keys_replaced and "p1" in keys_replaced and OPENAI_KEY not in keys_replaced
-    custom = run_with(Redaction(patterns=[r"key \S+"], mask="***"))
+    custom = run_with(Redaction(patterns=(r"key \S+",), mask="***"))
     assert '"note":"***"' in custom and "p1" not in custom
 
 
