@@ -97,7 +97,7 @@ def fan_out() -> StateGraph[FanOut, Any, FanOut, FanOut]:
 
     graph = StateGraph(FanOut)
     graph.add_node("plan", plan)
-    graph.add_node("worker", worker)
+    graph.add_node("worker", worker)  # pyright: ignore[reportArgumentType]  (its input is a `Send` task)
     graph.add_node("review", review)
     graph.add_node("audit", audit)
     graph.add_node("report", report)

@@ -90,14 +90,19 @@ class _S(TypedDict):
     x: int
 
 
+def _nothing(state: _S) -> dict[str, Any]:
+    """A node that updates nothing."""
+    return {}
+
+
 def test_command_destinations_are_branch_edges() -> None:
     def route(state: _S) -> Command[Any]:
         return Command(goto="b")
 
     graph = StateGraph(_S)
     graph.add_node("a", route, destinations=("b", "c"))
-    graph.add_node("b", lambda s: {})
-    graph.add_node("c", lambda s: {})
+    graph.add_node("b", _nothing)
+    graph.add_node("c", _nothing)
     graph.add_edge(START, "a")
     graph.add_edge("b", END)
     graph.add_edge("c", END)
@@ -107,8 +112,8 @@ def test_command_destinations_are_branch_edges() -> None:
 
 def test_a_conditional_edge_without_path_map_may_reach_every_node() -> None:
     graph = StateGraph(_S)
-    graph.add_node("a", lambda s: {})
-    graph.add_node("b", lambda s: {})
+    graph.add_node("a", _nothing)
+    graph.add_node("b", _nothing)
     graph.add_edge(START, "a")
     graph.add_conditional_edges("a", lambda s: "b")
     targets = [e.target for e in langgraph_topology(graph).edges if e.source == "a"]
@@ -119,7 +124,7 @@ def test_a_1000_node_chain_keeps_every_node_and_edge() -> None:
     graph = StateGraph(_S)
     names = [f"n{i:04d}" for i in range(1000)]
     for name in names:
-        graph.add_node(name, lambda s: {})
+        graph.add_node(name, _nothing)
     graph.add_edge(START, names[0])
     for a, b in itertools.pairwise(names):
         graph.add_edge(a, b)
@@ -132,7 +137,7 @@ def test_a_1000_node_chain_keeps_every_node_and_edge() -> None:
 
 def test_a_node_named_like_the_inspectors_start_is_refused() -> None:
     graph = StateGraph(_S)
-    graph.add_node("start", lambda s: {})
+    graph.add_node("start", _nothing)
     graph.add_edge(START, "start")
     with pytest.raises(TargetError, match="node named `start`"):
         langgraph_topology(graph)
