@@ -10,6 +10,10 @@ the recorder's per-step cost (`python3 -m bench recording`): re-encoding the sta
 every step is what the recorder would otherwise spend most of its time on. The fast path gives
 exactly the general path's result; anything unusual (first step, fields added or removed, a field
 failing to encode) falls back to it.
+Within it, a model state whose every field still holds last step's object skips even that walk
+(`_usual`, over the `_Lane` made after a `_by_field` step): only its message lists are looked at. That
+is an agent's usual step, and there it cut the recorder's cost after a model's wait (docs/performance.md,
+the 1 ms target); it gives `_by_field`'s result, or None to take it.
 
 The snapshot policy: a full snapshot first and whenever the deltas since the last one outweigh it (so
 snapshot bytes stay within a constant factor of the state's size), or after `every` steps when the
@@ -85,24 +89,18 @@ class StateTrack:
             else:  # `top_level(state)` for a model, from the plan worked out once for its class
                 values = state.__dict__
                 lane = self._lane
-                fields = None
                 try:
                     recorded = None if lane is None else self._usual(lane, values, encoder)
                 except Exception:  # what `_by_field` would meet too (it does the same calls first)
                     recorded = _FAILED
-                if recorded is None:
-                    fields = [(key, values.get(name), masked) for name, key, masked in plan]
-                elif recorded is not _FAILED:
+                if recorded is not None and recorded is not _FAILED:
                     return recorded
-                if fields is not None and len(fields) == len(prev):
-                    recorded = self._by_field(state, fields, encoder)
-                    if recorded is not None:
-                        self._lane = _lane_of(plan, fields, self.prev)
-                        return recorded
-                fields = None
+                fields = None if recorded is _FAILED else [(key, values.get(n), m) for n, key, m in plan]
             if fields is not None and len(fields) == len(prev):
                 recorded = self._by_field(state, fields, encoder)
                 if recorded is not None:
+                    if plan is not None:  # a model: its next usual step can take the lane
+                        self._lane = _lane_of(plan, fields, self.prev)
                     return recorded
         self.raws = []
         self._lane = None
@@ -128,30 +126,21 @@ class StateTrack:
         encoded = prev
         ops: list[list[Any]] = []
         appends: list[bytes] = []
-        for i, key, key_json in lane.lists:
+        for i, key in lane.lists:
             value = encoder.grown_list(now[i])
             if value is None:
                 return None
             before = prev[key]
             if value is before:
                 continue
-            runs_before, runs = before["$refs"], value["$refs"]  # `_grown_tail`'s usual case, inline
-            if len(runs) == 1 and len(runs_before) == 1:
-                (start, stop), (start_before, stop_before) = runs[0], runs_before[0]
-                if start != start_before or stop <= stop_before:
-                    return None
-                tail = [[stop_before, stop]]
-                appended = b'["append",[%b],{"$refs":[[%d,%d]]}]' % (key_json, stop_before, stop)
-            else:
-                tail = _grown_tail(before, value)
-                if tail is None:
-                    return None
-                appended = self._append_json(key, tail)
+            tail = _grown_tail(before, value)  # `before` is a `$refs` marker: the lane checked
+            if tail is None:
+                return None
             if encoded is prev:
                 encoded = prev.copy()  # same keys, same order: what `_by_field` builds
             encoded[key] = value
             ops.append(["append", [key], {"$refs": tail}])
-            appends.append(appended)
+            appends.append(self._append_json(key, tail))
         full, payload = self._policy(encoded, ops, b"[%b]" % b",".join(appends))
         self.usual = True
         return full, payload, encoded
@@ -236,14 +225,14 @@ class StateTrack:
 
 class _Lane:
     """What `StateTrack._usual` checks a model state against: its fields' names in plan order, the
-    objects they held last step, and (index, stored key, its JSON) of those that held lists. Made only
+    objects they held last step, and (index, stored key) of those that held lists. Made only
     when every other field held a scalar or is masked, so a field still holding the same object is
     unchanged."""
 
     __slots__ = ("lists", "names", "raws")
 
     def __init__(
-        self, names: tuple[str, ...], raws: tuple[Any, ...], lists: tuple[tuple[int, str, bytes], ...]
+        self, names: tuple[str, ...], raws: tuple[Any, ...], lists: tuple[tuple[int, str], ...]
     ) -> None:
         self.names = names
         self.raws = raws
@@ -256,7 +245,7 @@ def _lane_of(
     """The lane for the next step after one `_by_field` recorded `encoded` from `fields` (in `plan`
     order), or None when some field holds anything but a scalar or a list stored as a `$refs` marker
     (a message list the encoder memoised): anything else may change in place."""
-    lists: list[tuple[int, str, bytes]] = []
+    lists: list[tuple[int, str]] = []
     for i, (key, raw, masked) in enumerate(fields):
         if masked:
             continue
@@ -265,7 +254,7 @@ def _lane_of(
             stored = encoded[key]
             if type(stored) is not dict or "$refs" not in stored:
                 return None
-            lists.append((i, key, to_json(key)))
+            lists.append((i, key))
         elif cls not in _SCALARS:
             return None
     return _Lane(tuple(name for name, _, _ in plan), tuple(raw for _, raw, _ in fields), tuple(lists))
