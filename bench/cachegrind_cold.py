@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import gc
 import re
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -92,12 +91,9 @@ def _per_superstep(tree: Path) -> dict[str, float]:
 
 
 def compare(baseline: Path) -> None:
-    if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is not installed")
-    here = Path(__file__).resolve().parents[1]
-    mine = baseline / "bench" / "cachegrind_cold.py"
-    if not mine.exists():
-        shutil.copy(Path(__file__), mine)
+    from bench.valgrind import ready_to_compare
+
+    here = ready_to_compare(baseline, __file__)
     base, this = _per_superstep(baseline.resolve()), _per_superstep(here)
     print(f"Recorder per superstep with cold caches (cachegrind model), {baseline} vs {here}:")
     labels: dict[str, Any] = {

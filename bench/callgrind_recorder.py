@@ -21,7 +21,6 @@ repeat to within about 0.1k per superstep. It takes about a minute per valgrind 
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -71,12 +70,9 @@ def _per_superstep(tree: Path, modes: list[str]) -> dict[str, float]:
 
 
 def compare(baseline: Path, modes: list[str]) -> None:
-    if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is not installed")
-    here = Path(__file__).resolve().parents[1]
-    mine = baseline / "bench" / "callgrind_recorder.py"
-    if not mine.exists():
-        shutil.copy(Path(__file__), mine)
+    from bench.valgrind import ready_to_compare
+
+    here = ready_to_compare(baseline, __file__)
     base = _per_superstep(baseline.resolve(), modes)
     this = _per_superstep(here, modes)
     print(f"Recorder instructions per superstep (100-round ReAct), {baseline} vs {here}:")

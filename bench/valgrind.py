@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["under_valgrind"]
+__all__ = ["ready_to_compare", "under_valgrind"]
 
 
 def under_valgrind(
@@ -27,3 +27,14 @@ def under_valgrind(
         command = ["setarch", "-R", *command]
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(tree)}
     return subprocess.run(command, cwd=tree, env=env, capture_output=True, check=False)
+
+
+def ready_to_compare(baseline: Path, module_file: str) -> Path:
+    """This checkout's root, once valgrind is known to be there and `baseline` has the comparing module
+    (`module_file`, copied into its `bench/` when the baseline commit predates it)."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed")
+    mine = baseline / "bench" / Path(module_file).name
+    if not mine.exists():
+        shutil.copy(module_file, mine)
+    return Path(module_file).resolve().parents[1]
