@@ -340,6 +340,8 @@ class DebugController:
             reason = self._reason(boundary)
             if reason is None:
                 return
+            if self.recorder is not None:  # a paused run's file holds every step that ended
+                self.recorder.flush()
             self._stepping = False
             self._boundary = boundary
             self.pause = Pause(boundary.step, tuple(k for k, _ in boundary.pending), reason)

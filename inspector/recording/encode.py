@@ -22,44 +22,27 @@ Keys of recorded data that start with `$` get one more `$` (`escape_key`), so ma
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import enum
 import json
 import math
 from collections.abc import Mapping
-from pathlib import PurePath
 from typing import Any
-from uuid import UUID
 
 from pydantic import BaseModel
 from pydantic_core import to_json
 
 from graph_core.history import HistoryView
 from graph_core.schema import Message, TokenUsage, ToolCall
+from inspector.recording.held import Frozen
 from inspector.recording.message_json import message_json
 from inspector.recording.redact import NO_REDACTION, Redaction
+from inspector.recording.refs import extend_runs, prefix_runs
+from inspector.recording.value_kinds import KINDS, kind_of, other_value, type_name
 
 __all__ = ["Encoder", "Raw", "escape_key", "type_name", "unescape_key"]
 
 _MAX_DEPTH = 64
 _message_json = Message.__pydantic_serializer__.to_json
-
-
-def _extend_runs(runs: list[list[int]], refs: list[int]) -> list[list[int]]:
-    """`runs` (sorted [start, stop) pairs) followed by `refs`, as a new list; consecutive ids merge."""
-    if len(refs) == 1 and runs and runs[-1][1] == refs[0]:  # the usual growth: one more id in the last run
-        out = runs[:-1]
-        out.append([runs[-1][0], refs[0] + 1])
-        return out
-    out = runs[:-1]
-    if runs:
-        out.append(list(runs[-1]))
-    for ref in refs:
-        if out and out[-1][1] == ref:
-            out[-1][1] = ref + 1
-        else:
-            out.append([ref, ref + 1])
-    return out
 
 
 def escape_key(key: str) -> str:
@@ -72,37 +55,8 @@ def unescape_key(key: str) -> str:
     return key[1:] if key[:2] == "$$" else key
 
 
-def type_name(value: Any) -> str:
-    cls = type(value)
-    module = cls.__module__
-    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
-
-
 def _fingerprint(message: Message) -> tuple[Any, ...]:
     return (message.role, message.content, message.tool_call_id, len(message.tool_calls), message.usage)
-
-
-_KINDS: dict[type, str] = {dict: "mapping", tuple: "sequence"}
-
-
-def _kind_of(cls: type) -> str:
-    """How `_enc` walks instances of `cls` (the checks it would otherwise repeat for every value, in the
-    same order: mappings, sequences, pydantic models, dataclasses), remembered per class."""
-    if issubclass(cls, type):
-        return "other"  # a class object: never walked as its own instances would be
-    if issubclass(cls, Mapping):
-        kind = "mapping"
-    elif issubclass(cls, (list, tuple)):
-        kind = "sequence"
-    elif issubclass(cls, BaseModel):
-        kind = "model"
-    elif dataclasses.is_dataclass(cls):
-        kind = "dataclass"
-    else:
-        kind = "other"
-    if len(_KINDS) < 10_000:
-        _KINDS[cls] = kind
-    return kind
 
 
 class Raw:
@@ -154,12 +108,55 @@ class Encoder:
         except Exception:
             return self.encode(message)
 
-    def encode_list(self, value: list[Any]) -> Any:
-        """`encode` for a list (a message history, usually): straight to the list memo."""
+    def encode_list(self, value: list[Any], size: int = -1) -> Any:
+        """`encode` for a list (a message history, usually), or for its first `size` items: straight to
+        the list memo."""
         try:
-            return self._list(value, 0)
+            return self._list(value, 0, size)
         except Exception:
-            return self.encode(value)
+            return self.encode(value if size < 0 else value[:size])
+
+    def freeze_list(self, value: list[Any], n: int, depth: int) -> Frozen | None:
+        """`value[:n]` as `Frozen`, to be encoded later by `encode_frozen` exactly as `encode_list` or
+        `grown_list` would encode it now, whatever happens to `value` meanwhile; None when it holds
+        anything but messages past what the list memo has stored (then it must be encoded now)."""
+        memo = self._lists.get(id(value))
+        start, base = 0, None
+        if memo is not None and n:
+            obj, m, first, last, marker = memo
+            if obj is value and m <= len(value) and value[0] is first and value[m - 1] is last:
+                if m <= n:
+                    start, base = m, marker
+                else:  # memoised longer than this prefix (a node's input, the state grown since)
+                    start, base = n, {"$refs": prefix_runs(marker["$refs"], n)}
+        tail = value[start:n]
+        for item in tail:
+            if type(item) is not Message:
+                return None
+        return Frozen(value, n, start, base, tail, value[0] if n else None, depth)
+
+    def encode_frozen(self, frozen: Frozen) -> Any:
+        """What `encode_list` (depth 0) or `grown_list` (depth 1) gave for the list when it was frozen.
+        Between the freezing and this call only lists frozen with it were encoded, so a memo that has
+        reached `n` since holds this very prefix."""
+        value, n, tail, depth, base = frozen.value, frozen.n, frozen.tail, frozen.depth, frozen.base
+        memo = self._lists.get(id(value))
+        if memo is not None and memo[0] is not value:
+            memo = None
+        if memo is not None and memo[1] == n:
+            return memo[4]
+        if not tail:
+            return [] if base is None else base
+        if base is None:
+            copied = self._copy_of_history(tail, depth)
+            if copied is not None:
+                return copied
+            base = {"$refs": []}
+        marker = {"$refs": extend_runs(base["$refs"], self._refs(tail, 0, depth, len(tail)) or [])}
+        if memo is None or memo[1] < n:
+            self._lists[id(value)] = (value, n, frozen.first, tail[-1], marker)
+            self._history = value
+        return marker
 
     def top_level(self, value: Any) -> list[tuple[str, Any, bool]] | None:
         """(stored key, raw value, masked) per top-level field of a state `encode` would walk field by
@@ -169,7 +166,7 @@ class Encoder:
         if self.redaction.fn is not None:
             return None
         cls = type(value)
-        kind = _KINDS.get(cls) or _kind_of(cls)
+        kind = KINDS.get(cls) or kind_of(cls)
         if kind == "model":
             if cls.__module__ == "graph_core.schema" or value.model_extra:
                 return None
@@ -193,7 +190,7 @@ class Encoder:
         and then reads the fields itself (`instance.model_extra` must still be empty)."""
         if self.redaction.fn is not None or cls.__module__ == "graph_core.schema":
             return None
-        if (_KINDS.get(cls) or _kind_of(cls)) != "model":
+        if (KINDS.get(cls) or kind_of(cls)) != "model":
             return None
         return self._plan(cls)
 
@@ -202,22 +199,7 @@ class Encoder:
         (the same object, grown at its end or not): the list memo's marker, without the walk. None for
         anything else, which the caller encodes the usual way (messages interned on the way keep their
         ids, as they would on that way)."""
-        memo = self._lists.get(id(value))
-        if memo is None:
-            return None
-        obj, n, first, last, marker = memo
-        size = len(value)
-        if obj is not value or size < n or value[0] is not first or value[n - 1] is not last:
-            return None
-        if size == n:
-            return marker
-        refs = self._refs(value, n, 1)
-        if refs is None:
-            return None
-        marker = {"$refs": _extend_runs(marker["$refs"], refs)}
-        self._lists[id(value)] = (value, size, first, value[-1], marker)
-        self._history = value
-        return marker
+        return self._memo_marker(value, len(value), 1)
 
     def encode_field(self, value: Any, parent: Any) -> Any:
         """`encode` of one top-level field of `parent` (see `top_level`), exactly as `encode(parent)`
@@ -284,7 +266,7 @@ class Encoder:
             return self._list(value, depth)
         if cls is HistoryView:  # an agent's fixed view of its history: encoded as the list it shows
             return self._list(value.as_list(), depth)
-        kind = _KINDS.get(cls) or _kind_of(cls)
+        kind = KINDS.get(cls) or kind_of(cls)
         if kind == "mapping":
             return self._guarded(value, depth, self._mapping)
         if kind == "sequence":
@@ -327,36 +309,53 @@ class Encoder:
     def _sequence(self, value: Any, depth: int) -> list[Any]:
         return [self._enc(v, depth + 1) for v in value]
 
-    def _list(self, value: list[Any], depth: int) -> Any:
-        """A list of messages becomes `{"$refs": [[start, stop], ...]}` (runs of value ids), anything
-        else a list. A message list seen before and grown at its end only encodes the new messages; its
-        first and last known items are checked, not every item (histories grow, they are not edited)."""
-        if not self.intern or not value:
-            return self._guarded(value, depth, self._sequence)
-        key = id(value)
-        memo = self._lists.get(key)
-        size = len(value)
-        if memo is not None:
-            obj, n, first, last, marker = memo
-            if obj is value and size >= n and value[0] is first and value[n - 1] is last:
-                if size == n:
-                    return marker
-                refs = self._refs(value, n, depth)
-                if refs is not None:
-                    marker = {"$refs": _extend_runs(marker["$refs"], refs)}
-                    self._lists[key] = (value, size, first, value[-1], marker)
-                    self._history = value
-                    return marker
-        copied = self._copy_of_history(value, depth)
+    def _list(self, value: list[Any], depth: int, size: int = -1) -> Any:
+        """A list of messages (or its first `size` items) becomes `{"$refs": [[start, stop], ...]}`
+        (runs of value ids), anything else a list. A message list seen before and grown at its end only
+        encodes the new messages; its first and last known items are checked, not every item (histories
+        grow, they are not edited)."""
+        whole = len(value)
+        if size < 0:
+            size = whole
+        if not self.intern or not size:
+            return self._guarded(value if size == whole else value[:size], depth, self._sequence)
+        marker = self._memo_marker(value, size, depth)
+        if marker is not None:
+            return marker
+        items = value if size == whole else value[:size]
+        copied = self._copy_of_history(items, depth)
         if copied is not None:
             return copied
-        refs = self._refs(value, 0, depth)
+        refs = self._refs(items, 0, depth, size)
         if refs is not None:
-            marker = {"$refs": _extend_runs([], refs)}
-            self._lists[key] = (value, size, value[0], value[-1], marker)
+            marker = {"$refs": extend_runs([], refs)}
+            self._lists[id(value)] = (value, size, value[0], value[size - 1], marker)
             self._history = value
             return marker
-        return self._guarded(value, depth, self._sequence)
+        return self._guarded(items, depth, self._sequence)
+
+    def _memo_marker(self, value: list[Any], size: int, depth: int) -> Any:
+        """The list memo's marker for `value[:size]` when the memo holds `value` (grown since or not,
+        or longer than `size`), or None."""
+        memo = self._lists.get(id(value))
+        if memo is None:
+            return None
+        obj, n, first, last, marker = memo
+        if obj is not value or not size or n > len(value):
+            return None
+        if value[0] is not first or value[n - 1] is not last:
+            return None
+        if size == n:
+            return marker
+        if size < n:  # a prefix of what was stored: a node's input, the list grown since
+            return {"$refs": prefix_runs(marker["$refs"], size)}
+        refs = self._refs(value, n, depth, size)
+        if refs is None:
+            return None
+        marker = {"$refs": extend_runs(marker["$refs"], refs)}
+        self._lists[id(value)] = (value, size, first, value[size - 1], marker)
+        self._history = value
+        return marker
 
     def _copy_of_history(self, value: list[Any], depth: int) -> Any:
         """The marker of a new list that holds the same messages as the last message list memoised (an
@@ -375,12 +374,12 @@ class Encoder:
         marker = self._list(history, depth)
         return marker if type(marker) is dict else None
 
-    def _refs(self, value: list[Any], start: int, depth: int) -> list[int] | None:
-        """Value ids of `value[start:]`, or None if it holds anything but messages (the messages met
-        before that are interned all the same, as encoding the list item by item would)."""
+    def _refs(self, value: list[Any], start: int, depth: int, stop: int) -> list[int] | None:
+        """Value ids of `value[start:stop]`, or None if it holds anything but messages (the messages
+        met before that are interned all the same, as encoding the list item by item would)."""
         refs: list[int] = []
         messages = self._messages
-        for i in range(start, len(value)):
+        for i in range(start, stop):
             item = value[i]
             if type(item) is not Message:
                 return None
@@ -478,32 +477,4 @@ class Encoder:
         }
 
     def _other(self, value: Any, depth: int) -> Any:
-        if isinstance(value, enum.Enum):
-            return self._enc(value.value, depth + 1)
-        if isinstance(value, (str, int, float)):  # subclasses of builtins
-            base = str if isinstance(value, str) else int if isinstance(value, int) else float
-            return self._enc(base(value), depth)
-        if isinstance(value, (set, frozenset)):
-            items = [self._enc(v, depth + 1) for v in value]
-            try:
-                return sorted(items)
-            except TypeError:
-                return items
-        if isinstance(value, (bytes, bytearray)):
-            preview = bytes(value[:64]).hex()
-            return {"$repr": f"<{len(value)} bytes>", "$type": type_name(value), "hex": preview}
-        if isinstance(value, (dt.datetime, dt.date, dt.time)):
-            return value.isoformat()
-        if isinstance(value, (UUID, PurePath)):
-            return str(value)
-        if isinstance(value, BaseException):
-            return {"$error": type_name(value), "message": self._enc(str(value), depth + 1)}
-        try:
-            text = repr(value)
-        except Exception as exc:
-            text = f"<unencodable: {type(exc).__name__}: {exc}>"
-        if self._scrub is not None:
-            text = self._scrub(text)
-        if len(text) > self.max_str:
-            text = text[: self.max_str] + "..."
-        return {"$repr": text, "$type": type_name(value)}
+        return other_value(value, lambda item: self._enc(item, depth + 1), self._scrub, self.max_str)

@@ -1,10 +1,8 @@
 """What the recorder notes between callbacks and a step's line: node runs, held values, counters.
 
 Callbacks only note (`Pending`); a step's node runs are encoded at the step boundary, in node order
-(`node_run_records`), so value IDs do not depend on which thread finished first. A reported value is
-held as given when it is a message, a string or a message list (`Held`: its length then; histories only
-grow, so the prefix is what the callback saw), else encoded at once (`Encoded`), since it might change
-before the step ends.
+(`node_run_records`), so value IDs do not depend on which thread finished first. What is kept of each
+reported value until then is told in `held`.
 """
 
 from __future__ import annotations
@@ -17,13 +15,13 @@ from typing import Any
 from graph_core.callbacks import RunInfo
 from graph_core.schema import Message, concat_messages
 from inspector.recording.elision import CALL_ARGUMENTS, CALL_CONTENT, compact_node_names, compact_tool_call
-from inspector.recording.encode import Raw, type_name
+from inspector.recording.encode import Raw
+from inspector.recording.held import Frozen, Held
+from inspector.recording.value_kinds import type_name
 
 __all__ = [
     "NOTHING",
     "Counters",
-    "Encoded",
-    "Held",
     "Pending",
     "drain",
     "error_record",
@@ -117,25 +115,6 @@ class Pending:
     @property
     def component(self) -> str:
         return self.info.kind
-
-
-class Held:
-    """A message list reported by a callback, with its length then."""
-
-    __slots__ = ("n", "value")
-
-    def __init__(self, value: list[Any]) -> None:
-        self.value = value
-        self.n = len(value)
-
-
-class Encoded:
-    """A value encoded when it was reported (it might change before the step ends)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
 
 
 def drain(stream: Iterator[Any]) -> Any:
@@ -244,13 +223,14 @@ def _tool_records(parent: Pending, value: Callable[[Any], Any], max_str: int) ->
         stored = tool.output
         if type(stored) is str and call_id is not None:
             held = parent.output
-            if type(held) is Held and held.n == 1:  # the usual one result: no lookup table
-                message = held.value[0]
+            cls = type(held)
+            if (cls is Held or (cls is Frozen and not held.start)) and held.n == 1:
+                message = held.value[0] if cls is Held else held.tail[0]  # the usual one result
                 usual = type(message) is Message and message.tool_call_id == call_id
                 content = message.content if usual else None
             else:
                 if contents is None:
-                    output = held.value[: held.n] if type(held) is Held else held
+                    output = _items(held)
                     contents = (
                         {m.tool_call_id: m.content for m in output if type(m) is Message}  # pyright: ignore[reportUnknownVariableType]
                         if type(output) is list
@@ -267,3 +247,13 @@ def _tool_records(parent: Pending, value: Callable[[Any], Any], max_str: int) ->
         _times(record, tool, parent.t)
         out.append(record)
     return out
+
+
+def _items(held: Any) -> Any:
+    """The list a held node output stands for, as far as it is at hand: a frozen list's part the encoder
+    had stored before is only a reference, so the tool results in it are not looked up (a ToolsNode
+    returns a new list each run, so its output is never stored before)."""
+    cls = type(held)
+    if cls is Held:
+        return held.value[: held.n]
+    return held.tail if cls is Frozen else held

@@ -6,11 +6,19 @@ they were told (messages and message lists are held as they are, other values en
 each top-level step boundary encodes the step in a fixed order (nodes in the step's order, tool calls
 in call order), writes its lines in one unbuffered write. So files are byte-stable even when tools run in
 parallel, a process killed mid-run leaves whole steps only, and the run pays for one write per step.
-The top-level graph's `on_end`/`on_error` writes the unfinished step (if any) and `run_finished`.
+The top-level graph's `on_end`/`on_error` writes the unfinished step (if any) and `run_finished`
+(`run_writer`, with the header, faults and the options).
+
+When the next step runs a node whose last run waited long (`SLOW_NODE_SECONDS`: a model call, a tool on
+the network), the step is frozen (`held`) and written by a background thread during that wait
+(`write_behind`), in the same order and to the same bytes; a process killed then loses that one step.
 
 Recording never breaks the run it observes: values that cannot be encoded become marked
-representations, and any fault of the recorder itself (unwritable path, full disk, a bug) is reported
-once on stderr, kept in `Recorder.fault`, and turns the recorder off for the rest of the run.
+representations, and faults of the recorder itself turn it off (`RunWriter._fail`).
+
+The path of one step, top to bottom: `on_step_end` -> `_on_step_end` (what the run's thread must take
+now) -> `_write_step_now` or `_write_behind` -> `_write_step` (node runs, state, budgets, the line) ->
+the sink.
 
 The topology comes from `topology=`, else from the run scope (`scope.extras["topology"]` or
 `scope.extras["compiled"].topology()`) when the engine offers it, else it is left out of the header.
@@ -24,56 +32,34 @@ segments intact and every complete step of the new one readable.
 
 from __future__ import annotations
 
-import datetime as dt
-import sys
-import threading
-import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-from pydantic_core import to_json
+from typing import Any, Self
 
 from graph_core.callbacks import RunInfo, StepInfo
 from graph_core.errors import InterruptError
 from graph_core.history import HistoryView
 from graph_core.schema import Message
-from graph_core.topology import Topology
-from inspector.recording.continuation import (
-    Continuation,
-    check_resumable,
-    check_resumed_from,
-    file_size,
-    segment_line,
-)
+from inspector.recording import write_behind
+from inspector.recording.continuation import Continuation, check_resumable
 from inspector.recording.elision import compact_budget, compact_budget_before, counters_into
-from inspector.recording.encode import Encoder
-from inspector.recording.header import header_line, index_topology, scope_extra, topology_from_scope
-from inspector.recording.pending import (
-    NOTHING,
-    Counters,
-    Encoded,
-    Held,
-    Pending,
-    drain,
-    error_record,
-    node_run_records,
-    round_time,
-)
-from inspector.recording.redact import RedactSpec, make_redaction
-from inspector.recording.sink import Sink
-from inspector.recording.state_track import StateTrack
-from inspector.recording.step_line import StepDecisions, step_line, unfinished_line
+from inspector.recording.held import Encoded, Held
+from inspector.recording.pending import NOTHING, Pending, drain, error_record, node_run_records, round_time
+from inspector.recording.run_writer import ProgressFn, RunWriter
+from inspector.recording.state_track import HeldState, StateTrack
+from inspector.recording.step_line import step_line
 
-__all__ = ["Continuation", "Recorder", "check_resumable", "error_record"]
+__all__ = ["SLOW_NODE_SECONDS", "Continuation", "ProgressFn", "Recorder", "check_resumable", "error_record"]
+
+SLOW_NODE_SECONDS = 0.0005
+"""A top-level node whose last run took at least this long (by the recorder's clock) is slow: the step
+before its next run is written behind the run, during its wait. A step costs the recorder about 50 µs."""
 
 _ITERATION_KEYS = ("remaining_iterations", "RemainingIterations", "iterations_remaining")
 _ITERATION_SET = frozenset(_ITERATION_KEYS)
-ProgressFn = Callable[[dict[str, Any]], None]
 
 
-class Recorder:
+class Recorder(RunWriter):
     """Write a run file at `path` while a graph or agent runs; pass it in `callbacks=[...]`.
 
     `redact` masks secrets by key and by value (default: api_key, authorization, password, secret,
@@ -93,78 +79,10 @@ class Recorder:
     the lines of nested graphs' steps) is built, written and flushed at the top-level step boundary.
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        redact: RedactSpec = True,
-        topology: Topology | None = None,
-        clock: Callable[[], float] | None = None,
-        run_id: str | None = None,
-        max_str: int = 10_000,
-        snapshot_every: int = 200,
-        progress: ProgressFn | None = None,
-        meta: dict[str, Any] | None = None,
-        resume: bool = False,
-        checkpoint_id: str | None = None,
-    ) -> None:
-        self.path = Path(path)
-        self.resuming = resume
-        self._expected_checkpoint = checkpoint_id
-        self._continuation: Continuation | None = check_resumable(path, checkpoint_id) if resume else None
-        self.topology = topology
-        self.fault: BaseException | None = None
-        self._redaction = make_redaction(redact)
-        self._clock = clock or time.time
-        self._run_id = run_id
-        self._max_str = max_str
-        self._snapshot_every = snapshot_every
-        self._progress = progress
-        self._meta = meta or {}
-        self._lock = threading.RLock()
-        self._sink = Sink(self.path, append=resume)
-        self._reset()
-
     @classmethod
-    def resume(cls, path: str | Path, *, checkpoint_id: str | None = None, **options: Any) -> Recorder:
+    def resume(cls, path: str | Path, *, checkpoint_id: str | None = None, **options: Any) -> Self:
         """`Recorder(path, resume=True, ...)`: record a resumed run into the file of the run it continues."""
         return cls(path, resume=True, checkpoint_id=checkpoint_id, **options)
-
-    def _reset(self) -> None:
-        first_ref = 0 if self._continuation is None else self._continuation.values
-        self._encoder = Encoder(redaction=self._redaction, max_str=self._max_str, first_ref=first_ref)
-        self._counters = Counters()
-        self._states: dict[tuple[str, ...], StateTrack] = {}
-        self._open_runs: dict[tuple[Any, ...], Pending] = {}
-        self._done: dict[tuple[str, ...], list[Pending]] = {}
-        self._steps: dict[tuple[str, ...], tuple[StepInfo, float, tuple[Any, ...]]] = {}
-        self._last_budget: dict[str, Any] | None = None
-        self._out: list[bytes] = []
-        self._t0: float | None = None
-        self._header_written = False
-        self._graph_name = ""
-        self._finished = False
-        self._nodes: dict[tuple[str, ...], tuple[str, str]] = {}
-        ends: dict[tuple[tuple[str, ...], str, int], tuple[str, ...]] = {}
-        self._ends = ends
-        self._max_steps: int | None = None
-        # over `ends`, not `self`: no reference cycle, so a finished recorder and its memos are freed
-        # when the run lets go of it, not by the garbage collector in some later step of another run
-        self._decisions = StepDecisions(lambda path, source, index: ends.get((path, source, index)))
-
-    def append_event(self, event: dict[str, Any], *, values: tuple[str, ...] = ()) -> None:
-        """Write one out-of-band line between steps (the debugger's `edit` and `aborted` lines, see
-        `format.StateEdited`): the fields named in `values` are encoded like step values (redacted, with
-        `value` lines for new messages), `t` is set to the run's clock. A no-op after a fault."""
-        if self.fault is not None:
-            return
-        with self._lock:
-            line = dict(event)
-            for key in values:
-                line[key] = self._encoder.encode(line[key])
-            line["t"] = self._rel(self._clock())
-            self._line(line)
-            self._flush()
 
     # --- callbacks: note what happened ----------------------------------------------------------
 
@@ -244,7 +162,7 @@ class Recorder:
                 self._fail(exc)
 
     def _hold(self, value: Any) -> Any:
-        """What to keep of a reported value until the step boundary (see `pending`)."""
+        """What to keep of a reported value until the step boundary (see `held`)."""
         cls = type(value)
         if cls is Message or cls is str or value is None or cls is int:
             return value
@@ -252,6 +170,7 @@ class Recorder:
             value, cls = value.as_list(), list
         if cls is list and value and type(value[0]) is Message and type(value[-1]) is Message:
             return Held(value)
+        self.flush()  # the encoder may still be writing a step behind the run
         return Encoded(self._encoder.encode(value))
 
     def _ended(self, info: RunInfo) -> Pending:
@@ -259,7 +178,7 @@ class Recorder:
         pending = self._open_runs.pop((info.path, key, info.tool_call_id), None)
         if pending is None:  # an end without a start: record what we have
             pending = Pending(info, NOTHING, None)
-        pending.end = self._clock()
+        pending.end = end = self._clock()
         if info.kind == "Tool":
             parent = self._open_runs.get((info.path, key, None))
             if parent is not None:
@@ -268,33 +187,97 @@ class Recorder:
                 else:
                     parent.tools.append(pending)
                 return pending
-        done = self._done.get(info.path[:-1])
+        graph = info.path[:-1]
+        if not graph:  # a top-level node: slow or not
+            if end - (pending.t or end) >= SLOW_NODE_SECONDS:
+                self._slow.add(key)
+            elif self._slow:
+                self._slow.discard(key)
+        done = self._done.get(graph)
         if done is None:
-            self._done[info.path[:-1]] = [pending]
+            self._done[graph] = [pending]
         else:
             done.append(pending)
         return pending
 
-    def _value(self, held: Any) -> Any:
-        """A held value encoded (in node order, at the step boundary)."""
-        cls = type(held)
-        if cls is Encoded:
-            return held.value
-        if cls is Message:
-            return self._encoder.encode_message(held)
-        if cls is Held:
-            value = held.value
-            return self._encoder.encode_list(value if len(value) == held.n else value[: held.n])
-        return self._encoder.encode(held)
-
     # --- one step: from the engine's event to the bytes on disk ---------------------------------
 
     def _on_step_end(self, step: StepInfo) -> None:
-        """A finished step, top to bottom: times, node runs, state, budgets, decisions, the line, the
-        write. Nested graphs' steps are queued and go out with their top-level step."""
-        path, index = step.path, step.index
+        """What the run's thread must take now (the end time, the step's start and node runs); the rest
+        is written now, or behind the run while some node is slow. Nested graphs' steps are queued and
+        go out with their top-level step."""
+        path = step.path
         end = self._clock()
         started = self._steps.pop(path, None)
+        done = self._done.pop(path, None)
+        if not self._slow or path or self._out or not self._header_written:
+            written_behind = False
+        else:
+            written_behind = self._write_behind(step, end, started, done)
+        if not written_behind:
+            if self._later:
+                self.catch_up()
+            counters = self._write_step(step, end, started, done, None, None)
+            if not path and self._progress is not None:
+                self._report(step, counters)
+
+    def _write_behind(
+        self, step: StepInfo, end: float, started: tuple[Any, ...] | None, done: list[Pending] | None
+    ) -> bool:
+        """Freeze a top-level step and queue it for the write-behind thread, which is woken when the
+        next step runs a slow node (it writes the queue during that node's wait); False when the step
+        must be written now (its state is not the usual step's, or a held list holds more than
+        messages). Steps between two slow nodes wait in the queue for the next one."""
+        held: HeldState | None = None
+        if step.state is not None:
+            track = self._states.get(())
+            held = None if track is None else track.hold(step.state, self._encoder)
+            if held is None:
+                return False
+        if done and not self._freeze(done):
+            return False
+        c = self._counters
+        counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
+        self._later.append((step, end, started, done, counters, held))
+        if not self._slow.isdisjoint(step.next_nodes):
+            write_behind.wake(self)
+        if self._progress is not None:
+            self._report(step, counters)
+        return True
+
+    def _freeze(self, done: list[Pending]) -> bool:
+        """Freeze the held lists of `done`'s node runs and tool calls in place (see `held`); False when
+        one cannot be (the step must then be written now, which takes frozen lists as well)."""
+        freeze = self._encoder.freeze_list
+        for pending in done:
+            for run in (pending, *(pending.tools or ())):
+                for held in (run.input, run.output):
+                    if type(held) is Held:
+                        frozen = freeze(held.value, held.n, 0)
+                        if frozen is None:
+                            return False
+                        if held is run.input:
+                            run.input = frozen
+                        else:
+                            run.output = frozen
+        return True
+
+    def _write_later(self, held: tuple[Any, ...]) -> None:
+        self._write_step(*held)
+
+    def _write_step(
+        self,
+        step: StepInfo,
+        end: float,
+        started: tuple[Any, ...] | None,
+        done: list[Pending] | None,
+        counters: tuple[Any, ...] | None,
+        held: HeldState | None,
+    ) -> tuple[Any, ...]:
+        """A finished step, top to bottom: times, node runs, state, budgets, decisions, the line, the
+        write. `counters` and `held` (the state) are given for a step written behind the run, which
+        took them when it ended; returns the counters written."""
+        path, index = step.path, step.index
         begin = started[1] if started is not None else end
         t0 = self._t0
         if t0 is None:
@@ -303,19 +286,24 @@ class Recorder:
             t, end_t = round_time(begin - t0), round_time(end - t0)
         duration = None if t is None or end_t is None else round_time(end_t - t)
 
-        done = self._done.pop(path, None)
         runs = (
             node_run_records(done, path, step.nodes, begin, self._nodes, self._value, self._max_str)
             if done
             else None
         )
 
-        full, payload, delta_json = self._state(step)
+        if held is None:
+            full, payload, delta_json = self._state(step)
+        else:
+            track = self._states[()]
+            full, payload, _ = track.record_held(held, self._encoder)
+            delta_json = track.delta_json
 
-        c = self._counters
+        if counters is None:
+            c = self._counters
+            counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
         used = step.budget
         implied_max = None if path else self._max_steps
-        counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
         budget = compact_budget(
             used.steps_used, used.steps_max, used.steps_remaining, index + 1, implied_max, counters
         )
@@ -352,8 +340,12 @@ class Recorder:
         )
         if path:
             self._queue(line)
-            return
-        self._write_step(line, step)
+        elif self._out or not self._header_written:  # queued nested steps, or no header yet
+            self._queue(line)
+            self._flush()
+        else:  # the usual step: its new values, then its line, in one write
+            self._sink.write(self._encoder.take_definition_bytes() + line)
+        return counters
 
     def _state(self, step: StepInfo) -> tuple[bool, Any, bytes | None]:
         """(`full`, payload, the delta's JSON when made) of the step's state; the ADK iterations counter
@@ -368,177 +360,16 @@ class Recorder:
             self._counters.iterations = None if _ITERATION_SET.isdisjoint(encoded) else _iterations(encoded)  # pyright: ignore[reportUnknownArgumentType]
         return full, payload, track.delta_json
 
-    def _write_step(self, line: bytes, step: StepInfo) -> None:
-        """A top-level step's lines (queued nested steps, new values, this one) in one write."""
-        if self._out or not self._header_written:
-            self._queue(line)
-            self._flush()
-        else:  # the usual step: nothing queued
-            self._sink.write(self._encoder.take_definition_bytes() + line)
-        if self._progress is not None:
-            budget: dict[str, Any] = {
-                "steps_used": step.budget.steps_used,
-                "steps_max": step.budget.steps_max,
-                "steps_remaining": step.budget.steps_remaining,
-            }
-            counters_into(budget, self._counters.snapshot())
-            self._progress({"index": step.index, "nodes": list(step.nodes), "budget": budget})
-
-    def _queue(self, line: bytes) -> None:
-        """Queue the value lines pending in the encoder, then `line`; all encoding already happened."""
-        if self._encoder.has_definitions:
-            self._out += self._encoder.take_definition_lines()
-        self._out.append(line)
-
-    def _line(self, event: dict[str, Any]) -> None:
-        self._queue(to_json(event) + b"\n")
-
-    def _flush(self) -> None:
-        """Write the queued lines at once, unbuffered: the file always ends with a whole step."""
-        if not self._header_written:
-            self._write_header()
-        data = b"".join(self._out)
-        self._out = []
-        self._write(data)
-
-    def _write(self, data: bytes) -> None:
-        self._sink.write(data)
-
-    # --- the run's first and last lines ---------------------------------------------------------
-
-    def _begin_run(self, info: RunInfo, input: Any) -> None:
-        if self.resuming:
-            continuation = self._continuation
-            if self._header_written or continuation is None or file_size(self.path) != continuation.size:
-                self.close()  # a second resumed run, or the file changed since it was checked
-                continuation = self._continuation = check_resumable(self.path, self._expected_checkpoint)
-            check_resumed_from(continuation, scope_extra("resumed_from"), self.path)
-            self._reset()
-        elif self._header_written:  # the same Recorder reused for another run: start a new file
-            self.close()
-            self._reset()
-        self._graph_name = info.name or info.graph_name
-        self._write_header(input)
-
-    def _write_header(self, input: Any = None) -> None:
-        now = self._clock()
-        if self._t0 is None:
-            self._t0 = now
-        topology = self.topology
-        if topology is None:
-            topology = self.topology = topology_from_scope()
-        if topology is not None:
-            index_topology(topology, (), self._nodes, self._ends)
-            self._max_steps = topology.max_run_steps
-        started = dt.datetime.fromtimestamp(self._t0, tz=dt.UTC).isoformat()
-        encode = self._encoder.encode
-        continuation = self._continuation
-        if continuation is None:
-            line = header_line(
-                self._run_id or uuid.uuid4().hex,
-                self._graph_name,
-                started,
-                topology,
-                encode(input),
-                encode(self._meta),
-            )
-        else:
-            if topology is None and continuation.topology_json is not None:
-                self._max_steps = continuation.topology_json.get("max_run_steps")
-            line = segment_line(
-                continuation,
-                topology,
-                self._graph_name,
-                started,
-                None if input is None else encode(input),
-                encode(self._meta) if self._meta else None,
-            )
-        self._header_written = True
-        # the input's messages after the header
-        self._write(b"".join([to_json(line), b"\n", *self._encoder.take_definition_lines()]))
-
-    def _unfinished(self) -> None:
-        """Lines for steps that started and never finished (the run failed or stopped inside them),
-        innermost graph first, with what ran (or was still running) in them."""
-        for path in sorted(self._steps, key=len, reverse=True):
-            info, started, counters = self._steps[path]
-            done = self._done.pop(path, [])
-            done.extend(p for p in self._open_runs.values() if p.path[:-1] == path and p.component != "Tool")
-            runs = node_run_records(done, path, info.nodes, started, self._nodes, self._value, self._max_str)
-            self._queue(unfinished_line(path, info, self._rel(started), counters, runs))
-        self._steps.clear()
-        self._open_runs.clear()
-
-    def _interrupted(self, error: BaseException) -> None:
-        info = getattr(error, "info", None)
-        self._unfinished()
-        event: dict[str, Any] = {
-            "kind": "interrupted",
-            "before_nodes": list(getattr(info, "before_nodes", []) or []),
-            "after_nodes": list(getattr(info, "after_nodes", []) or []),
-            # every node that reruns on resume: graph_core lists a nested graph's node under sub_graphs
-            "rerun_nodes": [
-                *(getattr(info, "rerun_nodes", []) or []),
-                *(getattr(info, "sub_graphs", {}) or {}),
-            ],
-            "state": self._encoder.encode(getattr(info, "state", None)),
-            "checkpoint_id": getattr(error, "checkpoint_id", None),
-            "t": self._rel(self._clock()),
+    def _report(self, step: StepInfo, counters: tuple[Any, ...]) -> None:
+        """The `progress` callback's view of a top-level step."""
+        assert self._progress is not None
+        budget: dict[str, Any] = {
+            "steps_used": step.budget.steps_used,
+            "steps_max": step.budget.steps_max,
+            "steps_remaining": step.budget.steps_remaining,
         }
-        self._line(event)
-        self._finish_run("interrupted")
-
-    def _finish_run(self, status: str, *, output: Any = None, error: BaseException | None = None) -> None:
-        if self._finished:
-            return
-        self._unfinished()
-        t = self._rel(self._clock())
-        event: dict[str, Any] = {"kind": "run_finished", "status": status}
-        if status == "ok":
-            event["output"] = self._encoder.encode(output)
-        if error is not None:
-            event["error"] = error_record(error, self._redaction.scrub)
-        event["t"] = t
-        event["duration"] = t
-        self._line(event)
-        self._flush()
-        self._finished = True
-        self.close()
-
-    # --- plumbing -------------------------------------------------------------------------------
-
-    def _rel(self, t: float | None) -> float | None:
-        if t is None:
-            return None
-        if self._t0 is None:
-            self._t0 = t
-        return round_time(t - self._t0)
-
-    def _fail(self, error: BaseException) -> None:
-        if self.fault is None:
-            self.fault = error
-            print(
-                f"inspector: recording to {self.path} stopped: {type(error).__name__}: {error} "
-                "(the run itself continues)",
-                file=sys.stderr,
-            )
-        self._sink.drop()
-
-    def attach(self, target: Any) -> Recorder:
-        """Take the header's topology from `target` (a CompiledGraph, a Graph's compiled form or an agent
-        with `.compiled`); returns the recorder, for `callbacks=[Recorder(path).attach(agent)]`."""
-        compiled = getattr(target, "compiled", target)
-        make = getattr(compiled, "topology", None)
-        if callable(make):
-            topology = make()
-            if isinstance(topology, Topology):
-                self.topology = topology
-        return self
-
-    def close(self) -> None:
-        """Flush and close the file (done automatically when the top-level graph ends)."""
-        with self._lock:
-            self._sink.close()
+        counters_into(budget, counters)
+        self._progress({"index": step.index, "nodes": list(step.nodes), "budget": budget})
 
 
 def _iterations(state: dict[str, Any]) -> int | None:

@@ -22,6 +22,7 @@ deltas reach a quarter of it (bounding how far a reader replays for random acces
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from operator import is_
 from typing import Any
 
@@ -30,7 +31,7 @@ from pydantic_core import to_json
 from inspector.recording.encode import Encoder
 from inspector.recording.statediff import appended_runs, delta, delta_into
 
-__all__ = ["StateTrack"]
+__all__ = ["HeldState", "StateTrack"]
 
 _ABSENT: Any = object()
 _FAILED: Any = object()
@@ -122,26 +123,66 @@ class StateTrack:
         now: tuple[Any, ...] = tuple(map(values.get, lane.names))
         if not all(map(is_, now, lane.raws)):
             return None
+        return self._lane_delta(lane, now, encoder.grown_list)
+
+    def hold(self, state: Any, encoder: Encoder) -> HeldState | None:
+        """This step's state as `record_held` will need it once later steps have run, when it is the
+        usual step `_usual` records (else None: record it now). Its message lists are frozen (see
+        `held`); its other fields hold last step's objects, scalars that cannot change."""
+        lane = self._lane
+        if lane is None or type(state) is not self._plan_for or encoder is not self._plan_by:
+            return None
+        if state.__pydantic_extra__:
+            return None
+        now: list[Any] = list(map(state.__dict__.get, lane.names))
+        if not all(map(is_, now, lane.raws)):
+            return None
+        for i, _ in lane.lists:
+            value = now[i]
+            frozen = encoder.freeze_list(value, len(value), 1)
+            if frozen is None or frozen.base is None:  # `grown_list` would not know the list
+                return None
+            now[i] = frozen
+        return lane, now
+
+    def record_held(self, held: HeldState, encoder: Encoder) -> tuple[bool, Any, Any]:
+        """`record_state` for a state `hold` took: what `_usual` gave for it then."""
+        lane, items = held
+        recorded = self._lane_delta(lane, items, encoder.encode_frozen)
+        assert recorded is not None  # `encode_frozen` always gives a marker
+        return recorded
+
+    def _lane_delta(
+        self, lane: _Lane, items: Sequence[Any], grow: Callable[[Any], Any]
+    ) -> tuple[bool, Any, Any] | None:
+        """The usual step recorded: `grow(items[i])` is the marker of each message list (None: not
+        the usual step after all), the other fields keep their encodings; a grown list is an append
+        op, anything else the diff `_by_field` would make."""
         prev: dict[str, Any] = self.prev
         encoded = prev
         ops: list[list[Any]] = []
-        appends: list[bytes] = []
+        appends: list[bytes] | None = []
         for i, key in lane.lists:
-            value = encoder.grown_list(now[i])
+            value = grow(items[i])
             if value is None:
                 return None
             before = prev[key]
             if value is before:
                 continue
-            tail = _grown_tail(before, value)  # `before` is a `$refs` marker: the lane checked
-            if tail is None:
-                return None
             if encoded is prev:
                 encoded = prev.copy()  # same keys, same order: what `_by_field` builds
             encoded[key] = value
-            ops.append(["append", [key], {"$refs": tail}])
-            appends.append(self._append_json(key, tail))
-        full, payload = self._policy(encoded, ops, b"[%b]" % b",".join(appends))
+            tail = _grown_tail(before, value)  # `before` is a `$refs` marker: the lane checked
+            if tail is not None:
+                ops.append(["append", [key], {"$refs": tail}])
+                if appends is not None:
+                    appends.append(self._append_json(key, tail))
+            else:
+                count = len(ops)
+                delta_into(before, value, [key], ops)
+                if len(ops) != count:
+                    appends = None
+        full, payload = self._policy(encoded, ops, None if appends is None else b"[%b]" % b",".join(appends))
         self.usual = True
         return full, payload, encoded
 
@@ -237,6 +278,11 @@ class _Lane:
         self.names = names
         self.raws = raws
         self.lists = lists
+
+
+HeldState = tuple[_Lane, list[Any]]
+"""A usual step's state as `StateTrack.hold` took it: the lane, and its fields' objects with the
+message lists frozen (`Frozen`)."""
 
 
 def _lane_of(
