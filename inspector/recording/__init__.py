@@ -10,6 +10,16 @@ run.status, run.output, [step.nodes for step in run.steps]
 compiled.invoke(None, checkpoint_id="t1", callbacks=[Recorder("run.jsonl", resume=True)])  # a resume
 run.segments                      # the first run and its resumed continuation, one timeline in `run.steps`
 ```
+
+Where things are, in the order a step travels. Writing: `recorder` (the callbacks; `on_step_end` decides
+whether the step is written now or behind the run, `write_behind`) -> `pending` and `held` (what was noted
+between callbacks) -> `state_track` (snapshot or delta; `statediff`) and `encode` (values to JSON-like
+data; `value_kinds`, `refs`, `message_json`, `redact`) -> `elision` (what the line leaves out) ->
+`step_line` (the bytes of the line; `line_json`) -> `run_writer` (ordering, header, `run_finished`) ->
+`sink` (the file). Resuming into the same file: `continuation`. Reading: `fileindex` (lines found by
+prefix; `line_parse`) -> `segments` -> `values` (`valuelist`) and `states` -> `elision` again, backward
+-> `model` (`Step`, `NodeRun`, ...), joined by `reader.Run`. The format itself: `format`, `header`,
+`schema`, `debug_lines`.
 """
 
 from inspector.errors import RunFileError

@@ -11,13 +11,13 @@ raises `RunFileError` with its 1-based line number, at open time when the file i
 check every line (`check_limit` bytes), else when the line is read; `lenient=True` skips corrupt
 lines with a `RunFileWarning` instead. What is not a regular file (a FIFO, a device such as
 /dev/zero, even behind a symlink) is refused before anything is read, and so is JSON nested deeper
-than the recorder ever writes (`MAX_NESTING`), which would otherwise exhaust Python's recursion.
+than the recorder ever writes (`MAX_NESTING`), which would otherwise exhaust Python's recursion. How
+one line is parsed is `line_parse`'s.
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import mmap
 import os
 import re
@@ -32,15 +32,13 @@ from pydantic_core import from_json
 
 from inspector.errors import RunFileError
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, Header, StepRecord, event_adapter
+from inspector.recording.line_parse import MAX_NESTING, NestedTooDeep, first_error, load_json, too_deep
 
 __all__ = [
     "LRU",
-    "MAX_NESTING",
     "STEP_CACHE",
     "RunFile",
     "RunFileWarning",
-    "first_error",
-    "load_json",
     "open_run_file",
 ]
 
@@ -61,9 +59,6 @@ walk reads each step a few times in a row, a view moves back and forth near it).
 purpose: objects that outlive many allocations are promoted through the garbage collector's
 generations and traversed again and again, which cost a walk over a long run a fifth of its time with
 256 kept."""
-MAX_NESTING = 200
-"""Brackets a line may nest: the encoder stops at 64 levels of data inside a few of the format's."""
-_BRACKETS = re.compile(rb"[\[\]{}]")
 
 
 class RunFileWarning(UserWarning):
@@ -89,64 +84,6 @@ class LRU(OrderedDict[Any, Any]):
         self[key] = value
         if len(self) > self.size:
             self.popitem(last=False)
-
-
-def _too_deep(raw: bytes) -> bool:
-    """Whether a JSON line nests more than `MAX_NESTING` brackets (strings may hold brackets too:
-    counting them all errs on the side of checking, and only lines with that many are walked)."""
-    data = bytes(raw)
-    if data.count(b"[") + data.count(b"{") <= MAX_NESTING:
-        return False
-    depth = 0
-    in_string = escaped = False
-    for byte in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            if depth > MAX_NESTING:
-                return True
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-    return False
-
-
-class NestedTooDeep(ValueError):
-    """A line nests deeper than any run file does (`MAX_NESTING`)."""
-
-
-def load_json(raw: bytes) -> Any:
-    """`json.loads(raw)` that refuses lines nested deeper than `MAX_NESTING` (a `ValueError`, as for
-    invalid JSON) instead of exhausting the recursion limit.
-
-    A line goes first to pydantic's JSON parser (Rust), which parses a run file's lines in half the time
-    of json's C scanner, and gives the same values for what it accepts; it accepts less (lone surrogate
-    escapes, a byte order mark, other encodings, 200 levels of nesting), so everything it refuses goes
-    through `json.loads`, and the results and errors are `json.loads`'s own. Opening a file checks every
-    line and reading it parses most lines once more, so this is most of the cost of opening a file."""
-    if _too_deep(raw):
-        raise NestedTooDeep(f"it nests more than {MAX_NESTING} levels deep")
-    try:
-        return from_json(raw)
-    except ValueError:
-        return json.loads(raw)
-
-
-def first_error(exc: ValidationError) -> str:
-    """The first of pydantic's errors, as `where: what`."""
-    errors = exc.errors()
-    if not errors:
-        return str(exc)
-    first = errors[0]
-    where = ".".join(str(p) for p in first.get("loc", ()))
-    return f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
 
 
 def open_run_file(path: Path, check_limit: int) -> bytes | mmap.mmap:
@@ -452,7 +389,7 @@ class RunFile:
         """The event on the line at `offset`, or None when lenient and it is corrupt (then skipped)."""
         raw = self.raw_line(offset)
         try:
-            if _too_deep(raw):
+            if too_deep(raw):
                 raise NestedTooDeep(f"it nests more than {MAX_NESTING} levels deep")
             return event_adapter.validate_json(raw)
         except NestedTooDeep as exc:

@@ -10,14 +10,14 @@ Segments: a resumed run recorded into the file of the run it continues follows a
 reader joins the segments into one timeline: `steps` runs across them in file order (each step keeps
 its `index` within its segment, which restarts at 0 as Eino's step counter does, and gains `segment`
 and `position`), `segments` describes each one, and the run's status, output and error are the last
-segment's. A file without `segment` lines is one segment.
+segment's. A file without `segment` lines is one segment; `segments` splits the file and checks the
+order of steps within each.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-import warnings
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -52,8 +52,6 @@ from inspector.recording.format import (
     Header,
     Interrupted,
     NodeRunRecord,
-    RunFinished,
-    SegmentStarted,
     StepRecord,
     StepUnfinished,
     ToolRunRecord,
@@ -70,9 +68,9 @@ from inspector.recording.model import (
     UnfinishedStep,
     to_messages,
 )
+from inspector.recording.segments import check_order, read_segments
 from inspector.recording.statediff import Change
 from inspector.recording.states import StateHistory
-from inspector.recording.valuelist import plain
 from inspector.recording.values import ValueTable
 
 __all__ = [
@@ -87,8 +85,6 @@ __all__ = [
     "read_run",
     "to_messages",
 ]
-
-_ORDER_WARNINGS = 10  # out-of-order step lines warned about one by one, then summed up
 
 
 class Run:
@@ -114,8 +110,15 @@ class Run:
         self.run_id = self.header.run_id
         self.graph_name = self.header.graph_name
         self.started_at = self.header.started_at
-        self._read_segments()
-        self._check_order()
+        self.segments: list[Segment] = read_segments(self, file)
+        self._segment_starts = [segment.start for segment in self.segments]
+        last = self.segments[-1]
+        self.status: RunStatus = last.status
+        self.output: Any = last.output
+        self.error: ErrorRecord | None = last.error
+        self.interrupt: Interrupted | None = last.interrupt
+        self.duration: float | None = last.duration
+        check_order(file, self.segments, path, lenient=lenient)
         self.steps = Steps(self)
 
     @property
@@ -127,133 +130,11 @@ class Run:
         """How many `value` lines the file defines (a resumed segment's values are numbered after them)."""
         return len(self._values)
 
-    # --- segments and the order of steps --------------------------------------------------------
-
-    def _read_segments(self) -> None:
-        """Split the file at its `segment` lines, read how each segment ended, and take the run's
-        status, output, error and interrupt from the last one."""
-        file, header = self._file, self.header
-        heads = file.segment_heads
-        segments: list[Segment] = []
-        topology, graph_name, max_steps = header.topology, header.graph_name, header.max_run_steps
-        for k, head in enumerate(heads):
-            stop_offset = heads[k + 1] if k + 1 < len(heads) else file.end
-            opening: Header | SegmentStarted = header
-            if k:
-                line = file.parse_at(head)
-                if not isinstance(line, SegmentStarted):
-                    raise file.error("expected a segment line", head)
-                opening = line
-                if line.topology is not None:
-                    topology, max_steps = line.topology, line.max_run_steps
-                    graph_name = line.graph_name if line.graph_name is not None else line.topology.name
-            segment = Segment(
-                self,
-                k,
-                resumed_from=opening.resumed_from,
-                started_at=opening.started_at,
-                start=bisect.bisect_left(file.spans, head),
-                stop=bisect.bisect_left(file.spans, stop_offset),
-                topology=topology,
-                graph_name=graph_name,
-                max_run_steps=max_steps,
-                meta=opening.meta,
-                input=opening.input,
-                head=head,
-                end=stop_offset,
-            )
-            self._read_tail(segment)
-            segments.append(segment)
-        self.segments: list[Segment] = segments
-        self._segment_starts = [segment.start for segment in segments]
-        last = segments[-1]
-        self.status: RunStatus = last.status
-        self.output: Any = last.output
-        self.error: ErrorRecord | None = last.error
-        self.interrupt: Interrupted | None = last.interrupt
-        self.duration: float | None = last.duration
-
-    def _read_tail(self, segment: Segment) -> None:
-        """How a segment ended, from its last line (and the `interrupted` line before `run_finished`)."""
-        file = self._file
-        data, end = file.data, segment.end
-        if end <= 0:
-            return
-        last = data.rfind(b"\n", 0, end - 1) + 1
-        event = file.parse_at(last) if last > segment.head else None
-        if isinstance(event, RunFinished):
-            segment.status = event.status
-            segment.output = plain(self.resolve(event.output))  # JSON-like, for `json.dumps`
-            segment.error = event.error
-            segment.duration = event.duration
-            before = data.rfind(b"\n", 0, last - 1) + 1
-            previous = file.parse_at(before) if before > segment.head else None
-            if isinstance(previous, Interrupted):
-                segment.interrupt = previous
-        elif isinstance(event, Interrupted):
-            segment.interrupt = event
-
-    def _check_order(self) -> None:
-        """Top-level step indexes must go 0, 1, 2, ... within each segment, in file order.
-
-        A reordered, duplicated or reversed step line would otherwise read silently: steps shown out of
-        order or twice, runs lined up wrongly by `diff`, state deltas applied out of order. Strict
-        reading raises at the first such line; lenient reading warns and reads the steps in file order,
-        checking each index against the one before it (a skipped corrupt line in between may have held
-        steps or a segment line, so any index is taken there). Nested graphs' step lines (with a
-        `path`) are not checked: each run of a nested graph counts from 0 again, they are not indexed
-        (checking them would mean parsing them at open time), and no state is rebuilt from them.
-        """
-        file = self._file
-        indexes = file.int_indexes()
-        skipped = sorted(file.skipped)
-        warned = 0
-        for segment in self.segments:
-            start, stop = segment.start, segment.stop
-            if indexes[start:stop] == list(range(stop - start)):
-                continue  # the usual case, checked in C
-            expected = 0
-            for position in range(start, stop):
-                index = indexes[position]
-                if index == expected:
-                    expected += 1
-                    continue
-                offset = file.spans[position]
-                after = file.spans[position - 1] if position > start else segment.head
-                lost = bisect.bisect_left(skipped, after) < bisect.bisect_left(skipped, offset)
-                if index is not None and lost:
-                    expected = index + 1  # steps (or a segment line) lost with a skipped line
-                    continue
-                line_no = file.line_no(offset)
-                where = f" in segment {segment.index}" if len(self.segments) > 1 else ""
-                what = f"step line {line_no} has index {index}, expected {expected}{where}"
-                if not self.lenient:
-                    raise file.error(
-                        f"{what}: the steps are out of order (reordered, duplicated or reversed lines; "
-                        "each segment counts its steps from 0). To read it anyway, in file order, use "
-                        "`read_run(path, lenient=True)` in Python or `--lenient` on the command line.",
-                        offset,
-                    )
-                warned += 1
-                if warned <= _ORDER_WARNINGS:
-                    warnings.warn(
-                        f"{self.path}:{line_no}: {what}; steps are read in file order",
-                        RunFileWarning,
-                        stacklevel=4,
-                    )
-                expected = expected if index is None else index + 1
-        if warned > _ORDER_WARNINGS:
-            warnings.warn(
-                f"{self.path}: {warned - _ORDER_WARNINGS} more step lines out of order",
-                RunFileWarning,
-                stacklevel=4,
-            )
+    # --- steps and segments ----------------------------------------------------------------------
 
     def segment_of(self, position: int) -> int:
         """The index of the segment holding step `position`."""
         return max(bisect.bisect_right(self._segment_starts, position) - 1, 0)
-
-    # --- steps ----------------------------------------------------------------------------------
 
     def _span_start(self, i: int) -> int:
         file = self._file

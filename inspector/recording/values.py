@@ -19,7 +19,8 @@ import warnings
 from typing import Any
 
 from inspector.errors import RunFileError
-from inspector.recording.fileindex import RunFile, RunFileWarning, load_json
+from inspector.recording.fileindex import RunFile, RunFileWarning
+from inspector.recording.line_parse import load_json
 from inspector.recording.valuelist import ValueList
 
 __all__ = ["ValueTable"]

@@ -236,7 +236,7 @@ def test_lenient_mode_marks_a_value_line_whose_json_is_broken_in_a_large_file(ru
 def test_load_json_is_json_loads(raw: bytes) -> None:
     """The reader's line parser tries pydantic's parser first; what it gives or raises for any line is
     what `json.loads` gives or raises."""
-    from inspector.recording.fileindex import load_json
+    from inspector.recording.line_parse import load_json
 
     def outcome(parse: Any) -> tuple[str, str]:
         try:
@@ -252,7 +252,7 @@ def test_load_json_is_json_loads_for_every_fixture_line_cut_and_altered() -> Non
     swapped for JSON's own punctuation (seeded, so the cases repeat)."""
     import random
 
-    from inspector.recording.fileindex import load_json
+    from inspector.recording.line_parse import load_json
 
     def outcome(parse: Any, raw: bytes) -> tuple[str, str]:
         try:
