@@ -18,7 +18,6 @@ from typing import Any
 from graph_core.schema import Message
 from inspector.cli.record import check_output
 from inspector.errors import InspectorError
-from inspector.recording import Recorder
 
 __all__ = ["AGENTS", "CHECKPOINT_ID", "opening_position", "record_demo", "register", "run", "summary"]
 
@@ -48,6 +47,8 @@ def register(subparsers: Any) -> None:
 
 def record_demo(path: Path, agent: str = "weather") -> Path:
     """Record the fixture agent `agent` to `path` (its failure, if any, is part of the recording)."""
+    from inspector.recording.recorder import Recorder  # (imported when a demo records)
+
     if agent not in AGENTS:
         raise InspectorError(f"unknown demo agent `{agent}`; choose one of {', '.join(AGENTS)}")
     if agent == "interrupt":
@@ -72,6 +73,7 @@ def _record_interrupt(path: Path) -> Path:
     (`Recorder.resume`), so the debugger shows the pause and the resume on one timeline."""
     from graph_core.checkpoint import InMemoryCheckpointStore
     from graph_core.errors import InterruptError
+    from inspector.recording.recorder import Recorder  # (imported when a demo records)
 
     weather = importlib.import_module("fixtures.weather")
     compiled = weather.build_agent().graph.compile(

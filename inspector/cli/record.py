@@ -25,7 +25,7 @@ from graph_core.schema import Message
 from inspector.cli.plain import one_line_list
 from inspector.errors import InspectorError
 from inspector.errortext import error_text
-from inspector.recording import Recorder, read_run
+from inspector.recording import read_run
 from inspector.recording.format import FORMAT_NAME
 from inspector.target import LoadedTarget, load_target
 
@@ -228,6 +228,8 @@ def _report_interrupted(output: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspector.recording.recorder import Recorder  # (the writing side: not for every command's start-up)
+
     target = load_target(args.target)
     resume_data = _check_options(args, target)
     value = None if args.resume else make_input(target, args.input, args.input_json)

@@ -22,11 +22,17 @@ prefix; `line_parse`) -> `segments` -> `values` (`valuelist`) and `states` -> `e
 `schema`, `debug_lines`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from inspector.errors import RunFileError
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION
 from inspector.recording.reader import NodeRun, Run, RunFileWarning, Segment, Step, read_run
-from inspector.recording.recorder import Recorder
-from inspector.recording.redact import DEFAULT_REDACT_KEYS, Redaction
+
+if TYPE_CHECKING:
+    from inspector.recording.recorder import Recorder
+    from inspector.recording.redact import DEFAULT_REDACT_KEYS, Redaction
 
 __all__ = [
     "DEFAULT_REDACT_KEYS",
@@ -42,3 +48,18 @@ __all__ = [
     "Step",
     "read_run",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The writing side, imported when first asked for: reading a run (`inspector show`, `diff`,
+    `replay`) does not need the recorder, the encoder or the redaction rules, and leaving them out
+    shortens every reading command's start-up."""
+    if name == "Recorder":
+        from inspector.recording.recorder import Recorder
+
+        return Recorder
+    if name in ("DEFAULT_REDACT_KEYS", "Redaction"):
+        from inspector.recording import redact
+
+        return getattr(redact, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
