@@ -215,7 +215,7 @@ class Recorder(RunWriter):
         else:
             written_behind = self._write_behind(step, end, started, done)
         if not written_behind:
-            if self._later:
+            if self._later:  # `flush()`, inline: every step of an instant run passes here
                 self.catch_up()
             counters = self._write_step(step, end, started, done, None, None)
             if not path and self._progress is not None:
@@ -236,8 +236,7 @@ class Recorder(RunWriter):
                 return False
         if done and not self._freeze(done):
             return False
-        c = self._counters
-        counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
+        counters = self._counters.snapshot()
         self._later.append((step, end, started, done, counters, held))
         if not self._slow.isdisjoint(step.next_nodes):
             write_behind.wake(self)
@@ -300,7 +299,7 @@ class Recorder(RunWriter):
             delta_json = track.delta_json
 
         if counters is None:
-            c = self._counters
+            c = self._counters  # `snapshot()`, inline
             counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
         used = step.budget
         implied_max = None if path else self._max_steps
