@@ -29,7 +29,7 @@ from inspector.diagnostics import Diagnostic, Findings, diagnose
 from inspector.errortext import error_text, without_node_path
 from inspector.recording import Run, RunFileWarning, Segment, read_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
-from inspector.recording.format import BudgetRecord
+from inspector.recording.format import BudgetRecord, record_dict
 from inspector.recording.model import Step
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
@@ -302,7 +302,7 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
                 "segment": step.segment,
                 "position": step.position,
                 "nodes": list(step.nodes),
-                "budget": step.budget.model_dump(),
+                "budget": record_dict(step.budget),
                 "duration": step.duration,
                 "changes": [
                     {"path": list(c.path), "op": c.op, "old": c.old, "new": c.new}
@@ -317,10 +317,10 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
         "started_at": run.started_at,
         "status": run.status,
         "resumed_from": run.header.resumed_from,
-        "interrupt": None if run.interrupt is None else run.interrupt.model_dump(exclude={"kind", "state"}),
+        "interrupt": None if run.interrupt is None else record_dict(run.interrupt, exclude=("state",)),
         "segments": [segment.to_dict() for segment in run.segments],
         "output": run.output,
-        "error": None if run.error is None else run.error.model_dump(),
+        "error": None if run.error is None else record_dict(run.error),
         "steps": steps,
         "conversation": [
             {

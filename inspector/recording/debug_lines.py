@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.recording.format import RunAborted, StateEdited
+from inspector.recording.format import RunAborted, StateEdited, decode_event, replace
 from inspector.recording.reader import Run
 from inspector.recording.valuelist import plain
 
@@ -40,9 +40,12 @@ def read_debug_lines(run: Run) -> DebugLines:
     aborted: RunAborted | None = None
     for line in data.splitlines():
         if line.startswith(_EDIT):
-            edit = StateEdited.model_validate_json(line)
-            old, new = plain(run.resolve(edit.old)), plain(run.resolve(edit.new))  # model fields: plain
-            edits.append(edit.model_copy(update={"old": old, "new": new}))
+            edit = decode_event(line)
+            if not isinstance(edit, StateEdited):
+                continue
+            old, new = plain(run.resolve(edit.old)), plain(run.resolve(edit.new))  # record fields: plain
+            edits.append(replace(edit, old=old, new=new))
         elif line.startswith(_ABORTED):
-            aborted = RunAborted.model_validate_json(line)
+            event = decode_event(line)
+            aborted = event if isinstance(event, RunAborted) else aborted
     return DebugLines(edits, aborted)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graph_core.topology import END
-from inspector.recording.format import BranchDecided, BudgetFields, BudgetRecord
+from inspector.recording.format import BranchDecided, BudgetFields, BudgetRecord, replace
 
 __all__ = [
     "CALL_ARGUMENTS",
@@ -143,7 +143,7 @@ def expand_budget_before(
     if stored is not None:
         return expand_budget(stored, index, implied_max)
     counters = previous if previous is not None else BudgetFields()
-    fields = counters.model_copy(update={"steps_used": None, "steps_max": None, "steps_remaining": None})
+    fields = replace(counters, steps_used=None, steps_max=None, steps_remaining=None)
     return expand_budget(fields, index, implied_max)
 
 

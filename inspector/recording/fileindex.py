@@ -27,12 +27,25 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-from pydantic_core import from_json
-
 from inspector.errors import RunFileError
-from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, Header, StepRecord, event_adapter
-from inspector.recording.line_parse import MAX_NESTING, NestedTooDeep, first_error, load_json, too_deep
+from inspector.recording.format import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    Header,
+    InvalidLine,
+    StepRecord,
+    decode_event,
+    event_from,
+    header_from,
+)
+from inspector.recording.line_parse import (
+    MAX_NESTING,
+    NestedTooDeep,
+    first_error,
+    is_json_object,
+    load_json,
+    too_deep,
+)
 
 __all__ = [
     "LRU",
@@ -215,8 +228,8 @@ class RunFile:
                 line_no=1,
             )
         try:
-            return Header.model_validate(obj)
-        except ValidationError as exc:
+            return header_from(obj)
+        except InvalidLine as exc:
             raise RunFileError(
                 f"the header is malformed: {first_error(exc)}", path=self.path, line_no=1
             ) from None
@@ -263,8 +276,8 @@ class RunFile:
                 # Lines the index relies on are checked whole here, so a skipped one is left out of it
                 # rather than failing when its step is read.
                 try:
-                    event_adapter.validate_python(obj)
-                except ValidationError as exc:
+                    event_from(obj)
+                except InvalidLine as exc:
                     ok, what = False, f"is not a valid event ({first_error(exc)})"
             if not ok:
                 self.corrupt(pos, what)
@@ -272,18 +285,17 @@ class RunFile:
 
     def _check_usual_lines(self, pos: int, end: int) -> int:
         """Check the lines from `pos` on that `_check_all_lines` would find good in the usual way (an
-        event line that parses to an object on the first try, without brackets enough to be too deep),
-        with a few calls a line instead of `load_json`'s layers; where the first other line starts."""
+        event line that is one JSON object, without brackets enough to be too deep, in a file of valid
+        UTF-8), checked without being parsed (`is_json_object`); where the first other line starts."""
         data = self.data
-        while 0 < pos < end:
+        if not 0 < pos < end or not _utf8(data[pos:end]):
+            return pos  # (a file with broken UTF-8: every line is checked the slow way, which finds it)
+        while pos < end:
             nl = data.find(b"\n", pos)
             line = data[pos:nl]
             if not line.startswith(_EVENT_START) or line.count(b"[") + line.count(b"{") > MAX_NESTING:
                 break
-            try:
-                if type(from_json(line)) is not dict:
-                    break
-            except ValueError:
+            if not is_json_object(line):
                 break
             pos = nl + 1
         return pos
@@ -391,10 +403,10 @@ class RunFile:
         try:
             if too_deep(raw):
                 raise NestedTooDeep(f"it nests more than {MAX_NESTING} levels deep")
-            return event_adapter.validate_json(raw)
+            return decode_event(raw)
         except NestedTooDeep as exc:
             self.corrupt(offset, f"is not a valid event ({exc})")
-        except ValidationError as exc:
+        except ValueError as exc:  # not a valid record (`InvalidLine`), or not JSON
             self.corrupt(offset, f"is not a valid event ({first_error(exc)})")
         return None
 
@@ -428,6 +440,17 @@ class RunFile:
     def close(self) -> None:
         if isinstance(self.data, mmap.mmap):
             self.data.close()
+
+
+def _utf8(data: bytes) -> bool:
+    """Whether `data` is valid UTF-8 (most files are ASCII, which is checked faster)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _highest_ref(value: Any) -> int:

@@ -19,14 +19,25 @@ Values are JSON-like, as produced by `encode.py`. Keys starting with `$` mark wh
 is stored with one more `$` in front (`$$ref` for `$ref`) and read back without it. Step state is
 stored as a full snapshot (`full: true`) or as changes against the previous step of the same graph
 (`statediff.py`).
+
+The records are `msgspec` structs, not pydantic models: a long run's reader decodes a step line, with
+its node runs, tool runs, budget and branches, for every step it shows, and msgspec decodes and checks
+one in a quarter of pydantic's time and makes records that cost less to create and to free (see
+docs/performance.md). A `Topology` (graph_core's pydantic model) inside a header or segment line is
+still checked by pydantic, through the decoders' hook. What JSON the fast parser refuses but
+`json.loads` reads (a lone surrogate escape, NaN) is parsed by `json.loads` and then checked the same
+way, so a line's meaning does not depend on the parser.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+import msgspec
+from msgspec import Struct
+from pydantic import ValidationError as _PydanticError
 
 from graph_core.topology import END, Topology
 
@@ -40,6 +51,8 @@ __all__ = [
     "Event",
     "Header",
     "Interrupted",
+    "InvalidLine",
+    "Line",
     "NodeRunRecord",
     "RunAborted",
     "RunFinished",
@@ -50,13 +63,22 @@ __all__ = [
     "ToolRunRecord",
     "ValueDefined",
     "branch_ends",
-    "event_adapter",
-    "line_adapter",
+    "decode_event",
+    "decode_line",
+    "event_from",
+    "header_from",
+    "line_from",
+    "line_schema",
     "next_from_branches",
+    "record_dict",
+    "replace",
 ]
 
 FORMAT_NAME = "graph-inspector-run"
 FORMAT_VERSION = 2
+
+InvalidLine = msgspec.ValidationError
+"""A line that is JSON but not a valid record (a `ValueError`); its text ends in `- at `$.path``."""
 
 
 def branch_ends(topology: Topology) -> dict[tuple[str, int], tuple[str, ...]]:
@@ -79,11 +101,21 @@ def next_from_branches(branches: Sequence[Any]) -> list[str]:
     return out
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class _Record(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
+    """Records are immutable, made by keyword, refuse fields they do not know, and are left out of the
+    cycle collector: they are decoded from JSON, which cannot make a cycle, and a long run's reader
+    makes several a step (a collector pass would traverse every one kept)."""
 
 
-class BudgetRecord(_Record):
+class _Line(_Record, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False, tag_field="kind"):
+    """A whole line: its `kind` is the tag that tells the union's members apart."""
+
+    @property
+    def kind(self) -> str:
+        return self.__struct_config__.tag  # pyright: ignore[reportReturnType]
+
+
+class BudgetRecord(_Record, frozen=True, kw_only=True, gc=False):
     """What a run has used so far. Step fields come from the engine; the rest are counted by the recorder.
 
     `steps_max`/`steps_remaining` are None in DAG mode. Token fields are None until a model reports usage;
@@ -101,7 +133,7 @@ class BudgetRecord(_Record):
     iterations_remaining: int | None = None
 
 
-class ErrorRecord(_Record):
+class ErrorRecord(_Record, frozen=True, kw_only=True, gc=False):
     """An exception, as text: its class name, message, the node path when the engine gave one, and cause."""
 
     type: str
@@ -111,10 +143,9 @@ class ErrorRecord(_Record):
     cause_message: str | None = None
 
 
-class Header(_Record):
+class Header(_Line, frozen=True, kw_only=True, gc=False, tag="header"):
     """First line of every run file."""
 
-    kind: Literal["header"] = "header"
     format: str = FORMAT_NAME
     version: int = FORMAT_VERSION
     run_id: str
@@ -125,18 +156,17 @@ class Header(_Record):
     topology: Topology | None = None
     input: Any = None
     resumed_from: str | None = None
-    meta: dict[str, Any] = Field(default_factory=lambda: {})
+    meta: dict[str, Any] = {}
 
 
-class ValueDefined(_Record):
+class ValueDefined(_Line, frozen=True, kw_only=True, gc=False, tag="value"):
     """A value stored once and referenced as `{"$ref": n}` from later lines (messages, mostly): values
     are numbered by their order in the file, from 0, and each is written before the first line using it."""
 
-    kind: Literal["value"] = "value"
-    value: Any
+    value: Any = None
 
 
-class BudgetFields(_Record):
+class BudgetFields(_Record, frozen=True, kw_only=True, gc=False):
     """A budget as stored: `BudgetRecord` with the step fields left out when they are what the step
     implies (`steps_used` = index + 1, `steps_max` = the header's `max_run_steps` at top level,
     `steps_remaining` = the difference), so a step line carries only the counters."""
@@ -152,7 +182,7 @@ class BudgetFields(_Record):
     iterations_remaining: int | None = None
 
 
-class ToolRunRecord(_Record):
+class ToolRunRecord(_Record, frozen=True, kw_only=True, gc=False):
     """One tool call inside a ToolsNode execution.
 
     `input` is `{"$call": "arguments"}` when it is the arguments of the call with this ID in the
@@ -170,7 +200,7 @@ class ToolRunRecord(_Record):
     duration: float | None = None
 
 
-class NodeRunRecord(_Record):
+class NodeRunRecord(_Record, frozen=True, kw_only=True, gc=False):
     """One execution of a node within a step. `name` and `component` are left out when they are the
     topology's; `t` is when it started, in seconds after its step started; `duration` is missing when
     it never finished (in a failed run's unfinished step)."""
@@ -183,17 +213,17 @@ class NodeRunRecord(_Record):
     error: ErrorRecord | None = None
     t: float | None = None
     duration: float | None = None
-    tools: list[ToolRunRecord] = Field(default_factory=lambda: [])
+    tools: list[ToolRunRecord] = []
 
 
-class BranchDecided(_Record):
+class BranchDecided(_Record, frozen=True, kw_only=True, gc=False):
     """The branch `branch_index` on `source` chose `chosen` (and not `skipped`) after step `step`.
 
     Stored inside a step line without `path` and `step` (the step's), without `source` when the step
     ran that one node only, and without `skipped` when it is the branch's other end nodes in the
     topology; the reader fills them in."""
 
-    path: list[str] = Field(default_factory=lambda: [])
+    path: list[str] = []
     step: int = 0
     source: str = ""
     branch_index: int = 0
@@ -201,7 +231,7 @@ class BranchDecided(_Record):
     skipped: list[str] | None = None
 
 
-class StepRecord(_Record):
+class StepRecord(_Line, frozen=True, kw_only=True, gc=False, tag="step"):
     """One complete superstep of the graph at `path`, written when it ends.
 
     What ran (`runs`, in node order; tool calls in call order), the branch decisions, the state after
@@ -212,8 +242,7 @@ class StepRecord(_Record):
     `{"kind":"step","full":true,`. `t` is seconds since the run started.
     """
 
-    kind: Literal["step"] = "step"
-    path: list[str] = Field(default_factory=lambda: [])
+    path: list[str] = []
     full: bool = False
     index: int
     nodes: list[str]
@@ -223,40 +252,38 @@ class StepRecord(_Record):
     ended: bool = False
     budget: BudgetFields
     budget_before: BudgetFields | None = None
-    runs: list[NodeRunRecord] = Field(default_factory=lambda: [])
-    branches: list[BranchDecided] = Field(default_factory=lambda: [])
-    errors: list[str] = Field(default_factory=lambda: [])
-    interrupted: list[str] = Field(default_factory=lambda: [])
+    runs: list[NodeRunRecord] = []
+    branches: list[BranchDecided] = []
+    errors: list[str] = []
+    interrupted: list[str] = []
     state: Any = None
     delta: list[list[Any]] | None = None
 
 
-class StepUnfinished(_Record):
+class StepUnfinished(_Line, frozen=True, kw_only=True, gc=False, tag="step_unfinished"):
     """A superstep that started and never finished: the run failed or was interrupted in it. `runs`
     holds what ran (or was still running) before that happened."""
 
-    kind: Literal["step_unfinished"] = "step_unfinished"
-    path: list[str] = Field(default_factory=lambda: [])
+    path: list[str] = []
     index: int
     nodes: list[str]
     t: float
     budget: BudgetFields | None = None
-    runs: list[NodeRunRecord] = Field(default_factory=lambda: [])
+    runs: list[NodeRunRecord] = []
 
 
-class Interrupted(_Record):
+class Interrupted(_Line, frozen=True, kw_only=True, gc=False, tag="interrupted"):
     """The run stopped at an interrupt; it can be resumed from a checkpoint (a new recording)."""
 
-    kind: Literal["interrupted"] = "interrupted"
-    before_nodes: list[str] = Field(default_factory=lambda: [])
-    after_nodes: list[str] = Field(default_factory=lambda: [])
-    rerun_nodes: list[str] = Field(default_factory=lambda: [])
+    before_nodes: list[str] = []
+    after_nodes: list[str] = []
+    rerun_nodes: list[str] = []
     state: Any = None
     checkpoint_id: str | None = None
     t: float
 
 
-class SegmentStarted(_Record):
+class SegmentStarted(_Line, frozen=True, kw_only=True, gc=False, tag="segment"):
     """A resumed run appended to the file of the run it continues (`Recorder(path, resume=True)`).
 
     Everything after this line, up to the next `segment` line, belongs to segment `index` (the first
@@ -268,7 +295,6 @@ class SegmentStarted(_Record):
     the previous values forward. Value ids continue the file's numbering.
     """
 
-    kind: Literal["segment"] = "segment"
     index: int
     resumed_from: str
     started_at: str
@@ -277,13 +303,12 @@ class SegmentStarted(_Record):
     max_run_steps: int | None = None
     topology: Topology | None = None
     input: Any = None
-    meta: dict[str, Any] = Field(default_factory=lambda: {})
+    meta: dict[str, Any] = {}
 
 
-class RunFinished(_Record):
+class RunFinished(_Line, frozen=True, kw_only=True, gc=False, tag="run_finished"):
     """Last line of a complete run: `ok` with `output`, `error` with `error`, or `interrupted`."""
 
-    kind: Literal["run_finished"] = "run_finished"
     status: Literal["ok", "error", "interrupted"]
     output: Any = None
     error: ErrorRecord | None = None
@@ -291,12 +316,11 @@ class RunFinished(_Record):
     duration: float | None = None
 
 
-class StateEdited(_Record):
+class StateEdited(_Line, frozen=True, kw_only=True, gc=False, tag="edit"):
     """A person changed the run under the debugger (`inspector debug`, `inspector fork --set`) at the
     boundary before step `step`: `path` (see docs/debugging.md) went from `old` to `new`. Values are
     encoded (and redacted) like step values. Readers that do not know the line skip it."""
 
-    kind: Literal["edit"] = "edit"
     step: int
     path: str
     old: Any = None
@@ -304,16 +328,15 @@ class StateEdited(_Record):
     t: float | None = None
 
 
-class RunAborted(_Record):
+class RunAborted(_Line, frozen=True, kw_only=True, gc=False, tag="aborted"):
     """A person aborted the run under the debugger at the boundary before step `step`; the run's
     `run_finished` line follows (status `error`, error type `RunAborted`)."""
 
-    kind: Literal["aborted"] = "aborted"
     step: int
     t: float | None = None
 
 
-_EventKinds = (
+Event = (
     ValueDefined
     | StepRecord
     | StepUnfinished
@@ -323,12 +346,88 @@ _EventKinds = (
     | StateEdited
     | RunAborted
 )
-"""Every kind of line after the header, listed once for both unions below."""
+"""Any line after the header, told apart by `kind`."""
 
-Event = Annotated[_EventKinds, Field(discriminator="kind")]
-"""Any line after the header."""
+Line = Header | Event
+"""Any line: the header or an event."""
 
-Line = Annotated[Header | _EventKinds, Field(discriminator="kind")]
 
-event_adapter: TypeAdapter[Any] = TypeAdapter(Event)
-line_adapter: TypeAdapter[Any] = TypeAdapter(Line)
+def _from_builtin(kind: type, obj: Any) -> Any:
+    """The decoders' hook for what msgspec does not know: a `Topology`, checked by pydantic, whose
+    first error is reported as msgspec reports its own (`where: what`)."""
+    if kind is Topology:
+        try:
+            return Topology.model_validate(obj)
+        except _PydanticError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            raise ValueError(f"{where}: {first.get('msg', '')}" if where else first.get("msg", "")) from None
+    raise NotImplementedError(f"no decoder for {kind!r}")
+
+
+_events = msgspec.json.Decoder(Event, dec_hook=_from_builtin)
+_lines = msgspec.json.Decoder(Line, dec_hook=_from_builtin)
+
+
+def _decode(decoder: msgspec.json.Decoder[Any], kind: Any, raw: bytes) -> Any:
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError:
+        raise
+    except msgspec.DecodeError:  # JSON msgspec refuses: read as `json.loads` reads it, or fail as it does
+        return msgspec.convert(json.loads(raw), kind, dec_hook=_from_builtin)
+
+
+def decode_event(raw: bytes) -> Any:
+    """The event on one line after the header. Raises `InvalidLine` for JSON that is no valid event,
+    `ValueError` (`json.JSONDecodeError`) for what is not JSON."""
+    return _decode(_events, Event, raw)
+
+
+def decode_line(raw: bytes) -> Any:
+    """Any line, the header included (as `decode_event`)."""
+    return _decode(_lines, Line, raw)
+
+
+def event_from(obj: Any) -> Any:
+    """`decode_event` for a line already parsed as JSON."""
+    return msgspec.convert(obj, Event, dec_hook=_from_builtin)
+
+
+def line_from(obj: Any) -> Any:
+    """`decode_line` for a line already parsed as JSON."""
+    return msgspec.convert(obj, Line, dec_hook=_from_builtin)
+
+
+def header_from(obj: Any) -> Header:
+    """The header, from its line parsed as JSON."""
+    return msgspec.convert(obj, Header, dec_hook=_from_builtin)
+
+
+def record_dict(record: Struct, *, exclude: Sequence[str] = ()) -> dict[str, Any]:
+    """A record's fields as a dict, every field included (nested records as dicts), `exclude` left out."""
+    out = msgspec.to_builtins(record, enc_hook=_to_builtin)
+    if isinstance(record, _Line):
+        del out["kind"]
+    return {k: v for k, v in out.items() if k not in exclude}
+
+
+def _to_builtin(value: Any) -> Any:
+    if isinstance(value, Topology):
+        return value.model_dump(mode="json")
+    raise NotImplementedError(f"no encoder for {type(value).__name__}")
+
+
+replace = msgspec.structs.replace
+"""A record with some fields changed (records are immutable)."""
+
+
+def line_schema() -> dict[str, Any]:
+    """JSON Schema for one line (the header or any event), `Topology` as pydantic describes it."""
+    return msgspec.json.schema(Line, schema_hook=_schema_of)
+
+
+def _schema_of(kind: type) -> dict[str, Any]:
+    if kind is Topology:
+        return Topology.model_json_schema(ref_template="#/$defs/{model}")
+    raise NotImplementedError(f"no schema for {kind!r}")

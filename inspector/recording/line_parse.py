@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import ValidationError
+import msgspec
 from pydantic_core import from_json
 
-__all__ = ["MAX_NESTING", "NestedTooDeep", "first_error", "load_json", "too_deep"]
+__all__ = ["MAX_NESTING", "NestedTooDeep", "first_error", "is_json_object", "load_json", "too_deep"]
 
 MAX_NESTING = 200
 """Brackets a line may nest: the encoder stops at 64 levels of data inside a few of the format's."""
@@ -69,11 +69,36 @@ def load_json(raw: bytes) -> Any:
         return json.loads(raw)
 
 
-def first_error(exc: ValidationError) -> str:
-    """The first of pydantic's errors, as `where: what`."""
-    errors = exc.errors()
-    if not errors:
-        return str(exc)
-    first = errors[0]
-    where = ".".join(str(p) for p in first.get("loc", ()))
-    return f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
+class _AnyObject(msgspec.Struct):
+    """A JSON object of any fields, none of them kept."""
+
+
+_objects = msgspec.json.Decoder(_AnyObject)
+
+
+def is_json_object(raw: bytes) -> bool:
+    """Whether `raw` is one JSON object that `load_json` would read, given that it is valid UTF-8 and
+    not nested too deep (the caller checks both, for a whole file at once).
+
+    Nothing is built: msgspec checks the syntax of what it skips without making Python objects, some
+    25 times faster than parsing, which is what opening a file spends checking every line. A False
+    may be a line that `json.loads` reads after all (NaN, a lone surrogate escape): `load_json`
+    decides those."""
+    try:
+        _objects.decode(raw)
+    except msgspec.DecodeError:
+        return False
+    return True
+
+
+def first_error(exc: Exception) -> str:
+    """What is wrong with a line that is not a valid record, as `where: what` (msgspec says `what - at
+    `$.where``), or why it is not JSON."""
+    text = str(exc)
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {text}"
+    what, at, where = text.rpartition(" - at `$")
+    if not at:
+        return text
+    where = where.rstrip("`").lstrip(".")
+    return f"{where}: {what}" if where else what

@@ -15,14 +15,24 @@ from pydantic import ValidationError
 
 from graph_core.schema import Message
 from graph_core.topology import Topology
-from inspector.recording.elision import expand_next_nodes
+from inspector.recording.elision import (
+    CALL_ARGUMENTS,
+    CALL_CONTENT,
+    call_content,
+    call_field,
+    expand_next_nodes,
+    expand_tool_call,
+    expand_tool_name,
+)
 from inspector.recording.format import (
     BranchDecided,
     BudgetRecord,
     ErrorRecord,
     Interrupted,
+    NodeRunRecord,
     StepRecord,
     StepUnfinished,
+    ToolRunRecord,
 )
 from inspector.recording.valuelist import plain
 
@@ -70,38 +80,31 @@ class NodeRun:
 
 
 class RecordedNodeRun(NodeRun):
-    """A `NodeRun` read from a run file: its `input` and `output` are resolved when first read, so
-    walking a run's steps for their tool results or errors (`show`, `diagnose`, `diff`) does not
-    rebuild every model call's message history. Made for each node run of every step read, so it
-    sets its fields itself rather than through the dataclass's keyword `__init__`."""
+    """A `NodeRun` read from a run file: its `input` and `output` are resolved, and its times worked
+    out, when first read, so walking a run's steps for their tool results or errors (`show`,
+    `diagnose`, `diff`) does not rebuild every model call's message history. Made for each node run of
+    every step read, so it sets its fields itself rather than through the dataclass's `__init__`."""
 
     def __init__(
         self,
         resolve: Callable[[Any], Any],
-        stored_input: Any,
-        stored_output: Any,
-        node: str,
+        record: NodeRunRecord,
         path: tuple[str, ...],
         name: str,
         component: str,
-        error: ErrorRecord | None,
-        started: float | None,
-        finished: float | None,
-        duration: float | None,
+        base: float,
     ) -> None:
-        self.node = node
+        self.node = record.node
         self.path = path
         self.name = name
         self.component = component
         self.tool_call_id = None
-        self.error = error
-        self.started = started
-        self.finished = finished
-        self.duration = duration
+        self.error = record.error
+        self.duration = record.duration
         self.tools = []
         self._resolve = resolve
-        self._stored_input = stored_input
-        self._stored_output = stored_output
+        self._record = record
+        self._base = base
         self._input: Any = _UNRESOLVED
         self._output: Any = _UNRESOLVED
 
@@ -109,7 +112,7 @@ class RecordedNodeRun(NodeRun):
     def input(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
         value = self._input
         if value is _UNRESOLVED:
-            value = self._input = self._resolve(self._stored_input)
+            value = self._input = self._resolve(self._record.input)
         return value
 
     @input.setter
@@ -120,12 +123,99 @@ class RecordedNodeRun(NodeRun):
     def output(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
         value = self._output
         if value is _UNRESOLVED:
-            value = self._output = self._resolve(self._stored_output)
+            value = self._output = self._resolve(self._record.output)
         return value
 
     @output.setter
     def output(self, value: Any) -> None:
         self._output = value
+
+    @property
+    def started(self) -> float | None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """Seconds after the run started (its step's time plus its own offset)."""
+        return end_time(self._base, self._record.t)
+
+    @property
+    def finished(self) -> float | None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return end_time(self.started, self.duration)
+
+
+class RecordedToolRun(NodeRun):
+    """One tool call of a ToolsNode run read from a run file. Its name, arguments and result are put
+    back from the ToolsNode run's messages where the line left them out (`elision`), when first read:
+    `show` reads a tool's result and name, not its arguments."""
+
+    def __init__(self, resolve: Callable[[Any], Any], run: RecordedNodeRun, record: ToolRunRecord) -> None:
+        self.node = run.node
+        self.path = run.path
+        self.component = "Tool"
+        self.tool_call_id = record.tool_call_id
+        self.error = record.error
+        self.duration = record.duration
+        self.tools = []
+        self._resolve = resolve
+        self._run = run
+        self._record = record
+        self._name: str | None = record.name
+        self._input: Any = _UNRESOLVED
+        self._output: Any = _UNRESOLVED
+
+    @property
+    def name(self) -> str:  # pyright: ignore[reportIncompatibleVariableOverride]
+        name = self._name
+        if name is None:  # the usual tool run: its call's
+            name = self._name = expand_tool_name(None, self._run.input, self.tool_call_id)
+        return name
+
+    @name.setter
+    def name(self, value: str) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        self._name = value
+
+    @property
+    def input(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
+        value = self._input
+        if value is _UNRESOLVED:
+            run, call_id = self._run, self.tool_call_id
+            value = self._input = expand_tool_call(
+                self._record.input,
+                CALL_ARGUMENTS,
+                lambda: call_field(run.input, call_id, "arguments"),
+                self._resolve,
+            )
+        return value
+
+    @input.setter
+    def input(self, value: Any) -> None:
+        self._input = value
+
+    @property
+    def output(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
+        value = self._output
+        if value is _UNRESOLVED:
+            run, call_id = self._run, self.tool_call_id
+            value = self._output = expand_tool_call(
+                self._record.output, CALL_CONTENT, lambda: call_content(run.output, call_id), self._resolve
+            )
+        return value
+
+    @output.setter
+    def output(self, value: Any) -> None:
+        self._output = value
+
+    @property
+    def started(self) -> float | None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """Seconds after the run started (its ToolsNode run's start plus its own offset)."""
+        return end_time(self._run.started, self._record.t)
+
+    @property
+    def finished(self) -> float | None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return end_time(self.started, self.duration)
+
+
+def end_time(t: float | None, duration: float | None) -> float | None:
+    """When something that started at `t` and took `duration` ended (None if either is unknown),
+    rounded to the microsecond as the file stores times."""
+    return None if t is None or duration is None else round(t + duration, 6)
 
 
 _UNRESOLVED: Any = object()

@@ -18,23 +18,16 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from graph_core.schema import Message
 from graph_core.topology import Topology
 from inspector.recording.elision import (
-    CALL_ARGUMENTS,
-    CALL_CONTENT,
-    call_content,
-    call_field,
     expand_branches,
     expand_budget,
     expand_budget_before,
     expand_node_names,
-    expand_tool_call,
-    expand_tool_name,
 )
 from inspector.recording.fileindex import (
     CHECK_LIMIT,
@@ -54,12 +47,12 @@ from inspector.recording.format import (
     NodeRunRecord,
     StepRecord,
     StepUnfinished,
-    ToolRunRecord,
     branch_ends,
 )
 from inspector.recording.model import (
     NodeRun,
     RecordedNodeRun,
+    RecordedToolRun,
     RunStatus,
     Segment,
     Step,
@@ -241,7 +234,6 @@ class Run:
         self, path: tuple[str, ...], record: NodeRunRecord, base: float, segment: int | None
     ) -> NodeRun:
         node_path = (*path, record.node)
-        started = _end(base, record.t)
         name, component = record.name, record.component
         if name is None or component is None:
             name, component = expand_node_names(name, component, lambda: self._node_info(node_path, segment))
@@ -249,48 +241,11 @@ class Run:
             check = self._values.check
             check(record.input)
             check(record.output)
-        run = RecordedNodeRun(
-            self.resolve,
-            record.input,
-            record.output,
-            record.node,
-            node_path,
-            name,
-            component,
-            record.error,
-            started,
-            _end(started, record.duration),
-            record.duration,
-        )
-        for tool in record.tools:
-            run.tools.append(self._tool_run(run, tool, started))
+        run = RecordedNodeRun(self.resolve, record, node_path, name, component, base)
+        if record.tools:
+            resolve = self.resolve
+            run.tools = [RecordedToolRun(resolve, run, tool) for tool in record.tools]
         return run
-
-    def _tool_run(self, run: RecordedNodeRun, tool: ToolRunRecord, started: float | None) -> NodeRun:
-        """One tool call of a ToolsNode run, its name, arguments and result put back from the ToolsNode's
-        input and output messages where the line left them out."""
-        call_id = tool.tool_call_id
-        tool_started = _end(started, tool.t)
-        name = tool.name
-        if name is None:  # the usual tool run: its call's
-            name = expand_tool_name(None, run.input, call_id)
-        return NodeRun(
-            run.node,
-            run.path,
-            name,
-            "Tool",
-            call_id,
-            expand_tool_call(
-                tool.input, CALL_ARGUMENTS, partial(call_field, run.input, call_id, "arguments"), self.resolve
-            ),
-            expand_tool_call(
-                tool.output, CALL_CONTENT, partial(call_content, run.output, call_id), self.resolve
-            ),
-            tool.error,
-            tool_started,
-            _end(tool_started, tool.duration),
-            tool.duration,
-        )
 
     @property
     def unfinished(self) -> UnfinishedStep | None:
@@ -386,10 +341,6 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r}, status={self.status!r}, steps={len(self.steps)})"
-
-
-def _end(t: float | None, duration: float | None) -> float | None:
-    return None if t is None or duration is None else round(t + duration, 6)
 
 
 def read_run(path: str | Path, *, lenient: bool = False, check_limit: int = CHECK_LIMIT) -> Run:

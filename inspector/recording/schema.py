@@ -1,4 +1,4 @@
-"""The published JSON Schema of run-file lines, generated from the pydantic models in `format.py`.
+"""The published JSON Schema of run-file lines, generated from the records in `format.py`.
 
 `python3 -m inspector.recording.schema` rewrites `docs/run-format.schema.json`; `--check` exits 1 when
 the file is stale (a test runs the check, so the published schema cannot drift from the models).
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, line_adapter
+from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION, line_schema
 
 __all__ = ["SCHEMA_PATH", "render_schema", "run_format_schema"]
 
@@ -21,7 +21,7 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "docs" / "run-format.schema.
 
 def run_format_schema() -> dict[str, Any]:
     """JSON Schema for one line of a run file (the header or any event)."""
-    schema = line_adapter.json_schema()
+    schema = line_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://graph-inspector.dev/schemas/{FORMAT_NAME}/v{FORMAT_VERSION}.json",

@@ -272,3 +272,95 @@ def test_load_json_is_json_loads_for_every_fixture_line_cut_and_altered() -> Non
             cases.append(line[:at] + rng.choice(swaps) + line[at + 1 :])
         for raw in cases:
             assert outcome(load_json, raw) == outcome(json.loads, raw), raw
+
+
+def _cut_and_altered(seed: int) -> list[bytes]:
+    """Every fixture line, cut short once and with a byte swapped for JSON punctuation three times."""
+    import random
+
+    rng = random.Random(seed)
+    swaps = [b'"', b"\\", b"{", b"}", b"[", b"]", b",", b":", b"e", b"-", b".", b"0", b" ", b"\xed", b"\x00"]
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
+    lines = [line for path in sorted(fixtures.glob("*.jsonl")) for line in path.read_bytes().splitlines()]
+    assert len(lines) > 100
+    cases: list[bytes] = []
+    for line in lines:
+        cases += [line, line[: rng.randrange(len(line) + 1)]]
+        for _ in range(3):
+            at = rng.randrange(len(line))
+            cases.append(line[:at] + rng.choice(swaps) + line[at + 1 :])
+    return cases
+
+
+def test_the_open_check_passes_only_lines_json_loads_reads_as_an_object() -> None:
+    """Opening a file checks its lines without parsing them (`is_json_object`, on UTF-8 text): a line
+    it passes is one `json.loads` reads as an object, for every fixture line cut and altered."""
+    from inspector.recording.line_parse import is_json_object
+
+    passed = refused = 0
+    for raw in _cut_and_altered(16):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # (the open check looks at a file with broken UTF-8 the slow way)
+        if is_json_object(raw):
+            passed += 1
+            assert isinstance(json.loads(raw), dict), raw
+        else:
+            refused += 1
+    assert passed > 100 and refused > 100  # the cases hold both
+
+
+def test_an_event_line_means_what_json_loads_reads_in_it() -> None:
+    """A step line is decoded and checked by msgspec; what its parser refuses and `json.loads` reads
+    (NaN, a lone surrogate escape) is checked the same way from `json.loads`'s values, so every line
+    decodes to the record its JSON means, or fails as `json.loads` and the check together would."""
+    from inspector.recording.format import decode_line, line_from
+
+    def outcome(parse: Any, raw: bytes) -> str:
+        try:
+            return repr(parse(raw))
+        except ValueError:  # (not JSON, or no valid event: which is found first may differ)
+            return "error"
+
+    def from_json_loads(raw: bytes) -> Any:
+        return line_from(json.loads(raw))
+
+    special = [
+        b'{"kind":"step","index":0,"nodes":["a"],"t":0,"budget":{},"state":{"x":NaN,"s":"\\ud800"},"full":true}',
+        b'{"kind":"value","value":"\\udfff"}',
+    ]
+    for raw in [*special, *_cut_and_altered(17)]:
+        assert outcome(decode_line, raw) == outcome(from_json_loads, raw), raw
+    state = decode_line(special[0]).state
+    assert state["x"] != state["x"] and state["s"] == "\ud800"  # NaN, the lone surrogate
+
+
+def test_a_line_that_is_no_valid_event_is_named_with_the_field_at_fault(run_file: Path) -> None:
+    lines = run_file.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith(b'{"kind":"step"'))
+    lines[at] = lines[at].replace(b'"nodes":', b'"nodes":"chat","was":', 1)
+    run_file.write_bytes(b"".join(lines))
+    with pytest.raises(RunFileError) as info:
+        read_run(run_file, check_limit=0).steps[0]
+    assert info.value.line_no == at + 1
+    assert "is not a valid event (nodes: Expected `array`, got `str`)" in str(info.value)
+
+
+def test_a_header_whose_topology_is_malformed_says_where(run_file: Path) -> None:
+    header, rest = run_file.read_bytes().split(b"\n", 1)
+    document = json.loads(header)
+    del document["topology"]["nodes"]
+    run_file.write_bytes(json.dumps(document).encode() + b"\n" + rest)
+    with pytest.raises(RunFileError, match=r"the header is malformed: topology: nodes: Field required"):
+        read_run(run_file)
+
+
+def test_a_file_with_broken_utf8_in_a_line_names_that_line(run_file: Path) -> None:
+    lines = run_file.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith(b'{"kind":"value"'))
+    lines[at] = lines[at].replace(b'"content":"', b'"content":"\xff', 1)
+    run_file.write_bytes(b"".join(lines))
+    with pytest.raises(RunFileError) as info:
+        read_run(run_file)
+    assert info.value.line_no == at + 1

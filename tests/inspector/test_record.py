@@ -13,7 +13,7 @@ import pytest
 from graph_core.callbacks import Budget, RunInfo, StepInfo
 from graph_core.schema import Message
 from inspector.recording import Recorder, read_run
-from inspector.recording.format import line_adapter
+from inspector.recording.format import decode_line
 from inspector.recording.synthetic import react_topology, simulate_react
 
 
@@ -37,7 +37,7 @@ def test_every_line_is_a_valid_event_with_kind_first(tmp_path: Path) -> None:
     kinds = []
     for line in lines:
         assert line.startswith('{"kind":"')
-        line_adapter.validate_json(line)
+        decode_line(line.encode())
         kinds.append(json.loads(line)["kind"])
     assert kinds[-1] == "run_finished"
     assert kinds.count("step") == 5 and "step_unfinished" not in kinds

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import pytest
 
 from graph_core.topology import END
@@ -60,7 +61,7 @@ def test_budget_round_trips(
     implied_max: int | None,
 ) -> None:
     stored = compact_budget(used, steps_max, remaining, index + 1, implied_max, counters)
-    back = expand_budget(BudgetFields.model_validate(stored), index + 1, implied_max)
+    back = expand_budget(msgspec.convert(stored, BudgetFields), index + 1, implied_max)
     assert (back.steps_used, back.steps_max, back.steps_remaining) == (used, steps_max, remaining)
     assert (back.model_calls, back.tool_calls) == counters[:2]
     assert (back.prompt_tokens, back.completion_tokens, back.total_tokens) == counters[2:5]
@@ -109,9 +110,9 @@ def test_budget_before_round_trips(
     remaining = steps_max - used
     stored = compact_budget_before(used, steps_max, remaining, index, implied_max, counters, last)
     assert (stored is None) == elided
-    previous = None if last is None else BudgetFields.model_validate(last)
+    previous = None if last is None else msgspec.convert(last, BudgetFields)
     back = expand_budget_before(
-        None if stored is None else BudgetFields.model_validate(stored), previous, index, implied_max
+        None if stored is None else msgspec.convert(stored, BudgetFields), previous, index, implied_max
     )
     assert (back.steps_used, back.steps_max, back.steps_remaining) == (used, steps_max, remaining)
     assert (back.model_calls, back.tool_calls, back.total_tokens) == (counters[0], counters[1], counters[4])
@@ -144,7 +145,7 @@ ENDS = {("route", 0): ("tools", "answer", END), ("route", 1): ("a", "b")}
 )
 def test_branches_and_next_nodes_round_trip(nodes: tuple[str, ...], decisions: list[_Decision]) -> None:
     stored = compact_branches(decisions, nodes, lambda source, index: ENDS.get((source, index)))
-    records = [BranchDecided.model_validate(b) for b in stored]
+    records = [msgspec.convert(b, BranchDecided) for b in stored]
     back = expand_branches(records, ["sub"], 3, list(nodes), ENDS)
     assert [(b.source, b.branch_index, b.chosen, b.skipped) for b in back] == [
         (d.source, d.branch_index, list(d.chosen), list(d.skipped)) for d in decisions
