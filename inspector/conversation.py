@@ -21,9 +21,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from inspector.recording.reader import Run
 from inspector.recording.valuelist import LISTS
@@ -33,15 +35,17 @@ __all__ = ["Conversation", "Said", "message_key", "messages_of", "step_name"]
 _Key = tuple[Any, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Said:
+class Said(Struct, frozen=True, gc=False):
     """One message of the conversation: the recorded dict and where it came from.
 
     `origin` is the node that produced it (`position`, `node`: its step, a position in `run.steps`, and
     node key), or `input` (the run's input; no position), or `state` for a message no node produced that
     a state handler added (`position` the first step whose state holds it, `node` that step's nodes).
     `state_index` is its index in the state's messages list (`messages[i]` in the state pane), None
-    when it is not in the state. `final` marks the run's output (the final answer)."""
+    when it is not in the state. `final` marks the run's output (the final answer).
+
+    A msgspec struct: the conversation at the end of a long run makes one per message, and a frozen
+    dataclass cost ten times as much to make."""
 
     message: dict[str, Any]
     position: int | None
@@ -49,10 +53,6 @@ class Said:
     state_index: int | None
     final: bool = False
     origin: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.origin:
-            object.__setattr__(self, "origin", self.node or "state")
 
 
 def message_key(message: dict[str, Any]) -> _Key:
@@ -107,8 +107,8 @@ MADE_KEPT = 1_000
 """Steps whose produced messages a `Conversation` keeps for windows of the newest messages."""
 
 
-class _Produced(NamedTuple):
-    """A message a node run produced (one per message of a long run: a tuple is the cheapest record)."""
+class _Produced(Struct, frozen=True, gc=False):
+    """A message a node run produced (one per message of a long run: a struct is the cheapest record)."""
 
     position: int
     node: str
@@ -195,7 +195,9 @@ class Conversation:
             for item in produced:
                 seen[item.key] += 1
                 if seen[item.key] > used[item.key]:
-                    said.append(Said(item.message, item.position, item.node, None))
+                    said.append(
+                        Said(item.message, item.position, item.node, None, origin=item.node or "state")
+                    )
         return self._mark_final(said, position)
 
     def _tail(self, position: int, state: Any, last: int) -> list[Said]:
@@ -221,7 +223,7 @@ class Conversation:
             if found:
                 maker = found.pop()
                 newest = max(newest, maker.position)
-                said.append(Said(message, maker.position, maker.node, index))
+                said.append(Said(message, maker.position, maker.node, index, origin=maker.node or "state"))
             elif key in self._input_keys():
                 said.append(Said(message, None, None, index, origin="input"))
             else:
@@ -230,7 +232,7 @@ class Conversation:
         said.reverse()
         # what the last steps said that the state does not hold (a final answer at END), as `at` adds
         said.extend(
-            Said(p.message, p.position, p.node, None)
+            Said(p.message, p.position, p.node, None, origin=p.node or "state")
             for p in recent
             if p.position > newest and p.key not in wanted
         )

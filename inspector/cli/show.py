@@ -34,9 +34,9 @@ from inspector.recording.model import Step
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
 
-__all__ = ["register", "run", "step_label", "summary", "timeline"]
+__all__ = ["PREVIEW_WIDTH", "preview_line", "register", "run", "step_label", "summary", "timeline"]
 
-_PREVIEW = 80
+PREVIEW_WIDTH = 80
 
 _name = lru_cache(maxsize=1024)(one_line)
 """`one_line` for node keys and tool names, which repeat on every step of a long run."""
@@ -90,8 +90,28 @@ def _preview(value: Any) -> str:
         out = repr(value)
     else:
         out = json.dumps(value, ensure_ascii=False, default=json_default)
-    out = one_line(" ".join(out.split()))
-    return out if len(out) <= _PREVIEW else out[: _PREVIEW - 3] + "..."
+    return preview_line(out)
+
+
+_LOOKED_AT = 4 * PREVIEW_WIDTH
+"""Characters of a long text a preview is made from first: enough unless most of them are whitespace."""
+_WIDEST_ESCAPE = len(" ⏎ ") + len("\\u200d")  # what one character may become, with a margin
+
+
+def preview_line(text: str) -> str:
+    """`text` on one line, whitespace runs as one space, cut to `PREVIEW_WIDTH` characters with `...`.
+
+    A long text (a tool's result, a document) is previewed from its first `_LOOKED_AT` characters
+    when they make a preview on their own: their line is the start of the whole text's line (spaces
+    collapse and characters are escaped one by one), except that the last of them may escape
+    differently without the character after it, so their line must reach past the cut by the widest
+    escape."""
+    if len(text) > _LOOKED_AT:
+        head = one_line(" ".join(text[:_LOOKED_AT].split()))
+        if len(head) >= PREVIEW_WIDTH + _WIDEST_ESCAPE:
+            return head[: PREVIEW_WIDTH - 3] + "..."
+    out = one_line(" ".join(text.split()))
+    return out if len(out) <= PREVIEW_WIDTH else out[: PREVIEW_WIDTH - 3] + "..."
 
 
 class _Previews:

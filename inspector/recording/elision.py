@@ -225,15 +225,10 @@ def compact_node_names(record: dict[str, Any], name: str, kind: str, known: tupl
         record["component"] = kind
 
 
-def expand_node_names(
-    name: str | None, component: str | None, known: Callable[[], tuple[str, str]]
-) -> tuple[str, str]:
-    """`compact_node_names`' inverse; `known()` looks the node up in the topology (("", "") if absent)."""
-    if name is None or component is None:
-        topology_name, topology_kind = known()
-        name = topology_name if name is None else name
-        component = topology_kind if component is None else component
-    return name, component
+def expand_node_names(name: str | None, component: str | None, known: tuple[str, str]) -> tuple[str, str]:
+    """`compact_node_names`' inverse; `known` is the node's name and kind in the topology (("", "") if
+    it is not there). Called only when one of the two was left out."""
+    return known[0] if name is None else name, known[1] if component is None else component
 
 
 CALL_ARGUMENTS = {"$call": "arguments"}

@@ -236,7 +236,7 @@ class Run:
         node_path = (*path, record.node)
         name, component = record.name, record.component
         if name is None or component is None:
-            name, component = expand_node_names(name, component, lambda: self._node_info(node_path, segment))
+            name, component = expand_node_names(name, component, self._node_info(node_path, segment))
         if not self.lenient:  # a hand-edited marker is reported here, as when values were resolved here
             check = self._values.check
             check(record.input)

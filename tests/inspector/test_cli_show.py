@@ -89,3 +89,37 @@ def test_incomplete_file_is_shown(weather_run: Path, capsys: Any) -> None:
     assert main(["show", str(weather_run)]) == 0
     out = capsys.readouterr().out
     assert "status incomplete" in out and "[incomplete]" in out
+
+
+def test_a_long_text_is_previewed_as_the_whole_text_would_be() -> None:
+    """A long text is previewed from its first characters when they make a preview on their own; the
+    preview is the one the whole text gives, whatever whitespace, escapes and joined emoji sit around
+    the cut (seeded random texts, many of them right at the lengths where the cut falls)."""
+    import random
+
+    from inspector.cli.plain import one_line
+    from inspector.cli.show import PREVIEW_WIDTH, preview_line
+
+    def whole(text: str) -> str:
+        out = one_line(" ".join(text.split()))
+        return out if len(out) <= PREVIEW_WIDTH else out[: PREVIEW_WIDTH - 3] + "..."
+
+    rng = random.Random(80)
+    odd = [
+        " ",
+        "\n",
+        "\t",
+        "\r",
+        "\u200d",
+        "\U0001f468",
+        "\U0001f469",
+        "\x1b",
+        "\u202e",
+        "\u2028",
+        "é",
+        "\u3000",
+    ]
+    for _ in range(20_000):
+        length = rng.choice([10, 80, 300, 319, 320, 321, 322, 330, 400, 1000])
+        text = "".join(rng.choice(odd) if rng.random() < 0.5 else rng.choice("xyz ") for _ in range(length))
+        assert preview_line(text) == whole(text), repr(text)

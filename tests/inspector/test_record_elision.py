@@ -169,7 +169,7 @@ def test_branches_and_next_nodes_round_trip(nodes: tuple[str, ...], decisions: l
 def test_node_names_round_trip(name: str, kind: str, known: tuple[str, str] | None) -> None:
     record: dict[str, Any] = {}
     compact_node_names(record, name, kind, known)
-    assert expand_node_names(record.get("name"), record.get("component"), lambda: known or ("", "")) == (
+    assert expand_node_names(record.get("name"), record.get("component"), known or ("", "")) == (
         name,
         kind,
     )
