@@ -42,9 +42,14 @@ _name = lru_cache(maxsize=1024)(one_line)
 """`one_line` for node keys and tool names, which repeat on every step of a long run."""
 
 
+@lru_cache(maxsize=1024)
+def _node_list(nodes: tuple[str, ...]) -> str:
+    return ", ".join(map(_name, nodes))
+
+
 def _names(items: Iterable[str]) -> str:
-    """`one_line_list` of node keys."""
-    return ", ".join(_name(item) for item in items)
+    """`one_line_list` of node keys (the same few tuples of them on every step of a long run)."""
+    return _node_list(items if type(items) is tuple else tuple(items))
 
 
 def register(subparsers: Any) -> None:
@@ -93,9 +98,18 @@ def _preview(value: Any) -> str:
     return preview_line(out)
 
 
-_LOOKED_AT = 4 * PREVIEW_WIDTH
+_LOOKED_AT = 2 * PREVIEW_WIDTH
 """Characters of a long text a preview is made from first: enough unless most of them are whitespace."""
 _WIDEST_ESCAPE = len(" ⏎ ") + len("\\u200d")  # what one character may become, with a margin
+
+
+def _one_spaced(text: str) -> str:
+    """`" ".join(text.split())`, without splitting the usual text, already spaced so: in printable
+    text the only whitespace is the space (every other whitespace character is unprintable), so
+    printable text without two spaces in a row or at either end is unchanged (C-speed checks)."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def preview_line(text: str) -> str:
@@ -107,10 +121,10 @@ def preview_line(text: str) -> str:
     differently without the character after it, so their line must reach past the cut by the widest
     escape."""
     if len(text) > _LOOKED_AT:
-        head = one_line(" ".join(text[:_LOOKED_AT].split()))
+        head = one_line(_one_spaced(text[:_LOOKED_AT]))
         if len(head) >= PREVIEW_WIDTH + _WIDEST_ESCAPE:
             return head[: PREVIEW_WIDTH - 3] + "..."
-    out = one_line(" ".join(text.split()))
+    out = one_line(_one_spaced(text))
     return out if len(out) <= PREVIEW_WIDTH else out[: PREVIEW_WIDTH - 3] + "..."
 
 

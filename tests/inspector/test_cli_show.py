@@ -118,8 +118,15 @@ def test_a_long_text_is_previewed_as_the_whole_text_would_be() -> None:
         "\u2028",
         "é",
         "\u3000",
+        "\x1c",
+        "\x85",
+        "\xa0",
+        "\u200b",
     ]
     for _ in range(20_000):
-        length = rng.choice([10, 80, 300, 319, 320, 321, 322, 330, 400, 1000])
-        text = "".join(rng.choice(odd) if rng.random() < 0.5 else rng.choice("xyz ") for _ in range(length))
+        length = rng.choice([10, 80, 159, 160, 161, 162, 170, 300, 319, 320, 321, 400])
+        odds = rng.choice([0.5, 0.05, 0.0])  # texts with many odd characters, a few, or only single spaces
+        text = "".join(rng.choice(odd) if rng.random() < odds else rng.choice("xyz ") for _ in range(length))
+        if rng.random() < 0.3:  # printable words, single spaces: the text is already on one line
+            text = " ".join(rng.choice(["ab", "x", "lorem", "é"]) for _ in range(length // 3))
         assert preview_line(text) == whole(text), repr(text)
