@@ -145,7 +145,10 @@ class RunFile:
         self._lines = LRU(STEP_CACHE)
         self.header = self._read_header()
         end = self._complete_end()
-        if len(data) <= check_limit:
+        self.checked = len(data) <= check_limit
+        """Whether every line was checked now: one read later is JSON, nested no deeper than allowed
+        (unless it was skipped as corrupt)."""
+        if self.checked:
             self._check_all_lines(end)
         else:
             self._check_line_starts(end)
@@ -397,11 +400,15 @@ class RunFile:
     def raw_line(self, offset: int) -> bytes:
         return self.data[offset : self.line_end(offset)]
 
+    def nesting_checked(self, offset: int) -> bool:
+        """Whether the line at `offset` is known to nest no deeper than `MAX_NESTING` (checked at open)."""
+        return self.checked and offset not in self.skipped
+
     def parse_at(self, offset: int) -> Any:
         """The event on the line at `offset`, or None when lenient and it is corrupt (then skipped)."""
         raw = self.raw_line(offset)
         try:
-            if too_deep(raw):
+            if not self.nesting_checked(offset) and too_deep(raw):
                 raise NestedTooDeep(f"it nests more than {MAX_NESTING} levels deep")
             return decode_event(raw)
         except NestedTooDeep as exc:

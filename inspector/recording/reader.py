@@ -127,7 +127,10 @@ class Run:
 
     def segment_of(self, position: int) -> int:
         """The index of the segment holding step `position`."""
-        return max(bisect.bisect_right(self._segment_starts, position) - 1, 0)
+        starts = self._segment_starts
+        if len(starts) == 1:  # (the usual run: never resumed)
+            return 0
+        return max(bisect.bisect_right(starts, position) - 1, 0)
 
     def _span_start(self, i: int) -> int:
         file = self._file

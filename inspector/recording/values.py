@@ -82,7 +82,7 @@ class ValueTable:
         offset = self._offsets[ref]
         raw = file.raw_line(offset)
         try:
-            value = load_json(raw)["value"]
+            value = load_json(raw, nesting_checked=file.nesting_checked(offset))["value"]
         except (ValueError, KeyError, TypeError):
             if not file.lenient:
                 raise file.error("a value line is corrupt", offset) from None

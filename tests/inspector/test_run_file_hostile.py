@@ -70,6 +70,24 @@ def test_a_line_nested_a_thousand_deep_is_a_run_file_error(spoil: Any, tmp_path:
     assert "nests more than" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("spoil", "said"),
+    [(_deep_value, "a value line is corrupt"), (_deep_step, "nests more than")],
+    ids=["value", "step"],
+)
+def test_a_deeply_nested_line_of_a_file_too_large_to_check_at_open_is_refused_when_read(
+    spoil: Any, said: str, tmp_path: Path
+) -> None:
+    """Lines of a file checked at open are parsed later without counting their brackets again; a
+    large file's are counted when read."""
+    path = spoil(_recorded(tmp_path))
+    run = read_run(path, check_limit=0)
+    with pytest.raises(RunFileError) as caught:
+        for step in run.steps:
+            _ = step.state, [(r.input, r.output) for r in step.node_runs]
+    assert said in str(caught.value)
+
+
 @pytest.mark.parametrize("spoil", [_deep_value, _deep_step], ids=["value", "step"])
 def test_lenient_reading_skips_a_deeply_nested_line(spoil: Any, tmp_path: Path) -> None:
     path = spoil(_recorded(tmp_path))
