@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 from pydantic import ValidationError
 
@@ -51,6 +51,7 @@ __all__ = [
 ]
 
 RunStatus = Literal["ok", "error", "interrupted", "incomplete"]
+_Owner = TypeVar("_Owner")
 
 
 @dataclass
@@ -79,6 +80,32 @@ class NodeRun:
         return self.error is None
 
 
+class _OnFirstRead(Generic[_Owner]):
+    """A recorded node run's value (`input`, `output`), worked out by `make` when first read and then
+    kept in the instance (where assigning it puts it too): walking a run's steps for their tool results
+    or errors (`show`, `diagnose`, `diff`) does not rebuild every model call's message history."""
+
+    def __init__(self, make: Callable[[_Owner], Any]) -> None:
+        self._make = make
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, run: _Owner | None, owner: type | None = None) -> Any:
+        if run is None:
+            return self
+        kept = run.__dict__
+        name = self._name
+        if name in kept:
+            return kept[name]
+        value = kept[name] = self._make(run)
+        return value
+
+    def __set__(self, run: _Owner, value: Any) -> None:
+        run.__dict__[self._name] = value
+
+
 class RecordedNodeRun(NodeRun):
     """A `NodeRun` read from a run file: its `input` and `output` are resolved, and its times worked
     out, when first read, so walking a run's steps for their tool results or errors (`show`,
@@ -105,30 +132,9 @@ class RecordedNodeRun(NodeRun):
         self._resolve = resolve
         self._record = record
         self._base = base
-        self._input: Any = _UNRESOLVED
-        self._output: Any = _UNRESOLVED
 
-    @property
-    def input(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
-        value = self._input
-        if value is _UNRESOLVED:
-            value = self._input = self._resolve(self._record.input)
-        return value
-
-    @input.setter
-    def input(self, value: Any) -> None:
-        self._input = value
-
-    @property
-    def output(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
-        value = self._output
-        if value is _UNRESOLVED:
-            value = self._output = self._resolve(self._record.output)
-        return value
-
-    @output.setter
-    def output(self, value: Any) -> None:
-        self._output = value
+    input = _OnFirstRead["RecordedNodeRun"](lambda run: run._resolve(run._record.input))  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
+    output = _OnFirstRead["RecordedNodeRun"](lambda run: run._resolve(run._record.output))  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
 
     @property
     def started(self) -> float | None:  # pyright: ignore[reportIncompatibleVariableOverride]
@@ -157,8 +163,6 @@ class RecordedToolRun(NodeRun):
         self._run = run
         self._record = record
         self._name: str | None = record.name
-        self._input: Any = _UNRESOLVED
-        self._output: Any = _UNRESOLVED
 
     @property
     def name(self) -> str:  # pyright: ignore[reportIncompatibleVariableOverride]
@@ -171,36 +175,22 @@ class RecordedToolRun(NodeRun):
     def name(self, value: str) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
         self._name = value
 
-    @property
-    def input(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
-        value = self._input
-        if value is _UNRESOLVED:
-            run, call_id = self._run, self.tool_call_id
-            value = self._input = expand_tool_call(
-                self._record.input,
-                CALL_ARGUMENTS,
-                lambda: call_field(run.input, call_id, "arguments"),
-                self._resolve,
-            )
-        return value
-
-    @input.setter
-    def input(self, value: Any) -> None:
-        self._input = value
-
-    @property
-    def output(self) -> Any:  # pyright: ignore[reportIncompatibleVariableOverride]
-        value = self._output
-        if value is _UNRESOLVED:
-            run, call_id = self._run, self.tool_call_id
-            value = self._output = expand_tool_call(
-                self._record.output, CALL_CONTENT, lambda: call_content(run.output, call_id), self._resolve
-            )
-        return value
-
-    @output.setter
-    def output(self, value: Any) -> None:
-        self._output = value
+    input = _OnFirstRead["RecordedToolRun"](  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
+        lambda tool: expand_tool_call(
+            tool._record.input,
+            CALL_ARGUMENTS,
+            lambda: call_field(tool._run.input, tool.tool_call_id, "arguments"),
+            tool._resolve,
+        )
+    )
+    output = _OnFirstRead["RecordedToolRun"](  # pyright: ignore[reportAssignmentType, reportIncompatibleVariableOverride]
+        lambda tool: expand_tool_call(
+            tool._record.output,
+            CALL_CONTENT,
+            lambda: call_content(tool._run.output, tool.tool_call_id),
+            tool._resolve,
+        )
+    )
 
     @property
     def started(self) -> float | None:  # pyright: ignore[reportIncompatibleVariableOverride]
@@ -216,9 +206,6 @@ def end_time(t: float | None, duration: float | None) -> float | None:
     """When something that started at `t` and took `duration` ended (None if either is unknown),
     rounded to the microsecond as the file stores times."""
     return None if t is None or duration is None else round(t + duration, 6)
-
-
-_UNRESOLVED: Any = object()
 
 
 class Segment:

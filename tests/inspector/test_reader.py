@@ -336,14 +336,20 @@ def test_an_event_line_means_what_json_loads_reads_in_it() -> None:
     assert state["x"] != state["x"] and state["s"] == "\ud800"  # NaN, the lone surrogate
 
 
-def test_a_line_that_is_no_valid_event_is_named_with_the_field_at_fault(run_file: Path) -> None:
+def _spoil_first(run_file: Path, kind: bytes, old: bytes, new: bytes) -> int:
+    """Replace `old` with `new` in the first line of `kind`; that line's 1-based number."""
     lines = run_file.read_bytes().splitlines(keepends=True)
-    at = next(i for i, line in enumerate(lines) if line.startswith(b'{"kind":"step"'))
-    lines[at] = lines[at].replace(b'"nodes":', b'"nodes":"chat","was":', 1)
+    at = next(i for i, line in enumerate(lines) if line.startswith(b'{"kind":"' + kind + b'"'))
+    lines[at] = lines[at].replace(old, new, 1)
     run_file.write_bytes(b"".join(lines))
+    return at + 1
+
+
+def test_a_line_that_is_no_valid_event_is_named_with_the_field_at_fault(run_file: Path) -> None:
+    line_no = _spoil_first(run_file, b"step", b'"nodes":', b'"nodes":"chat","was":')
     with pytest.raises(RunFileError) as info:
         read_run(run_file, check_limit=0).steps[0]
-    assert info.value.line_no == at + 1
+    assert info.value.line_no == line_no
     assert "is not a valid event (nodes: Expected `array`, got `str`)" in str(info.value)
 
 
@@ -357,10 +363,7 @@ def test_a_header_whose_topology_is_malformed_says_where(run_file: Path) -> None
 
 
 def test_a_file_with_broken_utf8_in_a_line_names_that_line(run_file: Path) -> None:
-    lines = run_file.read_bytes().splitlines(keepends=True)
-    at = next(i for i, line in enumerate(lines) if line.startswith(b'{"kind":"value"'))
-    lines[at] = lines[at].replace(b'"content":"', b'"content":"\xff', 1)
-    run_file.write_bytes(b"".join(lines))
+    line_no = _spoil_first(run_file, b"value", b'"content":"', b'"content":"\xff')
     with pytest.raises(RunFileError) as info:
         read_run(run_file)
-    assert info.value.line_no == at + 1
+    assert info.value.line_no == line_no
