@@ -81,9 +81,11 @@ class NodeRun:
 
 
 class _OnFirstRead(Generic[_Owner]):
-    """A recorded node run's value (`input`, `output`), worked out by `make` when first read and then
-    kept in the instance (where assigning it puts it too): walking a run's steps for their tool results
-    or errors (`show`, `diagnose`, `diff`) does not rebuild every model call's message history."""
+    """A recorded node run's value (`input`, `output`), worked out by `make` when first read: walking a
+    run's steps for their tool results or errors (`show`, `diagnose`, `diff`) does not rebuild every
+    model call's message history. The value then lies in the instance's `__dict__` under the same
+    name, which a descriptor without `__set__` gives way to: later reads, and assignments, never come
+    here (`functools.cached_property` without the lock it takes in Python 3.11)."""
 
     def __init__(self, make: Callable[[_Owner], Any]) -> None:
         self._make = make
@@ -95,15 +97,8 @@ class _OnFirstRead(Generic[_Owner]):
     def __get__(self, run: _Owner | None, owner: type | None = None) -> Any:
         if run is None:
             return self
-        kept = run.__dict__
-        name = self._name
-        if name in kept:
-            return kept[name]
-        value = kept[name] = self._make(run)
+        value = run.__dict__[self._name] = self._make(run)
         return value
-
-    def __set__(self, run: _Owner, value: Any) -> None:
-        run.__dict__[self._name] = value
 
 
 class RecordedNodeRun(NodeRun):
