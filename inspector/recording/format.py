@@ -104,10 +104,12 @@ def next_from_branches(branches: Sequence[Any]) -> list[str]:
 class _Record(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False):
     """Records are immutable, made by keyword, refuse fields they do not know, and are left out of the
     cycle collector: they are decoded from JSON, which cannot make a cycle, and a long run's reader
-    makes several a step (a collector pass would traverse every one kept)."""
+    makes several a step (a collector pass would traverse every one kept). Subclasses inherit the
+    rest but say `frozen` again (type checkers want it said) and `kw_only` (msgspec applies it to a
+    class's own fields)."""
 
 
-class _Line(_Record, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False, tag_field="kind"):
+class _Line(_Record, frozen=True, tag_field="kind"):
     """A whole line: its `kind` is the tag that tells the union's members apart."""
 
     @property
@@ -115,7 +117,7 @@ class _Line(_Record, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=F
         return self.__struct_config__.tag  # pyright: ignore[reportReturnType]
 
 
-class BudgetRecord(_Record, frozen=True, kw_only=True, gc=False):
+class BudgetRecord(_Record, frozen=True, kw_only=True):
     """What a run has used so far. Step fields come from the engine; the rest are counted by the recorder.
 
     `steps_max`/`steps_remaining` are None in DAG mode. Token fields are None until a model reports usage;
@@ -133,7 +135,7 @@ class BudgetRecord(_Record, frozen=True, kw_only=True, gc=False):
     iterations_remaining: int | None = None
 
 
-class ErrorRecord(_Record, frozen=True, kw_only=True, gc=False):
+class ErrorRecord(_Record, frozen=True, kw_only=True):
     """An exception, as text: its class name, message, the node path when the engine gave one, and cause."""
 
     type: str
@@ -143,7 +145,7 @@ class ErrorRecord(_Record, frozen=True, kw_only=True, gc=False):
     cause_message: str | None = None
 
 
-class Header(_Line, frozen=True, kw_only=True, gc=False, tag="header"):
+class Header(_Line, frozen=True, kw_only=True, tag="header"):
     """First line of every run file."""
 
     format: str = FORMAT_NAME
@@ -159,14 +161,14 @@ class Header(_Line, frozen=True, kw_only=True, gc=False, tag="header"):
     meta: dict[str, Any] = {}
 
 
-class ValueDefined(_Line, frozen=True, kw_only=True, gc=False, tag="value"):
+class ValueDefined(_Line, frozen=True, kw_only=True, tag="value"):
     """A value stored once and referenced as `{"$ref": n}` from later lines (messages, mostly): values
     are numbered by their order in the file, from 0, and each is written before the first line using it."""
 
-    value: Any = None
+    value: Any
 
 
-class BudgetFields(_Record, frozen=True, kw_only=True, gc=False):
+class BudgetFields(_Record, frozen=True, kw_only=True):
     """A budget as stored: `BudgetRecord` with the step fields left out when they are what the step
     implies (`steps_used` = index + 1, `steps_max` = the header's `max_run_steps` at top level,
     `steps_remaining` = the difference), so a step line carries only the counters."""
@@ -182,7 +184,7 @@ class BudgetFields(_Record, frozen=True, kw_only=True, gc=False):
     iterations_remaining: int | None = None
 
 
-class ToolRunRecord(_Record, frozen=True, kw_only=True, gc=False):
+class ToolRunRecord(_Record, frozen=True, kw_only=True):
     """One tool call inside a ToolsNode execution.
 
     `input` is `{"$call": "arguments"}` when it is the arguments of the call with this ID in the
@@ -200,7 +202,7 @@ class ToolRunRecord(_Record, frozen=True, kw_only=True, gc=False):
     duration: float | None = None
 
 
-class NodeRunRecord(_Record, frozen=True, kw_only=True, gc=False):
+class NodeRunRecord(_Record, frozen=True, kw_only=True):
     """One execution of a node within a step. `name` and `component` are left out when they are the
     topology's; `t` is when it started, in seconds after its step started; `duration` is missing when
     it never finished (in a failed run's unfinished step)."""
@@ -216,7 +218,7 @@ class NodeRunRecord(_Record, frozen=True, kw_only=True, gc=False):
     tools: list[ToolRunRecord] = []
 
 
-class BranchDecided(_Record, frozen=True, kw_only=True, gc=False):
+class BranchDecided(_Record, frozen=True, kw_only=True):
     """The branch `branch_index` on `source` chose `chosen` (and not `skipped`) after step `step`.
 
     Stored inside a step line without `path` and `step` (the step's), without `source` when the step
@@ -231,7 +233,7 @@ class BranchDecided(_Record, frozen=True, kw_only=True, gc=False):
     skipped: list[str] | None = None
 
 
-class StepRecord(_Line, frozen=True, kw_only=True, gc=False, tag="step"):
+class StepRecord(_Line, frozen=True, kw_only=True, tag="step"):
     """One complete superstep of the graph at `path`, written when it ends.
 
     What ran (`runs`, in node order; tool calls in call order), the branch decisions, the state after
@@ -260,7 +262,7 @@ class StepRecord(_Line, frozen=True, kw_only=True, gc=False, tag="step"):
     delta: list[list[Any]] | None = None
 
 
-class StepUnfinished(_Line, frozen=True, kw_only=True, gc=False, tag="step_unfinished"):
+class StepUnfinished(_Line, frozen=True, kw_only=True, tag="step_unfinished"):
     """A superstep that started and never finished: the run failed or was interrupted in it. `runs`
     holds what ran (or was still running) before that happened."""
 
@@ -272,7 +274,7 @@ class StepUnfinished(_Line, frozen=True, kw_only=True, gc=False, tag="step_unfin
     runs: list[NodeRunRecord] = []
 
 
-class Interrupted(_Line, frozen=True, kw_only=True, gc=False, tag="interrupted"):
+class Interrupted(_Line, frozen=True, kw_only=True, tag="interrupted"):
     """The run stopped at an interrupt; it can be resumed from a checkpoint (a new recording)."""
 
     before_nodes: list[str] = []
@@ -283,7 +285,7 @@ class Interrupted(_Line, frozen=True, kw_only=True, gc=False, tag="interrupted")
     t: float
 
 
-class SegmentStarted(_Line, frozen=True, kw_only=True, gc=False, tag="segment"):
+class SegmentStarted(_Line, frozen=True, kw_only=True, tag="segment"):
     """A resumed run appended to the file of the run it continues (`Recorder(path, resume=True)`).
 
     Everything after this line, up to the next `segment` line, belongs to segment `index` (the first
@@ -306,7 +308,7 @@ class SegmentStarted(_Line, frozen=True, kw_only=True, gc=False, tag="segment"):
     meta: dict[str, Any] = {}
 
 
-class RunFinished(_Line, frozen=True, kw_only=True, gc=False, tag="run_finished"):
+class RunFinished(_Line, frozen=True, kw_only=True, tag="run_finished"):
     """Last line of a complete run: `ok` with `output`, `error` with `error`, or `interrupted`."""
 
     status: Literal["ok", "error", "interrupted"]
@@ -316,7 +318,7 @@ class RunFinished(_Line, frozen=True, kw_only=True, gc=False, tag="run_finished"
     duration: float | None = None
 
 
-class StateEdited(_Line, frozen=True, kw_only=True, gc=False, tag="edit"):
+class StateEdited(_Line, frozen=True, kw_only=True, tag="edit"):
     """A person changed the run under the debugger (`inspector debug`, `inspector fork --set`) at the
     boundary before step `step`: `path` (see docs/debugging.md) went from `old` to `new`. Values are
     encoded (and redacted) like step values. Readers that do not know the line skip it."""
@@ -328,7 +330,7 @@ class StateEdited(_Line, frozen=True, kw_only=True, gc=False, tag="edit"):
     t: float | None = None
 
 
-class RunAborted(_Line, frozen=True, kw_only=True, gc=False, tag="aborted"):
+class RunAborted(_Line, frozen=True, kw_only=True, tag="aborted"):
     """A person aborted the run under the debugger at the boundary before step `step`; the run's
     `run_finished` line follows (status `error`, error type `RunAborted`)."""
 

@@ -1,7 +1,8 @@
 """One line of a run file parsed safely: fast where it can be, `json.loads`'s answer always.
 
-`fileindex` checks and parses a file's lines through `load_json`, and reports a line that is not an
-event with `first_error`. Kept apart from the file index because it is about one line's bytes, not
+`fileindex` checks a file's usual lines with `is_json_object` (without parsing them) and the others
+with `load_json`, parses value lines with `load_json`, and reports a line that is not an event with
+`first_error`. Kept apart from the file index because it is about one line's bytes, not
 about where lines are: the parser choice (pydantic's Rust parser first, `json.loads` for what it
 refuses) and the nesting guard are the two rules a reader of the format needs, and they are tested on
 their own (`tests/inspector/test_reader.py`, every fixture line cut and altered).
@@ -60,8 +61,7 @@ def load_json(raw: bytes, *, nesting_checked: bool = False) -> Any:
     A line goes first to pydantic's JSON parser (Rust), which parses a run file's lines in half the time
     of json's C scanner, and gives the same values for what it accepts; it accepts less (lone surrogate
     escapes, a byte order mark, other encodings, 200 levels of nesting), so everything it refuses goes
-    through `json.loads`, and the results and errors are `json.loads`'s own. Opening a file checks every
-    line and reading it parses most lines once more, so this is most of the cost of opening a file."""
+    through `json.loads`, and the results and errors are `json.loads`'s own."""
     if not nesting_checked and too_deep(raw):
         raise NestedTooDeep(f"it nests more than {MAX_NESTING} levels deep")
     try:
