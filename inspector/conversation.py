@@ -51,8 +51,8 @@ class Said(Struct, frozen=True, gc=False):
     position: int | None
     node: str | None
     state_index: int | None
+    origin: str
     final: bool = False
-    origin: str = ""
 
 
 def message_key(message: dict[str, Any]) -> _Key:
@@ -183,21 +183,19 @@ class Conversation:
                 maker = makers[taken]
                 used[key] = taken + 1
                 matched += 1
-                said.append(Said(message, maker.position, maker.node, index, False, maker.node or "state"))
+                said.append(Said(message, maker.position, maker.node, index, maker.node or "state"))
             elif key in self._input_keys():
-                said.append(Said(message, None, None, index, origin="input"))
+                said.append(Said(message, None, None, index, "input"))
             else:
                 held = self._first_holding(index, key, position)
                 nodes = ", ".join(run.steps[held].nodes)
-                said.append(Said(message, held, nodes, index, origin="state"))
+                said.append(Said(message, held, nodes, index, "state"))
         if matched < len(produced):  # what the nodes said that the state does not hold
             seen: dict[_Key, int] = defaultdict(int)
             for item in produced:
                 seen[item.key] += 1
                 if seen[item.key] > used[item.key]:
-                    said.append(
-                        Said(item.message, item.position, item.node, None, origin=item.node or "state")
-                    )
+                    said.append(Said(item.message, item.position, item.node, None, item.node or "state"))
         return self._mark_final(said, position)
 
     def _tail(self, position: int, state: Any, last: int) -> list[Said]:
@@ -223,16 +221,16 @@ class Conversation:
             if found:
                 maker = found.pop()
                 newest = max(newest, maker.position)
-                said.append(Said(message, maker.position, maker.node, index, origin=maker.node or "state"))
+                said.append(Said(message, maker.position, maker.node, index, maker.node or "state"))
             elif key in self._input_keys():
-                said.append(Said(message, None, None, index, origin="input"))
+                said.append(Said(message, None, None, index, "input"))
             else:
                 held = self._first_holding(index, key, position)
-                said.append(Said(message, held, ", ".join(self.run.steps[held].nodes), index, origin="state"))
+                said.append(Said(message, held, ", ".join(self.run.steps[held].nodes), index, "state"))
         said.reverse()
         # what the last steps said that the state does not hold (a final answer at END), as `at` adds
         said.extend(
-            Said(p.message, p.position, p.node, None, origin=p.node or "state")
+            Said(p.message, p.position, p.node, None, p.node or "state")
             for p in recent
             if p.position > newest and p.key not in wanted
         )
