@@ -103,13 +103,14 @@ _LOOKED_AT = 2 * PREVIEW_WIDTH
 _WIDEST_ESCAPE = len(" ⏎ ") + len("\\u200d")  # what one character may become, with a margin
 
 
-def _one_spaced(text: str) -> str:
-    """`" ".join(text.split())`, without splitting the usual text, already spaced so: in printable
-    text the only whitespace is the space (every other whitespace character is unprintable), so
-    printable text without two spaces in a row or at either end is unchanged (C-speed checks)."""
+def _on_one_line(text: str) -> str:
+    """`one_line(" ".join(text.split()))`, without splitting or escaping the usual text, already on one
+    line: in printable text the only whitespace is the space (every other whitespace character is
+    unprintable) and `one_line` leaves printable text as it is, so printable text without two spaces in
+    a row or at either end is unchanged (C-speed checks, one pass over the text)."""
     if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
-    return " ".join(text.split())
+    return one_line(" ".join(text.split()))
 
 
 def preview_line(text: str) -> str:
@@ -121,10 +122,10 @@ def preview_line(text: str) -> str:
     differently without the character after it, so their line must reach past the cut by the widest
     escape."""
     if len(text) > _LOOKED_AT:
-        head = one_line(_one_spaced(text[:_LOOKED_AT]))
+        head = _on_one_line(text[:_LOOKED_AT])
         if len(head) >= PREVIEW_WIDTH + _WIDEST_ESCAPE:
             return head[: PREVIEW_WIDTH - 3] + "..."
-    out = one_line(_one_spaced(text))
+    out = _on_one_line(text)
     return out if len(out) <= PREVIEW_WIDTH else out[: PREVIEW_WIDTH - 3] + "..."
 
 

@@ -105,3 +105,44 @@ def test_state_changes_equal_changes_of_the_states_on_every_kind_of_edit(tmp_pat
     with read_run(path) as run:
         assert run.status == "ok" and any(run.finished_event(i).full for i in range(1, len(run.steps)))
         assert _check_every_step(run) > 100
+
+
+def test_state_changes_equal_changes_of_the_states_when_a_step_only_appends(tmp_path: Path) -> None:
+    """Steps whose delta appends to one history (read off the delta itself): a top-level history, one
+    under a `$` key (stored as `$$log`), one nested in a dict, two messages at once, runs that extend
+    the last one and runs that start a new one."""
+    path = tmp_path / "run.jsonl"
+    recorder = Recorder(path, clock=lambda: 1.0, run_id="r", snapshot_every=5)
+    recorder.on_start(RunInfo(None, "loop", "Graph"), "go")
+    state: dict[str, Any] = {
+        "messages": [Message.user("q")],
+        "$log": [Message.user("l")],
+        "deep": {"inner": [Message.user("d")]},
+    }
+    decision = BranchDecision("work", 0, ("work",), ())
+    for i in range(24):
+        recorder.on_step_start(StepInfo(i, ("work",), Budget.of(i, 100)))
+        if i % 4 in (0, 1):  # twice in a row: the second run extends the first
+            state = {**state, "messages": [*state["messages"], Message.assistant(f"m{i}")]}
+        elif i % 4 == 2:
+            state = {**state, "$log": [*state["$log"], Message.assistant(f"l{i}")]}
+        else:
+            pair = [Message.assistant(f"d{i}"), Message.assistant(f"e{i}")]
+            state = {**state, "deep": {"inner": [*state["deep"]["inner"], *pair]}}
+        recorder.on_step_end(
+            StepInfo(
+                i, ("work",), Budget.of(i + 1, 100), state=state, branches=(decision,), next_nodes=("work",)
+            )
+        )
+    recorder.on_end(RunInfo(None, "loop", "Graph"), "done")
+    with read_run(path) as run:
+        paths = {
+            tuple(op[1])
+            for i in range(len(run.steps))
+            for op in run.finished_event(i).delta or []
+            if op[0] == "append"
+        }
+        assert paths == {("messages",), ("$$log",), ("deep", "inner")}
+        assert _check_every_step(run) > 50
+        assert [c.path for c in run.state_changes(1, 2)] == [("$log", 1)]
+        assert [c.path for c in run.state_changes(2, 3)] == [("deep", "inner", 1), ("deep", "inner", 2)]
