@@ -285,7 +285,8 @@ class Conversation:
 
     def said_by(self, message: dict[str, Any], position: int) -> tuple[int, str] | None:
         """The step and node that first produced `message`, at or before `position`; None if none did."""
-        self._build(position)
+        if position > self._built:  # (checked here: `show` asks once a step, and the walk is built)
+            self._build(position)
         makers = self._makers.get(self._key(message))
         first = makers[0] if makers else None
         if first is None or first.position > position:

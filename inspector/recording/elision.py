@@ -16,6 +16,7 @@ from typing import Any
 
 from graph_core.topology import END
 from inspector.recording.format import BranchDecided, BudgetFields, BudgetRecord, replace
+from inspector.recording.valuelist import LISTS
 
 __all__ = [
     "CALL_ARGUMENTS",
@@ -265,7 +266,7 @@ def call_field(message: Any, call_id: str | None, field: str) -> Any:
 
 def call_content(messages: Any, call_id: str | None) -> Any:
     """The content of the tool message answering `call_id` in a (resolved) list of messages."""
-    if isinstance(messages, Sequence) and not isinstance(messages, str):
+    if isinstance(messages, LISTS):  # (not the `Sequence` ABC: ten times slower, asked at every tool run)
         for message in messages:  # pyright: ignore[reportUnknownVariableType]
             if isinstance(message, dict) and message.get("tool_call_id") == call_id:  # pyright: ignore[reportUnknownMemberType]
                 return message.get("content", "")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]

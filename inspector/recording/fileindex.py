@@ -406,7 +406,9 @@ class RunFile:
 
     def parse_at(self, offset: int) -> Any:
         """The event on the line at `offset`, or None when lenient and it is corrupt (then skipped)."""
-        raw = self.raw_line(offset)
+        data = self.data
+        end = data.find(b"\n", offset)  # (`raw_line` inline: every step line read comes here)
+        raw = data[offset : end if end >= 0 else len(data)]
         try:
             if not self.nesting_checked(offset) and too_deep(raw):
                 raise NestedTooDeep(f"it nests more than {MAX_NESTING} levels deep")
@@ -435,8 +437,10 @@ class RunFile:
 
     def step_line(self, i: int) -> StepRecord:
         """The `i`-th top-level step line, parsed (cached)."""
-        cached = self._lines.get_lru(i)
+        lines = self._lines
+        cached = lines.get(i)  # (`get_lru` inline: a walk asks for each line several times)
         if cached is not None:
+            lines.move_to_end(i)
             return cached
         event = self.parse_at(self.spans[i])
         if not isinstance(event, StepRecord):

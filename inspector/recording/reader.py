@@ -140,8 +140,10 @@ class Run:
         return file.line_end(file.spans[i - 1]) + 1
 
     def step(self, i: int) -> Step:
-        cached = self._step_cache.get_lru(i)
+        steps = self._step_cache
+        cached = steps.get(i)  # (`get_lru` inline: a walk asks for each step a few times)
         if cached is not None:
+            steps.move_to_end(i)
             return cached
         step = Step(self, i, self._file.step_line(i), self.segment_of(i))
         self._step_cache.put(i, step)
@@ -239,14 +241,17 @@ class Run:
         node_path = (*path, record.node)
         name, component = record.name, record.component
         if name is None or component is None:
-            name, component = expand_node_names(name, component, self._node_info(node_path, segment))
+            known = self._node_infos.get((node_path, segment))  # (`_node_info`'s cache, looked at here)
+            if known is None:
+                known = self._node_info(node_path, segment)
+            name, component = expand_node_names(name, component, known)
+        values = self._values
         if not self.lenient:  # a hand-edited marker is reported here, as when values were resolved here
-            check = self._values.check
-            check(record.input)
-            check(record.output)
-        run = RecordedNodeRun(self.resolve, record, node_path, name, component, base)
+            values.check(record.input)
+            values.check(record.output)
+        resolve = values.resolve  # (`Run.resolve` itself, without the call that forwards to it)
+        run = RecordedNodeRun(resolve, record, node_path, name, component, base)
         if record.tools:
-            resolve = self.resolve
             run.tools = [RecordedToolRun(resolve, run, tool) for tool in record.tools]
         return run
 

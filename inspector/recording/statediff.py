@@ -179,6 +179,8 @@ class Change(Struct, frozen=True, gc=False):
 
 def format_path(path: Path) -> str:
     """`messages[3].content` style, for people."""
+    if len(path) == 2 and type(path[0]) is str and type(path[1]) is int:  # the usual: a history's item
+        return f"{path[0]}[{path[1]}]"
     out = ""
     for part in path:
         if isinstance(part, int):

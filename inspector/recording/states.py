@@ -36,8 +36,9 @@ class StateHistory:
     def raw_state_at(self, i: int) -> Any:
         """The state after step `i` as stored (messages still `{"$ref": n}`)."""
         raw = self._raw
-        cached = raw.get_lru(i)
-        if cached is not None:  # a walk asks for each state twice: as the new one, then as the old one
+        cached = raw.get(i)  # (`get_lru` inline: a walk asks for each state twice, new and then old)
+        if cached is not None:
+            raw.move_to_end(i)
             return cached[0]
         file = self._file
         spans = file.spans
@@ -48,7 +49,7 @@ class StateHistory:
             return None
         base = file.full[k]
         j = i - 1
-        cached = raw.get_lru(j) if j >= base else None  # a walk: the step before is the one cached
+        cached = raw.get(j) if j >= base else None  # a walk: the step before is the one cached
         while cached is None and j > base:
             j -= 1
             cached = raw.get_lru(j)
