@@ -61,9 +61,11 @@ def message_key(message: dict[str, Any]) -> _Key:
     calls = message.get("tool_calls")
     called = (
         tuple(
-            (c.get("id"), c.get("name"), c.get("arguments"))  # pyright: ignore[reportUnknownMemberType]
-            for c in calls  # pyright: ignore[reportUnknownVariableType]
-            if isinstance(c, dict)
+            [
+                (c.get("id"), c.get("name"), c.get("arguments"))  # pyright: ignore[reportUnknownMemberType]
+                for c in calls  # pyright: ignore[reportUnknownVariableType]
+                if isinstance(c, dict)
+            ]
         )
         if isinstance(calls, list)
         else ()

@@ -323,7 +323,11 @@ def _at(run: Run, step: Step) -> str:
 
 
 def _went_to_end(step: Step, source: str) -> bool:
-    decisions = [b for b in step.branches if b.source == source]
-    if decisions:
-        return any(END in b.chosen for b in decisions)
-    return step.ended
+    """Whether a branch from `source` chose END after `step` (none decided: whether the step ended)."""
+    decided = False
+    for branch in step.branches:  # (a loop, not a generator: asked for every model run of a walk)
+        if branch.source == source:
+            if END in branch.chosen:
+                return True
+            decided = True
+    return False if decided else step.ended

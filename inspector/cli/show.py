@@ -88,7 +88,7 @@ def _preview(value: Any) -> str:
         # A hand-edited file may hold anything here: only call objects are named.
         calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []  # pyright: ignore[reportUnknownVariableType]
         if calls:
-            names = ", ".join(f"{c.get('name')}({c.get('arguments', '')})" for c in calls)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            names = ", ".join([f"{c.get('name')}({c.get('arguments', '')})" for c in calls])  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             text = f"{text} -> {names}" if text else f"-> {names}"
         out = f"{role}: {text}"
     elif isinstance(value, str):
@@ -243,7 +243,7 @@ def _segment_lines(
             change = f"{_preview(edit.old)} -> {_preview(edit.new)}"
             lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
         duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
-        lines.append(f"step {step.index}  {_names(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
+        lines.append(f"step {step.index}  {_node_list(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
         for node_run in step.node_runs:
             for tool in node_run.tools:
                 # (a preview is on one line already)

@@ -108,10 +108,12 @@ def appended_runs(old: dict[str, Any], new: dict[str, Any]) -> list[list[int]] |
 
 def _concat(value: Any, items: Any) -> Any:
     if type(items) is dict and "$refs" in items:
-        runs = [list(r) for r in value["$refs"]]
+        # The runs are shared with `value`, never changed in place: a run that grows is replaced (a
+        # history of many runs is not copied run by run at every step).
+        runs = list(value["$refs"])
         for start, stop in items["$refs"]:
             if runs and runs[-1][1] == start:
-                runs[-1][1] = stop
+                runs[-1] = [runs[-1][0], stop]
             else:
                 runs.append([start, stop])
         return {"$refs": runs}
