@@ -73,7 +73,7 @@ def message_key(message: dict[str, Any]) -> _Key:
     content = message.get("content")
     return (
         message.get("role"),
-        content if isinstance(content, str | None) else repr(content),
+        content if content is None or isinstance(content, str) else repr(content),
         called,
         message.get("tool_call_id"),
     )

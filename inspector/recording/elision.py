@@ -257,7 +257,7 @@ def expand_tool_call(
 def call_field(message: Any, call_id: str | None, field: str) -> Any:
     """A field of the tool call `call_id` in a (resolved) assistant message (arguments, name)."""
     calls = message.get("tool_calls") if isinstance(message, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if isinstance(calls, list | tuple):  # a hand-edited file may hold anything here
+    if isinstance(calls, (list, tuple)):  # a hand-edited file may hold anything (`X | Y` is built per call)
         for call in calls:  # pyright: ignore[reportUnknownVariableType]
             if isinstance(call, dict) and call.get("id") == call_id:  # pyright: ignore[reportUnknownMemberType]
                 return call.get(field)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
