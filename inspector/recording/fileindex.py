@@ -43,6 +43,7 @@ from inspector.recording.line_parse import (
     NestedTooDeep,
     first_error,
     is_json_object,
+    json_object_count,
     load_json,
     too_deep,
 )
@@ -291,14 +292,16 @@ class RunFile:
         event line that is one JSON object, without brackets enough to be too deep, in a file of valid
         UTF-8), checked without being parsed (`is_json_object`); where the first other line starts."""
         data = self.data
-        if not 0 < pos < end or not _utf8(data[pos:end]):
+        if not 0 < pos < end:
+            return pos
+        region = data[pos:end]
+        if not _utf8(region):
             return pos  # (a file with broken UTF-8: every line is checked the slow way, which finds it)
+        if usual_lines(region):
+            return end  # (the usual file: every line at once)
         while pos < end:
             nl = data.find(b"\n", pos)
-            line = data[pos:nl]
-            if not line.startswith(_EVENT_START) or line.count(b"[") + line.count(b"{") > MAX_NESTING:
-                break
-            if not is_json_object(line):
+            if not usual_line(data[pos:nl]):
                 break
             pos = nl + 1
         return pos
@@ -451,6 +454,37 @@ class RunFile:
     def close(self) -> None:
         if isinstance(self.data, mmap.mmap):
             self.data.close()
+
+
+def usual_line(line: bytes) -> bool:
+    """Whether `line` (without its newline, in a file of valid UTF-8) is an event line that is one JSON
+    object, without brackets enough to nest too deep: the line the open check passes unparsed."""
+    if not line.startswith(_EVENT_START) or line.count(b"[") + line.count(b"{") > MAX_NESTING:
+        return False
+    return is_json_object(line)
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[{\n")
+
+
+def usual_lines(region: bytes) -> bool:
+    """Whether every line of `region` (whole lines, each ending in a newline, valid UTF-8) is a
+    `usual_line`, found in a few passes over all of them rather than a call per line.
+
+    A line starts with `{"kind":"` and ends with `}` (each counted where only a line's start or end
+    can be), so no JSON value can run on from one line into the next: at a line's `}`, a string still
+    open would hold the newline, which JSON forbids, and an object or array still open would need a
+    comma or its closing bracket before the next line's `{`. Each line then starts a value of its own,
+    so as many objects as lines means one object on each line. The brackets of each line are counted
+    on a copy that keeps only them and the newlines."""
+    lines = region.count(b"\n")
+    if region.count(b"\n" + _EVENT_START) != lines - 1 or not region.startswith(_EVENT_START):
+        return False
+    if region.count(b"}\n") != lines:
+        return False
+    if max(map(len, region.translate(None, _NOT_BRACKETS).split(b"\n"))) > MAX_NESTING:
+        return False
+    return json_object_count(region) == lines
 
 
 def _utf8(data: bytes) -> bool:

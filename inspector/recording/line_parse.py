@@ -16,7 +16,15 @@ from typing import Any
 import msgspec
 from pydantic_core import from_json
 
-__all__ = ["MAX_NESTING", "NestedTooDeep", "first_error", "is_json_object", "load_json", "too_deep"]
+__all__ = [
+    "MAX_NESTING",
+    "NestedTooDeep",
+    "first_error",
+    "is_json_object",
+    "json_object_count",
+    "load_json",
+    "too_deep",
+]
 
 MAX_NESTING = 200
 """Brackets a line may nest: the encoder stops at 64 levels of data inside a few of the format's."""
@@ -90,6 +98,16 @@ def is_json_object(raw: bytes) -> bool:
     except msgspec.DecodeError:
         return False
     return True
+
+
+def json_object_count(raw: bytes) -> int | None:
+    """How many JSON objects follow one another in `raw` (whitespace between them), None when anything
+    else is there: `is_json_object` for many lines in one call (msgspec's `decode_lines`), which says
+    nothing about where each object starts or ends; the caller settles that (see `RunFile`)."""
+    try:
+        return len(_objects.decode_lines(raw))
+    except msgspec.DecodeError:
+        return None
 
 
 def first_error(exc: Exception) -> str:

@@ -311,6 +311,60 @@ def test_the_open_check_passes_only_lines_json_loads_reads_as_an_object() -> Non
     assert passed > 100 and refused > 100  # the cases hold both
 
 
+def test_the_open_check_of_many_lines_passes_what_it_passes_line_by_line() -> None:
+    """`usual_lines` checks a file's lines together: a run of lines it passes is one `usual_line`
+    passes line by line (the open check then skips them), and it passes the usual file whole. Checked
+    on groups of fixture lines cut and altered and of lines made to run a value on from one line into
+    the next, to hold two values, or to nest right at the limit. (It may refuse what each line would
+    pass, such as a line ending in a space: then the lines are checked one by one.)"""
+    import random
+
+    from inspector.recording.fileindex import usual_line, usual_lines
+    from inspector.recording.line_parse import MAX_NESTING
+
+    def utf8(raw: bytes) -> bool:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
+    def deep(brackets: int) -> bytes:
+        return b'{"kind":"value","value":' + b"[" * (brackets - 1) + b"]" * (brackets - 1) + b"}"
+
+    hostile = [
+        b'{"kind":"a","x":[{}',  # an array left open, closed on the next line
+        b'{"kind":"b"}]}',
+        b'{"kind":"c"}{"kind":"d"}',  # two values on one line (would make up the count)
+        b'{"kind":"e"} {"kind":"f"}',
+        b'{"kind":"g","s":"}',  # a string left open at the line's end
+        b'{"kind":"h"}"}',
+        b'{"kind":"i","x":{}',  # an object left open
+        b"}",
+        b'{"kind":"j"} ',
+        deep(MAX_NESTING),
+        deep(MAX_NESTING + 1),
+    ]
+    assert usual_line(deep(MAX_NESTING)) and not usual_line(deep(MAX_NESTING + 1))
+    for run_on in ([hostile[0], hostile[1], hostile[2]], [hostile[6], hostile[7], hostile[3]]):
+        assert not usual_lines(b"".join(line + b"\n" for line in run_on))  # lines as many as objects
+    pool = [line for line in _cut_and_altered(17) if utf8(line)] + hostile * 40
+    good = [line for line in pool if usual_line(line)]
+    rng = random.Random(17)
+    passed = 0
+    for _ in range(3000):
+        source = good if rng.random() < 0.5 else pool
+        group = [rng.choice(source) for _ in range(rng.randint(1, 6))]
+        if usual_lines(b"".join(line + b"\n" for line in group)):
+            assert all(usual_line(line) for line in group), group
+            passed += 1
+    assert 300 < passed < 2700  # the groups hold both
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
+    for path in sorted(fixtures.glob("*.jsonl")):
+        lines = path.read_bytes().splitlines(keepends=True)
+        assert usual_lines(b"".join(lines[1:])), path.name  # every line after the header, at once
+
+
 def test_an_event_line_means_what_json_loads_reads_in_it() -> None:
     """A step line is decoded and checked by msgspec; what its parser refuses and `json.loads` reads
     (NaN, a lone surrogate escape) is checked the same way from `json.loads`'s values, so every line
