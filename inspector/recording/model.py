@@ -83,9 +83,12 @@ class NodeRun:
 class _OnFirstRead(Generic[_Owner]):
     """A recorded node run's value (`input`, `output`), worked out by `make` when first read: walking a
     run's steps for their tool results or errors (`show`, `diagnose`, `diff`) does not rebuild every
-    model call's message history. The value then lies in the instance's `__dict__` under the same
-    name, which a descriptor without `__set__` gives way to: later reads, and assignments, never come
-    here (`functools.cached_property` without the lock it takes in Python 3.11)."""
+    model call's message history. The value is then set on the instance under the same name, which a
+    descriptor without `__set__` gives way to: later reads, and assignments, never come here
+    (`functools.cached_property` without the lock it takes in Python 3.11). It is set with `setattr`,
+    not through `__dict__`: asking for an instance's `__dict__` makes Python 3.11 give up the compact
+    attribute storage it keeps for instances of a class, and every later attribute read on that node
+    run goes the slow way (3.7k instructions a step of `show`)."""
 
     def __init__(self, make: Callable[[_Owner], Any]) -> None:
         self._make = make
@@ -97,7 +100,8 @@ class _OnFirstRead(Generic[_Owner]):
     def __get__(self, run: _Owner | None, owner: type | None = None) -> Any:
         if run is None:
             return self
-        value = run.__dict__[self._name] = self._make(run)
+        value = self._make(run)
+        setattr(run, self._name, value)
         return value
 
 

@@ -80,7 +80,9 @@ class ValueTable:
     def _read(self, ref: int) -> Any:
         file = self._file
         offset = self._offsets[ref]
-        raw = file.raw_line(offset)
+        data = file.data
+        end = data.find(b"\n", offset)  # (`raw_line` inline: every value read comes here)
+        raw = data[offset : end if end >= 0 else len(data)]
         try:
             value = load_json(raw, nesting_checked=file.nesting_checked(offset))["value"]
         except (ValueError, KeyError, TypeError):
