@@ -93,7 +93,9 @@ class Run:
         self._states = StateHistory(file, self._values)
         self._step_cache = LRU(STEP_CACHE)
         self._span_ends: list[int] | None = None
-        self._branch_ends: dict[tuple[int, tuple[str, ...]], dict[tuple[str, int], tuple[str, ...]]] = {}
+        self._branch_ends: dict[
+            tuple[int | None, tuple[str, ...]], dict[tuple[str, int], tuple[str, ...]]
+        ] = {}
         self._unfinished: dict[int, UnfinishedStep | None] = {}
         self._node_infos: dict[tuple[tuple[str, ...], int | None], tuple[str, str]] = {}
         self.skipped_lines = file.skipped_lines
@@ -191,7 +193,7 @@ class Run:
     def _ends(
         self, path: tuple[str, ...], segment: int | None = None
     ) -> dict[tuple[str, int], tuple[str, ...]]:
-        key = (id(self._topology_of(segment)), path)
+        key = (segment, path)  # (by segment, not by its topology: asked for at every step)
         cached = self._branch_ends.get(key)
         if cached is None:
             topology = self._topology_of(segment)
