@@ -27,10 +27,9 @@ from inspector.cli.plain import one_line, one_line_list
 from inspector.conversation import Conversation, Said, messages_of, step_name
 from inspector.diagnostics import Diagnostic, Findings, diagnose
 from inspector.errortext import error_text, without_node_path
-from inspector.recording import Run, RunFileWarning, Segment, read_run
+from inspector.recording import NodeRun, Run, RunFileWarning, Segment, read_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord, record_dict
-from inspector.recording.model import Step
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
 
@@ -164,11 +163,11 @@ def _change_text(
     return text
 
 
-def _said_lines(step: Step, preview: _Previews) -> list[str]:
-    """What the step's nodes said: the messages they produced, other than tool results (each tool call
+def _said_lines(node_runs: list[NodeRun], preview: _Previews) -> list[str]:
+    """What a step's nodes said: the messages they produced, other than tool results (each tool call
     already has its line)."""
     lines: list[str] = []
-    for node_run in step.node_runs:
+    for node_run in node_runs:
         if node_run.error is not None:
             continue
         for message in messages_of(node_run.output):
@@ -244,7 +243,8 @@ def _segment_lines(
             lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
         duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
         lines.append(f"step {step.index}  {_node_list(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
-        for node_run in step.node_runs:
+        node_runs = step.node_runs
+        for node_run in node_runs:
             for tool in node_run.tools:
                 # (a preview is on one line already)
                 outcome = f"failed: {one_line(tool.error.message)}" if tool.error else preview(tool.output)
@@ -254,7 +254,7 @@ def _segment_lines(
             elif node_run.error is not None and not node_run.tools:
                 failed = one_line(error_text(node_run.error.type, node_run.error.message))
                 lines.append(f"    {one_line(node_run.node)} failed: {failed}")
-        lines.extend(_said_lines(step, preview))
+        lines.extend(_said_lines(node_runs, preview))
         interrupted = getattr(step, "interrupted", ())
         if interrupted:
             lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
