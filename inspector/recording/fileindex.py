@@ -39,13 +39,15 @@ from inspector.recording.format import (
     header_from,
 )
 from inspector.recording.line_parse import (
+    EVENT_START,
     MAX_NESTING,
     NestedTooDeep,
     first_error,
-    is_json_object,
-    json_object_count,
     load_json,
     too_deep,
+    usual_line,
+    usual_lines,
+    utf8,
 )
 
 __all__ = [
@@ -60,7 +62,6 @@ _STEP_FULL = b'\n{"kind":"step","full":true,'
 _VALUE = b'\n{"kind":"value",'
 _SEGMENT = b'\n{"kind":"segment",'
 _HEADER_START = b'{"kind":"header",'
-_EVENT_START = b'{"kind":"'
 _INDEXED = (b'{"kind":"step","index":', _STEP_FULL[1:], _SEGMENT[1:])
 # A top-level step line's start: group 1 marks a full snapshot, group 2 is the index when it follows
 # (always, from the recorder; a hand-edited line may hold something else, read by parsing the line).
@@ -265,7 +266,7 @@ class RunFile:
         while 0 < pos < end:
             nl = data.find(b"\n", pos)
             line = data[pos:nl]
-            ok = line.startswith(_EVENT_START)
+            ok = line.startswith(EVENT_START)
             what = "is not a JSON event line"
             obj: Any = None
             if ok:
@@ -295,7 +296,7 @@ class RunFile:
         if not 0 < pos < end:
             return pos
         region = data[pos:end]
-        if not _utf8(region):
+        if not utf8(region):
             return pos  # (a file with broken UTF-8: every line is checked the slow way, which finds it)
         if usual_lines(region):
             return end  # (the usual file: every line at once)
@@ -454,48 +455,6 @@ class RunFile:
     def close(self) -> None:
         if isinstance(self.data, mmap.mmap):
             self.data.close()
-
-
-def usual_line(line: bytes) -> bool:
-    """Whether `line` (without its newline, in a file of valid UTF-8) is an event line that is one JSON
-    object, without brackets enough to nest too deep: the line the open check passes unparsed."""
-    if not line.startswith(_EVENT_START) or line.count(b"[") + line.count(b"{") > MAX_NESTING:
-        return False
-    return is_json_object(line)
-
-
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[{\n")
-
-
-def usual_lines(region: bytes) -> bool:
-    """Whether every line of `region` (whole lines, each ending in a newline, valid UTF-8) is a
-    `usual_line`, found in a few passes over all of them rather than a call per line.
-
-    A line starts with `{"kind":"` and ends with `}` (each counted where only a line's start or end
-    can be), so no JSON value can run on from one line into the next: at a line's `}`, a string still
-    open would hold the newline, which JSON forbids, and an object or array still open would need a
-    comma or its closing bracket before the next line's `{`. Each line then starts a value of its own,
-    so as many objects as lines means one object on each line. The brackets of each line are counted
-    on a copy that keeps only them and the newlines."""
-    lines = region.count(b"\n")
-    if region.count(b"\n" + _EVENT_START) != lines - 1 or not region.startswith(_EVENT_START):
-        return False
-    if region.count(b"}\n") != lines:
-        return False
-    if max(map(len, region.translate(None, _NOT_BRACKETS).split(b"\n"))) > MAX_NESTING:
-        return False
-    return json_object_count(region) == lines
-
-
-def _utf8(data: bytes) -> bool:
-    """Whether `data` is valid UTF-8 (most files are ASCII, which is checked faster)."""
-    if data.isascii():
-        return True
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _highest_ref(value: Any) -> int:

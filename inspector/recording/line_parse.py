@@ -17,6 +17,7 @@ import msgspec
 from pydantic_core import from_json
 
 __all__ = [
+    "EVENT_START",
     "MAX_NESTING",
     "NestedTooDeep",
     "first_error",
@@ -24,6 +25,9 @@ __all__ = [
     "json_object_count",
     "load_json",
     "too_deep",
+    "usual_line",
+    "usual_lines",
+    "utf8",
 ]
 
 MAX_NESTING = 200
@@ -121,3 +125,50 @@ def first_error(exc: Exception) -> str:
         return text
     where = where.rstrip("`").lstrip(".")
     return f"{where}: {what}" if where else what
+
+
+EVENT_START = b'{"kind":"'
+"""How every line after a run file's header starts."""
+
+
+def usual_line(line: bytes) -> bool:
+    """Whether `line` (without its newline, in a file of valid UTF-8) is an event line that is one JSON
+    object, without brackets enough to nest too deep: the line the open check passes unparsed."""
+    if not line.startswith(EVENT_START) or line.count(b"[") + line.count(b"{") > MAX_NESTING:
+        return False
+    return is_json_object(line)
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[{\n")
+
+
+def usual_lines(region: bytes) -> bool:
+    """Whether every line of `region` (whole lines, each ending in a newline, valid UTF-8) is a
+    `usual_line`, found in a few passes over all of them rather than a call per line (the open check
+    of a run file, `RunFile`).
+
+    A line starts with `{"kind":"` and ends with `}` (each counted where only a line's start or end
+    can be), so no JSON value can run on from one line into the next: at a line's `}`, a string still
+    open would hold the newline, which JSON forbids, and an object or array still open would need a
+    comma or its closing bracket before the next line's `{`. Each line then starts a value of its own,
+    so as many objects as lines means one object on each line. The brackets of each line are counted
+    on a copy that keeps only them and the newlines."""
+    lines = region.count(b"\n")
+    if region.count(b"\n" + EVENT_START) != lines - 1 or not region.startswith(EVENT_START):
+        return False
+    if region.count(b"}\n") != lines:
+        return False
+    if max(map(len, region.translate(None, _NOT_BRACKETS).split(b"\n"))) > MAX_NESTING:
+        return False
+    return json_object_count(region) == lines
+
+
+def utf8(data: bytes) -> bool:
+    """Whether `data` is valid UTF-8 (most files are ASCII, which is checked faster)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -319,15 +319,7 @@ def test_the_open_check_of_many_lines_passes_what_it_passes_line_by_line() -> No
     pass, such as a line ending in a space: then the lines are checked one by one.)"""
     import random
 
-    from inspector.recording.fileindex import usual_line, usual_lines
-    from inspector.recording.line_parse import MAX_NESTING
-
-    def utf8(raw: bytes) -> bool:
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-        return True
+    from inspector.recording.line_parse import MAX_NESTING, usual_line, usual_lines, utf8
 
     def deep(brackets: int) -> bytes:
         return b'{"kind":"value","value":' + b"[" * (brackets - 1) + b"]" * (brackets - 1) + b"}"
