@@ -4,7 +4,8 @@ A long run's diagnostics and visit counts read every step: seconds at 100,000 st
 hold a key. One child process walks the steps for both (`Session.walk_separately`, the child side in
 `background.py`) and reports as it goes; the app takes its reports in here, and ends the child when the
 app closes. The freeze keeps the garbage collector's full collections, which walk every object still
-tracked, off the ~100,000 objects a long run's opening leaves alive.
+tracked, off the objects alive after the first frame: the ~100,000 a long run's opening leaves, and
+Textual's own widgets, styles and modules, which are most of them on a short run.
 """
 
 from __future__ import annotations
@@ -20,10 +21,7 @@ from inspector.tui import paths
 if TYPE_CHECKING:
     from inspector.tui.app import ReplayApp
 
-__all__ = ["FREEZE_AFTER_STEPS", "Walker"]
-
-FREEZE_AFTER_STEPS = 5_000
-"""A run longer than this has the objects alive after its first frame frozen (`Walker.freeze`)."""
+__all__ = ["Walker"]
 
 
 class Walker:
@@ -61,8 +59,8 @@ class Walker:
             app.show_cursor()
 
     def freeze_after_first_frame(self) -> None:
-        """Freeze the objects alive after the next frame, once, for a run over `FREEZE_AFTER_STEPS`."""
-        if len(self.app.session) > FREEZE_AFTER_STEPS and not self.frozen:
+        """Freeze the objects alive after the next frame, once, whatever the run's length."""
+        if not self.frozen:
             self.app.call_after_refresh(self.freeze)
 
     def freeze(self) -> None:
