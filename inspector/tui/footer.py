@@ -3,9 +3,18 @@
 The footer lists the shown keys left to right and cuts what does not fit; with ten keys, `? Help` and
 `q Quit` (last in the key table) appeared only from 220 columns. First in the footer, the two keys a
 newcomer needs are on screen at any width, and the stepping keys fill whatever room is left.
+
+The keys are built when the footer is mounted, into the first frame. Textual's footer builds them (a
+dozen widgets mounted and styled: about 30 ms here) only after the first frame, when focus first
+moves, which put that work into the first key the user pressed. Focus moving changes only the order
+of the shown keys (the focused pane's own keys are all hidden, but a key it binds too keeps its place
+first), so the keys built are put in the new order instead of being built again.
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
+from typing import NamedTuple
 
 from textual.app import ComposeResult
 from textual.screen import Screen
@@ -17,6 +26,22 @@ __all__ = ["FIRST", "KeyFooter"]
 
 FIRST = ("help", "quit")
 """Actions whose keys come first in the footer, in this order."""
+
+
+class _Key(NamedTuple):
+    """One shown binding as the footer reads it."""
+
+    key: str
+    binding: str
+    action: str
+    description: str
+    group: object
+    enabled: bool
+    tooltip: str
+
+
+_Keys = tuple[tuple[_Key, ...], bool, bool]
+"""The shown keys in order, whether the palette's key shows, whether the app has a palette."""
 
 
 class KeyFooter(Footer):
@@ -33,36 +58,70 @@ class KeyFooter(Footer):
 
     def __init__(self) -> None:
         super().__init__()
-        self._shown: object = None
+        self._bindings_ready = True  # built when mounted, not after the first signal
+        self._shown: _Keys | None = None
         self.recomposes = 0
         """How many times the keys were built (tests check that closing a prompt builds none)."""
 
     def bindings_changed(self, screen: Screen[object]) -> None:
-        """Build the keys again only when the screen's keys changed. Textual's footer rebuilds them
-        (a dozen widgets mounted and styled) whenever the bindings may have changed: when focus moves
-        and when a prompt closes, which is every `g` and `/`, though the keys are the same."""
+        """Build the keys again only when the screen's shown keys changed, and only reorder them when
+        just their order did. Textual's footer rebuilds them whenever the bindings may have changed:
+        when focus moves and when a prompt closes, which is every `g` and `/`, though the keys are the
+        same."""
         shown = self._keys(screen)
-        if shown == self._shown and self._bindings_ready:
+        if shown == self._shown or (self._shown is not None and self._reorder(shown)):
+            self._shown = shown
             return
         super().bindings_changed(screen)
-        if screen.app.app_focus and self.is_attached and screen is self.screen:  # it builds them
-            self._shown = shown
 
-    def _keys(self, screen: Screen[object]) -> object:
-        """What the footer would show for `screen`: every active binding as the footer reads it."""
-        keys = [
-            (key, binding.key, binding.action, binding.description, binding.show, binding.group,
-             binding.tooltip, enabled, tooltip)
+    def _keys(self, screen: Screen[object]) -> _Keys:
+        """What the footer shows for `screen`, in its order: the shown active bindings (and the command
+        palette's) as the footer reads them."""
+        palette = self.app.COMMAND_PALETTE_BINDING
+        keys = tuple(
+            _Key(key, binding.key, binding.action, binding.description, binding.group, enabled, tooltip)
             for key, (_, binding, enabled, tooltip) in screen.active_bindings.items()
-        ]  # fmt: skip
-        return (tuple(keys), self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE)
+            if binding.show or key == palette
+        )
+        return keys, self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE
+
+    def _reorder(self, shown: _Keys) -> bool:
+        """Put the keys built in the order a build for `shown` gives them, when they are the same keys
+        (one per action, no key groups); False when they must be built again."""
+        assert self._shown is not None
+        keys, *settings = shown
+        if any(key.group is not None for key in (*keys, *self._shown[0])):
+            return False  # Textual builds a group of keys as a widget of its own
+        if settings != list(self._shown[1:]) or sorted(keys) != sorted(self._shown[0]):
+            return False
+        palette = self.app.COMMAND_PALETTE_BINDING
+        first: dict[str, _Key] = {}  # action -> its first key: `Footer.compose` shows that one
+        for key in keys:
+            if key.key != palette:
+                first.setdefault(key.action, key)
+        built = list(self.children)
+        ours = [w for w in built if isinstance(w, FooterKey) and w.action in first]
+        if len(ours) != len(first) or any(
+            (w.key, w.description, w.has_class("-disabled")) != (k.binding, k.description, not k.enabled)
+            for w in ours
+            for k in (first[w.action],)
+        ):
+            return False
+        place = {action: n for n, action in enumerate(first)}
+        ranked = sorted(ours, key=lambda w: (_rank(w), place[w.action]))
+        for before, after in pairwise(ranked):
+            if built.index(after) < built.index(before):
+                self.move_child(after, after=before)
+                built = list(self.children)
+        return True
 
     def compose(self) -> ComposeResult:
         self.recomposes += 1
+        self._shown = self._keys(self.screen)
         widgets: list[Widget] = list(super().compose())
+        yield from sorted(widgets, key=_rank)  # stable: the other keys keep the table's order
 
-        def rank(widget: Widget) -> int:
-            action = widget.action if isinstance(widget, FooterKey) else ""
-            return FIRST.index(action) if action in FIRST else len(FIRST)
 
-        yield from sorted(widgets, key=rank)  # stable: the other keys keep the table's order
+def _rank(widget: Widget) -> int:
+    action = widget.action if isinstance(widget, FooterKey) else ""
+    return FIRST.index(action) if action in FIRST else len(FIRST)

@@ -5,13 +5,14 @@ takes microseconds there). On a long run nothing that grows with the run may run
 prefilter alone scans the whole file (half a second at 100,000 steps) and matching reads every
 candidate step (seconds). So the key reads steps straight on from the cursor for at most
 `SEARCH_SLICE_S` (`Replay.matches`, no prefilter) and moves to the first hit it meets, while a child
-process runs the same `Replay.search` over the file and the hits (timeline marks, the count, `]`/`[`)
-arrive when it is done. Until then `]`/`[` look on from the cursor the same bounded way. A new
-search cancels the one still collecting.
+process, started after the frame that answers the key, runs the same `Replay.search` over the file
+and the hits (timeline marks, the count, `]`/`[`) arrive when it is done. Until then `]`/`[` look on
+from the cursor the same bounded way. A new search cancels the one still collecting.
 """
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import time
 from functools import partial
@@ -104,6 +105,12 @@ class Finder:
 
     async def _collect(self, text: str, start: int, move: bool) -> None:
         app = self.app
+        # After the frame that answers the key: starting the child holds the app's loop for 3-8 ms
+        # (the exec), and the child's start competes with that frame for the CPU. (Not Textual's
+        # `wait_for_refresh`: on the app it asserts a task that only a test run gives the app.)
+        drawn = asyncio.Event()
+        app.call_after_refresh(drawn.set)
+        await drawn.wait()
         lenient = "lenient" if app.session.run.lenient else "strict"
         found = await run_python(_SEARCH_SCRIPT, str(app.session.run.path), lenient, stdin=text)
         if text != self.text:

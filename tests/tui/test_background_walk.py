@@ -3,17 +3,19 @@ is what counting and diagnosing in this process find."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
 
 from inspector.diagnostics import diagnose
 from inspector.recording import read_run
-from inspector.tui import background
+from inspector.tui import background, make_app
 from inspector.tui import paths as paths_module
 from inspector.tui.paths import PathCounter, PathSoFar, path_from_json, path_to_json
 from inspector.tui.session import Session
-from tests.tui.conftest import synthetic
+from inspector.tui.walker import FULL_COLLECTION_EVERY
+from tests.tui.conftest import SIZE, synthetic
 
 pytestmark = pytest.mark.anyio
 
@@ -107,3 +109,14 @@ def test_a_path_survives_json() -> None:
         7, {"chat": 4, "tools": 3}, frozenset({"start", "chat"}), frozenset({("a", "b")}), ("x",)
     )
     assert path_from_json(path_to_json(path)) == path
+
+
+async def test_the_app_tunes_the_collector_after_its_first_frame_and_puts_it_back(tmp_path: Path) -> None:
+    before = gc.get_threshold()
+    app = make_app(synthetic(tmp_path / "short.jsonl", 4))  # a short run too: Textual's objects
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.walker.frozen and gc.get_freeze_count() > 0
+        assert gc.get_threshold() == (*before[:2], FULL_COLLECTION_EVERY)
+    assert not app.walker.frozen and gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before
