@@ -1,5 +1,5 @@
 """`python -m inspector` is the `inspector` command."""
 
-from inspector.cli import main
+from inspector.cli import command
 
-raise SystemExit(main())
+raise SystemExit(command())
