@@ -410,9 +410,7 @@ class RunFile:
 
     def parse_at(self, offset: int) -> Any:
         """The event on the line at `offset`, or None when lenient and it is corrupt (then skipped)."""
-        data = self.data
-        end = data.find(b"\n", offset)  # (`raw_line` inline: every step line read comes here)
-        raw = data[offset : end if end >= 0 else len(data)]
+        raw = self.raw_line(offset)
         try:
             if not self.nesting_checked(offset) and too_deep(raw):
                 raise NestedTooDeep(f"it nests more than {MAX_NESTING} levels deep")

@@ -383,12 +383,7 @@ def _decode(decoder: msgspec.json.Decoder[Any], kind: Any, raw: bytes) -> Any:
 def decode_event(raw: bytes) -> Any:
     """The event on one line after the header. Raises `InvalidLine` for JSON that is no valid event,
     `ValueError` (`json.JSONDecodeError`) for what is not JSON."""
-    try:  # (`_decode` inline: every step line read comes here)
-        return _events.decode(raw)
-    except msgspec.ValidationError:
-        raise
-    except msgspec.DecodeError:
-        return _decode(_events, Event, raw)
+    return _decode(_events, Event, raw)
 
 
 def decode_line(raw: bytes) -> Any:

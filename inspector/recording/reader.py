@@ -243,10 +243,7 @@ class Run:
         node_path = (*path, record.node)
         name, component = record.name, record.component
         if name is None or component is None:
-            known = self._node_infos.get((node_path, segment))  # (`_node_info`'s cache, looked at here)
-            if known is None:
-                known = self._node_info(node_path, segment)
-            name, component = expand_node_names(name, component, known)
+            name, component = expand_node_names(name, component, self._node_info(node_path, segment))
         values = self._values
         if not self.lenient:  # a hand-edited marker is reported here, as when values were resolved here
             values.check(record.input)

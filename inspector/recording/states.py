@@ -19,7 +19,7 @@ from typing import Any
 
 from inspector.recording.fileindex import LRU, RunFile, RunFileWarning
 from inspector.recording.statediff import Change, Path, appended_runs, apply_delta, changes
-from inspector.recording.values import ValueTable, is_runs
+from inspector.recording.values import ValueTable
 
 __all__ = ["StateHistory"]
 
@@ -49,7 +49,7 @@ class StateHistory:
             return None
         base = file.full[k]
         j = i - 1
-        cached = raw.get(j) if j >= base else None  # a walk: the step before is the one cached
+        cached = raw.get_lru(j) if j >= base else None  # a walk: the step before is the one cached
         while cached is None and j > base:
             j -= 1
             cached = raw.get_lru(j)
@@ -88,57 +88,9 @@ class StateHistory:
     def changes_between(self, a: int, b: int) -> list[Change]:
         """What changed in state from after step `a` (-1: before the run, no state) to after step `b`."""
         old = None if a < 0 else self.raw_state_at(a)
-        if b == a + 1 and a >= 0:  # a walk: the changes are step `b`'s delta, when it only appends
-            line = self._file.step_line(b)
-            if not line.full and line.delta is not None and len(line.delta) == 1:
-                appended = self._appended(old, line.delta[0])
-                if appended is not None:
-                    return appended
         new = self.raw_state_at(b)
         out: list[Change] = []
         self._changes(old, new, (), out)
-        return out
-
-    def _appended(self, old: Any, op: list[Any]) -> list[Change] | None:
-        """The changes of one delta op that appends value ids to a history in `old` (an agent's step):
-        what `_changes` finds between `old` and `apply_delta(old, [op])`, read off the op itself; None
-        for any other op, and for an append `_changes` would not report as appended items.
-
-        `apply_delta` copies only the dicts along the op's path, so `_changes` meets the same objects
-        everywhere else and compares nothing there; at the history it reports one `appended` change per
-        id the op adds, numbered after the ids already held (`appended_runs`). That holds when every
-        dict on the path is a plain one (no marker), the history is a non-empty `$refs` marker, and the
-        op adds only non-empty runs: anything else is left to `_changes`."""
-        if len(op) != 3 or op[0] != "append":
-            return None
-        keys, items = op[1], op[2]
-        if type(keys) is not list or not keys or type(items) is not dict or not _is_refs(items):
-            return None
-        added = items["$refs"]
-        if not is_runs(added) or not added:
-            return None
-        node = old
-        path: list[str | int] = []
-        for key in keys:
-            if type(node) is not dict or type(key) is not str or _is_marker(node) or key not in node:
-                return None
-            node = node[key]
-            path.append(key[1:] if key[:2] == "$$" else key)
-        if type(node) is not dict or not _is_refs(node) or not is_runs(node["$refs"]) or not node["$refs"]:
-            return None
-        n = 0
-        for start, stop in node["$refs"]:
-            if stop < start:
-                return None
-            n += stop - start
-        value = self._values.value
-        out: list[Change] = []
-        for start, stop in added:
-            if stop <= start:
-                return None
-            for ref in range(start, stop):
-                out.append(Change((*path, n), "appended", None, value(ref)))
-                n += 1
         return out
 
     def _changes(self, old: Any, new: Any, path: Path, out: list[Change]) -> None:

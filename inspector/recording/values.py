@@ -23,7 +23,7 @@ from inspector.recording.fileindex import RunFile, RunFileWarning
 from inspector.recording.line_parse import load_json
 from inspector.recording.valuelist import ValueList
 
-__all__ = ["ValueTable", "is_runs"]
+__all__ = ["ValueTable"]
 
 
 class ValueTable:
@@ -80,9 +80,7 @@ class ValueTable:
     def _read(self, ref: int) -> Any:
         file = self._file
         offset = self._offsets[ref]
-        data = file.data
-        end = data.find(b"\n", offset)  # (`raw_line` inline: every value read comes here)
-        raw = data[offset : end if end >= 0 else len(data)]
+        raw = file.raw_line(offset)
         try:
             value = load_json(raw, nesting_checked=file.nesting_checked(offset))["value"]
         except (ValueError, KeyError, TypeError):
@@ -103,7 +101,7 @@ class ValueTable:
                     return self.value(value["$ref"])
                 if "$refs" in value:
                     runs = value["$refs"]
-                    if not is_runs(runs):
+                    if not _is_runs(runs):
                         return [self._bad_marker(f"a `$refs` marker `{json.dumps(runs)}` is malformed")]
                     size, total = len(self._resolved), 0
                     for start, stop in runs:  # (a loop: the usual history is one run)
@@ -136,7 +134,7 @@ class ValueTable:
                         self._undefined(ref)
                     return
                 runs = value["$refs"]
-                if not is_runs(runs):
+                if not _is_runs(runs):
                     self._bad_marker(f"a `$refs` marker `{json.dumps(runs)}` is malformed")
                 for start, stop in runs:
                     if stop > start and not (start >= 0 and stop <= len(self._resolved)):
@@ -162,7 +160,7 @@ _UNREAD: Any = object()
 _SHORT = 8  # values: a list this short is copied (cheaper than a view: a tool's one-message output)
 
 
-def is_runs(runs: Any) -> bool:
+def _is_runs(runs: Any) -> bool:
     """Whether a `$refs` payload is a list of `[start, stop]` integer pairs (a loop, not `all()` over a
     generator: asked for every history marker a walk meets, which holds one pair)."""
     if type(runs) is not list:

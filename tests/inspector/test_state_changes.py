@@ -108,9 +108,9 @@ def test_state_changes_equal_changes_of_the_states_on_every_kind_of_edit(tmp_pat
 
 
 def test_state_changes_equal_changes_of_the_states_when_a_step_only_appends(tmp_path: Path) -> None:
-    """Steps whose delta appends to one history (read off the delta itself): a top-level history, one
-    under a `$` key (stored as `$$log`), one nested in a dict, two messages at once, runs that extend
-    the last one and runs that start a new one."""
+    """Steps whose delta appends to one history, each a different way: a top-level history, one under
+    a `$` key (stored as `$$log`), one nested in a dict, two messages at once, runs that extend the
+    last one and runs that start a new one (the history's runs are shared between states)."""
     path = tmp_path / "run.jsonl"
     recorder = Recorder(path, clock=lambda: 1.0, run_id="r", snapshot_every=5)
     recorder.on_start(RunInfo(None, "loop", "Graph"), "go")
