@@ -148,7 +148,12 @@ class RecordedNodeRun(NodeRun):
 class RecordedToolRun(NodeRun):
     """One tool call of a ToolsNode run read from a run file. Its name, arguments and result are put
     back from the ToolsNode run's messages where the line left them out (`elision`), when first read:
-    `show` reads a tool's result and name, not its arguments."""
+    `show` reads a tool's result and name, not its arguments.
+
+    It keeps its ToolsNode run's line, not the ToolsNode run itself, which lists it in `tools`: a
+    reference back would make every tool step a reference cycle, which only the cycle collector frees,
+    and reading a long run then leaves garbage behind at every step (`show` reads with the collector
+    off, since the read path leaves none)."""
 
     def __init__(self, resolve: Callable[[Any], Any], run: RecordedNodeRun, record: ToolRunRecord) -> None:
         self.node = run.node
@@ -159,7 +164,8 @@ class RecordedToolRun(NodeRun):
         self.duration = record.duration
         self.tools = []
         self._resolve = resolve
-        self._run = run
+        self._parent = run._record  # pyright: ignore[reportPrivateUsage]
+        self._parent_base = run._base  # pyright: ignore[reportPrivateUsage]
         self._record = record
         self._name: str | None = record.name
 
@@ -167,7 +173,7 @@ class RecordedToolRun(NodeRun):
     def name(self) -> str:  # pyright: ignore[reportIncompatibleVariableOverride]
         name = self._name
         if name is None:  # the usual tool run: its call's
-            name = self._name = expand_tool_name(None, self._run.input, self.tool_call_id)
+            name = self._name = expand_tool_name(None, self._resolve(self._parent.input), self.tool_call_id)
         return name
 
     @name.setter
@@ -178,7 +184,7 @@ class RecordedToolRun(NodeRun):
         lambda tool: expand_tool_call(
             tool._record.input,
             CALL_ARGUMENTS,
-            lambda: call_field(tool._run.input, tool.tool_call_id, "arguments"),
+            lambda: call_field(tool._resolve(tool._parent.input), tool.tool_call_id, "arguments"),
             tool._resolve,
         )
     )
@@ -186,7 +192,7 @@ class RecordedToolRun(NodeRun):
         lambda tool: expand_tool_call(
             tool._record.output,
             CALL_CONTENT,
-            lambda: call_content(tool._run.output, tool.tool_call_id),
+            lambda: call_content(tool._resolve(tool._parent.output), tool.tool_call_id),
             tool._resolve,
         )
     )
@@ -194,7 +200,7 @@ class RecordedToolRun(NodeRun):
     @property
     def started(self) -> float | None:  # pyright: ignore[reportIncompatibleVariableOverride]
         """Seconds after the run started (its ToolsNode run's start plus its own offset)."""
-        return end_time(self._run.started, self._record.t)
+        return end_time(end_time(self._parent_base, self._parent.t), self._record.t)
 
     @property
     def finished(self) -> float | None:  # pyright: ignore[reportIncompatibleVariableOverride]
