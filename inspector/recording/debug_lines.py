@@ -2,8 +2,8 @@
 
 They are out-of-band lines (see `format.StateEdited`, `format.RunAborted`) that the step reader skips;
 this module reads them for the views that show them (`inspector show`, the TUI), with their values
-resolved like step values. The file is scanned by line prefix, so runs without them cost one pass of
-`bytes.find`.
+resolved like step values. They are found by line prefix in the bytes the run read at open, so runs
+without them cost one pass of `bytes.find` each.
 """
 
 from __future__ import annotations
@@ -33,19 +33,14 @@ class DebugLines:
 
 def read_debug_lines(run: Run) -> DebugLines:
     """The `edit` and `aborted` lines of `run`'s file."""
-    data = run.path.read_bytes()
-    if _EDIT not in data and _ABORTED not in data:
-        return DebugLines()
     edits: list[StateEdited] = []
-    aborted: RunAborted | None = None
-    for line in data.splitlines():
-        if line.startswith(_EDIT):
-            edit = decode_event(line)
-            if not isinstance(edit, StateEdited):
-                continue
+    for line in run.lines_starting(_EDIT):
+        edit = decode_event(line)
+        if isinstance(edit, StateEdited):
             old, new = plain(run.resolve(edit.old)), plain(run.resolve(edit.new))  # record fields: plain
             edits.append(replace(edit, old=old, new=new))
-        elif line.startswith(_ABORTED):
-            event = decode_event(line)
-            aborted = event if isinstance(event, RunAborted) else aborted
+    aborted: RunAborted | None = None
+    for line in run.lines_starting(_ABORTED):
+        event = decode_event(line)
+        aborted = event if isinstance(event, RunAborted) else aborted
     return DebugLines(edits, aborted)

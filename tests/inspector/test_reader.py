@@ -413,3 +413,19 @@ def test_a_file_with_broken_utf8_in_a_line_names_that_line(run_file: Path) -> No
     with pytest.raises(RunFileError) as info:
         read_run(run_file)
     assert info.value.line_no == line_no
+
+
+def test_lines_starting_are_the_complete_lines_read_at_open(run_file: Path) -> None:
+    """Out-of-band lines are found in the bytes read at open: in file order, whole lines only, and not
+    one appended after the run was opened."""
+    edit = b'{"kind":"edit","step":1,"path":"x","old":1,"new":2}'
+    data = run_file.read_bytes().splitlines(keepends=True)
+    data[3:3] = [edit + b"\n"]
+    data.append(edit.replace(b'"step":1', b'"step":5') + b"\n")
+    data.append(b'{"kind":"edit","step":9')  # cut off: not a line yet
+    run_file.write_bytes(b"".join(data))
+    run = read_run(run_file)
+    with run_file.open("ab") as more:
+        more.write(b'\n{"kind":"edit","step":7,"path":"x","old":1,"new":2}\n')
+    assert run.lines_starting(b'{"kind":"edit"') == [edit, edit.replace(b'"step":1', b'"step":5')]
+    assert run.lines_starting(b'{"kind":"aborted"') == []
