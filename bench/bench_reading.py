@@ -3,14 +3,18 @@
 rounds, recorded in the same run by the `Recorder`.
 
 Target (issue 15): every read path linear in the run, `show` on 10,000 rounds within 12x its time on
-1,000 rounds (the baseline, measured in the same run) and within 2 s. Each figure is the best of three
-in-process runs (opening the file included), so it leaves out the interpreter's start-up; `show` is the
-command's own `run` (timeline, diagnostics and the text, written to a buffer). Each path is
-timed twice: wall clock (what the target is about) and the process's CPU time, which other sessions on
-a shared machine inflate far less (a long run is more likely than a short one to be slowed by them), so
-the CPU ratio is the one to read for linearity when the load average is high.
+1,000 rounds (the baseline, measured in the same run) and within 2 s. Each in-process figure is the
+best of three runs (opening the file included), so it leaves out the interpreter's start-up; `show` is
+the command's own `run` (timeline, diagnostics and the text, written to a buffer) in one process
+(`--jobs 1`), the walk whose linearity the ratio is about. Each path is timed twice: wall clock (what
+the target is about) and the process's CPU time, which other sessions on a shared machine inflate far
+less (a long run is more likely than a short one to be slowed by them), so the CPU ratio is the one to
+read for linearity when the load average is high.
 `show` is then timed as a user runs it, `python3 -m inspector show FILE` in a new process (start-up and
-imports included; CPU time is the child's), against the same 2 s.
+imports included), as it comes (a long run's timeline read in parts, one process per CPU, at most 4)
+and with `--jobs 1`; the 2 s target is the first's wall clock. Its CPU time is that of the command's
+processes together (the children waited for), which reading in parts raises a little: the later parts
+read the steps before them again.
 Set BENCH_READING_ROUNDS to change the long run's length.
 """
 
@@ -31,6 +35,7 @@ from pathlib import Path
 from bench.bench_recording import _agent
 from bench.timing import best_time
 from graph_core.schema import Message
+from inspector.cli.show import auto_jobs
 from inspector.cli.show import run as show_command
 from inspector.diagnostics import diagnose
 from inspector.recording import Recorder, read_run
@@ -55,7 +60,7 @@ def _record(path: Path, rounds: int) -> Path:
 def _paths(path: Path) -> dict[str, Callable[[], object]]:
     def show() -> None:  # the command itself, in process: its text written to a buffer, not a terminal
         with contextlib.redirect_stdout(io.StringIO()):
-            show_command(argparse.Namespace(run_file=str(path), json=False, lenient=False))
+            show_command(argparse.Namespace(run_file=str(path), json=False, lenient=False, jobs=1))
 
     def only_diagnose() -> None:
         with read_run(path) as run:
@@ -72,11 +77,11 @@ def _paths(path: Path) -> dict[str, Callable[[], object]]:
     return {"show": show, "diagnose": only_diagnose, "trajectory": snapshot, "diff": diff}
 
 
-def _show_process(path: Path) -> Callable[[], object]:
-    """`python3 -m inspector show FILE` in a new process, importing this checkout's packages."""
+def _show_process(path: Path, *options: str) -> Callable[[], object]:
+    """`python3 -m inspector show [OPTIONS] FILE` in a new process, importing this checkout's packages."""
     root = str(Path(__file__).resolve().parent.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
-    command = [sys.executable, "-m", "inspector", "show", str(path)]
+    command = [sys.executable, "-m", "inspector", "show", *options, str(path)]
 
     def show() -> None:
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
@@ -120,15 +125,21 @@ def run() -> None:
             if verdicts:
                 target = f"<= {RATIO_TARGET:.0f}x and <= {SHOW_TARGET_S:.0f} s"
                 print(f"  show target ({target}): {', '.join(verdicts)}")
-        verdicts = []
-        process_short, process_long = _show_process(short), _show_process(long)
-        for clock, best in (("wall", best_time), ("cpu", _best_child_cpu)):
-            t_short, t_long = best(process_short), best(process_long)
-            ok = t_long <= SHOW_TARGET_S
-            verdicts.append(f"{clock} {'OK' if ok else 'MISSED'}")
-            ratio = t_long / t_short
-            print(f"  show, whole process {clock:<4} {t_short:7.3f} s -> {t_long:7.3f} s  = {ratio:5.1f}x")
-        print(f"  whole-process show target (<= {SHOW_TARGET_S:.0f} s): {', '.join(verdicts)}")
+        print(f"  show reads a long run in {auto_jobs()} process(es) here as it comes")
+        for label, options in (("as it comes", ()), ("--jobs 1", ("--jobs", "1"))):
+            process_short, process_long = _show_process(short, *options), _show_process(long, *options)
+            for clock, best in (("wall", best_time), ("cpu", _best_child_cpu)):
+                t_short, t_long = best(process_short), best(process_long)
+                ratio = t_long / t_short
+                verdict = ""
+                if clock == "wall" and not options:
+                    verdict = (
+                        f"  target <= {SHOW_TARGET_S:.0f} s: {'OK' if t_long <= SHOW_TARGET_S else 'MISSED'}"
+                    )
+                print(
+                    f"  show, whole process, {label:<11} {clock:<4} {t_short:7.3f} s -> {t_long:7.3f} s"
+                    f"  = {ratio:5.1f}x{verdict}"
+                )
 
 
 if __name__ == "__main__":

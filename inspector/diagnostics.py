@@ -13,14 +13,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from graph_core.topology import END
 from inspector.errortext import without_node_path
 from inspector.recording.reader import NodeRun, Run, Step
 
-__all__ = ["Diagnostic", "Findings", "Severity", "diagnose"]
+__all__ = ["Diagnostic", "Findings", "FoundInSteps", "Severity", "diagnose"]
 
 Severity = Literal["error", "warning", "info"]
 
@@ -51,43 +51,68 @@ def diagnose(run: Run) -> list[Diagnostic]:
     return findings.finish()
 
 
+@dataclass
+class FoundInSteps:
+    """What `Findings.add` found in the steps `start` to `stop` (positions), apart from the run: small
+    and picklable, so a part of a run read in another process (`inspector show`) sends it back, and the
+    parts are taken in order (`Findings.take`)."""
+
+    start: int
+    stop: int
+    tools: list[Diagnostic] = field(default_factory=lambda: [])
+    branches: list[Diagnostic] = field(default_factory=lambda: [])
+    # The nodes of the last segment's steps, kept only when the budget ran out (to name the cycle).
+    sequence: list[tuple[str, ...]] | None = None
+
+
 class Findings:
     """Diagnostics gathered in one walk over a run's steps: `add` each step in order, then `finish`.
 
     A caller that walks the steps anyway (`inspector show` writing its timeline) feeds them here as it
-    goes, so each step is read once for both."""
+    goes, so each step is read once for both. With `start`, the walk begins at that position: one part
+    of a run read in parts, whose `found` the whole run's `Findings` then `take`s."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, *, start: int = 0) -> None:
         self.run = run
-        self._tools: list[Diagnostic] = []
-        self._branches: list[Diagnostic] = []
-        self._next = 0
-        # The nodes of the last segment's steps, kept only when the budget ran out (to name the cycle).
-        self._sequence: list[tuple[str, ...]] | None = [] if _budget_error(run) is not None else None
+        self.found = FoundInSteps(start, start, sequence=[] if _budget_error(run) is not None else None)
 
     def add(self, position: int, step: Step) -> None:
         """Take in step `position` (steps must come in order, each once)."""
-        if position != self._next:
-            raise ValueError(f"steps must be added in order: expected {self._next}, got {position}")
-        self._next += 1
+        found = self.found
+        if position != found.stop:
+            raise ValueError(f"steps must be added in order: expected {found.stop}, got {position}")
+        found.stop += 1
         node_runs = step.node_runs
-        self._tools.extend(_tool_findings(position, node_runs))
-        self._branches.extend(_branch_findings(self.run, position, step, node_runs))
-        if self._sequence is not None and position >= self.run.segments[-1].start:
-            self._sequence.append(step.nodes)
+        found.tools.extend(_tool_findings(position, node_runs))
+        found.branches.extend(_branch_findings(self.run, position, step, node_runs))
+        if found.sequence is not None and position >= self.run.segments[-1].start:
+            found.sequence.append(step.nodes)
+
+    def take(self, part: FoundInSteps) -> None:
+        """Take in what a walk over the next steps found (`part.start` is where this walk stopped)."""
+        found = self.found
+        if part.start != found.stop:
+            raise ValueError(f"steps must be added in order: expected {found.stop}, got {part.start}")
+        found.stop = part.stop
+        found.tools.extend(part.tools)
+        found.branches.extend(part.branches)
+        if found.sequence is not None and part.sequence is not None:
+            found.sequence.extend(part.sequence)
 
     def finish(self) -> list[Diagnostic]:
         """The diagnostics, once every step was added."""
         run = self.run
-        if self._next != len(run.steps):
-            raise ValueError(f"{len(run.steps) - self._next} steps were not added")
+        found_in_steps = self.found
+        if found_in_steps.start != 0 or found_in_steps.stop != len(run.steps):
+            missing = len(run.steps) - (found_in_steps.stop - found_in_steps.start)
+            raise ValueError(f"{missing} steps were not added")
         found: list[Diagnostic] = []
-        found.extend(_budget(run, self._sequence))
-        found.extend(self._tools)
+        found.extend(_budget(run, found_in_steps.sequence))
+        found.extend(found_in_steps.tools)
         unfinished = run.unfinished
         if unfinished is not None:
             found.extend(_tool_findings(len(run.steps), unfinished.node_runs))
-        found.extend(self._branches)
+        found.extend(found_in_steps.branches)
         found.extend(_ending(run))
         found.extend(_run_failed(run, found))
         return found

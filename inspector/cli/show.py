@@ -20,22 +20,22 @@ import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from inspector.cli.plain import one_line, one_line_list
+from inspector.cli.preview import Previews, preview
 from inspector.conversation import Conversation, Said, messages_of, step_name
-from inspector.diagnostics import Diagnostic, Findings, diagnose
+from inspector.diagnostics import Diagnostic, Findings, FoundInSteps, diagnose
 from inspector.errortext import error_text, without_node_path
-from inspector.recording import NodeRun, Run, RunFileWarning, Segment, read_run
+from inspector.forked import can_fork, do_in_parts, usable_cpus
+from inspector.recording import NodeRun, Run, RunFileWarning, Segment, Step, read_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord, record_dict
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
 
-__all__ = ["PREVIEW_WIDTH", "preview_line", "register", "run", "step_label", "summary", "timeline"]
-
-PREVIEW_WIDTH = 80
+__all__ = ["register", "run", "step_label", "summary", "timeline"]
 
 _name = lru_cache(maxsize=1024)(one_line)
 """`one_line` for node keys and tool names, which repeat on every step of a long run."""
@@ -61,7 +61,36 @@ def register(subparsers: Any) -> None:
     parser.add_argument("run_file", metavar="RUN.jsonl")
     parser.add_argument("--json", action="store_true", help="machine-readable JSON instead of text")
     parser.add_argument("--lenient", action="store_true", help="skip corrupt lines instead of failing")
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="read a long run's timeline in N processes at once (default: one per CPU, at most "
+        f"{MAX_AUTO_JOBS}, on Linux; at least {STEPS_A_PART} steps each); 1 reads it in this one alone",
+    )
     parser.set_defaults(handler=run)
+
+
+MAX_AUTO_JOBS = 4
+"""The most processes `show` starts unasked: each later part reads the steps before it again, so a
+fifth process gains little (see `part_bounds`)."""
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"`{text}` is not a number of processes (1 or more)")
+    return jobs
+
+
+def auto_jobs() -> int:
+    """How many processes `show` reads a long run in when not told: one per usable CPU, at most
+    `MAX_AUTO_JOBS`, where parts can be forked (`forked.can_fork`); else 1."""
+    return min(usable_cpus(), MAX_AUTO_JOBS) if can_fork() else 1
 
 
 def _budget_text(budget: BudgetRecord) -> str:
@@ -79,82 +108,14 @@ def _budget_text(budget: BudgetRecord) -> str:
     return ", ".join(parts)
 
 
-def _preview(value: Any) -> str:
-    if isinstance(value, dict) and "role" in value:
-        role = value.get("role")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        text = str(value.get("content") or "")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        calls = value.get("tool_calls")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        # A hand-edited file may hold anything here: only call objects are named.
-        calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []  # pyright: ignore[reportUnknownVariableType]
-        if calls:
-            names = ", ".join([f"{c.get('name')}({c.get('arguments', '')})" for c in calls])  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-            text = f"{text} -> {names}" if text else f"-> {names}"
-        out = f"{role}: {text}"
-    elif isinstance(value, str):
-        out = repr(value)
-    else:
-        out = json.dumps(value, ensure_ascii=False, default=json_default)
-    return preview_line(out)
-
-
-_LOOKED_AT = 2 * PREVIEW_WIDTH
-"""Characters of a long text a preview is made from first: enough unless most of them are whitespace."""
-_WIDEST_ESCAPE = len(" ⏎ ") + len("\\u200d")  # what one character may become, with a margin
-
-
-def _on_one_line(text: str) -> str:
-    """`one_line(" ".join(text.split()))`, without splitting or escaping the usual text, already on one
-    line: in printable text the only whitespace is the space (every other whitespace character is
-    unprintable) and `one_line` leaves printable text as it is, so printable text without two spaces in
-    a row or at either end is unchanged (C-speed checks, one pass over the text)."""
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text
-    return one_line(" ".join(text.split()))
-
-
-def preview_line(text: str) -> str:
-    """`text` on one line, whitespace runs as one space, cut to `PREVIEW_WIDTH` characters with `...`.
-
-    A long text (a tool's result, a document) is previewed from its first `_LOOKED_AT` characters
-    when they make a preview on their own: their line is the start of the whole text's line (spaces
-    collapse and characters are escaped one by one), except that the last of them may escape
-    differently without the character after it, so their line must reach past the cut by the widest
-    escape."""
-    if len(text) > _LOOKED_AT:
-        head = _on_one_line(text[:_LOOKED_AT])
-        if len(head) >= PREVIEW_WIDTH + _WIDEST_ESCAPE:
-            return head[: PREVIEW_WIDTH - 3] + "..."
-    out = _on_one_line(text)
-    return out if len(out) <= PREVIEW_WIDTH else out[: PREVIEW_WIDTH - 3] + "..."
-
-
-class _Previews:
-    """`_preview`, worked out once per message object: a recorded message is one object (the value
-    table's) wherever it appears, so a long run's timeline would otherwise preview each message three
-    times (said by its node, appended to the state a step later, in the conversation at the end)."""
-
-    def __init__(self) -> None:
-        self._known: dict[int, tuple[Any, str]] = {}  # by id: the message itself (keeps the id), its text
-
-    def __call__(self, value: Any) -> str:
-        if type(value) is not dict or "role" not in value:
-            return _preview(value)
-        known = self._known.get(id(value))
-        if known is not None and known[0] is value:
-            return known[1]
-        text = _preview(value)
-        self._known[id(value)] = (value, text)
-        return text
-
-
 _SIGNS = {"added": "+", "appended": "+", "removed": "-", "changed": "~"}
 
 
 def _change_text(
-    change: Change, run: Run, conversation: Conversation, position: int, preview: _Previews
+    change: Change, run: Run, conversation: Conversation, position: int, previews: Previews
 ) -> str:
     value = change.old if change.op == "removed" else change.new
-    text = f"state: {_SIGNS[change.op]} {one_line(format_path(change.path))}: {preview(value)}"
+    text = f"state: {_SIGNS[change.op]} {one_line(format_path(change.path))}: {previews(value)}"
     # a message (what `messages_of` takes a dict for) says who said it, when another step did
     if change.op != "removed" and isinstance(value, dict) and isinstance(value.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
         maker = conversation.said_by(value, position)  # pyright: ignore[reportUnknownArgumentType]
@@ -163,7 +124,7 @@ def _change_text(
     return text
 
 
-def _said_lines(node_runs: list[NodeRun], preview: _Previews) -> list[str]:
+def _said_lines(node_runs: list[NodeRun], previews: Previews) -> list[str]:
     """What a step's nodes said: the messages they produced, other than tool results (each tool call
     already has its line)."""
     lines: list[str] = []
@@ -172,14 +133,14 @@ def _said_lines(node_runs: list[NodeRun], preview: _Previews) -> list[str]:
             continue
         for message in messages_of(node_run.output):
             if message.get("role") != "tool":
-                lines.append(f"    {_name(node_run.node)} said: {preview(message)}")
+                lines.append(f"    {_name(node_run.node)} said: {previews(message)}")
     return lines
 
 
-def conversation_lines(run: Run, conversation: Conversation, preview: _Previews | None = None) -> list[str]:
+def conversation_lines(run: Run, conversation: Conversation, previews: Previews | None = None) -> list[str]:
     """The conversation at the end of the run, one message a line, each with who said it and when
-    (`preview` reuses the previews of messages the timeline showed)."""
-    preview = preview or _Previews()
+    (`previews` reuses the previews of messages the timeline showed)."""
+    previews = previews or Previews()
     if not len(run.steps):
         return []
     said = conversation.at(len(run.steps) - 1)
@@ -190,7 +151,7 @@ def conversation_lines(run: Run, conversation: Conversation, preview: _Previews 
     lines = ["conversation (who said what, in reading order):"]
     for who, s in zip(whos, said, strict=True):
         final = "  (final answer: the run's output)" if s.final else ""
-        lines.append(f"  {who:<{width}}  {preview(s.message)}{final}")
+        lines.append(f"  {who:<{width}}  {previews(s.message)}{final}")
     return lines
 
 
@@ -216,56 +177,54 @@ def step_label(run: Run, position: int | None) -> str:
     return f"segment {len(run.segments) - 1} step {index}"
 
 
-def _segment_lines(
-    run: Run,
-    segment: Segment,
-    conversation: Conversation,
-    debug: DebugLines | None = None,
-    findings: Findings | None = None,
-    preview: _Previews | None = None,
+def _step_lines(
+    run: Run, step: Step, conversation: Conversation, debug: DebugLines | None, previews: Previews
 ) -> list[str]:
-    """One segment's steps, then the step it did not finish and where it stopped at an interrupt;
-    `debug` adds the debugger's edits before the steps they changed (first segment); each step is
-    also handed to `findings`, when given."""
-    preview = preview or _Previews()
+    """One step's block: the debugger's edits before it (`debug`), its header line, what its tools
+    returned and its nodes said, the state changes and the branch decisions."""
     lines: list[str] = []
-    if segment.index > 0:
-        lines.append(
-            f"— resumed from checkpoint {segment.resumed_from} (segment {segment.index}, "
-            f"started {segment.started_at}) —"
-        )
-    for position in segment.steps:  # one step at a time: a slice would hold every step of a long run
-        step = run.step(position)
-        if findings is not None:
-            findings.add(position, step)
-        for edit in debug.edits_before(step.index) if debug is not None else ():
-            change = f"{_preview(edit.old)} -> {_preview(edit.new)}"
-            lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
-        duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
-        lines.append(f"step {step.index}  {_node_list(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
-        node_runs = step.node_runs
-        for node_run in node_runs:
-            for tool in node_run.tools:
-                # (a preview is on one line already)
-                outcome = f"failed: {one_line(tool.error.message)}" if tool.error else preview(tool.output)
-                lines.append(f"    tool {_name(tool.name)} ({one_line(tool.tool_call_id)}): {outcome}")
-            if node_run.error is not None and node_run.error.type == "InterruptSignal":
-                lines.append(f"    {one_line(node_run.node)} interrupted: {one_line(node_run.error.message)}")
-            elif node_run.error is not None and not node_run.tools:
-                failed = one_line(error_text(node_run.error.type, node_run.error.message))
-                lines.append(f"    {one_line(node_run.node)} failed: {failed}")
-        lines.extend(_said_lines(node_runs, preview))
-        interrupted = getattr(step, "interrupted", ())
-        if interrupted:
-            lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
-        for change in run.state_changes(step.position - 1, step.position):
-            if change.path == () and change.op == "added" and isinstance(change.new, dict):
-                for key, value in change.new.items():  # pyright: ignore[reportUnknownVariableType]
-                    lines.append(f"    state: + {one_line(key)}: {preview(value)}")
-                continue
-            lines.append(f"    {_change_text(change, run, conversation, step.position, preview)}")
-        for branch in step.branches:
-            lines.append(f"    branch {_name(branch.source)} -> {_names(branch.chosen)}")
+    for edit in debug.edits_before(step.index) if debug is not None else ():
+        change = f"{preview(edit.old)} -> {preview(edit.new)}"
+        lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
+    duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
+    lines.append(f"step {step.index}  {_node_list(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
+    node_runs = step.node_runs
+    for node_run in node_runs:
+        for tool in node_run.tools:
+            # (a preview is on one line already)
+            outcome = f"failed: {one_line(tool.error.message)}" if tool.error else previews(tool.output)
+            lines.append(f"    tool {_name(tool.name)} ({one_line(tool.tool_call_id)}): {outcome}")
+        if node_run.error is not None and node_run.error.type == "InterruptSignal":
+            lines.append(f"    {one_line(node_run.node)} interrupted: {one_line(node_run.error.message)}")
+        elif node_run.error is not None and not node_run.tools:
+            failed = one_line(error_text(node_run.error.type, node_run.error.message))
+            lines.append(f"    {one_line(node_run.node)} failed: {failed}")
+    lines.extend(_said_lines(node_runs, previews))
+    interrupted = getattr(step, "interrupted", ())
+    if interrupted:
+        lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
+    for change in run.state_changes(step.position - 1, step.position):
+        if change.path == () and change.op == "added" and isinstance(change.new, dict):
+            for key, value in change.new.items():  # pyright: ignore[reportUnknownVariableType]
+                lines.append(f"    state: + {one_line(key)}: {previews(value)}")
+            continue
+        lines.append(f"    {_change_text(change, run, conversation, step.position, previews)}")
+    for branch in step.branches:
+        lines.append(f"    branch {_name(branch.source)} -> {_names(branch.chosen)}")
+    return lines
+
+
+def _segment_head(segment: Segment) -> list[str]:
+    if segment.index == 0:
+        return []
+    started = f"segment {segment.index}, started {segment.started_at}"
+    return [f"— resumed from checkpoint {segment.resumed_from} ({started}) —"]
+
+
+def _segment_tail(segment: Segment, debug: DebugLines | None) -> list[str]:
+    """After a segment's steps: the user's abort (first segment), the step it did not finish, and where it
+    stopped at an interrupt."""
+    lines: list[str] = []
     if debug is not None and debug.aborted is not None and segment.index == 0:
         lines.append(f"aborted by the user before step {debug.aborted.step}")
     unfinished = segment.unfinished
@@ -284,9 +243,85 @@ def _segment_lines(
     return lines
 
 
-def timeline(run: Run, findings: Findings | None = None) -> list[str]:
+def _run_end_lines(run: Run, conversation: Conversation, previews: Previews) -> list[str]:
+    """After the timeline: the conversation, then the output or the error."""
+    lines = conversation_lines(run, conversation, previews)
+    if run.status == "ok":
+        lines.append(f"output: {preview(run.output)}")
+    elif run.error is not None:
+        message = " ".join(without_node_path(run.error.message).split())
+        lines.append(f"error: {one_line(error_text(run.error.type, message))}")
+        cause, cause_type = run.error.cause_message, run.error.cause_type
+        if cause_type and cause and cause not in run.error.message:  # the engine's own words
+            lines.append(f"  caused by {one_line(error_text(cause_type, ' '.join(cause.split())))}")
+        elif cause_type and cause_type != run.error.type:
+            lines.append(f"  caused by {one_line(cause_type)}")
+        if run.error.node_path:
+            lines.append(f"node path: {one_line(' > '.join(run.error.node_path))}")
+    return lines
+
+
+STEPS_A_PART = 1_000
+"""The fewest steps worth a part of their own (`timeline(jobs=...)`): a forked process costs a few
+milliseconds to start, and the steps before its part some reading of their own (see `part_bounds`)."""
+
+_CATCH_UP = 0.4
+"""What a step before a part costs that part, against a step of its own: a part's conversation index
+and state start from the run's beginning, which reads each earlier step's line and messages but
+formats nothing (measured on the flow ReAct agent's runs: 0.35-0.45)."""
+
+
+def part_bounds(steps: int, parts: int) -> list[int]:
+    """Where each of `parts` parts of a `steps`-step timeline starts, then where the last one ends:
+    each later part has fewer steps of its own, so that every part, with its catch-up over the steps
+    before it, takes about as long (`_CATCH_UP`). At most one part per `STEPS_A_PART` steps."""
+    parts = max(1, min(parts, steps // STEPS_A_PART))
+    # Part k starts at s_k = C + (1 - c) s_(k-1): its own steps cost C - c s_k, its catch-up c s_k.
+    share = steps / sum((1 - _CATCH_UP) ** k for k in range(parts))
+    bounds = [0]
+    for _ in range(parts - 1):
+        bounds.append(round(share + (1 - _CATCH_UP) * bounds[-1]))
+    return [*bounds, steps]
+
+
+def _part_lines(
+    run: Run, bounds: list[int], debug: DebugLines | None, diagnose: bool, k: int
+) -> tuple[list[str], FoundInSteps | None]:
+    """Part `k` of the timeline (`bounds`): its steps, each segment's head with its first step and
+    tail with its last (an empty segment's with its position), and after the last part the run's end;
+    with `diagnose`, what `Findings` found in its steps. It starts its own conversation index and
+    previews: it may run in a process of its own."""
+    start, stop = bounds[k], bounds[k + 1]
+    last = k == len(bounds) - 2
+    conversation, previews = Conversation(run), Previews()
+    findings = Findings(run, start=start) if diagnose else None
+    lines: list[str] = []
+    for segment in run.segments:
+        tail_at = max(segment.start, segment.stop - 1)
+        if tail_at < start or (segment.start >= stop and not last):
+            continue
+        segment_debug = debug if segment.index == 0 else None
+        if segment.start >= start:
+            lines.extend(_segment_head(segment))
+        for position in range(max(start, segment.start), min(stop, segment.stop)):
+            step = run.step(position)  # one step at a time: a slice would hold every step of a long run
+            if findings is not None:
+                findings.add(position, step)
+            lines.extend(_step_lines(run, step, conversation, segment_debug, previews))
+        if tail_at < stop or last:
+            lines.extend(_segment_tail(segment, segment_debug))
+    if last:
+        lines.extend(_run_end_lines(run, conversation, previews))
+    return lines, None if findings is None else findings.found
+
+
+def timeline(run: Run, findings: Findings | None = None, *, jobs: int = 1) -> list[str]:
     """The text timeline, one block per step, segment by segment. With `findings`, every step is
-    handed to it as the timeline reads it, so the diagnostics need no walk of their own."""
+    handed to it as the timeline reads it, so the diagnostics need no walk of their own.
+
+    With `jobs` above 1 (and at least `STEPS_A_PART` steps a part), the steps are read in parts, the
+    parts after the first each in a forked process at the same time (`forked.do_in_parts`); the lines
+    are the same."""
     lines: list[str] = []
     head = one_line(run.graph_name or (run.topology.name if run.topology else "") or "(unnamed graph)")
     lines.append(f"{head}  run {run.run_id}  started {run.started_at}  status {run.status}")
@@ -303,27 +338,12 @@ def timeline(run: Run, findings: Findings | None = None) -> list[str]:
     debug: DebugLines | None = read_debug_lines(run)
     if debug is not None and not debug.edits and debug.aborted is None:
         debug = None  # (the usual run: no step asks for its edits)
-    conversation = Conversation(run)
-    preview = _Previews()
-    for segment in run.segments:
-        lines.extend(
-            _segment_lines(
-                run, segment, conversation, debug if segment.index == 0 else None, findings, preview
-            )
-        )
-    lines.extend(conversation_lines(run, conversation, preview))
-    if run.status == "ok":
-        lines.append(f"output: {_preview(run.output)}")
-    elif run.error is not None:
-        message = " ".join(without_node_path(run.error.message).split())
-        lines.append(f"error: {one_line(error_text(run.error.type, message))}")
-        cause, cause_type = run.error.cause_message, run.error.cause_type
-        if cause_type and cause and cause not in run.error.message:  # the engine's own words
-            lines.append(f"  caused by {one_line(error_text(cause_type, ' '.join(cause.split())))}")
-        elif cause_type and cause_type != run.error.type:
-            lines.append(f"  caused by {one_line(cause_type)}")
-        if run.error.node_path:
-            lines.append(f"node path: {one_line(' > '.join(run.error.node_path))}")
+    bounds = part_bounds(len(run.steps), jobs)
+    work = partial(_part_lines, run, bounds, debug, findings is not None)
+    for part, found in do_in_parts(work, len(bounds) - 1):
+        lines.extend(part)
+        if findings is not None and found is not None:
+            findings.take(found)
     return lines
 
 
@@ -400,7 +420,7 @@ def run(args: argparse.Namespace) -> int:
             report, diagnostics = summary(recorded, diagnose(recorded)), []
         else:  # one walk over the steps feeds the timeline and the diagnostics
             findings = Findings(recorded)
-            lines = timeline(recorded, findings)
+            lines = timeline(recorded, findings, jobs=args.jobs or auto_jobs())
             diagnostics = findings.finish()
     for warning in caught:
         print(f"inspector: warning: {warning.message}", file=sys.stderr)

@@ -312,10 +312,8 @@ class Run:
         order, found at C speed in the bytes read at open: never the file read again, nor a line written
         since, nor one skipped as corrupt (`lenient`). Complete lines only."""
         file = self._file
-        skipped = file.skipped
-        return [
-            file.raw_line(offset) for offset in file.find_all(b"\n" + start, file.end) if offset not in skipped
-        ]
+        found = file.find_all(b"\n" + start, file.end)
+        return [file.raw_line(offset) for offset in found if offset not in file.skipped]
 
     def raw_state_at(self, i: int) -> Any:
         """The state after step `i` as stored (messages still `{"$ref": n}`)."""

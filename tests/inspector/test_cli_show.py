@@ -98,7 +98,7 @@ def test_a_long_text_is_previewed_as_the_whole_text_would_be() -> None:
     import random
 
     from inspector.cli.plain import one_line
-    from inspector.cli.show import PREVIEW_WIDTH, preview_line
+    from inspector.cli.preview import PREVIEW_WIDTH, preview_line
 
     def whole(text: str) -> str:
         out = one_line(" ".join(text.split()))
