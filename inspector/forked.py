@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 import warnings
 from collections.abc import Callable
@@ -45,18 +46,19 @@ def do_in_parts(work: Callable[[int], _Result], count: int) -> list[_Result]:
     process; a part whose process failed in any way is done again here."""
     if count <= 1 or not can_fork():
         return [work(k) for k in range(count)]
-    children: list[tuple[int, int]] = []  # (pid, read end of its pipe)
+    pending: list[tuple[int, int, int]] = []  # (part, pid, read end of its pipe), not collected yet
     try:
         for k in range(1, count):
-            children.append(_fork(work, k))
+            pending.append((k, *_fork(work, k)))
         results = [work(0)]
-        for k, (pid, read_end) in enumerate(children, start=1):
+        while pending:
+            k, pid, read_end = pending.pop(0)
             results.append(_collect(pid, read_end, partial(work, k)))
-        children.clear()
         return results
     finally:
-        for pid, read_end in children:  # only when this process failed first: nothing more is wanted
-            _stop(pid, read_end)
+        for _, pid, read_end in pending:  # only when this process failed first: nothing more is wanted
+            os.close(read_end)
+            _stop(pid)
 
 
 def _fork(work: Callable[[int], Any], k: int) -> tuple[int, int]:
@@ -89,8 +91,12 @@ def _child(work: Callable[[int], Any], k: int, write_end: int) -> None:
 
 def _collect(pid: int, read_end: int, again: Callable[[], _Result]) -> _Result:
     """The child's result, or `again()` when it sent none (it failed, warned, or was killed)."""
-    with os.fdopen(read_end, "rb") as incoming:
-        data = incoming.read()
+    try:
+        with os.fdopen(read_end, "rb") as incoming:
+            data = incoming.read()
+    except BaseException:  # (Ctrl-C while waiting: the child goes too)
+        _stop(pid)
+        raise
     _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0 or not data:
         return again()
@@ -98,10 +104,10 @@ def _collect(pid: int, read_end: int, again: Callable[[], _Result]) -> _Result:
     return result
 
 
-def _stop(pid: int, read_end: int) -> None:
+def _stop(pid: int) -> None:
+    """End a child that is no longer wanted, and reap it."""
     try:
-        os.kill(pid, 9)
+        os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-    except OSError:
+    except OSError:  # (it had ended and was reaped already)
         pass
-    os.close(read_end)

@@ -66,8 +66,9 @@ def register(subparsers: Any) -> None:
         type=_jobs,
         default=None,
         metavar="N",
-        help="read a long run's timeline in N processes at once (default: one per CPU, at most "
-        f"{MAX_AUTO_JOBS}, on Linux; at least {STEPS_A_PART} steps each); 1 reads it in this one alone",
+        help="read a long run's timeline in up to N processes at once, at least "
+        f"{STEPS_A_PART} steps each; 1: in this process only (default: one per CPU, at most "
+        f"{MAX_AUTO_JOBS}, on Linux; 1 elsewhere)",
     )
     parser.set_defaults(handler=run)
 

@@ -87,3 +87,14 @@ def test_an_error_in_the_first_part_stops_the_others() -> None:
 
 def test_usable_cpus_is_at_least_one() -> None:
     assert usable_cpus() >= 1
+
+
+def test_a_part_that_fails_here_too_raises_its_error_and_stops_the_parts_after_it() -> None:
+    def work(k: int) -> int:
+        if k == 1:
+            raise ValueError("part 1 failed")  # in its process, then again here
+        return k
+
+    with pytest.raises(ValueError, match="part 1 failed"):
+        do_in_parts(work, 4)
+    assert _no_children_left()
