@@ -130,3 +130,35 @@ def test_a_long_text_is_previewed_as_the_whole_text_would_be() -> None:
         if rng.random() < 0.3:  # printable words, single spaces: the text is already on one line
             text = " ".join(rng.choice(["ab", "x", "lorem", "é"]) for _ in range(length // 3))
         assert preview_line(text) == whole(text), repr(text)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [], "b": {}, "c": [[], {}], "d": None, "e": True, "f": [1, -2, 10**30]},
+        {"duration": 6.7e-05, "t": 1e16, "u": 0.1, "v": -0.0, "w": 1.5e300},
+        {"text": 'é ⏎ 🙂 "quoted" \\ back / slash \x1b[31m \t\n\u2028', "ключ": "значение"},
+        ["top", "level", ["list"]],
+        "just a string",
+        {"nan": float("nan"), "inf": [float("inf")]},  # no strict JSON: written as it always was
+    ],
+    ids=["shapes", "floats", "text", "list", "string", "not-strict"],
+)
+def test_indented_json_is_the_standard_librarys(value: Any) -> None:
+    from inspector.cli.show import indented_json
+
+    assert indented_json(value) == json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def test_indented_json_writes_a_history_view_as_its_list(tmp_path: Path) -> None:
+    from inspector.cli.show import indented_json
+    from inspector.recording import Recorder, read_run
+    from inspector.recording.synthetic import react_topology, simulate_react
+    from inspector.recording.valuelist import ValueList, json_default
+
+    recorder = Recorder(tmp_path / "run.jsonl", topology=react_topology(), clock=lambda: 0.0, run_id="r")
+    simulate_react(recorder, 10)
+    recorder.close()
+    state = read_run(tmp_path / "run.jsonl").state_at(20)
+    assert isinstance(state["messages"], ValueList)  # (a history past 8 messages is a view)
+    assert indented_json(state) == json.dumps(state, ensure_ascii=False, indent=2, default=json_default)
