@@ -271,7 +271,8 @@ milliseconds to start, and the steps before its part some reading of their own (
 _CATCH_UP = 0.4
 """What a step before a part costs that part, against a step of its own: a part's conversation index
 and state start from the run's beginning, which reads each earlier step's line and messages but
-formats nothing (measured on the flow ReAct agent's runs: 0.35-0.45)."""
+formats nothing. About 0.4 on the flow ReAct agent's 10,000-round run: with 58% of the steps in the
+first part, the second still ended 0.2 s after it."""
 
 
 def part_bounds(steps: int, parts: int) -> list[int]:

@@ -75,7 +75,7 @@ def test_reading_a_fixture_run_leaves_no_cycles(
 ) -> None:
     run = walk(path)  # held, so that only what the walk let go of counts
     assert _cyclic_garbage() == Counter()
-    assert run.steps is not None
+    assert len(run.steps) >= 1  # (every fixture has steps: the walk read some)
 
 
 @pytest.mark.parametrize("walk", [_text_walk, _json_walk], ids=["text", "json"])

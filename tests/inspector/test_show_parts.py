@@ -54,7 +54,7 @@ def test_later_parts_have_fewer_steps_of_their_own() -> None:
     assert bounds[0] == 0 and bounds[-1] == 20_000
     sizes = [b - a for a, b in itertools.pairwise(bounds)]
     assert sizes == sorted(sizes, reverse=True) and sizes[-1] > 0
-    assert show.part_bounds(20_000, 2)[1] == 12_500  # 0.6 of it: the second part catches up on the first
+    assert show.part_bounds(20_000, 2)[1] == 12_500  # 1 / (1 + 0.6): the second part catches up on the first
     assert show.part_bounds(1_999, 2) == [0, 1_999]  # too short for two parts
     assert show.part_bounds(0, 4) == [0, 0]
 
