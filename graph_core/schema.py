@@ -12,6 +12,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph_core.concat import add_rule, concat_values
+
 __all__ = [
     "Message",
     "Role",
@@ -236,9 +238,7 @@ def concat_messages(chunks: Sequence[Message]) -> Message:
             )
     extras = [c.extra for c in chunks if c.extra]
     if len(extras) > 1:  # Eino concatenates the extras as maps: values of a key join like stream chunks
-        from graph_core.stream import concat_chunks
-
-        extra: dict[str, Any] = concat_chunks(extras)
+        extra: dict[str, Any] = concat_values(extras)
     else:
         extra = dict(extras[0]) if extras else {}
     finish = [c.finish_reason for c in chunks if c.finish_reason]
@@ -254,3 +254,6 @@ def concat_messages(chunks: Sequence[Message]) -> Message:
         usage=usage,
         extra=extra,
     )
+
+
+add_rule(Message, concat_messages, itemwise_in_lists=True)

@@ -18,8 +18,8 @@ import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
 from typing import Any, Final, TypeVar
 
+from graph_core.concat import concat_values, register_stream_chunk_concat
 from graph_core.errors import StreamError
-from graph_core.schema import Message, concat_messages
 
 __all__ = [
     "NO_VALUE",
@@ -265,85 +265,12 @@ def peek(stream: Iterator[T]) -> tuple[Any, Iterator[T]]:
     return first, _replay(first, stream)
 
 
-def _concat_message_lists(chunks: Sequence[Sequence[Message | None]]) -> list[Message | None]:
-    width = len(chunks[0])
-    if any(len(c) != width for c in chunks):
-        raise StreamError("unexpected array length in message array concat: chunks have different lengths")
-    result: list[Message | None] = []
-    for i in range(width):
-        parts = [c[i] for c in chunks if c[i] is not None]
-        result.append(concat_messages(parts) if parts else None)  # type: ignore[arg-type]
-    return result
-
-
-_CONCAT_FUNCS: dict[type, Callable[[list[Any]], Any]] = {}
-
-
-def register_stream_chunk_concat(cls: type[T], fn: Callable[[list[T]], T]) -> None:
-    """Eino `RegisterStreamChunkConcatFunc`: chunks of type `cls` are joined by `fn(chunks)`.
-
-    It takes precedence over the built-in rules of `concat_chunks` (also for values inside dicts),
-    so a node's own output type can say how its streamed pieces add up; an error `fn` raises is the
-    concatenation's error.
-    """
-    _CONCAT_FUNCS[cls] = fn
-
-
-def _check_same_type(key: Any, values: Sequence[Any]) -> None:
-    """Eino concatenates a map key's values as one typed slice: they must all be of one type."""
-    kinds = [type(v) for v in values if v is not None]
-    for kind in kinds[1:]:
-        if kind is not kinds[0]:
-            raise StreamError(
-                f"unexpected slice element type. Got {kinds[0].__name__}, expected {kind.__name__} "
-                f"(concatenating key {key!r})"
-            )
-
-
 def concat_chunks(chunks: Sequence[Any]) -> Any:
-    """Join stream chunks into one value with Eino's rules (Appendix A).
-
-    A function registered for the chunks' type (`register_stream_chunk_concat`) decides first.
-    Messages use `concat_messages`; lists of messages concatenate index by index (None entries ignored);
-    strings join; numbers and bools keep the last value; dicts concatenate key by key, recursively (a
-    key's values must be of one type); anything else may have at most one non-None chunk.
-    """
+    """Join stream chunks into one value with Eino's rules (Appendix A): `concat_values`, after the
+    `SourceEOF` markers a merge leaves in the stream are skipped."""
     if any(type(c) is SourceEOF for c in chunks):
         chunks = [c for c in chunks if type(c) is not SourceEOF]
-    if not chunks:
-        raise StreamError("stream reader is empty, concat fail")
-    if len(chunks) == 1:
-        return chunks[0]
-    first = next((c for c in chunks if c is not None), None)
-    if _CONCAT_FUNCS:
-        registered = _CONCAT_FUNCS.get(type(first))
-        if registered is not None:
-            return registered(list(chunks))
-    if isinstance(first, Message):
-        return concat_messages([c for c in chunks if c is not None])
-    if isinstance(first, str):
-        return "".join(c for c in chunks if c is not None)
-    if isinstance(first, bool | int | float):
-        return chunks[-1]
-    if isinstance(first, list) and all(
-        isinstance(m, Message | None) for c in chunks if isinstance(c, list) for m in c
-    ):
-        return _concat_message_lists([c for c in chunks if c is not None])
-    if isinstance(first, dict):
-        grouped: dict[Any, list[Any]] = {}
-        for chunk in chunks:
-            if chunk is None:
-                continue
-            for key, value in chunk.items():
-                grouped.setdefault(key, []).append(value)
-        for key, values in grouped.items():
-            if len(values) > 1:
-                _check_same_type(key, values)
-        return {key: concat_chunks(values) for key, values in grouped.items()}
-    present = [c for c in chunks if c is not None]
-    if len(present) > 1:
-        raise StreamError(f"cannot concat multiple non-zero value of type {type(first).__name__}")
-    return present[0] if present else None
+    return concat_values(chunks)
 
 
 def collect(stream: Iterable[Any]) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import graph_core.stream
+import graph_core.concat
 from graph_core import register_stream_chunk_concat
 from graph_core.schema import Message
 from graph_core.stream import StreamError, collect, concat_chunks
@@ -36,7 +36,7 @@ def sum_ints(items: list[int]) -> int:
 
 @pytest.fixture(autouse=True)
 def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(graph_core.stream, "_CONCAT_FUNCS", {})
+    monkeypatch.setattr(graph_core.concat, "_REGISTERED", {})
 
 
 def numbers() -> Iterator[str]:
