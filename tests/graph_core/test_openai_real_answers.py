@@ -172,7 +172,10 @@ def test_calls_without_ids_get_distinct_ids_and_the_server_ids_are_kept(
     answer = model.generate([Message.user("tell me the weather in SF and Orlando")])
 
     assert [c.id for c in answer.tool_calls] == [call_id(1), call_id(2)]
-    assert [json.loads(c.arguments)["location"] for c in answer.tool_calls] == ["San Francisco, CA", "Orlando, FL"]
+    assert [json.loads(c.arguments)["location"] for c in answer.tool_calls] == [
+        "San Francisco, CA",
+        "Orlando, FL",
+    ]
     assert answer.extra["openai"]["server_tool_call_ids"] == {call_id(1): "", call_id(2): ""}
 
 
@@ -183,7 +186,9 @@ def test_an_agent_answers_each_call_by_its_own_id(server: ChatServer, model: Ope
     )
     agent = ReActAgent(model=model, tools=[get_current_weather])
 
-    assert agent.invoke([Message.user("tell me the weather in SF and Orlando")]).content == "21 degrees in both."
+    assert (
+        agent.invoke([Message.user("tell me the weather in SF and Orlando")]).content == "21 degrees in both."
+    )
 
     sent = server.requests[1].body["messages"]
     assert [c["id"] for c in sent[1]["tool_calls"]] == [call_id(1), call_id(2)]

@@ -78,7 +78,9 @@ def test_other_text_on_a_200_stream_is_quoted_after_truncated(server: ChatServer
     server.script(Reply.raw(NGINX_502_PAGE, content_type="text/event-stream"))
     model = OpenAIChatModel(model="m", base_url=server.base_url)
 
-    with pytest.raises(ChatModelStreamError, match=r"\(truncated response\); it sent instead: .*502 Bad Gateway"):
+    with pytest.raises(
+        ChatModelStreamError, match=r"\(truncated response\); it sent instead: .*502 Bad Gateway"
+    ):
         list(model.stream([Message.user("x")]))
 
 
@@ -106,13 +108,23 @@ GROQ_429 = {
 }
 
 
-def _model(server: ChatServer, sleeps: list[float], **options: float) -> OpenAIChatModel:
-    return OpenAIChatModel(model="gpt-35-turbo", base_url=server.base_url, sleep=sleeps.append, **options)
+def _model(
+    server: ChatServer, sleeps: list[float], *, max_retries: int = 2, max_retry_delay: float = 60.0
+) -> OpenAIChatModel:
+    return OpenAIChatModel(
+        model="gpt-35-turbo",
+        base_url=server.base_url,
+        sleep=sleeps.append,
+        max_retries=max_retries,
+        max_retry_delay=max_retry_delay,
+    )
 
 
 def test_an_azure_429_waits_as_long_as_its_message_says(server: ChatServer) -> None:
     sleeps: list[float] = []
-    server.script(Reply.raw(AZURE_429, content_type="application/json", status=429), Reply.json(completion("ok")))
+    server.script(
+        Reply.raw(AZURE_429, content_type="application/json", status=429), Reply.json(completion("ok"))
+    )
 
     assert _model(server, sleeps).generate([Message.user("Hello!")]).content == "ok"
     assert sleeps == [20.0]
@@ -135,7 +147,9 @@ def test_an_azure_429_async_waits_as_its_message_says(server: ChatServer) -> Non
     async def record(delay: float) -> None:
         sleeps.append(delay)
 
-    server.script(Reply.raw(AZURE_429, content_type="application/json", status=429), Reply.json(completion("ok")))
+    server.script(
+        Reply.raw(AZURE_429, content_type="application/json", status=429), Reply.json(completion("ok"))
+    )
     model = OpenAIChatModel(model="gpt-35-turbo", base_url=server.base_url, async_sleep=record)
 
     assert asyncio.run(model.agenerate([Message.user("Hello!")])).content == "ok"
@@ -146,7 +160,9 @@ def test_an_azure_429_that_persists_is_reported_after_the_waits(server: ChatServ
     sleeps: list[float] = []
     server.script(*[Reply.raw(AZURE_429, content_type="application/json", status=429) for _ in range(3)])
 
-    with pytest.raises(ChatModelStatusError, match=r"HTTP 429 Too Many Requests: 429: .*Please retry after 20 seconds") as caught:
+    with pytest.raises(
+        ChatModelStatusError, match=r"HTTP 429 Too Many Requests: 429: .*Please retry after 20 seconds"
+    ) as caught:
         _model(server, sleeps, max_retries=2).generate([Message.user("Hello!")])
 
     assert "after 3 attempts" in str(caught.value)

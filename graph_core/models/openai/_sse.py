@@ -86,9 +86,7 @@ class StreamDecoder:
     SSE field are kept (bounded), so a bare JSON error body on a 200 stream is quoted, not "truncated".
     """
 
-    def __init__(
-        self, *, endpoint: str, status: int, redact: Redactor, uuids: IdSource = uuid.uuid4
-    ) -> None:
+    def __init__(self, *, endpoint: str, status: int, redact: Redactor, uuids: IdSource = uuid.uuid4) -> None:
         self._endpoint = endpoint
         self._where = f"POST {endpoint} (HTTP {status})"
         self._redact = redact

@@ -147,9 +147,7 @@ def provenance(data: Mapping[str, Any]) -> dict[str, Any]:
 def reasoning_of(part: Mapping[str, Any]) -> str:
     """Reasoning from `reasoning_content` (DeepSeek, vLLM), `reasoning` (OpenRouter, Ollama) or
     `thinking` content parts (Magistral)."""
-    return text_of(part.get("reasoning_content") or part.get("reasoning")) + thinking_of(
-        part.get("content")
-    )
+    return text_of(part.get("reasoning_content") or part.get("reasoning")) + thinking_of(part.get("content"))
 
 
 def choice_zero(choices: Any) -> dict[str, Any] | None:
