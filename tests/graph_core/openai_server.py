@@ -21,10 +21,12 @@ __all__ = ["ChatServer", "Recorded", "Reply", "completion", "delta_event", "tool
 
 @dataclass
 class Reply:
-    """One scripted answer. `events` makes it a chunked SSE stream; otherwise `body` is sent whole."""
+    """One scripted answer. `events` makes it a chunked SSE stream; otherwise `body` is sent whole, as
+    `content_type` (a proxy may label any body `text/event-stream`)."""
 
     status: int = 200
     body: bytes = b""
+    content_type: str = "application/json"
     headers: Mapping[str, str] = field(default_factory=lambda: {})
     events: Sequence[str] | None = None
     done: bool = True
@@ -37,6 +39,11 @@ class Reply:
     @classmethod
     def json(cls, data: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> Reply:
         return cls(status=status, body=json.dumps(data).encode(), headers=dict(headers or {}))
+
+    @classmethod
+    def raw(cls, body: str, *, content_type: str, status: int = 200) -> Reply:
+        """`body` sent byte for byte, as a server or proxy sent it."""
+        return cls(status=status, body=body.encode(), content_type=content_type)
 
     @classmethod
     def sse(cls, events: Sequence[Any], **options: Any) -> Reply:
@@ -149,7 +156,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_whole(self, reply: Reply) -> None:
         self.send_response(reply.status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", reply.content_type)
         self.send_header("Content-Length", str(len(reply.body)))
         for name, value in reply.headers.items():
             self.send_header(name, value)

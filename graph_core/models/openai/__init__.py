@@ -7,7 +7,8 @@ async paths of `OpenAIChatModel` (`_client`) differ only in how bytes move and h
 hierarchy is drawn in `_errors`.
 
 Retries: 429, 5xx and connection failures (before any response byte) are retried up to `max_retries`
-times with exponential backoff, honouring `Retry-After`/`retry-after-ms` up to `max_retry_delay`. Read
+times with exponential backoff, honouring `Retry-After`/`retry-after-ms`, or a wait the error body names
+in words ("Please retry after 20 seconds"), up to `max_retry_delay`. Read
 timeouts are not retried (the server may already be spending tokens on the request), and nothing is
 retried once a stream has started yielding chunks.
 """

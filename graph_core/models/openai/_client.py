@@ -11,6 +11,7 @@ import asyncio
 import copy
 import os
 import time
+import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -49,7 +50,8 @@ class OpenAIChatModel:
     `extra_body` is merged into every request body last (for `temperature`-like fields a server supports
     but this class does not name). Invalid tool-call JSON is detected when the message is complete: at the
     end of `generate`, or after the last chunk of `stream` (raised by the iterator, after every chunk was
-    yielded).
+    yielded). A tool call the server sends without an ID gets `call_<uuid hex>`, the uuid from
+    `uuid_factory` (default `uuid.uuid4`; tests pass a counter).
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class OpenAIChatModel:
         sleep: Callable[[float], None] | None = None,
         async_sleep: Callable[[float], Awaitable[None]] | None = None,
         secret_headers: Iterable[str] = (),
+        uuid_factory: Callable[[], uuid.UUID] | None = None,
     ) -> None:
         if not model:
             raise ValueError("OpenAIChatModel needs a `model` name")
@@ -104,6 +107,7 @@ class OpenAIChatModel:
         self._async_client = async_http_client
         self._sleep = sleep or time.sleep
         self._async_sleep = async_sleep or asyncio.sleep
+        self._uuids = uuid_factory or uuid.uuid4
 
     # ---------------------------------------------------------------------------------- configuration
 
@@ -204,11 +208,13 @@ class OpenAIChatModel:
 
     def _decode(self, response: httpx.Response, text: str) -> Message:
         return decode_completion_text(
-            text, endpoint=self.endpoint, status=response.status_code, redact=self._redact
+            text, endpoint=self.endpoint, status=response.status_code, redact=self._redact, uuids=self._uuids
         )
 
     def _new_decoder(self, response: httpx.Response) -> StreamDecoder:
-        return StreamDecoder(endpoint=self.endpoint, status=response.status_code, redact=self._redact)
+        return StreamDecoder(
+            endpoint=self.endpoint, status=response.status_code, redact=self._redact, uuids=self._uuids
+        )
 
     # ------------------------------------------------------------------------------------------- sync
 

@@ -1,7 +1,8 @@
 """Failed attempts: what to raise, whether another attempt may help, and how long to wait before it.
 
 429, 5xx and connection failures (before any response byte) are retried up to `max_retries` times with
-exponential backoff, honouring `Retry-After`/`retry-after-ms` up to `max_retry_delay`. Read timeouts are not
+exponential backoff, honouring `Retry-After`/`retry-after-ms`, or the wait the body names ("Please retry
+after 20 seconds", "try again in 1m30s"), up to `max_retry_delay`. Read timeouts are not
 retried (the server may already be spending tokens on the request), and nothing is retried once a stream
 has started yielding chunks. Pure logic: the client does the sending and the sleeping, sync or async.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import email.utils
 import json
 import math
+import re
 import time
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -33,6 +35,7 @@ __all__ = [
     "mid_stream_error",
     "next_delay",
     "retry_after",
+    "retry_hint",
     "status_failure",
     "transport_failure",
 ]
@@ -66,6 +69,27 @@ def retry_after(headers: httpx.Headers, *, now: float) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(when.timestamp() - now, 0.0)
+
+
+_HINT = re.compile(
+    r"(?:retry after|try again in|retry in)\s+((?:\d+(?:\.\d+)?\s*"
+    r"(?:ms|milliseconds?|seconds?|secs?|s|minutes?|mins?|m|hours?|h)\s*)+)",
+    re.IGNORECASE,
+)
+_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|millis|s|m|h)")
+_UNIT = {"ms": 0.001, "millis": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def retry_hint(text: str) -> float | None:
+    """Seconds an error body asks to wait, in words: Azure's "Please retry after 20 seconds." (sent
+    with no `Retry-After` header on some deployments), OpenAI's and Groq's "Please try again in 7.66s"
+    or "in 1m30s" or "in 271ms", Gemini's "Please retry in 54.03s". None when it names no wait."""
+    match = _HINT.search(text)
+    if match is None:
+        return None
+    words = re.sub(r"milliseconds?", "millis", match.group(1).lower())
+    total = sum(float(number) * _UNIT[unit] for number, unit in _PART.findall(words))
+    return total if math.isfinite(total) else None
 
 
 def _number(text: str | None) -> float | None:
@@ -105,6 +129,8 @@ def status_failure(
     )
     retryable = status in RETRYABLE_STATUSES
     wait = retry_after(headers, now=time.time()) if retryable else None
+    if retryable and wait is None:
+        wait = retry_hint(text)
     return Failure(error, retryable=retryable, wait=wait)
 
 

@@ -6,7 +6,8 @@ Pure functions (no I/O), shared by the sync and async paths and by the stream de
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graph_core.models.openai._errors import ChatModelResponseError, Redactor, ToolCallArgumentsError
@@ -14,22 +15,35 @@ from graph_core.schema import Message, TokenUsage, ToolCall, ToolInfo
 
 __all__ = [
     "BODY_EXCERPT",
+    "IdSource",
     "arguments_of",
     "as_dict",
     "check_arguments",
+    "choice_zero",
     "decode_completion",
     "decode_completion_text",
     "encode_message",
     "encode_tool",
     "error_text",
+    "fill_call_ids",
+    "new_call_id",
     "provenance",
     "reasoning_of",
     "text_of",
+    "thinking_of",
     "usage_of",
 ]
 
 BODY_EXCERPT = 500
 """How much of a server's body an error message or `.body` keeps."""
+
+IdSource = Callable[[], uuid.UUID]
+"""Where generated tool-call IDs get their uuid (`uuid.uuid4`; tests inject a counter)."""
+
+
+def new_call_id(uuids: IdSource) -> str:
+    """An ID for a call the server sent without a usable one: `call_<32 hex digits>`, as OpenAI's look."""
+    return f"call_{uuids().hex}"
 
 
 # ------------------------------------------------------------------------------------------- request
@@ -67,15 +81,34 @@ def encode_tool(info: ToolInfo) -> dict[str, Any]:
 
 
 def text_of(content: Any) -> str:
-    """Content is a string, null, or (some servers) a list of typed parts of which we keep the text."""
+    """Content is a string, null, or (some servers) a list of typed parts of which we keep the text.
+
+    `thinking` parts (Mistral's Magistral) are not answer text: `reasoning_of` reads them.
+    """
     if content is None:
         return ""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
         parts: list[Any] = content
-        return "".join(str(p.get("text", "")) for p in parts if isinstance(p, dict))
+        return "".join(
+            str(p.get("text", "")) for p in parts if isinstance(p, dict) and p.get("type") != "thinking"
+        )
     return str(content)
+
+
+def thinking_of(content: Any) -> str:
+    """The text of `{"type": "thinking", "thinking": [{"type": "text", "text": ...}]}` content parts.
+
+    Magistral sends its reasoning this way, in `message.content` and `delta.content` alike; `thinking`
+    may also be a plain string.
+    """
+    if not isinstance(content, list):
+        return ""
+    parts: list[Any] = content
+    return "".join(
+        text_of(p.get("thinking")) for p in parts if isinstance(p, dict) and p.get("type") == "thinking"
+    )
 
 
 def arguments_of(function: Mapping[str, Any]) -> str:
@@ -112,7 +145,23 @@ def provenance(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def reasoning_of(part: Mapping[str, Any]) -> str:
-    return text_of(part.get("reasoning_content") or part.get("reasoning"))
+    """Reasoning from `reasoning_content` (DeepSeek, vLLM), `reasoning` (OpenRouter, Ollama) or
+    `thinking` content parts (Magistral)."""
+    return text_of(part.get("reasoning_content") or part.get("reasoning")) + thinking_of(part.get("content"))
+
+
+def choice_zero(choices: Any) -> dict[str, Any] | None:
+    """The first choice (`index` 0, or no index): with `n > 1` a stream event carries one choice of any
+    index, and only the first is the answer. None when `choices` holds no first choice."""
+    if not isinstance(choices, list):
+        return None
+    items: list[Any] = choices
+    for item in items:
+        choice = as_dict(item)
+        index = choice.get("index")
+        if choice and (index is None or index == 0):
+            return choice
+    return None
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -151,7 +200,9 @@ def check_arguments(
     )
 
 
-def decode_completion(data: Any, *, endpoint: str, status: int, redact: Redactor) -> Message:
+def decode_completion(
+    data: Any, *, endpoint: str, status: int, redact: Redactor, uuids: IdSource = uuid.uuid4
+) -> Message:
     where = f"POST {endpoint} (HTTP {status})"
     if not isinstance(data, dict):
         raise ChatModelResponseError(f"{where}: response is not a JSON object", endpoint=endpoint)
@@ -163,8 +214,9 @@ def decode_completion(data: Any, *, endpoint: str, status: int, redact: Redactor
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices:
         raise ChatModelResponseError(f"{where}: response has no choices", endpoint=endpoint)
-    choice = as_dict(choices[0])
+    choice = choice_zero(choices) or as_dict(choices[0])
     raw = as_dict(choice.get("message"))
+    openai = dict(provenance(body).get("openai", {}))
     tool_calls: list[ToolCall] = []
     for item in raw.get("tool_calls") or []:
         call = as_dict(item)
@@ -177,19 +229,42 @@ def decode_completion(data: Any, *, endpoint: str, status: int, redact: Redactor
                 type=str(call.get("type") or "function"),
             )
         )
+    legacy = as_dict(raw.get("function_call"))
+    if legacy.get("name"):  # the pre-tools `function_call` (gpt-4-0613 era, Azure deployments): one call
+        call = ToolCall(id=new_call_id(uuids), name=str(legacy["name"]), arguments=arguments_of(legacy))
+        openai["function_call"] = call.id
+        tool_calls.append(call)
+    openai.update(fill_call_ids(tool_calls, uuids))
     finish_reason = choice.get("finish_reason") or None
     for call in tool_calls:
         check_arguments(call, endpoint=endpoint, redact=redact, finish_reason=finish_reason)
         call.arguments = redact(call.arguments)  # a server echoing the key must not hand it on
+    content = redact(text_of(raw.get("content")))
+    refusal = redact(text_of(raw.get("refusal")))
+    if refusal:  # content is null when the model refuses: the refusal is the answer, and marked as one
+        openai["refusal"] = refusal
+        content = content or refusal
     return Message(
         "assistant",
-        redact(text_of(raw.get("content"))),
+        content,
         tool_calls=tool_calls,
         reasoning_content=redact(reasoning_of(raw)),
-        finish_reason=choice.get("finish_reason") or None,
+        finish_reason=finish_reason,
         usage=usage_of(body),
-        extra=provenance(body),
+        extra={"openai": openai} if openai else {},
     )
+
+
+def fill_call_ids(calls: Sequence[ToolCall], uuids: IdSource) -> dict[str, Any]:
+    """Give every call without an ID (Gemini's OpenAI endpoint sends `"id": ""`) a generated one, so its
+    tool message can answer it and two such calls stay apart. Returns the extras that keep what the
+    server sent: `{"server_tool_call_ids": {generated: ""}}`, or nothing."""
+    generated: dict[str, str] = {}
+    for call in calls:
+        if not call.id:
+            call.id = new_call_id(uuids)
+            generated[call.id] = ""
+    return {"server_tool_call_ids": generated} if generated else {}
 
 
 def error_text(data: Mapping[str, Any], redact: Redactor) -> str:
@@ -207,7 +282,9 @@ def error_text(data: Mapping[str, Any], redact: Redactor) -> str:
     return redact(text)[:BODY_EXCERPT]
 
 
-def decode_completion_text(text: str, *, endpoint: str, status: int, redact: Redactor) -> Message:
+def decode_completion_text(
+    text: str, *, endpoint: str, status: int, redact: Redactor, uuids: IdSource = uuid.uuid4
+) -> Message:
     """A whole (non-streamed) response body to its message; a body that is not JSON is a response error."""
     try:
         data = json.loads(text)
@@ -216,4 +293,4 @@ def decode_completion_text(text: str, *, endpoint: str, status: int, redact: Red
             f"POST {endpoint} (HTTP {status}): response is not JSON: {redact(text)[:200]!r}",
             endpoint=endpoint,
         ) from None
-    return decode_completion(data, endpoint=endpoint, status=status, redact=redact)
+    return decode_completion(data, endpoint=endpoint, status=status, redact=redact, uuids=uuids)
