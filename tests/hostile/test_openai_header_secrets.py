@@ -22,8 +22,7 @@ from graph_core.models.openai import (
     ChatModelStreamError,
     OpenAIChatModel,
 )
-from graph_core.schema import Message, ToolInfo
-from graph_core.stream import concat_messages
+from graph_core.schema import Message, ToolInfo, concat_messages
 from tests.graph_core.openai_server import ChatServer, Reply, completion, delta_event, tool_delta
 
 KEY = "sk-hostile-KEY-00112233445566778899"
