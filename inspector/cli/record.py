@@ -3,7 +3,9 @@
 A run that fails (a runaway agent, a failing tool) is still a good recording: the command reports the
 outcome on stderr and exits 1, so a script or CI job notices; a run that finishes, or stops at an
 interrupt (a pause, not a failure), exits 0. Problems with the command itself (bad TARGET, bad input, an
-unwritable output) are user errors with exit status 2, and nothing is recorded; Ctrl-C exits 130.
+unwritable output, another recording being written to the same file) are user errors with exit status
+2, and nothing is recorded; Ctrl-C exits 130. A recording that stops partway (the disk fills) exits 2
+as well, after the run, and its partial file is removed (a resumed segment is cut back off the file).
 
 With a checkpoint store on TARGET's compiled graph, `--checkpoint-id ID` lets a run stop at an interrupt
 and save a checkpoint; `--checkpoint-id ID --resume [--resume-data JSON]` resumes it and appends the
@@ -27,6 +29,7 @@ from inspector.errors import InspectorError
 from inspector.errortext import error_text
 from inspector.recording import read_run
 from inspector.recording.format import FORMAT_NAME
+from inspector.recording.sink import fault_error
 from inspector.target import LoadedTarget, load_target
 
 __all__ = ["check_output", "make_input", "parse_json", "refuse_to_clobber", "register", "run"]
@@ -245,7 +248,9 @@ def run(args: argparse.Namespace) -> int:
         meta=meta,
         resume=args.resume,
         checkpoint_id=args.checkpoint_id if args.resume else None,
+        report_faults=False,  # said once, below, with what became of the file
     )
+    recorder.open()  # locked now: a file another recording is writing is refused before the run
     options: dict[str, Any] = {"callbacks": [recorder]}
     if args.checkpoint_id is not None:
         options["checkpoint_id"] = args.checkpoint_id
@@ -269,7 +274,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         recorder.close()
     if recorder.fault is not None:
-        raise InspectorError(f"could not write the run file {output}: {recorder.fault}")
+        removed = recorder.discard()
+        raise fault_error(output, recorder.fault, removed=removed, appended=args.resume)
     recorded = read_run(output)
     segment = recorded.segments[-1]
     count = len(recorded.segments)

@@ -36,6 +36,7 @@ from pydantic_core import to_json
 from graph_core.callbacks import StepInfo
 from graph_core.schema import Message
 from graph_core.topology import Topology
+from inspector.errors import RecorderBusyError
 from inspector.recording.continuation import (
     Continuation,
     check_resumable,
@@ -48,7 +49,6 @@ from inspector.recording.header import header_line, index_topology, scope_extra,
 from inspector.recording.held import Encoded, Frozen, Held
 from inspector.recording.pending import Counters, Pending, error_record, node_run_records, round_time
 from inspector.recording.redact import RedactSpec, make_redaction
-from inspector.errors import RecorderBusyError
 from inspector.recording.sink import Sink, describe_fault
 from inspector.recording.state_track import StateTrack
 from inspector.recording.step_line import StepDecisions, unfinished_line

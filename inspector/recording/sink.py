@@ -25,7 +25,7 @@ from typing import IO
 
 from inspector.errors import RunWriteError
 
-__all__ = ["Sink", "describe_fault", "refuse_busy"]
+__all__ = ["Sink", "describe_fault", "fault_error", "refuse_busy"]
 
 _NEW = os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 
@@ -141,22 +141,55 @@ def refuse_busy(path: Path, *, empty: bool = False) -> None:
         os.close(fd)
 
 
+def fault_error(path: Path, fault: BaseException, *, removed: bool, appended: bool = False) -> RunWriteError:
+    """The one paragraph a command raises when its recorder faulted: what failed, what became of the
+    file (`removed`: the partial file was taken back; `appended`: cut back to its earlier segments)
+    and what to do."""
+    if isinstance(fault, RunWriteError):
+        return RunWriteError(f"{fault}; nothing was recorded", path=path)
+    if not removed:
+        kept = f"what was written before it stopped is still in {path}"
+    elif appended:
+        kept = f"the partial segment was taken back, so {path} holds what it held before"
+    else:
+        kept = "the partial file was removed"
+    what, remedy = _fault_words(fault)
+    return RunWriteError(
+        f"could not write the run file {path}: {what}. The recording stopped there while the run went "
+        f"on, and {kept}; {remedy}",
+        path=path,
+    )
+
+
 def describe_fault(error: BaseException) -> str:
-    """A recorder's fault in words, for one paragraph: what happened to the file system, by errno."""
-    if isinstance(error, RunWriteError):
-        return str(error)
+    """A recorder's fault in words: what happened to the file system, by errno."""
+    return _fault_words(error)[0]
+
+
+_REMEDY = "then run the command again"
+_FAULTS = {
+    errno.ENOSPC: ("the disk is full", f"free some space, or write to another disk, {_REMEDY}"),
+    getattr(errno, "EDQUOT", -1): ("the user's disk quota is used up", f"free some space, {_REMEDY}"),
+    errno.EFBIG: (
+        "the file grew past the largest file allowed here (the file system's or `ulimit -f`)",
+        f"raise the limit, or write to another file system, {_REMEDY}",
+    ),
+    errno.EROFS: ("the file system is read-only", f"write to a folder you can write to, {_REMEDY}"),
+    errno.EACCES: ("permission denied", f"write to a folder you can write to, {_REMEDY}"),
+    errno.EPERM: ("operation not permitted", f"write to a folder you can write to, {_REMEDY}"),
+}
+
+
+def _fault_words(error: BaseException) -> tuple[str, str]:
     if isinstance(error, OSError):
-        number = error.errno
-        if number == errno.ENOSPC or number == getattr(errno, "EDQUOT", None):
-            return "the disk is full (no space left on the device, or the user's quota is used up)"
-        if number == errno.EFBIG:
-            return "the file grew past the largest file allowed here (the file system's or `ulimit -f`)"
-        if number == errno.EROFS:
-            return "the file system is read-only"
-        if number in (errno.EACCES, errno.EPERM):
-            return "permission denied (the folder or the file is read-only for this user)"
-        return error.strerror or str(error) or type(error).__name__
-    return f"{type(error).__name__}: {error}"
+        known = _FAULTS.get(error.errno or 0)
+        if known is not None:
+            return known
+        return error.strerror or str(error) or type(error).__name__, f"fix that, {_REMEDY}"
+    return (
+        f"{type(error).__name__}: {error}",
+        "this is a fault of the recorder itself: please report it, with this message",
+    )
 
 
 if sys.platform == "win32":
