@@ -145,8 +145,8 @@ def fault_error(path: Path, fault: BaseException, *, removed: bool, appended: bo
     """The one paragraph a command raises when its recorder faulted: what failed, what became of the
     file (`removed`: the partial file was taken back; `appended`: cut back to its earlier segments)
     and what to do."""
-    if isinstance(fault, RunWriteError):
-        return RunWriteError(f"{fault}; nothing was recorded", path=path)
+    if isinstance(fault, RunWriteError):  # another writer has the file: nothing of ours is in it
+        return RunWriteError(str(fault), path=path)
     if not removed:
         kept = f"what was written before it stopped is still in {path}"
     elif appended:
