@@ -77,6 +77,16 @@ def _record(target: str, out: Path) -> subprocess.Popen[str]:
     )
 
 
+def _end(writer: subprocess.Popen[str]) -> None:
+    """Kill `writer` if it still runs, and close its pipes."""
+    if writer.poll() is None:
+        writer.kill()
+        writer.wait()
+    for stream in (writer.stdout, writer.stderr):
+        if stream is not None:
+            stream.close()
+
+
 def _until(done: Any, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not done():
@@ -109,9 +119,7 @@ def test_records_started_at_once_on_one_file_one_writes_and_the_others_are_refus
         assert winner.wait(60) == 0
     finally:
         for writer in writers:
-            if writer.poll() is None:
-                writer.kill()
-                writer.wait()
+            _end(writer)
     run = read_run(out)
     assert run.status == "ok" and run.output == "x first waited"
     assert [json.loads(line)["kind"] for line in out.read_text().splitlines()].count("header") == 1
@@ -126,8 +134,7 @@ def test_a_writer_killed_mid_run_leaves_its_complete_steps_and_no_lock(tmp_path:
         writer.send_signal(signal.SIGKILL)
         writer.wait(60)
     finally:
-        if writer.poll() is None:
-            writer.kill()
+        _end(writer)
     run = read_run(out)
     assert run.status == "incomplete" and [s.nodes for s in run.steps] == [("first",)]
     go.touch()
