@@ -129,10 +129,10 @@ def refuse_busy(path: Path, *, empty: bool = False) -> None:
     thread (`inspector debug`), or who put a finished file in its place (`inspector fork`)."""
     try:
         fd = os.open(path, _NEW if empty else os.O_RDONLY | getattr(os, "O_CLOEXEC", 0), 0o666)
-    except FileNotFoundError:
+    except OSError:
         if empty:
             raise
-        return
+        return  # nothing there to be busy (whoever writes the file next reports why it cannot)
     try:
         _lock(fd, path)
         if empty:

@@ -33,6 +33,8 @@ from inspector.recording import Recorder, read_run
 
 ROOT = Path(__file__).resolve().parents[2]
 BUSY = "another recording is being written to"
+TARGET = ("--target", "fixtures.runaway:agent")
+RUNAWAY = "fixtures/runs/runaway.jsonl"
 
 WAITING = """
 import os, time
@@ -168,7 +170,17 @@ def test_record_debug_and_fork_refuse_a_file_being_recorded_and_leave_it_alone(
     commands = [
         ["record", "fixtures.weather:agent", "--input", "hi", "-o", str(out)],
         ["debug", "fixtures.weather:agent", "--input", "hi", "-o", str(out)],
-        ["fork", "fixtures/runs/runaway.jsonl", "--step", "4", "-o", str(out), "--model-answer", stop],
+        [
+            "fork",
+            "fixtures/runs/runaway.jsonl",
+            "--step",
+            "4",
+            "-o",
+            str(out),
+            "--model-answer",
+            stop,
+            *TARGET,
+        ],
     ]
     with _held(out):
         for command in commands:

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from inspector.cli import main
+from inspector.errors import RunWriteError
 from inspector.recording import read_run
 from inspector.recording.sink import Sink
 
@@ -65,7 +66,9 @@ def _paragraph(err: str) -> str:
 def test_record_whose_disk_fills_exits_2_and_leaves_no_partial_file(tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
     limit = RUNAWAY.stat().st_size // 2  # past the header and a few steps
-    result = _inspector_limited(limit, "record", "fixtures.runaway:agent", "--input", "go", "-o", str(out), "-q")
+    result = _inspector_limited(
+        limit, "record", "fixtures.runaway:agent", "--input", "go", "-o", str(out), "-q"
+    )
     assert result.returncode == 2
     assert _paragraph(result.stderr) == (
         f"inspector: error: could not write the run file {out}: the file grew past the largest file "
@@ -81,7 +84,8 @@ def test_fork_whose_disk_fills_exits_2_and_removes_its_temporary_file(tmp_path: 
     shutil.copy(RUNAWAY, parent)
     out = tmp_path / "fork.jsonl"
     limit = parent.stat().st_size // 2  # the fork runs on to step 12: about as long as its parent
-    result = _inspector_limited(limit, "fork", str(parent), "--step", "2", "-o", str(out))
+    fork = ["fork", str(parent), "--step", "2", "-o", str(out), "--target", "fixtures.runaway:agent"]
+    result = _inspector_limited(limit, *fork)
     assert result.returncode == 2
     err = _paragraph(result.stderr)
     assert err.startswith(f"inspector: error: could not write the run file {out}: the file grew past")
@@ -178,6 +182,23 @@ def test_library_recorder_still_reports_its_fault_once_and_keeps_the_run_going(
     assert len(read_run(out).steps) == 2
 
 
+def test_a_fork_that_cannot_create_its_file_says_so_and_does_not_run(tmp_path: Path) -> None:
+    """The path the TUI's `f` takes in a read-only folder (PermissionError), made real for root too:
+    the folder is a file, so no file can be created in it."""
+    from inspector.debug.fork import plan_fork, run_fork
+
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    plan = plan_fork(RUNAWAY, 2, target="fixtures.runaway:agent")
+    with pytest.raises(RunWriteError) as refused:
+        run_fork(plan, blocker / "fork.jsonl")
+    assert str(refused.value) == (
+        f"could not create the fork's file in {blocker}: Not a directory; the fork did not run. Give it a "
+        "path in a folder you can write to (`inspector fork RUN --step N -o FORK.jsonl`)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
+
+
 # --- the TUI's `f` beside a run in a read-only folder ---------------------------------------------
 
 ANSWER = '{"role": "assistant", "content": "done"}'
@@ -223,7 +244,8 @@ async def test_fork_key_beside_a_read_only_run_shows_a_note_not_a_traceback(
     folder = tmp_path / "shared"
     folder.mkdir()
     parent = folder / "runaway.jsonl"
-    shutil.copy(RUNAWAY, parent)
+    assert main(["record", "fixtures.runaway:agent", "--input", "go", "-o", str(parent), "-q"]) == 1
+    capsys.readouterr()
     app = make_app(parent)
 
     def errors() -> list[str]:
