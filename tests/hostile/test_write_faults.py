@@ -103,19 +103,11 @@ def test_a_resumed_segment_that_cannot_be_written_is_cut_back_off_the_file(
     assert main([*record, "--input", "The launch moved to Friday"]) == 0
     interrupted = out.read_bytes()
     capsys.readouterr()
-    # one byte more than the interrupted run: the segment's first line is cut short, then refused
-    env = {**os.environ, "APPROVAL_CHECKPOINTS": str(store)}
-    result = subprocess.run(
-        [sys.executable, "-c", _LIMITED, str(len(interrupted) + 1), *record, "--resume"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 2
-    err = _paragraph(result.stderr)
+    # the segment's first line is written, then the disk is full (a size limit would stop the
+    # checkpoint store's SQLite file too, so the fault is injected at the recorder's writes)
+    _fail_writes_after(monkeypatch, 1)
+    assert main([*record, "--resume"]) == 2
+    err = _paragraph(capsys.readouterr().err)
     assert f"the partial segment was taken back, so {out} holds what it held before" in err
     assert out.read_bytes() == interrupted
     assert read_run(out).status == "interrupted"
