@@ -32,6 +32,8 @@ from inspector.errors import RecorderBusyError
 from inspector.recording import Recorder, read_run
 
 ROOT = Path(__file__).resolve().parents[2]
+# Runs made in this process use the fixtures' factories (`build_agent`): the module-level agents'
+# scripted models keep their place in the script from one test to the next.
 BUSY = "another recording is being written to"
 TARGET = ("--target", "fixtures.runaway:agent")
 RUNAWAY = "fixtures/runs/runaway.jsonl"
@@ -156,7 +158,7 @@ def _held(path: Path) -> Iterator[None]:
 
 
 def _a_recording(path: Path) -> bytes:
-    assert main(["record", "fixtures.weather:agent", "--input", "hi", "-o", str(path), "-q"]) == 0
+    assert main(["record", "fixtures.weather:build_agent", "--input", "hi", "-o", str(path), "-q"]) == 0
     return path.read_bytes()
 
 
@@ -276,7 +278,7 @@ def test_debug_sessions_without_o_each_record_to_a_file_of_their_own(
     monkeypatch.setattr("inspector.tui.debug_app.make_debug_app", _HeadlessDebugApp)
     paths: list[Path] = []
     for question in ("Weather in Hangzhou?", "Weather in Paris?"):
-        assert main(["debug", "fixtures.weather:agent", "--input", question]) == 0
+        assert main(["debug", "fixtures.weather:build_agent", "--input", question]) == 0
         err = capsys.readouterr().err
         found = re.search(r"inspector: recording the debug run to (\S+)\n", err)
         assert found is not None, err

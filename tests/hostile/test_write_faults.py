@@ -31,6 +31,9 @@ from inspector.errors import RunWriteError
 from inspector.recording import read_run
 from inspector.recording.sink import Sink
 
+# Runs made in this process use the fixtures' factories (`build_agent`): the module-level agents'
+# scripted models keep their place in the script from one test to the next.
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNAWAY = ROOT / "fixtures" / "runs" / "runaway.jsonl"
 
@@ -146,7 +149,7 @@ def test_debug_o_whose_disk_fills_exits_2_and_leaves_no_partial_file(
     monkeypatch.setattr("inspector.tui.debug_app.make_debug_app", _HeadlessDebugApp)
     _fail_writes_after(monkeypatch, 3)  # the header and two steps, then the disk is full
     out = tmp_path / "live.jsonl"
-    assert main(["debug", "fixtures.runaway:agent", "--input", "go", "-o", str(out)]) == 2
+    assert main(["debug", "fixtures.runaway:build_agent", "--input", "go", "-o", str(out)]) == 2
     err = _paragraph(capsys.readouterr().err)
     assert err.startswith(f"inspector: error: could not write the run file {out}: the disk is full.")
     assert "the partial file was removed; free some space, or write to another disk" in err
@@ -236,7 +239,7 @@ async def test_fork_key_beside_a_read_only_run_shows_a_note_not_a_traceback(
     folder = tmp_path / "shared"
     folder.mkdir()
     parent = folder / "runaway.jsonl"
-    assert main(["record", "fixtures.runaway:agent", "--input", "go", "-o", str(parent), "-q"]) == 1
+    assert main(["record", "fixtures.runaway:build_agent", "--input", "go", "-o", str(parent), "-q"]) == 1
     capsys.readouterr()
     app = make_app(parent)
 
