@@ -6,8 +6,11 @@ InspectorError
 ├── RunFileError (ValueError)     a run file is unreadable; `path` and `line_no` say where
 ├── RenderError (RuntimeError)    Graphviz rendering failed (for example the `dot` binary is missing)
 ├── TopologyFormatError (ValueError)  a topology JSON document is malformed or of another version
-└── DebugError (ValueError)       a debugger command or fork does not fit the run (path, value, step,
-                                  breakpoint, condition, target); nothing was changed or written
+├── DebugError (ValueError)       a debugger command or fork does not fit the run (path, value, step,
+│                                 breakpoint, condition, target); nothing was changed or written
+├── RunWriteError (OSError)       a run file could not be written: another process is writing it, its
+│                                 folder is read-only, the disk filled; `path` says which file
+└── RecorderBusyError (RuntimeError)  a `Recorder` already recording one run was handed another one
 
 graph_core.errors.GraphError
 └── RunAborted (RuntimeError)     raised at a step boundary when the person debugging aborts the run:
@@ -24,9 +27,11 @@ from graph_core.errors import GraphError
 __all__ = [
     "DebugError",
     "InspectorError",
+    "RecorderBusyError",
     "RenderError",
     "RunAborted",
     "RunFileError",
+    "RunWriteError",
     "TargetError",
     "TopologyFormatError",
 ]
@@ -63,6 +68,25 @@ class TopologyFormatError(InspectorError, ValueError):
 class DebugError(InspectorError, ValueError):
     """A debugger command or a fork does not fit the run: the message names the path, value, step,
     node or topology difference; nothing was changed or written."""
+
+
+class RunWriteError(InspectorError, OSError):
+    """A run file could not be written (another writer holds it, a read-only folder, a full disk); the
+    message says which file, why, and what became of what was written. `path` is the file."""
+
+    def __init__(self, message: str, *, path: str | Path) -> None:
+        super().__init__(message)
+        self.path = Path(path)
+
+
+class RecorderBusyError(InspectorError, RuntimeError):
+    """A `Recorder` recording one run was handed another that started meanwhile (two threads or tasks
+    sharing it): that second run is refused, so the first run's file stays a run file. `path` is the
+    file the first run is recorded to."""
+
+    def __init__(self, message: str, *, path: str | Path) -> None:
+        super().__init__(message)
+        self.path = Path(path)
 
 
 class RunAborted(GraphError, RuntimeError):

@@ -1,7 +1,10 @@
 """`inspector debug TARGET (--input TEXT | --input-json JSON) [-o RUN.jsonl] [--break NODE ...]`.
 
 Runs TARGET under the debugger (`inspector.debug.DebugController`) and opens the debug TUI on it. The
-run is recorded as it goes, in the ordinary run-file format. Breakpoints and conditions are checked
+run is recorded as it goes, in the ordinary run-file format: to -o, or to a new file in the temp
+directory named with the time and a random part (printed), so two sessions never write one file.
+A recording that stops partway (the disk fills) is an error after the app closes (exit 2, the
+partial file removed). Breakpoints and conditions are checked
 before anything runs: an unknown node lists the graph's nodes, a condition that does not parse names
 the column, both with exit status 2.
 """
@@ -9,15 +12,21 @@ the column, both with exit status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.cli.record import check_output, make_input
 from inspector.errors import InspectorError
 from inspector.recording import read_run
+from inspector.recording.sink import fault_error, refuse_busy
 from inspector.target import load_target
+
+if TYPE_CHECKING:
+    from inspector.debug import DebugController
 
 __all__ = ["register", "run"]
 
@@ -69,39 +78,30 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspector.debug import DebugController
-    from inspector.debug.controller import RunMode
-
     target = load_target(args.target)
     value = make_input(target, args.input, args.input_json)
-    output = Path(args.output) if args.output else Path(tempfile.gettempdir()) / "inspector-debug.jsonl"
-    modes: dict[tuple[bool, bool], RunMode] = {
-        (False, False): "invoke",
-        (True, False): "stream",
-        (False, True): "ainvoke",
-        (True, True): "astream",
-    }
-    mode = modes[(args.stream, args.use_async)]
-    controller = DebugController(
-        target.runnable,
-        value,
-        output=output,
-        topology=target.topology(),
-        compiled=target.compiled,
-        mode=mode,
-        breakpoints=args.breaks,
-        conditions=args.when,
-        stop_at_start=not args.breaks and not args.when,
-        meta={"target": args.target, "mode": mode},
-    )
-    check_output(output, resume=False)  # after the checks above: a refused debug run writes nothing
-    output.write_bytes(b"")  # the app follows this file: no earlier recording may show meanwhile
+    output = Path(args.output) if args.output else default_output()
+    try:
+        controller = _controller(args, target, value, output)
+    except BaseException:
+        if not args.output:  # a refused debug run leaves nothing behind
+            output.unlink(missing_ok=True)
+        raise
+    if not args.output:
+        print(f"inspector: recording the debug run to {output}", file=sys.stderr)
+    else:
+        check_output(output, resume=False)  # after the checks above: a refused debug run writes nothing
+        # the app follows this file: no earlier recording may show meanwhile, nor one being written
+        refuse_busy(output, empty=True)
     from inspector.tui.debug_app import make_debug_app  # Textual loads only for the commands that draw
 
     make_debug_app(controller).run()
     if controller.status != "finished":
         controller.abort()  # a held run ends now, a running one at its next step boundary
     controller.join(60)
+    recorder = controller.recorder
+    if recorder is not None and recorder.fault is not None:
+        raise fault_error(output, recorder.fault, removed=_remove(output))
     try:
         recorded = read_run(output)
     except InspectorError:
@@ -115,3 +115,50 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _controller(args: argparse.Namespace, target: Any, value: Any, output: Path) -> DebugController:
+    """The debug controller for the command's options (breakpoints and conditions checked here)."""
+    from inspector.debug import DebugController
+    from inspector.debug.controller import RunMode
+
+    modes: dict[tuple[bool, bool], RunMode] = {
+        (False, False): "invoke",
+        (True, False): "stream",
+        (False, True): "ainvoke",
+        (True, True): "astream",
+    }
+    mode = modes[(args.stream, args.use_async)]
+    return DebugController(
+        target.runnable,
+        value,
+        output=output,
+        topology=target.topology(),
+        compiled=target.compiled,
+        mode=mode,
+        breakpoints=args.breaks,
+        conditions=args.when,
+        stop_at_start=not args.breaks and not args.when,
+        meta={"target": args.target, "mode": mode},
+        recorder_options={"report_faults": False},  # not over the app: said after it, once
+    )
+
+
+def default_output(*, now: float | None = None) -> Path:
+    """A new file in the temp directory for a debug run without -o, named with the time and a random
+    part (`inspector-debug-20261207-135731-k3j9x2ab.jsonl`): two sessions never share one. Created
+    here, empty and private to the user (a recording may hold what the run saw)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    fd, name = tempfile.mkstemp(prefix=f"inspector-debug-{stamp}-", suffix=".jsonl")
+    os.close(fd)
+    return Path(name)
+
+
+def _remove(output: Path) -> bool:
+    """Remove a debug run's partial file after its recorder faulted (the session made it: every
+    segment in it is this run's); False when it could not be."""
+    try:
+        output.unlink(missing_ok=True)
+    except OSError:
+        return False
+    return True

@@ -14,6 +14,7 @@ from typing import Any
 
 from inspector.cli.record import refuse_to_clobber
 from inspector.errors import InspectorError
+from inspector.recording.sink import refuse_busy
 
 __all__ = ["register", "run"]
 
@@ -58,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     refuse_to_clobber(output)
     if not output.parent.is_dir():
         raise InspectorError(f"-o {output}: the directory {output.parent} does not exist")
+    refuse_busy(output)  # another recording being written there: refused before anything is loaded
     sets = parse_sets(args.set)
     answer = None if args.model_answer is None else parse_model_answer(args.model_answer)
     plan = plan_fork(args.run_file, args.step, target=args.target, sets=sets, model_answer=answer)

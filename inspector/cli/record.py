@@ -3,7 +3,9 @@
 A run that fails (a runaway agent, a failing tool) is still a good recording: the command reports the
 outcome on stderr and exits 1, so a script or CI job notices; a run that finishes, or stops at an
 interrupt (a pause, not a failure), exits 0. Problems with the command itself (bad TARGET, bad input, an
-unwritable output) are user errors with exit status 2, and nothing is recorded; Ctrl-C exits 130.
+unwritable output, another recording being written to the same file) are user errors with exit status
+2, and nothing is recorded; Ctrl-C exits 130. A recording that stops partway (the disk fills) exits 2
+as well, after the run, and its partial file is removed (a resumed segment is cut back off the file).
 
 With a checkpoint store on TARGET's compiled graph, `--checkpoint-id ID` lets a run stop at an interrupt
 and save a checkpoint; `--checkpoint-id ID --resume [--resume-data JSON]` resumes it and appends the
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +30,19 @@ from inspector.errors import InspectorError
 from inspector.errortext import error_text
 from inspector.recording import read_run
 from inspector.recording.format import FORMAT_NAME
+from inspector.recording.sink import fault_error
 from inspector.target import LoadedTarget, load_target
 
-__all__ = ["check_output", "make_input", "parse_json", "refuse_to_clobber", "register", "run"]
+__all__ = [
+    "CLOBBER_PEEK",
+    "check_output",
+    "is_run_file_start",
+    "make_input",
+    "parse_json",
+    "refuse_to_clobber",
+    "register",
+    "run",
+]
 
 
 def register(subparsers: Any) -> None:
@@ -143,21 +156,41 @@ def check_output(output: Path, *, resume: bool) -> None:
         raise InspectorError(f"could not write the run file {output}: {exc.strerror or exc}") from None
 
 
-def refuse_to_clobber(output: Path) -> None:
-    """Recording truncates `output`: refuse when it holds something other than a run file (a typo in -o
-    must not cost the user a file); an earlier recording is overwritten, as re-recording means."""
+def refuse_to_clobber(
+    output: Path,
+    *,
+    ours: Callable[[bytes], bool] | None = None,
+    what: str = f"a run file (it does not start with a `{FORMAT_NAME}` header)",
+    writing: str = "recording",
+) -> None:
+    """The rule of every command that writes -o: refuse to overwrite a file that holds something other
+    than what the command writes (a typo in -o must not cost the user a file); an empty file, or an
+    earlier output of the same kind, is overwritten, as writing it again means.
+
+    `ours(start)` tells the command's own kind of file from its first `CLOBBER_PEEK` bytes (default: a
+    run file, even one cut off in its header); `what` names that kind and `writing` the command's act
+    in the message."""
     try:
         with output.open("rb") as existing:
-            start = existing.read(len(_HEADER_START))
+            start = existing.read(CLOBBER_PEEK)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return
     except OSError as exc:
         raise InspectorError(f"could not read the existing file {output}: {exc.strerror or exc}") from None
-    if not _HEADER_START.startswith(start):  # empty, or a run file (even one cut off in its header)
+    if start and not (ours or is_run_file_start)(start):
         raise InspectorError(
-            f"-o {output} exists and is not a run file (it does not start with a `{FORMAT_NAME}` header); "
-            "recording would overwrite it. Give another path, or delete the file first if it can go"
+            f"-o {output} exists and is not {what}; {writing} would overwrite it. Give another path, or "
+            "delete the file first if it can go"
         )
+
+
+CLOBBER_PEEK = 512
+"""How much of an existing -o file `refuse_to_clobber` reads to tell what it is."""
+
+
+def is_run_file_start(start: bytes) -> bool:
+    """Whether `start` (a file's first bytes) begins a run file, even one cut off in its header."""
+    return _HEADER_START.startswith(start[: len(_HEADER_START)])
 
 
 _HEADER_START = b'{"kind":"header","format":"' + FORMAT_NAME.encode() + b'"'
@@ -245,7 +278,9 @@ def run(args: argparse.Namespace) -> int:
         meta=meta,
         resume=args.resume,
         checkpoint_id=args.checkpoint_id if args.resume else None,
+        report_faults=False,  # said once, below, with what became of the file
     )
+    recorder.open()  # locked now: a file another recording is writing is refused before the run
     options: dict[str, Any] = {"callbacks": [recorder]}
     if args.checkpoint_id is not None:
         options["checkpoint_id"] = args.checkpoint_id
@@ -269,7 +304,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         recorder.close()
     if recorder.fault is not None:
-        raise InspectorError(f"could not write the run file {output}: {recorder.fault}")
+        removed = recorder.discard()
+        raise fault_error(output, recorder.fault, removed=removed, appended=args.resume)
     recorded = read_run(output)
     segment = recorded.segments[-1]
     count = len(recorded.segments)

@@ -21,7 +21,9 @@ in a replayed step; when the rebuilt state differs only by such missing list ite
 after that step is restored (rebuilt and validated against the state's type) before the replay goes on.
 
 The fork is written to a temporary file next to `-o` and moved into place when the run is over, so a
-refused fork (bad step, path, value, changed target) writes nothing. Its header's `meta.fork` names
+refused fork (bad step, path, value, changed target) writes nothing; nor does one whose file could
+not be written (a read-only folder, a full disk, `-o` being recorded to by another process): that is
+a `RunWriteError`, and the temporary file is removed. Its header's `meta.fork` names
 the parent run (`parent`, `parent_run_id`) and `step`; `inspector diff PARENT FORK` aligns the two runs
 there.
 """
@@ -42,10 +44,11 @@ from graph_core.callbacks import Boundary
 from graph_core.schema import Message
 from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
 from inspector.debug.paths import parse_path, rebuild_like
-from inspector.errors import DebugError
+from inspector.errors import DebugError, RunWriteError
 from inspector.recording import Run, read_run
 from inspector.recording.encode import Encoder
 from inspector.recording.redact import make_redaction
+from inspector.recording.sink import describe_fault, fault_error, refuse_busy
 from inspector.recording.valuelist import LISTS, plain
 from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
 from inspector.target import LoadedTarget, load_target
@@ -323,9 +326,16 @@ def run_fork(
     if plan.model_answer is not None:
         meta["fork"]["model_answer"] = True
     hook = _ForkHook(plan)
-    fd, temp = tempfile.mkstemp(
-        prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else "."
-    )
+    refuse_busy(out)  # another recording being written there: refused before the fork runs
+    folder = out.parent if str(out.parent) else Path(".")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise RunWriteError(
+            f"could not create the fork's file in {folder}: {describe_fault(exc)}; the fork did not run. "
+            "Give it a path in a folder you can write to (`inspector fork RUN --step N -o FORK.jsonl`)",
+            path=out,
+        ) from None
     os.close(fd)
     controller = DebugController(
         plan.target.compiled,
@@ -334,7 +344,7 @@ def run_fork(
         topology=plan.target.topology(),
         mode="stream" if plan.mode == "stream" else "invoke",
         meta=meta,
-        recorder_options=recorder_options,
+        recorder_options={"report_faults": False, **(recorder_options or {})},
         before_pause=hook,
     )
     hook.controller = controller
@@ -343,7 +353,17 @@ def run_fork(
         controller.join()
         if isinstance(controller.error, DebugError):
             raise controller.error
-        os.replace(temp, out)
+        fault = None if controller.recorder is None else controller.recorder.fault
+        if fault is not None:  # the run went on unrecorded: no fork file, whatever its outcome
+            raise fault_error(out, fault, removed=True)
+        refuse_busy(out)
+        try:
+            os.replace(temp, out)
+        except OSError as exc:
+            raise RunWriteError(
+                f"could not put the fork in place at {out}: {describe_fault(exc)}; nothing was written",
+                path=out,
+            ) from None
     finally:
         if os.path.exists(temp):
             os.unlink(temp)

@@ -40,6 +40,7 @@ from graph_core.callbacks import RunInfo, StepInfo
 from graph_core.errors import InterruptError
 from graph_core.history import HistoryView
 from graph_core.schema import Message
+from inspector.errors import RecorderBusyError
 from inspector.recording import write_behind
 from inspector.recording.continuation import Continuation, check_resumable
 from inspector.recording.elision import compact_budget, compact_budget_before, counters_into
@@ -68,6 +69,9 @@ class Recorder(RunWriter):
     Strings longer than `max_str` characters are truncated and marked. `progress(step_dict)` is called
     after each top-level step (the CLI prints a line; `step_dict` has `index`, `nodes` and the full
     `budget`). `snapshot_every` caps how many steps a reader replays from the last full snapshot.
+    `report_faults=False` leaves saying that recording stopped to the caller, which reads `fault`.
+    One recorder records one run at a time: a run starting while another is recorded is refused
+    (`RecorderBusyError`); another process writing `path` faults the recorder (`RunWriteError`).
 
     `resume=True` appends the run to `path` as a new segment instead of starting the file afresh: the
     file must end with an interrupted run that saved a checkpoint (`checkpoint_id`, when given, must be
@@ -103,6 +107,8 @@ class Recorder(RunWriter):
                     cls = type(input)  # `_hold`'s cheap cases, inline
                     held = input if cls is Message or cls is str or input is None else self._hold(input)
                     self._open_runs[(info.path, key, info.tool_call_id)] = Pending(info, held, self._clock())
+            except RecorderBusyError:  # a second run while one is recorded: refused, the first goes on
+                raise
             except Exception as exc:
                 self._fail(exc)
 

@@ -6,8 +6,13 @@ finished), out-of-band events, and faults. The steps themselves, from the engine
 bytes, are `recorder.Recorder`'s.
 
 Recording never breaks the run it observes: any fault of the recorder itself (unwritable path, full
-disk, a bug) is reported once on stderr, kept in `fault`, and turns the recorder off for the rest of the
-run.
+disk, another process writing the file, a bug) is reported once on stderr (unless the caller reports
+it: `report_faults=False`), kept in `fault`, and turns the recorder off for the rest of the run;
+`discard()` then takes back what it wrote, for callers that keep no partial file (the CLI).
+
+One run at a time: a run that starts while another is being recorded (one recorder shared by two
+threads or tasks; callbacks do not say which run they come from) is refused with `RecorderBusyError`,
+raised from its start, so the first run's file stays a run file.
 
 Steps may be written behind the run (`write_behind`): `_later` holds the steps handed to the background
 thread, and everything here that encodes or writes first calls `catch_up()`, which writes them, in
@@ -31,6 +36,7 @@ from pydantic_core import to_json
 from graph_core.callbacks import StepInfo
 from graph_core.schema import Message
 from graph_core.topology import Topology
+from inspector.errors import RecorderBusyError
 from inspector.recording.continuation import (
     Continuation,
     check_resumable,
@@ -43,7 +49,7 @@ from inspector.recording.header import header_line, index_topology, scope_extra,
 from inspector.recording.held import Encoded, Frozen, Held
 from inspector.recording.pending import Counters, Pending, error_record, node_run_records, round_time
 from inspector.recording.redact import RedactSpec, make_redaction
-from inspector.recording.sink import Sink
+from inspector.recording.sink import Sink, describe_fault
 from inspector.recording.state_track import StateTrack
 from inspector.recording.step_line import StepDecisions, unfinished_line
 
@@ -69,6 +75,7 @@ class RunWriter:
         meta: dict[str, Any] | None = None,
         resume: bool = False,
         checkpoint_id: str | None = None,
+        report_faults: bool = True,
     ) -> None:
         self.path = Path(path)
         self.resuming = resume
@@ -76,6 +83,9 @@ class RunWriter:
         self._continuation: Continuation | None = check_resumable(path, checkpoint_id) if resume else None
         self.topology = topology
         self.fault: BaseException | None = None
+        self._report_faults = report_faults
+        self._running = False  # a top-level run started and has not finished (see `_begin_run`)
+        self._refused: BaseException | None = None  # the error that refused a concurrent run
         self._redaction = make_redaction(redact)
         self._clock = clock or time.time
         self._run_id = run_id
@@ -185,6 +195,14 @@ class RunWriter:
     # --- the run's first and last lines ---------------------------------------------------------
 
     def _begin_run(self, info: Any, input: Any) -> None:
+        if self._running:
+            self._refused = RecorderBusyError(
+                f"this Recorder is already recording a run to {self.path}, and another run started "
+                "meanwhile; callbacks do not say which run they come from, so the two would end up "
+                "mixed in one file. Give each run that may overlap its own Recorder and file",
+                path=self.path,
+            )
+            raise self._refused
         self.flush()
         if self.resuming:
             continuation = self._continuation
@@ -198,6 +216,7 @@ class RunWriter:
             self._reset()
         self._graph_name = info.name or info.graph_name
         self._write_header(input)
+        self._running = True
 
     def _write_header(self, input: Any = None) -> None:
         now = self._clock()
@@ -269,7 +288,7 @@ class RunWriter:
         self._finish_run("interrupted")
 
     def _finish_run(self, status: str, *, output: Any = None, error: BaseException | None = None) -> None:
-        if self._finished:
+        if self._finished or (error is not None and error is self._refused):  # not the run recorded
             return
         self._unfinished()
         t = self._rel(self._clock())
@@ -297,11 +316,12 @@ class RunWriter:
     def _fail(self, error: BaseException) -> None:
         if self.fault is None:
             self.fault = error
-            print(
-                f"inspector: recording to {self.path} stopped: {type(error).__name__}: {error} "
-                "(the run itself continues)",
-                file=sys.stderr,
-            )
+            if self._report_faults:
+                print(
+                    f"inspector: recording to {self.path} stopped: {describe_fault(error)} "
+                    "(the run itself continues)",
+                    file=sys.stderr,
+                )
         self._sink.drop()
 
     def attach(self, target: Any) -> Any:
@@ -315,8 +335,25 @@ class RunWriter:
                 self.topology = topology
         return self
 
-    def close(self) -> None:
-        """Flush and close the file (done automatically when the top-level graph ends)."""
+    def open(self) -> None:
+        """Open and lock the file now, not when the run starts: a file another recording is being
+        written to is refused (`RunWriteError`, nothing changed) before anything runs (the CLI does)."""
         with self._lock:
+            self._sink.open()
+
+    def close(self) -> None:
+        """Flush and close the file (done automatically when the top-level graph ends); the recorder
+        may then record another run."""
+        with self._lock:
+            self._running = False
             self.flush()
             self._sink.close()
+
+    def discard(self) -> bool:
+        """Take back what this recorder wrote: remove the file it created, or cut a resumed file back
+        to the segments it had (for callers that keep no partial file after a `fault`). False when
+        nothing was taken back (nothing written, or another writer has the file now)."""
+        with self._lock:
+            self._later.clear()
+            self._out = []
+            return self._sink.discard()

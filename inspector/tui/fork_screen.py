@@ -4,7 +4,8 @@
 "assistant", ...}`: the next model answer) or `PATH=JSON` edits separated by `;`. The fork runs on a
 worker thread through `inspector.debug.fork` (the app never drives the engine itself), into
 `<run>.fork-<N>.jsonl` next to the run, then opens beside its parent: both timelines and where they
-part (`inspector diff`).
+part (`inspector diff`). A fork that cannot be written there (a read-only folder, a full disk) is a
+one-paragraph note, and the app goes on.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from textual.widgets import Footer, Static
 
 from inspector.errors import InspectorError
 from inspector.recording import Run, read_run
+from inspector.recording.sink import describe_fault
 from inspector.tui.literal import one_line
 from inspector.tui.prompt import PromptScreen
 
-__all__ = ["ForkScreen", "fork_from", "fork_path", "parse_fork_answer"]
+__all__ = ["ForkScreen", "fork_from", "fork_note", "fork_path", "parse_fork_answer"]
 
 
 def parse_fork_answer(answer: str) -> tuple[list[str], str | None]:
@@ -43,6 +45,15 @@ def fork_path(run_path: Path, step: int) -> Path:
         n += 1
         candidate = run_path.with_name(f"{run_path.stem}.fork-{step}-{n}.jsonl")
     return candidate
+
+
+def fork_note(error: BaseException) -> str:
+    """The one paragraph shown when a fork fails: the inspector's own errors say what and where; any
+    other `OSError` (the run's folder, the disk) is named as the file system's."""
+    if isinstance(error, InspectorError):
+        return str(error)
+    where = f" ({error.filename})" if isinstance(error, OSError) and error.filename else ""
+    return f"the fork could not be written{where}: {describe_fault(error)}; nothing was written"
 
 
 def _timeline(run: Run, fork_step: int | None) -> Text:
@@ -128,8 +139,8 @@ def fork_from(app: Any) -> None:
                 answer_message = None if model_answer is None else parse_model_answer(model_answer)
                 plan = plan_fork(run_path, index, sets=parse_sets(sets), model_answer=answer_message)
                 run_fork(plan, output)
-            except InspectorError as exc:
-                app.call_from_thread(app.notify, str(exc), severity="error", markup=False, timeout=10)
+            except (InspectorError, OSError) as exc:  # OSError: the run's folder, the disk (see fork_note)
+                app.call_from_thread(app.notify, fork_note(exc), severity="error", markup=False, timeout=10)
                 return
             app.call_from_thread(app.push_screen, ForkScreen(run_path, output, index))
 
