@@ -12,7 +12,8 @@ from inspector.debug.fork import parse_model_answer, parse_sets, plan_fork, run_
 from inspector.errors import DebugError
 from inspector.recording import read_run
 from inspector.rundiff import diff_runs
-from tests.debug.conftest import lines_of
+import fixtures.weather as weather
+from tests.debug.conftest import controller_for, lines_of
 
 RUNAWAY = Path("fixtures/runs/runaway.jsonl")
 STOP = '{"role": "assistant", "content": "It stopped raining; no need to check again."}'
@@ -71,8 +72,13 @@ def test_fork_at_step_0_reruns_everything_live(tmp_path: Path) -> None:
 def test_a_step_outside_the_run_is_refused() -> None:
     with pytest.raises(DebugError, match=r"step 13 is outside the run .*runaway.jsonl: it has steps 0\.\.12"):
         plan_fork(RUNAWAY, 13)
-    with pytest.raises(DebugError, match="step -1 is outside the run"):
-        plan_fork(RUNAWAY, -1)
+    with pytest.raises(DebugError, match="step -14 is outside the run"):
+        plan_fork(RUNAWAY, -14)
+
+
+def test_a_negative_step_counts_from_the_end_as_in_replay() -> None:
+    assert plan_fork(RUNAWAY, -1).step == 12
+    assert plan_fork(RUNAWAY, -13).step == 0
 
 
 @pytest.mark.parametrize(
@@ -163,3 +169,53 @@ def test_a_stream_mode_recording_forks_in_stream_mode(tmp_path: Path) -> None:
     fork = read_run(out)
     assert fork.header.meta["mode"] == "stream"
     assert [s.nodes for s in fork.steps] == [("chat",)]  # the pitfall again: text first, tool calls never run
+
+
+def edited_weather_run(path: Path) -> Path:
+    """The weather agent under the debugger: held before `tools`, its call edited to Paris, continued."""
+    controller = controller_for(weather, path, breakpoints=["tools"])
+    controller.start()
+    controller.wait()
+    controller.edit("input.tools.tool_calls[0].arguments", '{"city": "Paris"}')
+    controller.resume()
+    controller.join(10)
+    assert controller.outcome == "ok"
+    return path
+
+
+@pytest.mark.parametrize("step", [0, 1, 2])
+def test_every_step_of_a_run_edited_under_the_debugger_can_be_forked(tmp_path: Path, step: int) -> None:
+    live = edited_weather_run(tmp_path / "live.jsonl")
+    out = tmp_path / "fork.jsonl"
+    answer = parse_model_answer('{"role": "assistant", "content": "Paris is clear."}')
+    result = run_fork(plan_fork(live, step, model_answer=answer), out)
+    fork = read_run(out)
+    assert fork.status == "ok" and fork.output == {"role": "assistant", "content": "Paris is clear."}
+    # the recorded edit (before step 1) is applied again when the fork rebuilds or runs through step 1
+    assert result.replayed_edits == (1 if step >= 1 else 0)
+    assert len(lines_of(out, "edit")) == result.replayed_edits
+    if step == 2:
+        assert fork.state_at(1) == read_run(live).state_at(1)
+        assert fork.steps[1].node_runs[0].output[0]["content"] == "Paris: clear, 20°C"
+
+
+def test_a_recorded_edit_that_no_longer_applies_is_named(tmp_path: Path) -> None:
+    live = edited_weather_run(tmp_path / "live.jsonl")
+    text = live.read_text().replace('"path":"input.tools.tool_calls[0].arguments"', '"path":"input.tools.x"')
+    live.write_text(text)
+    with pytest.raises(
+        DebugError, match=r"the edit recorded before step 1 \(`input.tools.x`\) cannot be replayed"
+    ):
+        run_fork(plan_fork(live, 2), tmp_path / "fork.jsonl")
+
+
+def test_a_state_mismatch_does_not_claim_the_target_changed_when_edits_explain_it(tmp_path: Path) -> None:
+    live = edited_weather_run(tmp_path / "live.jsonl")
+    # without the edit line the replay cannot rebuild Paris: the message names the replayed steps
+    live.write_text(
+        "".join(line for line in live.read_text().splitlines(keepends=True) if '"kind":"edit"' not in line)
+    )
+    with pytest.raises(DebugError) as caught:
+        run_fork(plan_fork(live, 2), tmp_path / "fork.jsonl")
+    assert "recorded outputs of steps 0..1 were replayed" in str(caught.value)
+    assert "behaviour changed" not in str(caught.value)
