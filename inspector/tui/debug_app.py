@@ -210,7 +210,7 @@ class DebugApp(ReplayApp):
                 return
             try:
                 path = answer.partition("=")[0].strip()
-                current = self._current(path)
+                current = self.controller.value_at(path) if path else None  # a missing path says so first
                 path, value = parse_edit(answer, current)
                 edit = self.controller.edit(path, value)
             except DebugError as exc:
@@ -222,22 +222,6 @@ class DebugApp(ReplayApp):
             )
 
         self.push_screen(PromptScreen("Edit: PATH = VALUE (JSON; a string field takes plain text)"), done)
-
-    def _current(self, path: str) -> Any:
-        """The plain value at `path` now, or None when there is none (parse errors surface on edit)."""
-        from inspector.debug.paths import parse_path
-
-        try:
-            parsed = parse_path(path)
-            value: Any = self.controller.view()
-            value = value.get(parsed.root, {})
-            if parsed.node is not None:
-                value = value.get(parsed.node)
-            for segment in parsed.segments:
-                value = value[segment]
-            return value
-        except (DebugError, KeyError, IndexError, TypeError):
-            return None
 
     def action_breakpoint(self) -> None:
         self._main_screen_only()

@@ -131,6 +131,24 @@ async def test_bad_edit_and_unknown_breakpoint_in_the_app(tmp_path: Path) -> Non
     assert controller.edits == [] and read_run(tmp_path / "run.jsonl").error.type == "RunAborted"  # type: ignore[union-attr]
 
 
+async def test_an_edit_of_a_path_that_does_not_exist_says_so_before_judging_the_value(
+    tmp_path: Path,
+) -> None:
+    controller = controller_for(weather, tmp_path / "run.jsonl", stop_at_start=True)
+    app = make_debug_app(controller)
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: "paused before step 0" in _panel_text(app), "the pause at the start")
+        await _until(pilot, lambda: not app.waiting, "the panes")
+        await pilot.press("e")
+        await _type(pilot, "messages[0].content = Hello")  # before step 0 the history is still empty
+        await pilot.press("enter")
+        await _until(pilot, lambda: "has 0 items" in _panel_text(app), "the refusal")
+        assert "`state.messages` has 0 items (indexes none), no [0]" in _panel_text(app)
+        assert "not a JSON value" not in _panel_text(app)
+        await pilot.press("a")
+        await _until(pilot, lambda: controller.status == "finished", "the abort")
+
+
 async def test_fork_the_runaway_at_step_4_from_the_replay_app(tmp_path: Path) -> None:
     parent = tmp_path / "runaway.jsonl"
     shutil.copy("fixtures/runs/runaway.jsonl", parent)
