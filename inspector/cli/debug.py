@@ -57,7 +57,9 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="CONDITION",
-        help='hold the run where CONDITION holds, e.g. "len(messages) > 6" or "calls(get_weather)"',
+        help='hold the run where CONDITION holds, e.g. "len(messages) > 6" (at every boundary from '
+        'then on) or "calls(get_weather)" (before each step that runs a get_weather call, once per '
+        "round); see docs/debugging.md",
     )
     parser.add_argument("--stream", action="store_true", help="run in stream mode (model chunks shown live)")
     parser.add_argument(
