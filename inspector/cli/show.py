@@ -154,7 +154,8 @@ def conversation_lines(run: Run, conversation: Conversation, previews: Previews 
     lines = ["conversation (who said what, in reading order):"]
     for who, s in zip(whos, said, strict=True):
         final = "  (final answer: the run's output)" if s.final else ""
-        lines.append(f"  {who:<{width}}  {previews(s.message)}{final}")
+        edited = f"  ({one_line(s.edited)})" if s.edited else ""
+        lines.append(f"  {who:<{width}}  {previews(s.message)}{final}{edited}")
     return lines
 
 
@@ -389,6 +390,7 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
                 "position": said.position,
                 "state_index": said.state_index,
                 "final": said.final,
+                "edited": said.edited,
             }
             for said in (Conversation(run).at(len(run.steps) - 1) if len(run.steps) else [])
         ],
