@@ -111,10 +111,14 @@ def state_messages(state: Any) -> Sequence[Any]:
 
 
 def step_name(run: Run, position: int) -> str:
-    """`step 2`, or `segment 1 step 0` in a resumed run (step numbers restart at each resume)."""
-    if len(run.segments) > 1 and 0 <= position < len(run.steps):
+    """`step 2`, or `segment 1 step 0` in a resumed run (step numbers restart at each resume). A run
+    read leniently may have skipped a step's line, so its positions run behind the step numbers: the
+    name is the step's own number, as the timeline shows it."""
+    if (len(run.segments) > 1 or run.lenient) and 0 <= position < len(run.steps):
         step = run.steps[position]
-        return f"segment {step.segment} step {step.index}"
+        if len(run.segments) > 1:
+            return f"segment {step.segment} step {step.index}"
+        return f"step {step.index}"
     return f"step {position}"
 
 

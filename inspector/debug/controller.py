@@ -93,9 +93,11 @@ class DebugController:
         meta: dict[str, Any] | None = None,
         recorder_options: dict[str, Any] | None = None,
         before_pause: BoundaryHook | None = None,
+        callbacks: Iterable[Any] = (),
     ) -> None:
         """`runnable` is an agent or compiled graph (`compiled` its graph, for resuming interrupts);
-        `before_pause` runs at every boundary before the pause logic (forks use it)."""
+        `before_pause` runs at every boundary before the pause logic, and `callbacks` are handlers
+        called before the recorder's (forks use both)."""
         self.runnable = runnable
         self.compiled = compiled if compiled is not None else getattr(runnable, "compiled", runnable)
         self.input = input
@@ -116,6 +118,7 @@ class DebugController:
         self.meta = dict(meta or {})
         self._recorder_options = dict(recorder_options or {})
         self._before_pause = before_pause
+        self._callbacks = list(callbacks)
         self.status: Status = "ready"
         self.pause: Pause | None = None
         self.edits: list[Edit] = []
@@ -248,7 +251,7 @@ class DebugController:
         resume = False
         while True:
             self.recorder = self._recorder(resume=resume)
-            options["callbacks"] = [self.recorder, _Hooks(self)]
+            options["callbacks"] = [*self._callbacks, self.recorder, _Hooks(self)]
             try:
                 self.result = self._run(value, options)
                 self._finish("ok")

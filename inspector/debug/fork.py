@@ -19,6 +19,13 @@
 5. From step N on the target runs live: its own model and tools, in the mode the parent was recorded
    in (`meta.mode`: invoke or stream).
 
+The replayed steps call no tool, so the fork's counters (model and tool calls, tokens) are set to the
+parent's at the end of each replayed step: the fork carries them into step N, and `inspector diff`
+compares what the steps after the fork really spent. A scripted model (`ScriptedChatModel`) was not
+called in the replayed steps, so when the fork calls it, it answers from the start of its script
+(the weather fork asks for the weather again): the header's `meta.fork.scripted_models` names such
+nodes, and `inspector show` marks their first live answer as the script's start, not a decision.
+
 A component that changes the state itself (the ADK agent's model node appends its answer) does not run
 in a replayed step; when the rebuilt state differs only by such missing list items, the state recorded
 after that step is restored (rebuilt and validated against the state's type) before the replay goes on.
@@ -41,7 +48,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from graph_core.callbacks import Boundary
+from graph_core.callbacks import Boundary, StepInfo
 from graph_core.schema import Message
 from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
 from inspector.debug.paths import parse_path, rebuild_like
@@ -54,7 +61,15 @@ from inspector.recording.valuelist import LISTS, plain
 from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
 from inspector.target import LoadedTarget, load_target
 
-__all__ = ["ForkPlan", "ForkResult", "decode_value", "fork_point", "plan_fork", "run_fork"]
+__all__ = [
+    "ForkPlan",
+    "ForkResult",
+    "decode_value",
+    "fork_point",
+    "plan_fork",
+    "run_fork",
+    "scripted_replayed",
+]
 
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 _MARKERS = ("$repr", "$truncated", "$masked", "$type")
@@ -340,6 +355,38 @@ class _ForkHook:
             )
 
 
+def scripted_replayed(plan: ForkPlan) -> list[str]:
+    """The ChatModel nodes running a `ScriptedChatModel` that ran in a replayed step: when the fork
+    calls them, their script starts over (the replayed steps did not advance it)."""
+    scripted = {
+        node.key
+        for node in plan.target.topology().nodes
+        if node.kind == "ChatModel"
+        and node.model is not None
+        and node.model.class_name == "ScriptedChatModel"
+    }
+    ran = {key for preset in plan.presets for key in preset}
+    return sorted(scripted & ran)
+
+
+class _CarryCounters:
+    """A handler before the recorder's: at the end of each replayed step, the recorder's counters are
+    set to the parent's after that step (the replay calls no tool, and the parent's counts are what
+    the fork carries on from)."""
+
+    def __init__(self, plan: ForkPlan, hook: _ForkHook) -> None:
+        self.plan = plan
+        self.hook = hook
+
+    def on_step_end(self, step: StepInfo) -> None:
+        if step.path or step.index >= self.plan.step:
+            return  # a nested graph's step, or a step that ran live
+        controller = self.hook.controller
+        recorder = controller.recorder if controller is not None else None
+        if recorder is not None:
+            recorder.carry_counters(self.plan.parent.steps[step.index].budget)
+
+
 def run_fork(
     plan: ForkPlan, output: str | os.PathLike[str], *, recorder_options: dict[str, Any] | None = None
 ) -> ForkResult:
@@ -353,6 +400,9 @@ def run_fork(
     }
     if plan.model_answer is not None:
         meta["fork"]["model_answer"] = True
+    scripted = scripted_replayed(plan)
+    if scripted:
+        meta["fork"]["scripted_models"] = scripted
     hook = _ForkHook(plan)
     fd, temp = tempfile.mkstemp(
         prefix=f".{out.name}.", suffix=".tmp", dir=out.parent if str(out.parent) else "."
@@ -367,6 +417,7 @@ def run_fork(
         meta=meta,
         recorder_options=recorder_options,
         before_pause=hook,
+        callbacks=[_CarryCounters(plan, hook)],
     )
     hook.controller = controller
     try:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+import fixtures.weather as weather
 from graph_core.schema import Message
 from inspector.debug.fork import parse_model_answer, parse_sets, plan_fork, run_fork
 from inspector.errors import DebugError
 from inspector.recording import read_run
 from inspector.rundiff import diff_runs
-import fixtures.weather as weather
 from tests.debug.conftest import controller_for, lines_of
 
 RUNAWAY = Path("fixtures/runs/runaway.jsonl")
@@ -33,6 +33,7 @@ def test_fork_the_runaway_at_step_4_with_an_answer_that_ends_the_loop(tmp_path: 
         "parent_run_id": "runaway",
         "step": 4,
         "model_answer": True,
+        "scripted_models": ["chat"],  # replayed: were the fork to call it, its script would start over
     }
     assert fork.header.meta["target"] == "fixtures.runaway:agent"
     for i in range(4):  # the replayed steps rebuilt the recorded state exactly
@@ -219,3 +220,35 @@ def test_a_state_mismatch_does_not_claim_the_target_changed_when_edits_explain_i
         run_fork(plan_fork(live, 2), tmp_path / "fork.jsonl")
     assert "recorded outputs of steps 0..1 were replayed" in str(caught.value)
     assert "behaviour changed" not in str(caught.value)
+
+
+def test_a_fork_carries_the_parents_counters_so_diff_shows_no_replay_artefacts(tmp_path: Path) -> None:
+    out = tmp_path / "fork.jsonl"
+    run_fork(plan_fork(RUNAWAY, 4, model_answer=parse_model_answer(STOP)), out)
+    parent, fork = read_run(RUNAWAY), read_run(out)
+    for i in range(4):  # the replayed steps called no tool, yet count as the parent counted
+        assert fork.steps[i].budget == parent.steps[i].budget
+    assert fork.steps[4].budget.tool_calls == parent.steps[3].budget.tool_calls == 2
+    (step,) = (s for s in diff_runs(RUNAWAY, out).steps if s.index == 4)
+    assert "tool_calls" not in [delta.field for delta in step.budget]
+
+
+def test_show_marks_where_a_forks_scripted_model_started_its_script_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspector.cli import main
+
+    parent = edited_weather_run(tmp_path / "live.jsonl")
+    fresh = tmp_path / "fresh_weather.py"  # a target loaded afresh: its script has not been used yet
+    fresh.write_text("from fixtures.weather import build_agent\nagent = build_agent()\n")
+    out = tmp_path / "fork.jsonl"
+    run_fork(plan_fork(parent, 2, target=f"{fresh}:agent"), out)
+    assert read_run(out).header.meta["fork"]["scripted_models"] == ["chat"]
+    capsys.readouterr()
+    assert main(["show", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    marked = [i for i, line in enumerate(lines) if "started its script over" in line]
+    assert len(marked) == 1  # the fork's first live call of the model, in step 2
+    assert lines[marked[0] - 2].startswith("step 2  chat")
+    # the script's first entry asks for Hangzhou's weather again, though the run had moved on to Paris
+    assert lines[marked[0] - 1] == '    chat said: assistant: -> get_weather({"city": "Hangzhou"})'
