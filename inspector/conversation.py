@@ -35,7 +35,6 @@ from typing import Any
 from msgspec import Struct
 from msgspec.structs import replace
 
-from inspector.debug.paths import parse_path
 from inspector.errors import DebugError
 from inspector.recording.debug_lines import read_debug_lines
 from inspector.recording.reader import Run
@@ -399,7 +398,13 @@ def edited_messages(run: Run) -> dict[_Key, tuple[_Key, str]]:
     plain state field) have no pair."""
 
     pairs: dict[_Key, tuple[_Key, str]] = {}
-    for edit in read_debug_lines(run).edits:
+    edits = read_debug_lines(run).edits
+    if not edits:
+        return pairs
+    # (`inspector.debug` loads the recorder, which `show` of an unedited run does not need)
+    from inspector.debug.paths import parse_path
+
+    for edit in edits:
         try:
             path = parse_path(edit.path)
         except DebugError:
