@@ -62,4 +62,4 @@ def test_the_resume_hint_includes_resume_data(
     ]
     assert main(args) == 0
     err = " ".join(capsys.readouterr().err.split())
-    assert f"--checkpoint-id t1 --resume --resume-data JSON` (JSON: the value the interrupted node" in err
+    assert "--checkpoint-id t1 --resume --resume-data JSON` (JSON: the value the interrupted node" in err
