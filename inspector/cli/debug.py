@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from inspector.cli.record import check_output, created_text, make_input
+from inspector.cli.record import check_output, created_text, input_hint, make_input
 from inspector.errors import InspectorError
 from inspector.recording import read_run
 from inspector.target import load_target
@@ -135,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
     status = recorded.status if controller.outcome != "aborted" else f"{recorded.status}, aborted"
     print(
         f"recorded {steps} step{'' if steps == 1 else 's'} to {output} (status {status}; "
-        f"{edits} edit{'' if edits == 1 else 's'}){created_text(created)}",
+        f"{edits} edit{'' if edits == 1 else 's'}){created_text(created)}"
+        f"{input_hint(target, args.input) if controller.outcome == 'error' else ''}",
         file=sys.stderr,
     )
     return 0
