@@ -14,10 +14,18 @@ At a position, the conversation is the state's messages, each attributed to the 
 it (matched by role, text and tool calls, in order, so a message said twice is attributed twice), then
 the messages produced so far that are not in the state (yet): the model's tool call in the step it was
 made, the final answer. Shared by the TUI's messages pane and `inspector show`.
+
+A run edited under the debugger (`edit` lines) holds messages no node produced: the tools node's
+input edited to call Paris instead of Hangzhou reaches the state as the Paris call. Each edit that
+changed a message is read as a pair (the message before, the message after); the edited message is
+matched to the producer of the message before and marked `edited` (`edited before step 1: ...`), so
+the conversation keeps one message in the model's place instead of two out of order.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
@@ -27,8 +35,10 @@ from typing import Any
 from msgspec import Struct
 from msgspec.structs import replace
 
+from inspector.errors import DebugError
+from inspector.recording.debug_lines import read_debug_lines
 from inspector.recording.reader import Run
-from inspector.recording.valuelist import LISTS
+from inspector.recording.valuelist import LISTS, plain
 
 __all__ = ["Conversation", "Said", "message_key", "messages_of", "step_name"]
 
@@ -42,7 +52,8 @@ class Said(Struct, frozen=True, gc=False):
     node key), or `input` (the run's input; no position), or `state` for a message no node produced that
     a state handler added (`position` the first step whose state holds it, `node` that step's nodes).
     `state_index` is its index in the state's messages list (`messages[i]` in the state pane), None
-    when it is not in the state. `final` marks the run's output (the final answer).
+    when it is not in the state. `final` marks the run's output (the final answer); `edited` says how a
+    person changed the message its producer said (`edited before step 1: PATH OLD -> NEW`).
 
     A msgspec struct: the conversation at the end of a long run makes one per message, and a frozen
     dataclass cost ten times as much to make."""
@@ -53,6 +64,7 @@ class Said(Struct, frozen=True, gc=False):
     state_index: int | None
     origin: str
     final: bool = False
+    edited: str | None = None
 
 
 def message_key(message: dict[str, Any]) -> _Key:
@@ -98,10 +110,14 @@ def state_messages(state: Any) -> Sequence[Any]:
 
 
 def step_name(run: Run, position: int) -> str:
-    """`step 2`, or `segment 1 step 0` in a resumed run (step numbers restart at each resume)."""
-    if len(run.segments) > 1 and 0 <= position < len(run.steps):
+    """`step 2`, or `segment 1 step 0` in a resumed run (step numbers restart at each resume). A run
+    read leniently may have skipped a step's line, so its positions run behind the step numbers: the
+    name is the step's own number, as the timeline shows it."""
+    if (len(run.segments) > 1 or run.lenient) and 0 <= position < len(run.steps):
         step = run.steps[position]
-        return f"segment {step.segment} step {step.index}"
+        if len(run.segments) > 1:
+            return f"segment {step.segment} step {step.index}"
+        return f"step {step.index}"
     return f"step {position}"
 
 
@@ -135,6 +151,7 @@ class Conversation:
         self._first_held: dict[tuple[int, _Key], int] = {}
         self._keys: dict[int, tuple[dict[str, Any], _Key]] = {}  # by id: the message itself, its key
         self._made: dict[int, list[_Produced]] = {}  # by step: what its node runs produced (`_made_at`)
+        self._edited: dict[_Key, tuple[_Key, str]] | None = None  # edited message -> (original, note)
 
     def _key(self, message: dict[str, Any]) -> _Key:
         """`message_key(message)`, worked out once per message object: a recorded message is one
@@ -176,6 +193,9 @@ class Conversation:
                 continue
             message: dict[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
             key = key_of(message)
+            note = None
+            if key not in by_key:
+                key, note = self._original(key)
             makers = by_key.get(key, [])
             count = len(makers)
             if count and makers[-1].position > position:  # built past `position`: its makers up to there
@@ -185,7 +205,8 @@ class Conversation:
                 maker = makers[taken]
                 used[key] = taken + 1
                 matched += 1
-                said.append(Said(message, maker.position, maker.node, index, maker.node or "state"))
+                origin = maker.node or "state"
+                said.append(Said(message, maker.position, maker.node, index, origin, edited=note))
             elif key in self._input_keys():
                 said.append(Said(message, None, None, index, "input"))
             else:
@@ -209,7 +230,12 @@ class Conversation:
         need: dict[_Key, int] = defaultdict(int)  # how many shown messages have each key
         for raw in window:
             if isinstance(raw, dict) and isinstance(raw.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
-                need[self._key(raw)] += 1  # pyright: ignore[reportUnknownArgumentType]
+                key = self._key(raw)  # pyright: ignore[reportUnknownArgumentType]
+                need[key] += 1
+                original, note = self._original(key)
+                if note is not None:  # an edited message: its producer said the original
+                    need[original] += 1
+                    wanted.add(original)
         makers, recent = self._recent_makers(position, need, reach=4 * last)
         said: list[Said] = []
         newest = -1  # the latest step a shown message was matched to
@@ -220,10 +246,15 @@ class Conversation:
             message: dict[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
             key = self._key(message)
             found = makers.get(key)
+            note = None
+            if not found:
+                original, note = self._original(key)
+                found = makers.get(original) if note is not None else None
             if found:
                 maker = found.pop()
                 newest = max(newest, maker.position)
-                said.append(Said(message, maker.position, maker.node, index, maker.node or "state"))
+                origin = maker.node or "state"
+                said.append(Said(message, maker.position, maker.node, index, origin, edited=note))
             elif key in self._input_keys():
                 said.append(Said(message, None, None, index, "input"))
             else:
@@ -305,6 +336,14 @@ class Conversation:
         last = said[-1]
         return [*said[:-1], replace(last, final=True)]
 
+    def _original(self, key: _Key) -> tuple[_Key, str | None]:
+        """For an edited message's key, the key of the message before the edit and the edit's note;
+        else `key` itself and None."""
+        if self._edited is None:
+            self._edited = edited_messages(self.run)
+        found = self._edited.get(key)
+        return found if found is not None else (key, None)
+
     def _input_keys(self) -> set[_Key]:
         """The messages the run was given (its input: a message list, or one message)."""
         if self._input is None:
@@ -347,3 +386,89 @@ class Conversation:
                     else:
                         makers.append(made)
         self._built = max(self._built, position)
+
+
+def edited_messages(run: Run) -> dict[_Key, tuple[_Key, str]]:
+    """The messages a person changed under the debugger, from the run's `edit` lines: the edited
+    message's key -> (the key of the message before the edit, a note saying what changed).
+
+    An edit of a pending node's input (`input.tools.tool_calls[0].arguments`) is read off that node's
+    run in the edited step, whose recorded input is the edited one; an edit of the state
+    (`state.messages[1].content`) off the state before that step. Edits that changed no message (a
+    plain state field) have no pair."""
+
+    pairs: dict[_Key, tuple[_Key, str]] = {}
+    edits = read_debug_lines(run).edits
+    if not edits:
+        return pairs
+    # (`inspector.debug` loads the recorder, which `show` of an unedited run does not need)
+    from inspector.debug.paths import parse_path
+
+    for edit in edits:
+        try:
+            path = parse_path(edit.path)
+        except DebugError:
+            continue
+        step = edit.step
+        if not 0 <= step < len(run.steps):
+            continue
+        root: Any = None
+        if path.root == "input":
+            root = next((r.input for r in run.steps[step].node_runs if r.node == path.node), None)
+        elif step > 0:
+            root = run.state_at(step - 1)
+        found = _message_at(plain(root), list(path.segments))
+        if found is None:
+            continue
+        message, rest = found
+        if path.root == "input":  # the recorded input is the edited one
+            edited, original = message, _replaced(message, rest, edit.old)
+        else:
+            original, edited = message, _replaced(message, rest, edit.new)
+        if original is None or edited is None:
+            continue
+        note = f"edited before step {step}: {_segments_text(rest)} {_short(edit.old)} -> {_short(edit.new)}"
+        pairs[message_key(edited)] = (message_key(original), note)
+    return pairs
+
+
+def _message_at(root: Any, segments: list[Any]) -> tuple[dict[str, Any], list[Any]] | None:
+    """The message dict the path walks through (the deepest one), and the rest of the path in it."""
+    value = root
+    found: tuple[dict[str, Any], list[Any]] | None = None
+    for depth in range(len(segments) + 1):
+        if isinstance(value, dict) and isinstance(value.get("role"), str):  # pyright: ignore[reportUnknownMemberType]
+            found = (value, segments[depth:])  # pyright: ignore[reportUnknownVariableType]
+        if depth == len(segments):
+            break
+        segment = segments[depth]
+        try:
+            value = value[segment]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return found
+
+
+def _replaced(message: dict[str, Any], rest: list[Any], value: Any) -> dict[str, Any] | None:
+    """A copy of `message` with the value at `rest` replaced; None when the path is not there."""
+    if not rest:
+        return value if isinstance(value, dict) else None  # pyright: ignore[reportUnknownVariableType]
+    out = copy.deepcopy(message)
+    holder: Any = out
+    try:
+        for segment in rest[:-1]:
+            holder = holder[segment]
+        holder[rest[-1]] = value
+    except (KeyError, IndexError, TypeError):
+        return None
+    return out
+
+
+def _segments_text(segments: list[Any]) -> str:
+    text = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in segments)
+    return text.lstrip(".") or "the message"
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:59] + "…"

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.cli.record import check_output, make_input
+from inspector.cli.record import check_output, created_text, input_hint, make_input
 from inspector.errors import InspectorError
 from inspector.recording import read_run
 from inspector.recording.sink import fault_error, refuse_busy
@@ -28,7 +28,7 @@ from inspector.target import load_target
 if TYPE_CHECKING:
     from inspector.debug import DebugController
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "split_breaks"]
 
 
 def register(subparsers: Any) -> None:
@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
         "before step 0. Keys: s step, c continue, a abort, e edit, b/B breakpoint, w condition, "
         "r resume an interrupt, q quit (aborts a held run). See docs/debugging.md.",
     )
-    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument("target", metavar="TARGET", nargs="?")  # may follow `--break A B` (see `_target`)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", metavar="TEXT", help="input text (an agent gets one user message)")
     source.add_argument(
@@ -58,14 +58,17 @@ def register(subparsers: Any) -> None:
         nargs="+",
         default=[],
         metavar="NODE",
-        help="hold the run before each step that runs NODE",
+        help="hold the run before each step that runs NODE; repeat it (--break chat --break tools) or "
+        "give several, after TARGET or comma-separated (--break chat,tools)",
     )
     parser.add_argument(
         "--when",
         action="append",
         default=[],
         metavar="CONDITION",
-        help='hold the run where CONDITION holds, e.g. "len(messages) > 6" or "calls(get_weather)"',
+        help='hold the run where CONDITION holds, e.g. "len(messages) > 6" (at every boundary from '
+        'then on) or "calls(get_weather)" (before each step that runs a get_weather call, once per '
+        "round); see docs/debugging.md",
     )
     parser.add_argument("--stream", action="store_true", help="run in stream mode (model chunks shown live)")
     parser.add_argument(
@@ -77,20 +80,42 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def split_breaks(target: str | None, values: list[str]) -> tuple[str, list[str]]:
+    """TARGET and the breakpoint nodes, from the positional and the `--break` values.
+
+    `--break` takes several values (the contract's `--break NODE ...`), so `--break tools TARGET` hands
+    TARGET to it: a value that names a module attribute (`module:attr`, `file.py:attr`; node keys have
+    no colon in practice) is taken back as TARGET when none was given. Values split on commas.
+    """
+    nodes = [node.strip() for value in values for node in value.split(",") if node.strip()]
+    if target is None:
+        named = [node for node in nodes if ":" in node]
+        if len(named) != 1:
+            raise InspectorError(
+                "TARGET is required: `inspector debug TARGET --input TEXT [--break NODE ...]`, as in "
+                "`inspector debug fixtures.weather:agent --input hi --break tools`"
+            )
+        target = named[0]
+        nodes.remove(target)
+    return target, nodes
+
+
 def run(args: argparse.Namespace) -> int:
-    target = load_target(args.target)
+    spec, breaks = split_breaks(args.target, args.breaks)
+    target = load_target(spec)
     value = make_input(target, args.input, args.input_json)
     output = Path(args.output) if args.output else default_output()
     try:
-        controller = _controller(args, target, value, output)
+        controller = _controller(args, spec, breaks, target, value, output)
     except BaseException:
         if not args.output:  # a refused debug run leaves nothing behind
             output.unlink(missing_ok=True)
         raise
+    created: Path | None = None
     if not args.output:
         print(f"inspector: recording the debug run to {output}", file=sys.stderr)
     else:
-        check_output(output, resume=False)  # after the checks above: a refused debug run writes nothing
+        created = check_output(output, resume=False)  # after the checks above: a refused run writes nothing
         # the app follows this file: no earlier recording may show meanwhile, nor one being written
         refuse_busy(output, empty=True)
     from inspector.tui.debug_app import make_debug_app  # Textual loads only for the commands that draw
@@ -111,13 +136,16 @@ def run(args: argparse.Namespace) -> int:
     status = recorded.status if controller.outcome != "aborted" else f"{recorded.status}, aborted"
     print(
         f"recorded {steps} step{'' if steps == 1 else 's'} to {output} (status {status}; "
-        f"{edits} edit{'' if edits == 1 else 's'})",
+        f"{edits} edit{'' if edits == 1 else 's'}){created_text(created)}"
+        f"{input_hint(target, args.input) if controller.outcome == 'error' else ''}",
         file=sys.stderr,
     )
     return 0
 
 
-def _controller(args: argparse.Namespace, target: Any, value: Any, output: Path) -> DebugController:
+def _controller(
+    args: argparse.Namespace, spec: str, breaks: list[str], target: Any, value: Any, output: Path
+) -> DebugController:
     """The debug controller for the command's options (breakpoints and conditions checked here)."""
     from inspector.debug import DebugController
     from inspector.debug.controller import RunMode
@@ -136,10 +164,10 @@ def _controller(args: argparse.Namespace, target: Any, value: Any, output: Path)
         topology=target.topology(),
         compiled=target.compiled,
         mode=mode,
-        breakpoints=args.breaks,
+        breakpoints=breaks,
         conditions=args.when,
-        stop_at_start=not args.breaks and not args.when,
-        meta={"target": args.target, "mode": mode},
+        stop_at_start=not breaks and not args.when,
+        meta={"target": spec, "mode": mode},
         recorder_options={"report_faults": False},  # not over the app: said after it, once
     )
 

@@ -29,7 +29,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("run_file", metavar="RUN.jsonl")
     parser.add_argument(
-        "--step", type=int, required=True, metavar="N", help="the step that re-runs (0-based)"
+        "--step",
+        type=int,
+        required=True,
+        metavar="N",
+        help="the step that re-runs (0-based; -1 is the last step)",
     )
     parser.add_argument("-o", "--output", metavar="FORK.jsonl", required=True, help="run file to write")
     parser.add_argument(
@@ -66,11 +70,16 @@ def run(args: argparse.Namespace) -> int:
     result = run_fork(plan, output)
     n = result.steps
     summary = (
-        f"forked {args.run_file} at step {args.step}: recorded {n} step{'' if n == 1 else 's'} to {output} "
+        f"forked {args.run_file} at step {plan.step}: recorded {n} step{'' if n == 1 else 's'} to {output} "
         f"(status {result.status}"
     )
-    if result.edits:
-        summary += f", {len(result.edits)} edit{'' if len(result.edits) == 1 else 's'}"
+    own = len(result.edits) - result.replayed_edits
+    if own:
+        summary += f", {own} edit{'' if own == 1 else 's'}"
+    if result.replayed_edits:
+        summary += (
+            f", {result.replayed_edits} recorded edit{'' if result.replayed_edits == 1 else 's'} replayed"
+        )
     summary += f"); compare with `inspector diff {args.run_file} {output}`"
     print(summary, file=sys.stderr)
     return 0

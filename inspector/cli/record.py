@@ -36,6 +36,8 @@ from inspector.target import LoadedTarget, load_target
 __all__ = [
     "CLOBBER_PEEK",
     "check_output",
+    "created_text",
+    "input_hint",
     "is_run_file_start",
     "make_input",
     "parse_json",
@@ -132,8 +134,11 @@ def make_input(target: LoadedTarget, text: str | None, raw_json: str | None) -> 
     return value
 
 
-def check_output(output: Path, *, resume: bool) -> None:
-    """Refuse an output the Recorder could not write before the run starts, not halfway through it."""
+def check_output(output: Path, *, resume: bool) -> Path | None:
+    """Refuse an output the Recorder could not write before the run starts, not halfway through it.
+
+    Returns the outermost folder it had to create for `output` (None when the folder existed), so the
+    summary line can say so: a typo in `-o` must not go unnoticed."""
     if output.is_dir():
         raise InspectorError(f"-o {output} is a directory: give a file path such as {output / 'run.jsonl'}")
     if resume:
@@ -142,8 +147,9 @@ def check_output(output: Path, *, resume: bool) -> None:
                 f"-o {output} does not exist: --resume appends the resumed run to the file that recorded "
                 "the interrupted run, so give that file as -o"
             )
-        return  # the Recorder checks the file it appends to, with its own one-paragraph reasons
+        return None  # the Recorder checks the file it appends to, with its own one-paragraph reasons
     refuse_to_clobber(output)
+    created = _first_missing(output.parent)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         with output.open("a", encoding="utf-8"):
@@ -154,6 +160,39 @@ def check_output(output: Path, *, resume: bool) -> None:
         ) from None
     except OSError as exc:
         raise InspectorError(f"could not write the run file {output}: {exc.strerror or exc}") from None
+    return created
+
+
+def _first_missing(folder: Path) -> Path | None:
+    """The outermost ancestor of `folder` (or itself) that does not exist yet."""
+    missing: Path | None = None
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            break
+        missing = candidate
+    return missing
+
+
+def created_text(created: Path | None) -> str:
+    """The summary line's note about folders `check_output` created (empty when none)."""
+    return "" if created is None else f"; created the folder {created} for it"
+
+
+def input_hint(target: LoadedTarget, text: str | None) -> str:
+    """For a failed run of a graph given `--input TEXT` that reads as a JSON number, list, object,
+    boolean or null: the graph got the string, which is rarely what was meant. Empty otherwise."""
+    if text is None or target.is_agent or callable(getattr(target.compiled, "input_from_text", None)):
+        return ""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return ""
+    if isinstance(value, str):
+        return ""
+    return (
+        f"; --input passes text, so the graph got the string {json.dumps(text)}: to pass the JSON value "
+        f"{json.dumps(value)} use --input-json {text}"
+    )
 
 
 def refuse_to_clobber(
@@ -267,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
     resume_data = _check_options(args, target)
     value = None if args.resume else make_input(target, args.input, args.input_json)
     output = Path(args.output)
-    check_output(output, resume=args.resume)
+    created = check_output(output, resume=args.resume)
     meta: dict[str, Any] = {"target": args.target, "mode": "stream" if args.stream else "invoke"}
     if args.resume and args.resume_data is not None:
         meta["resume_data"] = resume_data
@@ -313,13 +352,16 @@ def run(args: argparse.Namespace) -> int:
     steps = len(segment.steps)
     summary = (
         f"recorded {steps} step{'' if steps == 1 else 's'} to {output} ({where}status {recorded.status})"
+        f"{created_text(created)}"
     )
     if isinstance(failure, InterruptError):
         saved = getattr(failure, "checkpoint_id", None)
         if saved:
             summary += (
                 f"; the run stopped at an interrupt and saved checkpoint {saved}: continue it with "
-                f"`inspector record {args.target} -o {output} --checkpoint-id {saved} --resume`"
+                f"`inspector record {args.target} -o {output} --checkpoint-id {saved} --resume "
+                "--resume-data JSON` (JSON: the value the interrupted node reads with get_resume_data(); "
+                "leave it out when the node needs none)"
             )
         else:
             summary += (
@@ -328,5 +370,6 @@ def run(args: argparse.Namespace) -> int:
     elif failure is not None:
         first = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
         summary += f"; the run failed: {error_text(type(failure).__name__, first)}"
+        summary += input_hint(target, args.input)
     print(summary, file=sys.stderr)
     return 1 if recorded.status == "error" else 0

@@ -4,8 +4,13 @@ its diagnostics.
 Each step lists what its nodes said (`chat said: ...`, the messages they produced) apart from what
 changed in the state (`state: + messages[1]: ...`): a ReAct agent's tools node files the model's tool
 call into the state a step after the model made it, so a state change names who said the message when
-that was another step. The conversation section reads the messages in order, each with the node and
-step that produced it, the final answer (the run's output) last.
+that was another step. In a graph without state each node's input and output are listed instead
+(`n0: 'input 0' -> 'output 0'`). The conversation section reads the messages in order, each with the
+node and step that produced it, the final answer (the run's output) last.
+
+A fork (`inspector fork`) names its parent; when its target's model is scripted, the first answer the
+fork got from it is marked: the script started over (the replayed steps did not call it), so that
+answer is no decision of the recorded model.
 
 A run resumed into the same file reads as one timeline: each resumed segment starts with a
 `— resumed from checkpoint ID —` line, and each interrupted segment ends with where it stopped.
@@ -154,7 +159,8 @@ def conversation_lines(run: Run, conversation: Conversation, previews: Previews 
     lines = ["conversation (who said what, in reading order):"]
     for who, s in zip(whos, said, strict=True):
         final = "  (final answer: the run's output)" if s.final else ""
-        lines.append(f"  {who:<{width}}  {previews(s.message)}{final}")
+        edited = f"  ({one_line(s.edited)})" if s.edited else ""
+        lines.append(f"  {who:<{width}}  {previews(s.message)}{final}{edited}")
     return lines
 
 
@@ -180,11 +186,38 @@ def step_label(run: Run, position: int | None) -> str:
     return f"segment {len(run.segments) - 1} step {index}"
 
 
+def _flow_lines(node_runs: list[NodeRun], previews: Previews) -> list[str]:
+    """What went into and came out of each node run that produced no message: in a graph without
+    state these are all there is to read (`n0: 'input 0' -> 'output 0'`)."""
+    lines: list[str] = []
+    for node_run in node_runs:
+        if node_run.error is not None or messages_of(node_run.output):
+            continue
+        flow = f"{previews(node_run.input)} -> {previews(node_run.output)}"
+        lines.append(f"    {_name(node_run.node)}: {flow}")
+    return lines
+
+
+def _stateless(run: Run) -> bool:
+    """The run's graph keeps no state (its topology says so, or, without one, no step recorded any)."""
+    if run.topology is not None:
+        return not run.topology.has_state
+    return not len(run.steps) or run.state_at(0) is None
+
+
 def _step_lines(
-    run: Run, step: Step, conversation: Conversation, debug: DebugLines | None, previews: Previews
+    run: Run,
+    step: Step,
+    conversation: Conversation,
+    debug: DebugLines | None,
+    previews: Previews,
+    *,
+    stateless: bool = False,
+    restarted: tuple[str, ...] = (),
 ) -> list[str]:
     """One step's block: the debugger's edits before it (`debug`), its header line, what its tools
-    returned and its nodes said, the state changes and the branch decisions."""
+    returned and its nodes said (and, in a graph without state, what went in and came out of each
+    node), the state changes and the branch decisions."""
     lines: list[str] = []
     for edit in debug.edits_before(step.index) if debug is not None else ():
         change = f"{preview(edit.old)} -> {preview(edit.new)}"
@@ -203,6 +236,13 @@ def _step_lines(
             failed = one_line(error_text(node_run.error.type, node_run.error.message))
             lines.append(f"    {one_line(node_run.node)} failed: {failed}")
     lines.extend(_said_lines(node_runs, previews))
+    for node in restarted:
+        lines.append(
+            f"    {_name(node)}: its scripted model started its script over here (the fork's replayed "
+            "steps did not call it): this answer is the script's first, not the recorded model's choice"
+        )
+    if stateless:
+        lines.extend(_flow_lines(node_runs, previews))
     interrupted = getattr(step, "interrupted", ())
     if interrupted:
         lines.append(f"    interrupt: {one_line_list(interrupted)} (rerun on resume)")
@@ -215,6 +255,34 @@ def _step_lines(
     for branch in step.branches:
         lines.append(f"    branch {_name(branch.source)} -> {_names(branch.chosen)}")
     return lines
+
+
+def script_restarts(run: Run) -> dict[int, tuple[str, ...]]:
+    """In a fork whose target's model is scripted (`meta.fork.scripted_models`): the step where each
+    such node first ran live, by position. A `--model-answer` is the first model run at or after the
+    fork step, so the script's first answer is the next one."""
+    fork = run.header.meta.get("fork")
+    if not isinstance(fork, dict):
+        return {}
+    fork_info: dict[str, Any] = fork  # pyright: ignore[reportUnknownVariableType]
+    nodes = fork_info.get("scripted_models")
+    start = fork_info.get("step")
+    if not isinstance(nodes, list) or not isinstance(start, int):
+        return {}
+    waiting = {str(node) for node in nodes}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    answered = not fork_info.get("model_answer")  # the model answer's run is not the script's
+    found: dict[int, tuple[str, ...]] = {}
+    for position in range(start, len(run.steps)):
+        if not waiting:
+            break
+        here = [node for node in run.step(position).nodes if node in waiting]
+        if here and not answered:
+            answered = True
+            here = here[1:]
+        if here:
+            found[position] = tuple(here)
+            waiting.difference_update(here)
+    return found
 
 
 def _segment_head(segment: Segment) -> list[str]:
@@ -289,7 +357,12 @@ def part_bounds(steps: int, parts: int) -> list[int]:
 
 
 def _part_lines(
-    run: Run, bounds: list[int], debug: DebugLines | None, diagnose: bool, k: int
+    run: Run,
+    bounds: list[int],
+    debug: DebugLines | None,
+    diagnose: bool,
+    restarted: dict[int, tuple[str, ...]],
+    k: int,
 ) -> tuple[list[str], FoundInSteps | None]:
     """Part `k` of the timeline (`bounds`): its steps, each segment's head with its first step and
     tail with its last (an empty segment's with its position), and after the last part the run's end;
@@ -300,6 +373,7 @@ def _part_lines(
     conversation, previews = Conversation(run), Previews()
     findings = Findings(run, start=start) if diagnose else None
     lines: list[str] = []
+    stateless = _stateless(run)
     for segment in run.segments:
         tail_at = max(segment.start, segment.stop - 1)
         if tail_at < start or (segment.start >= stop and not last):
@@ -311,7 +385,17 @@ def _part_lines(
             step = run.step(position)  # one step at a time: a slice would hold every step of a long run
             if findings is not None:
                 findings.add(position, step)
-            lines.extend(_step_lines(run, step, conversation, segment_debug, previews))
+            lines.extend(
+                _step_lines(
+                    run,
+                    step,
+                    conversation,
+                    segment_debug,
+                    previews,
+                    stateless=stateless,
+                    restarted=restarted.get(position, ()),
+                )
+            )
         if tail_at < stop or last:
             lines.extend(_segment_tail(segment, segment_debug))
     if last:
@@ -339,11 +423,12 @@ def timeline(run: Run, findings: Findings | None = None, *, jobs: int = 1) -> li
     fork = run.header.meta.get("fork")
     if isinstance(fork, dict):
         lines.append(f"fork of {one_line(fork.get('parent'))} at step {fork.get('step')}")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    restarted = script_restarts(run)
     debug: DebugLines | None = read_debug_lines(run)
     if debug is not None and not debug.edits and debug.aborted is None:
         debug = None  # (the usual run: no step asks for its edits)
     bounds = part_bounds(len(run.steps), jobs)
-    work = partial(_part_lines, run, bounds, debug, findings is not None)
+    work = partial(_part_lines, run, bounds, debug, findings is not None, restarted)
     for part, found in do_in_parts(work, len(bounds) - 1):
         lines.extend(part)
         if findings is not None and found is not None:
@@ -389,6 +474,7 @@ def summary(run: Run, diagnostics: list[Diagnostic]) -> dict[str, Any]:
                 "position": said.position,
                 "state_index": said.state_index,
                 "final": said.final,
+                "edited": said.edited,
             }
             for said in (Conversation(run).at(len(run.steps) - 1) if len(run.steps) else [])
         ],

@@ -1,15 +1,18 @@
 """Conditional breakpoints: a small expression language over a run paused at a superstep boundary.
 
     len(messages) > 6                   a list (or string, mapping) has more than 6 items
-    calls(get_weather)                  the newest assistant message calls tool `get_weather`
+    calls(get_weather)                  the next step runs a call of tool `get_weather`
     before(tools)                       the next step runs node `tools` (a node breakpoint)
     state.approved == true              a value compared with a JSON literal (==, !=, <, <=, >, >=)
     calls(search) and len(messages) >= 10 or not before(chat)
                                         `not` binds tightest, then `and`, then `or`; parentheses group
 
 Paths are those of `inspector.debug.paths` (`state.` may be left out; `input.NODE...` reads a pending
-node's input). "The newest assistant message" is a pending node's input when one is an assistant
-message (a ReAct agent's `tools` input), else the last assistant message in `state.messages`. A path
+node's input). `calls(T)` looks at the tool calls not yet answered, so it holds once per round, before
+the step that runs them: a pending node's input when one is an assistant message (a ReAct agent's
+`tools` input), else the last item of `state.messages` when it is an assistant message whose calls no
+tool message answers yet, in the state or in a pending input (a graph whose tools node reads the
+state); once the tool results are there, it is false until the model calls again. A path
 that does not exist at a boundary makes its comparison false (the state's shape may change during a
 run); a condition that does not parse raises `DebugError` naming the column.
 """
@@ -58,17 +61,31 @@ class View:
                 return value
         raise DebugError(f"no pending node `{path.node}`")
 
-    def newest_assistant(self) -> Message | None:
+    def unanswered_calls(self) -> Message | None:
+        """The assistant message whose tool calls the next step runs (see `calls(T)` above), if any."""
         for _, value in self.pending:
             if isinstance(value, Message) and value.role == "assistant":
                 return value
         messages = getattr(self.state, "messages", None)
         if messages is None and isinstance(self.state, dict):
             messages = self.state.get("messages")  # pyright: ignore[reportUnknownMemberType]
-        for message in reversed(messages or []):  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
-            if isinstance(message, Message) and message.role == "assistant":
-                return message
-        return None
+        last = messages[-1] if isinstance(messages, list) and messages else None
+        if not isinstance(last, Message) or last.role != "assistant":
+            return None
+        answered = self._answered()  # the tool results a pending node is about to add (ReAct's `chat`)
+        if any(call.id in answered for call in last.tool_calls):
+            return None
+        return last
+
+    def _answered(self) -> set[str]:
+        """The tool call IDs answered by tool messages in the pending nodes' inputs."""
+        ids: set[str] = set()
+        for _, value in self.pending:
+            items: list[Any] = value if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownVariableType]
+            for item in items:
+                if isinstance(item, Message) and item.role == "tool" and item.tool_call_id:
+                    ids.add(item.tool_call_id)
+        return ids
 
 
 Test = Callable[[View], bool]
@@ -220,7 +237,7 @@ class _Parser:
 
 def _calls(tool: str) -> Test:
     def test(view: View) -> bool:
-        message = view.newest_assistant()
+        message = view.unanswered_calls()
         return message is not None and any(call.name == tool for call in message.tool_calls)
 
     return test

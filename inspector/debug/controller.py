@@ -36,6 +36,7 @@ from graph_core.callbacks import Boundary, RunInfo
 from graph_core.errors import InterruptError
 from graph_core.schema import Message
 from inspector.debug.conditions import Condition, View, parse_condition
+from inspector.debug.paths import Path as ValuePath
 from inspector.debug.paths import get_at, parse_path, plain, replace_at
 from inspector.errors import DebugError, RunAborted
 from inspector.recording import Recorder
@@ -92,9 +93,11 @@ class DebugController:
         meta: dict[str, Any] | None = None,
         recorder_options: dict[str, Any] | None = None,
         before_pause: BoundaryHook | None = None,
+        callbacks: Iterable[Any] = (),
     ) -> None:
         """`runnable` is an agent or compiled graph (`compiled` its graph, for resuming interrupts);
-        `before_pause` runs at every boundary before the pause logic (forks use it)."""
+        `before_pause` runs at every boundary before the pause logic, and `callbacks` are handlers
+        called before the recorder's (forks use both)."""
         self.runnable = runnable
         self.compiled = compiled if compiled is not None else getattr(runnable, "compiled", runnable)
         self.input = input
@@ -115,6 +118,7 @@ class DebugController:
         self.meta = dict(meta or {})
         self._recorder_options = dict(recorder_options or {})
         self._before_pause = before_pause
+        self._callbacks = list(callbacks)
         self.status: Status = "ready"
         self.pause: Pause | None = None
         self.edits: list[Edit] = []
@@ -247,7 +251,7 @@ class DebugController:
         resume = False
         while True:
             self.recorder = self._recorder(resume=resume)
-            options["callbacks"] = [self.recorder, _Hooks(self)]
+            options["callbacks"] = [*self._callbacks, self.recorder, _Hooks(self)]
             try:
                 self.result = self._run(value, options)
                 self._finish("ok")
@@ -411,6 +415,14 @@ class DebugController:
                 raise DebugError(f"cannot abort: the run is {self.status}")
             self._send("abort")
 
+    def value_at(self, path_text: str) -> Any:
+        """The plain value at `path_text` while paused; `DebugError` says where a missing path ends
+        (an edit prompt checks the path before it reads the value typed for it)."""
+        with self._lock:
+            self._require_pause("edit")
+            assert self._boundary is not None
+            return value_at(self._boundary, path_text)
+
     def edit(self, path_text: str, value: Any) -> Edit:
         """Set the value at `path_text` (plain JSON `value`) while paused; recorded as an `edit` line.
 
@@ -432,26 +444,41 @@ class DebugController:
         return edit
 
 
-def apply_edit(boundary: Boundary, path_text: str, value: Any) -> Edit:
-    """Apply one edit to a held boundary (state in place, or a pending input replaced); see `edit`."""
-    path = parse_path(path_text)
+def _root(boundary: Boundary, path: ValuePath) -> tuple[Any, int | None]:
+    """The value `path` starts from at `boundary` (the state, or a pending node's input) and, for an
+    input, that node's index in `boundary.pending`; `DebugError` when there is no such root."""
     if path.root == "state":
         if boundary.state is None:
             raise DebugError(f"path `{path}`: this graph has no state")
         if not path.segments:
             raise DebugError(f"path `{path}`: name a field of the state, as in `state.messages`")
-        new_root, old = replace_at(boundary.state, path, value)
+        return boundary.state, None
+    keys = [key for key, _ in boundary.pending]
+    if path.node not in keys:
+        raise DebugError(
+            f"path `{path}`: `{path.node}` is not about to run (the next step runs: {', '.join(keys)})"
+        )
+    index = keys.index(path.node)
+    return boundary.pending[index][1], index
+
+
+def value_at(boundary: Boundary, path_text: str) -> Any:
+    """The plain value at `path_text` at a held boundary; `DebugError` naming where the path ends."""
+    path = parse_path(path_text)
+    root, _ = _root(boundary, path)
+    return plain(get_at(root, path))
+
+
+def apply_edit(boundary: Boundary, path_text: str, value: Any) -> Edit:
+    """Apply one edit to a held boundary (state in place, or a pending input replaced); see `edit`."""
+    path = parse_path(path_text)
+    root, index = _root(boundary, path)
+    new_root, old = replace_at(root, path, value)
+    if index is None:
         assign_state(boundary, new_root)
         new = get_at(boundary.state, path)
     else:
-        keys = [key for key, _ in boundary.pending]
-        if path.node not in keys:
-            raise DebugError(
-                f"path `{path}`: `{path.node}` is not about to run (the next step runs: {', '.join(keys)})"
-            )
-        index = keys.index(path.node)
-        root = boundary.pending[index][1]
-        new_root, old = replace_at(root, path, value)
+        assert path.node is not None  # an input path names its node
         boundary.pending[index] = (path.node, new_root)
         new = get_at(new_root, path)
     return Edit(boundary.step, path.text, plain(old), plain(new))

@@ -7,7 +7,10 @@
 2. The target runs from the recorded input. Steps 0..N-1 are replayed: each node of those steps gets
    its recorded output as a preset (graph_core's `Boundary.presets`), so no model or tool is called,
    while the state handlers and branches run for real and rebuild the state, the pending nodes and
-   their inputs, and the step budget exactly as the recording had them.
+   their inputs, and the step budget exactly as the recording had them. The parent's own `edit` lines
+   (a run edited under `inspector debug`, or a fork of a fork) are applied again at their boundaries,
+   up to and including step N, and written to the fork as `edit` lines too, so every step of an
+   edited run can be forked.
 3. At every boundary up to step N the rebuilt run is checked against the recording (the nodes about
    to run, and the state after the step before); a difference refuses the fork, naming the first one.
 4. The edits (`--set PATH=JSON`, paths of `inspector.debug.paths`) are applied there and recorded as
@@ -15,6 +18,13 @@
    runs from step N on (step N itself when it runs one) instead of calling the model.
 5. From step N on the target runs live: its own model and tools, in the mode the parent was recorded
    in (`meta.mode`: invoke or stream).
+
+The replayed steps call no tool, so the fork's counters (model and tool calls, tokens) are set to the
+parent's at the end of each replayed step: the fork carries them into step N, and `inspector diff`
+compares what the steps after the fork really spent. A scripted model (`ScriptedChatModel`) was not
+called in the replayed steps, so when the fork calls it, it answers from the start of its script
+(the weather fork asks for the weather again): the header's `meta.fork.scripted_models` names such
+nodes, and `inspector show` marks their first live answer as the script's start, not a decision.
 
 A component that changes the state itself (the ADK agent's model node appends its answer) does not run
 in a replayed step; when the rebuilt state differs only by such missing list items, the state recorded
@@ -40,12 +50,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from graph_core.callbacks import Boundary
+from graph_core.callbacks import Boundary, StepInfo
 from graph_core.schema import Message
 from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
 from inspector.debug.paths import parse_path, rebuild_like
 from inspector.errors import DebugError, RunWriteError
 from inspector.recording import Run, read_run
+from inspector.recording.debug_lines import read_debug_lines
 from inspector.recording.encode import Encoder
 from inspector.recording.redact import make_redaction
 from inspector.recording.sink import describe_fault, fault_error, refuse_busy
@@ -53,7 +64,15 @@ from inspector.recording.valuelist import LISTS, plain
 from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
 from inspector.target import LoadedTarget, load_target
 
-__all__ = ["ForkPlan", "ForkResult", "decode_value", "fork_point", "plan_fork", "run_fork"]
+__all__ = [
+    "ForkPlan",
+    "ForkResult",
+    "decode_value",
+    "fork_point",
+    "plan_fork",
+    "run_fork",
+    "scripted_replayed",
+]
 
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 _MARKERS = ("$repr", "$truncated", "$masked", "$type")
@@ -89,6 +108,7 @@ class ForkPlan:
     input: Any
     presets: list[dict[str, Any]]
     sets: list[tuple[str, Any]] = field(default_factory=lambda: [])
+    recorded_edits: list[tuple[int, str, Any]] = field(default_factory=lambda: [])
     model_answer: Message | None = None
     chat_nodes: frozenset[str] = frozenset()
     mode: str = "invoke"
@@ -101,6 +121,7 @@ class ForkResult:
     steps: int
     edits: list[Edit]
     error: BaseException | None
+    replayed_edits: int = 0  # how many of `edits` are the parent's own, applied again
 
 
 def _steps_text(run: Run) -> str:
@@ -157,8 +178,9 @@ def plan_fork(
             f"{run_path} holds {len(parent.segments)} segments (a run resumed after an interrupt); forks of "
             "such runs are not supported yet: fork a single-segment recording"
         )
-    if not 0 <= step < len(parent.steps):
+    if not -len(parent.steps) <= step < len(parent.steps):
         raise DebugError(f"step {step} is outside the run {run_path}: {_steps_text(parent)}")
+    step %= len(parent.steps)  # -1 is the last step, as in `replay --step -1`
     spec = target or parent.header.meta.get("target")
     if not spec:
         raise DebugError(
@@ -190,7 +212,12 @@ def plan_fork(
     if model_answer is not None and not chat:
         raise DebugError(f"--model-answer: TARGET `{spec}` has no ChatModel node to answer for")
     mode = "stream" if parent.header.meta.get("mode") == "stream" else "invoke"  # as it was recorded
-    return ForkPlan(parent, step, loaded, graph_input, presets, list(sets), model_answer, chat, mode)
+    recorded_edits = [
+        (edit.step, edit.path, edit.new) for edit in read_debug_lines(parent).edits if edit.step <= step
+    ]
+    return ForkPlan(
+        parent, step, loaded, graph_input, presets, list(sets), recorded_edits, model_answer, chat, mode
+    )
 
 
 def _first_difference(a: Any, b: Any, where: str = "state") -> str | None:
@@ -256,25 +283,40 @@ class _ForkHook:
                 )
         if 0 < i <= plan.step:
             self._check_state(boundary, i - 1)
+        for step, path, value in plan.recorded_edits:
+            if step == i:
+                self._edit(boundary, path, value, recorded=True)
         if i < plan.step:
             boundary.presets.update(plan.presets[i])
             return
         if i == plan.step:
             for path, value in plan.sets:
-                edit = apply_edit(boundary, path, value)
-                assert self.controller is not None
-                self.controller.edits.append(edit)
-                recorder = self.controller.recorder
-                if recorder is not None:
-                    recorder.append_event(
-                        {"kind": "edit", "step": i, "path": edit.path, "old": edit.old, "new": edit.new},
-                        values=("old", "new"),
-                    )
+                self._edit(boundary, path, value)
         if self.answer is not None:
             chat = [key for key in keys if key in plan.chat_nodes]
             if chat:
                 boundary.presets[chat[0]] = self.answer
                 self.answer = None
+
+    def _edit(self, boundary: Boundary, path: str, value: Any, *, recorded: bool = False) -> None:
+        """Apply one edit at this boundary and write it to the fork as an `edit` line; `recorded` edits
+        are the parent's own, replayed (one that no longer applies refuses the fork, naming it)."""
+        try:
+            edit = apply_edit(boundary, path, value)
+        except DebugError as exc:
+            if not recorded:
+                raise
+            raise DebugError(
+                f"the edit recorded before step {boundary.step} (`{path}`) cannot be replayed: {exc}"
+            ) from None
+        assert self.controller is not None
+        self.controller.edits.append(edit)
+        recorder = self.controller.recorder
+        if recorder is not None:
+            recorder.append_event(
+                {"kind": "edit", "step": edit.step, "path": edit.path, "old": edit.old, "new": edit.new},
+                values=("old", "new"),
+            )
 
     def _encoded(self, state: Any) -> Any:
         return json.loads(json.dumps(self.encoder.encode(state)))
@@ -307,9 +349,45 @@ class _ForkHook:
                 return
         if difference is not None:
             raise DebugError(
-                f"the rebuilt run does not match the recording after step {after}: {difference}; "
-                "the target's behaviour changed since the run was recorded, so it cannot be forked there"
+                f"the rebuilt run does not match the recording after step {after}: {difference}. The "
+                f"recorded outputs{' and edits' if self.plan.recorded_edits else ''} of steps 0..{after} "
+                "were replayed and the topology matches, so a state handler or branch of the target now "
+                "computes something else than when the run was recorded (its code or what it reads "
+                "changed, it is not deterministic, or the recording was edited by hand); the run cannot "
+                "be forked at that step"
             )
+
+
+def scripted_replayed(plan: ForkPlan) -> list[str]:
+    """The ChatModel nodes running a `ScriptedChatModel` that ran in a replayed step: when the fork
+    calls them, their script starts over (the replayed steps did not advance it)."""
+    scripted = {
+        node.key
+        for node in plan.target.topology().nodes
+        if node.kind == "ChatModel"
+        and node.model is not None
+        and node.model.class_name == "ScriptedChatModel"
+    }
+    ran = {key for preset in plan.presets for key in preset}
+    return sorted(scripted & ran)
+
+
+class _CarryCounters:
+    """A handler before the recorder's: at the end of each replayed step, the recorder's counters are
+    set to the parent's after that step (the replay calls no tool, and the parent's counts are what
+    the fork carries on from)."""
+
+    def __init__(self, plan: ForkPlan, hook: _ForkHook) -> None:
+        self.plan = plan
+        self.hook = hook
+
+    def on_step_end(self, step: StepInfo) -> None:
+        if step.path or step.index >= self.plan.step:
+            return  # a nested graph's step, or a step that ran live
+        controller = self.hook.controller
+        recorder = controller.recorder if controller is not None else None
+        if recorder is not None:
+            recorder.carry_counters(self.plan.parent.steps[step.index].budget)
 
 
 def run_fork(
@@ -325,6 +403,9 @@ def run_fork(
     }
     if plan.model_answer is not None:
         meta["fork"]["model_answer"] = True
+    scripted = scripted_replayed(plan)
+    if scripted:
+        meta["fork"]["scripted_models"] = scripted
     hook = _ForkHook(plan)
     refuse_busy(out)  # another recording being written there: refused before the fork runs
     folder = out.parent if str(out.parent) else Path(".")
@@ -346,6 +427,7 @@ def run_fork(
         meta=meta,
         recorder_options={"report_faults": False, **(recorder_options or {})},
         before_pause=hook,
+        callbacks=[_CarryCounters(plan, hook)],
     )
     hook.controller = controller
     try:
@@ -368,7 +450,8 @@ def run_fork(
         if os.path.exists(temp):
             os.unlink(temp)
     forked = read_run(out)
-    return ForkResult(out, forked.status, len(forked.steps), controller.edits, controller.error)
+    replayed = sum(1 for edit_step, _, _ in plan.recorded_edits if edit_step <= plan.step)
+    return ForkResult(out, forked.status, len(forked.steps), controller.edits, controller.error, replayed)
 
 
 def fork_point(run: Run) -> tuple[str, int] | None:

@@ -44,6 +44,7 @@ from inspector.errors import RecorderBusyError
 from inspector.recording import write_behind
 from inspector.recording.continuation import Continuation, check_resumable
 from inspector.recording.elision import compact_budget, compact_budget_before, counters_into
+from inspector.recording.format import BudgetRecord
 from inspector.recording.held import Encoded, Held
 from inspector.recording.pending import NOTHING, Pending, drain, error_record, node_run_records, round_time
 from inspector.recording.run_writer import ProgressFn, RunWriter
@@ -166,6 +167,15 @@ class Recorder(RunWriter):
                     self._on_step_end(step)
             except Exception as exc:
                 self._fail(exc)
+
+    def carry_counters(self, budget: BudgetRecord) -> None:
+        """Count on from `budget`'s model and tool calls and tokens: a fork's replayed steps call no
+        model or tool, yet must carry the parent's counters (`inspector.debug.fork`)."""
+        with self._lock:
+            c = self._counters
+            c.model_calls, c.tool_calls = budget.model_calls, budget.tool_calls
+            c.prompt, c.completion = budget.prompt_tokens, budget.completion_tokens
+            c.total = budget.total_tokens
 
     def _hold(self, value: Any) -> Any:
         """What to keep of a reported value until the step boundary (see `held`)."""

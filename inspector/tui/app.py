@@ -277,7 +277,7 @@ class ReplayApp(App[None]):
         bar = self._pane(BudgetBar)
         bar.show(
             budget,
-            cycle=session.budget_cycle() if session.segment_at(cursor) == len(run.segments) - 1 else None,
+            cycle=session.budget_cycle() if at_end else None,  # said from the step that spent it
             iterations_max=iterations_max,
             consuming=session.consuming_cycle(cursor, so_far=so_far)
             if so_far is not None and level in ("low", "critical")

@@ -3,8 +3,9 @@
 Steps used of max with what is left (DAG runs have no max), model and tool calls, tokens and, for ADK
 agents, iterations left (drawn as the bar when the step limit is no practical limit). The bar turns
 from green to yellow at half left and red at a fifth left, steps and iterations alike; when the budget
-ran out the diagnostics name the cycle that spent it, and while it runs low the loop spending it is
-named from the topology's back edges.
+ran out the diagnostics name the cycle that spent it (at the step that spent the last of it: the app
+passes `cycle` there only), and while it runs low the loop spending it is named from the topology's
+back edges, with the rounds so far.
 """
 
 from __future__ import annotations

@@ -26,12 +26,14 @@ from textual.binding import BindingType
 from textual.screen import Screen
 
 from inspector.errors import DebugError
-from inspector.tui.app import ReplayApp
+from inspector.tui.app import SPEEDS, ReplayApp
 from inspector.tui.debug_panel import DebugPanel, describe, live
 from inspector.tui.graph_pane import GraphPane, count_gutter
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.keys import DEBUG_KEYS, KEYS, bindings, help_rows
 from inspector.tui.literal import one_line
+from inspector.tui.node_detail import NodeDetail
+from inspector.tui.notes import status_text
 from inspector.tui.prompt import PromptScreen
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
@@ -133,10 +135,32 @@ class DebugApp(ReplayApp):
                 self.show_cursor()
         self._show_panel()
 
+    def _live(self) -> str | None:
+        """`paused` or `running` while the run goes on under the debugger (its file has no last line
+        yet: not a crash), else None."""
+        status = self.controller.status
+        return None if status in ("finished", "interrupted") else status
+
+    def _status(self) -> Text:
+        return status_text(
+            self.session,
+            diff_mode=self.diff_mode,
+            speed=SPEEDS[self.speed_index],
+            playing=self.playing,
+            follow=self.follow,
+            live=self._live(),
+        )
+
     def show_cursor(self) -> None:
         """As the replay app's; while the run is held and the cursor is on its newest step, the state
-        pane shows the live values (edits applied, marked) and the graph the node(s) about to run."""
+        pane shows the live values (edits applied, marked) and the graph the node(s) about to run.
+        While the run goes on, its newest step is no place where it stopped: the node detail shows the
+        step without the replay's account of an incomplete run."""
         super().show_cursor()
+        if self._live() is not None and self.session.run.status == "incomplete":
+            self.query_one(NodeDetail).show(
+                self.replay.current, expand=self.expand, segments=len(self.session.run.segments)
+            )
         controller = self.controller
         self._seen = (controller.status, controller.pause, len(controller.edits))
         held = live(controller)
@@ -210,7 +234,7 @@ class DebugApp(ReplayApp):
                 return
             try:
                 path = answer.partition("=")[0].strip()
-                current = self._current(path)
+                current = self.controller.value_at(path) if path else None  # a missing path says so first
                 path, value = parse_edit(answer, current)
                 edit = self.controller.edit(path, value)
             except DebugError as exc:
@@ -222,22 +246,6 @@ class DebugApp(ReplayApp):
             )
 
         self.push_screen(PromptScreen("Edit: PATH = VALUE (JSON; a string field takes plain text)"), done)
-
-    def _current(self, path: str) -> Any:
-        """The plain value at `path` now, or None when there is none (parse errors surface on edit)."""
-        from inspector.debug.paths import parse_path
-
-        try:
-            parsed = parse_path(path)
-            value: Any = self.controller.view()
-            value = value.get(parsed.root, {})
-            if parsed.node is not None:
-                value = value.get(parsed.node)
-            for segment in parsed.segments:
-                value = value[segment]
-            return value
-        except (DebugError, KeyError, IndexError, TypeError):
-            return None
 
     def action_breakpoint(self) -> None:
         self._main_screen_only()

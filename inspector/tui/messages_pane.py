@@ -54,7 +54,13 @@ REST_AT_ONCE = 8
 
 
 def _block(
-    message: Message, *, position: int | None, limit: int | None, by: str = "", final: bool = False
+    message: Message,
+    *,
+    position: int | None,
+    limit: int | None,
+    by: str = "",
+    final: bool = False,
+    edited: str | None = None,
 ) -> Text:
     colour = ROLE_COLOURS.get(message.role, "white")
     text = Text()
@@ -75,6 +81,10 @@ def _block(
         text.append_text(
             one_line(f" ({message.tool_call_id})" if message.tool_call_id else "", limit=80, style="dim")
         )
+    if edited:  # a person changed what the model said, under the debugger
+        text.append("\n")
+        text.append("✎ ", style="bold yellow")
+        text.append_text(one_line(edited, limit=limit or 200, style="yellow"))
     body = Text()
     if message.content:
         body.append_text(literal(message.content, limit=limit, multiline=True))
@@ -128,7 +138,9 @@ def _said_block(said: Said, *, by: str, limit: int | None) -> Text | None:
     message = _message(said.message)
     if message is None:
         return None
-    return _block(message, position=said.state_index, limit=limit, by=by, final=said.final)
+    return _block(
+        message, position=said.state_index, limit=limit, by=by, final=said.final, edited=said.edited
+    )
 
 
 @dataclass
@@ -139,13 +151,13 @@ class _Laid:
     rows: list[Strip]
 
 
-_Key = tuple[int | None, int | None, str | None, str, bool, str]
+_Key = tuple[int | None, int | None, str | None, str, bool, str | None, str]
 
 
 def _key(item: tuple[Said, str]) -> _Key:
     """What tells one shown message from another without comparing their text."""
     said, by = item
-    return (said.state_index, said.position, said.node, said.origin, said.final, by)
+    return (said.state_index, said.position, said.node, said.origin, said.final, said.edited, by)
 
 
 class MessagesPane(ScrollView, can_focus=True):

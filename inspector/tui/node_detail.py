@@ -14,35 +14,57 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
-from inspector.errortext import untagged
+from inspector.errortext import without_node_path
 from inspector.recording.format import ErrorRecord
 from inspector.recording.reader import NodeRun, Step
 from inspector.tui.interrupts import SAFE_POINTS, InterruptMark, is_interrupt, split_interrupt_message
 from inspector.tui.literal import literal, one_line
 from inspector.tui.session import StopReport
 
-__all__ = ["NodeDetail", "render_detail", "render_interrupt", "render_stop", "rows_at_least"]
+__all__ = [
+    "NodeDetail",
+    "render_detail",
+    "render_interrupt",
+    "render_stop",
+    "rows_at_least",
+    "said_once",
+]
 
 VALUE_LIMIT = 400
 _SEVERITY = {"error": "bold red", "warning": "bold yellow", "info": "bold cyan"}
 
 
-def _error(error: ErrorRecord, *, limit: int | None) -> Text:
+def said_once(error: ErrorRecord) -> str:
+    """The one line a failed run's error is said in: its cause when it has one (a `NodeRunError` only
+    wraps what the node raised), else its own type and message, without the engine's tag and
+    node-path trailer (the node path has its own line)."""
+    if error.cause_type:
+        return f"{error.cause_type}: {without_node_path(error.cause_message or '')}"
+    return f"{error.type}: {without_node_path(error.message)}"
+
+
+def _error(error: ErrorRecord, *, limit: int | None, said: str | None = None, with_path: bool = True) -> Text:
+    """A node's error; `said` is the run's error as the stop block said it: the same error again
+    reads `(the run's error, above)`."""
     text = Text()
     text.append("error   ", style="bold red")
-    text.append_text(one_line(error.type, limit=80, style="bold red"))
-    text.append(": ")
-    text.append_text(literal(untagged(error.message), limit=limit, multiline=True, style="red"))
-    if error.node_path:
+    if said is not None and said_once(error) == said:
+        text.append("(the run's error, above)", style="dim")
+        return text
+    if error.cause_type:
+        text.append_text(literal(said_once(error), limit=limit, multiline=True, style="red"))
+        text.append_text(one_line(f"  (raised as {error.type})", limit=80, style="dim"))
+    else:
+        text.append_text(one_line(error.type, limit=80, style="bold red"))
+        text.append(": ")
+        text.append_text(literal(without_node_path(error.message), limit=limit, multiline=True, style="red"))
+    if error.node_path and with_path:
         text.append("\nat      ", style="bold red")
         text.append_text(one_line(" › ".join(error.node_path), limit=200))
-    if error.cause_type:
-        text.append("\ncause   ", style="dim")
-        text.append_text(one_line(f"{error.cause_type}: {error.cause_message or ''}", limit=limit))
     return text
 
 
-def _node_run(run: NodeRun, *, limit: int | None, indent: str = "") -> Text:
+def _node_run(run: NodeRun, *, limit: int | None, indent: str = "", said: str | None = None) -> Text:
     text = Text(indent)
     label = " › ".join(run.path) if len(run.path) > 1 else run.node
     text.append_text(one_line(label, limit=80, style="bold"))
@@ -71,7 +93,7 @@ def _node_run(run: NodeRun, *, limit: int | None, indent: str = "") -> Text:
             text.append_text(one_line(address, limit=limit))
     elif run.error is not None:
         text.append(f"\n{indent}  ")
-        text.append_text(_error(run.error, limit=limit))
+        text.append_text(_error(run.error, limit=limit, said=said))
     elif run.finished is None:
         text.append(f"\n{indent}  (did not finish)", style="yellow")
     else:
@@ -79,12 +101,16 @@ def _node_run(run: NodeRun, *, limit: int | None, indent: str = "") -> Text:
         text.append_text(one_line(run.output, limit=limit))
     for tool in run.tools:
         text.append("\n")
-        text.append_text(_node_run(tool, limit=limit, indent=indent + "    "))
+        text.append_text(_node_run(tool, limit=limit, indent=indent + "    ", said=said))
     return text
 
 
-def render_stop(report: StopReport, *, limit: int | None = VALUE_LIMIT) -> Text:
-    """Why the run stopped: status, error and where, the unfinished step, the diagnostics."""
+def render_stop(
+    report: StopReport, *, limit: int | None = VALUE_LIMIT, shown: tuple[NodeRun, ...] = ()
+) -> Text:
+    """Why the run stopped: status and where (the node path once), the error once (its cause, see
+    `said_once`), the failed node runs not in `shown` (the step drawn below it), the diagnostics that
+    add to that (`run-failed` and a diagnostic ending in the same error only restate it)."""
     text = Text()
     text.append(f"run {report.status}", style="bold red" if report.status == "error" else "bold yellow")
     if report.interrupt is not None and report.interrupt.kind == "cancel":
@@ -95,15 +121,23 @@ def render_stop(report: StopReport, *, limit: int | None = VALUE_LIMIT) -> Text:
     if report.node_path:
         text.append("\nnode path  ", style="bold")
         text.append_text(one_line(" › ".join(report.node_path), limit=200))
+    said: str | None = None
     if report.error is not None:
+        said = said_once(report.error)
         text.append("\n")
-        text.append_text(_error(report.error, limit=limit))
+        # the node path is said above: the error's own copy of it would be the second
+        text.append_text(_error(report.error, limit=limit, with_path=False))
+    drawn = {(run.path, run.node) for run in shown}
     for run in report.failed:
+        if (run.path, run.node) in drawn:
+            continue  # the step below shows it
         text.append("\n")
-        text.append_text(_node_run(run, limit=limit))
+        text.append_text(_node_run(run, limit=limit, said=said))
     for diagnostic in report.diagnostics:
         if diagnostic.code == "interrupted" and report.interrupt is not None:
             continue  # the interrupt block below says it in full
+        if said is not None and (diagnostic.code == "run-failed" or diagnostic.message.endswith(said)):
+            continue  # the error, said again
         text.append("\n")
         text.append(f"{diagnostic.severity:<8}", style=_SEVERITY.get(diagnostic.severity, "bold"))
         text.append_text(one_line(diagnostic.code, limit=40, style="bold"))
@@ -185,8 +219,9 @@ def render_detail(
     """The detail of `step`. `segments` is the run's segment count: in a run resumed into the same file
     step numbers restart at each resume, so the header names the segment too (`segment 1 step 0`)."""
     parts: list[Text] = []
+    said = said_once(stop.error) if stop is not None and stop.error is not None else None
     if stop is not None:
-        parts.append(render_stop(stop, limit=limit))
+        parts.append(render_stop(stop, limit=limit, shown=tuple(step.node_runs) if step else ()))
     if mark is not None:
         stopped = stop is not None and stop.status == "interrupted"
         parts.append(render_interrupt(mark, stopped=stopped, limit=limit))
@@ -203,7 +238,7 @@ def render_detail(
         if step.ended:
             header.append("  (run ends here)", style="dim")
         parts.append(header)
-        parts.extend(_node_run(run, limit=limit) for run in step.node_runs)
+        parts.extend(_node_run(run, limit=limit, said=said) for run in step.node_runs)
         for branch in step.branches:
             line = Text("branch  ", style="dim")
             line.append_text(one_line(f"{branch.source} → {', '.join(branch.chosen) or '∅'}", limit=160))

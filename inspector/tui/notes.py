@@ -13,16 +13,29 @@ from inspector.tui.timeline import mark_text
 __all__ = ["counting_note", "status_text", "stop_note", "timeline_note"]
 
 
-def status_text(session: Session, *, diff_mode: bool, speed: float, playing: bool, follow: bool) -> Text:
+def status_text(
+    session: Session,
+    *,
+    diff_mode: bool,
+    speed: float,
+    playing: bool,
+    follow: bool,
+    live: str | None = None,
+) -> Text:
     """The status line: the file, the graph, how the run ended, where the cursor is, the modes, and
-    what is still being worked out in the background."""
+    what is still being worked out in the background. `live` (`paused`, `running`) says the run is
+    going on under the debugger: its file has no last line yet, which is no crash, so the status
+    reads `live` and the `incomplete` diagnostic is not counted."""
     run, replay = session.run, session.replay
     text = Text()
     text.append_text(one_line(run.path.name, limit=50, style="bold"))
     text.append("  ")
     text.append_text(one_line(run.graph_name or "(graph)", limit=40))
     colour = {"ok": "green", "error": "red", "incomplete": "yellow", "interrupted": "yellow"}[run.status]
-    text.append(f"  {run.status}", style=f"bold {colour}")
+    if live is not None and run.status == "incomplete":
+        text.append(f"  live, {live}", style="bold cyan")
+    else:
+        text.append(f"  {run.status}", style=f"bold {colour}")
     if run.interrupt is not None and run.interrupt.checkpoint_id:
         text.append_text(one_line(f" (checkpoint {run.interrupt.checkpoint_id})", limit=50, style=colour))
     total = len(replay)
@@ -51,10 +64,13 @@ def status_text(session: Session, *, diff_mode: bool, speed: float, playing: boo
         text.append(f" (showing the {len(replay)} steps read before it)", style="red")
     elif follow:
         text.append("  following", style="bold magenta")
-    if session.diagnostics is None:
+    found = session.diagnostics
+    if found is not None and live is not None:
+        found = [d for d in found if d.code != "incomplete"]
+    if found is None:
         text.append("  diagnosing…", style="dim")
-    elif session.diagnostics:
-        text.append(f"  {len(session.diagnostics)} diagnostic(s)", style="yellow")
+    elif found:
+        text.append(f"  {len(found)} diagnostic(s)", style="yellow")
     return text
 
 

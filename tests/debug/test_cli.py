@@ -157,3 +157,40 @@ def test_show_names_a_forks_parent(tmp_path: Path, capsys: pytest.CaptureFixture
     capsys.readouterr()
     assert main(["show", str(out)]) == 0
     assert capsys.readouterr().out.splitlines()[1] == f"fork of {RUNAWAY} at step 4"
+
+
+def test_debug_break_before_target_and_comma_separated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run.jsonl"
+    # `--break` takes several values: TARGET after it is taken back, and `tools,tool` is two nodes
+    args = ["debug", "--break", "tools,tool", "fixtures.weather:agent", "--input", "hi", "-o", str(out)]
+    assert main(args) == 2
+    assert "no node `tool` in the graph" in _error(capsys)
+    assert main(["debug", "--break", "tools", "--input", "hi"]) == 2
+    assert "TARGET is required" in _error(capsys)
+
+
+def test_split_breaks_keeps_every_form_of_the_contract() -> None:
+    from inspector.cli.debug import split_breaks
+
+    assert split_breaks("m:agent", ["chat", "tools"]) == ("m:agent", ["chat", "tools"])  # --break A B
+    assert split_breaks("m:agent", ["chat", "tools,end"]) == ("m:agent", ["chat", "tools", "end"])
+    assert split_breaks(None, ["tools", "m:agent"]) == ("m:agent", ["tools"])
+
+
+def test_fork_step_minus_one_is_the_last_step(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "fork.jsonl"
+    assert main(["fork", RUNAWAY, "--step", "-1", "-o", str(out), "--model-answer", STOP]) == 0
+    assert f"forked {RUNAWAY} at step 12:" in capsys.readouterr().err
+    assert read_run(out).header.meta["fork"]["step"] == 12
+
+
+def test_fork_of_a_run_edited_in_the_debugger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.debug.test_fork import edited_weather_run
+
+    live = edited_weather_run(tmp_path / "live.jsonl")
+    out = tmp_path / "f.jsonl"
+    answer = '{"role":"assistant","content":"Paris is clear."}'
+    assert main(["fork", str(live), "--step", "2", "-o", str(out), "--model-answer", answer]) == 0
+    assert "(status ok, 1 recorded edit replayed)" in capsys.readouterr().err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from graph_core.agents.react import ReActState
@@ -19,7 +21,7 @@ STATE = ReActState(messages=[Message.user("hi"), CALL, Message.tool("rain", tool
     [
         ("len(messages) > 2", True, True),
         ("len(state.messages) == 3", True, True),
-        ("calls(get_weather)", True, True),
+        ("calls(get_weather)", False, True),  # answered by the tool message: only before `tools`
         ("calls(search)", False, False),
         ("before(tools)", False, True),
         ("not before(tools)", True, False),
@@ -39,7 +41,7 @@ def test_conditions_evaluate_over_the_state_and_the_pending_inputs(
     assert condition.holds(View(STATE, [("tools", CALL)])) is at_tools
 
 
-def test_the_newest_assistant_message_is_a_pending_input_first() -> None:
+def test_the_calls_looked_at_are_a_pending_input_first() -> None:
     search = Message.assistant(tool_calls=[ToolCall("c2", "search", "{}")])
     assert parse_condition("calls(search)").holds(View(STATE, [("tools", search)]))
     assert not parse_condition("calls(get_weather)").holds(View(STATE, [("tools", search)]))
@@ -92,3 +94,26 @@ def test_paths_that_do_not_parse_say_where(text: str, message: str) -> None:
     with pytest.raises(DebugError, match=None) as caught:
         parse_path(text)
     assert message in str(caught.value)
+
+
+def test_calls_holds_for_the_last_message_of_the_state_while_its_calls_are_unanswered() -> None:
+    asked = ReActState(messages=[Message.user("hi"), CALL])  # a tools node that reads the state runs next
+    assert parse_condition("calls(get_weather)").holds(View(asked, [("tools", asked)]))
+    assert not parse_condition("calls(get_weather)").holds(View(STATE, [("chat", STATE)]))
+
+
+def test_calls_on_the_runaway_pauses_before_each_tools_step_only(tmp_path: Path) -> None:
+    """The help's example: `c` runs on to the next round's tools step, it does not act like `s`."""
+    import fixtures.runaway as runaway
+    from tests.debug.conftest import controller_for
+
+    controller = controller_for(runaway, tmp_path / "run.jsonl", conditions=["calls(get_weather)"])
+    controller.start()
+    paused: list[int] = []
+    while (pause := controller.wait()) is not None and len(paused) < 4:
+        paused.append(pause.step)
+        assert pause.nodes == ("tools",)
+        controller.resume()
+    controller.abort()
+    controller.join(10)
+    assert paused == [1, 3, 5, 7]

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
+import fixtures.weather as weather
 from graph_core.schema import Message
 from inspector.debug.fork import parse_model_answer, parse_sets, plan_fork, run_fork
 from inspector.errors import DebugError
 from inspector.recording import read_run
 from inspector.rundiff import diff_runs
-from tests.debug.conftest import lines_of
+from tests.debug.conftest import controller_for, lines_of
 
 RUNAWAY = Path("fixtures/runs/runaway.jsonl")
 STOP = '{"role": "assistant", "content": "It stopped raining; no need to check again."}'
@@ -32,6 +33,7 @@ def test_fork_the_runaway_at_step_4_with_an_answer_that_ends_the_loop(tmp_path: 
         "parent_run_id": "runaway",
         "step": 4,
         "model_answer": True,
+        "scripted_models": ["chat"],  # replayed: were the fork to call it, its script would start over
     }
     assert fork.header.meta["target"] == "fixtures.runaway:agent"
     for i in range(4):  # the replayed steps rebuilt the recorded state exactly
@@ -71,8 +73,13 @@ def test_fork_at_step_0_reruns_everything_live(tmp_path: Path) -> None:
 def test_a_step_outside_the_run_is_refused() -> None:
     with pytest.raises(DebugError, match=r"step 13 is outside the run .*runaway.jsonl: it has steps 0\.\.12"):
         plan_fork(RUNAWAY, 13)
-    with pytest.raises(DebugError, match="step -1 is outside the run"):
-        plan_fork(RUNAWAY, -1)
+    with pytest.raises(DebugError, match="step -14 is outside the run"):
+        plan_fork(RUNAWAY, -14)
+
+
+def test_a_negative_step_counts_from_the_end_as_in_replay() -> None:
+    assert plan_fork(RUNAWAY, -1).step == 12
+    assert plan_fork(RUNAWAY, -13).step == 0
 
 
 @pytest.mark.parametrize(
@@ -163,3 +170,85 @@ def test_a_stream_mode_recording_forks_in_stream_mode(tmp_path: Path) -> None:
     fork = read_run(out)
     assert fork.header.meta["mode"] == "stream"
     assert [s.nodes for s in fork.steps] == [("chat",)]  # the pitfall again: text first, tool calls never run
+
+
+def edited_weather_run(path: Path) -> Path:
+    """The weather agent under the debugger: held before `tools`, its call edited to Paris, continued."""
+    controller = controller_for(weather, path, breakpoints=["tools"])
+    controller.start()
+    controller.wait()
+    controller.edit("input.tools.tool_calls[0].arguments", '{"city": "Paris"}')
+    controller.resume()
+    controller.join(10)
+    assert controller.outcome == "ok"
+    return path
+
+
+@pytest.mark.parametrize("step", [0, 1, 2])
+def test_every_step_of_a_run_edited_under_the_debugger_can_be_forked(tmp_path: Path, step: int) -> None:
+    live = edited_weather_run(tmp_path / "live.jsonl")
+    out = tmp_path / "fork.jsonl"
+    answer = parse_model_answer('{"role": "assistant", "content": "Paris is clear."}')
+    result = run_fork(plan_fork(live, step, model_answer=answer), out)
+    fork = read_run(out)
+    assert fork.status == "ok" and fork.output == {"role": "assistant", "content": "Paris is clear."}
+    # the recorded edit (before step 1) is applied again when the fork rebuilds or runs through step 1
+    assert result.replayed_edits == (1 if step >= 1 else 0)
+    assert len(lines_of(out, "edit")) == result.replayed_edits
+    if step == 2:
+        assert fork.state_at(1) == read_run(live).state_at(1)
+        assert fork.steps[1].node_runs[0].output[0]["content"] == "Paris: clear, 20°C"
+
+
+def test_a_recorded_edit_that_no_longer_applies_is_named(tmp_path: Path) -> None:
+    live = edited_weather_run(tmp_path / "live.jsonl")
+    text = live.read_text().replace('"path":"input.tools.tool_calls[0].arguments"', '"path":"input.tools.x"')
+    live.write_text(text)
+    with pytest.raises(
+        DebugError, match=r"the edit recorded before step 1 \(`input.tools.x`\) cannot be replayed"
+    ):
+        run_fork(plan_fork(live, 2), tmp_path / "fork.jsonl")
+
+
+def test_a_state_mismatch_does_not_claim_the_target_changed_when_edits_explain_it(tmp_path: Path) -> None:
+    live = edited_weather_run(tmp_path / "live.jsonl")
+    # without the edit line the replay cannot rebuild Paris: the message names the replayed steps
+    live.write_text(
+        "".join(line for line in live.read_text().splitlines(keepends=True) if '"kind":"edit"' not in line)
+    )
+    with pytest.raises(DebugError) as caught:
+        run_fork(plan_fork(live, 2), tmp_path / "fork.jsonl")
+    assert "recorded outputs of steps 0..1 were replayed" in str(caught.value)
+    assert "behaviour changed" not in str(caught.value)
+
+
+def test_a_fork_carries_the_parents_counters_so_diff_shows_no_replay_artefacts(tmp_path: Path) -> None:
+    out = tmp_path / "fork.jsonl"
+    run_fork(plan_fork(RUNAWAY, 4, model_answer=parse_model_answer(STOP)), out)
+    parent, fork = read_run(RUNAWAY), read_run(out)
+    for i in range(4):  # the replayed steps called no tool, yet count as the parent counted
+        assert fork.steps[i].budget == parent.steps[i].budget
+    assert fork.steps[4].budget.tool_calls == parent.steps[3].budget.tool_calls == 2
+    (step,) = (s for s in diff_runs(RUNAWAY, out).steps if s.index == 4)
+    assert "tool_calls" not in [delta.field for delta in step.budget]
+
+
+def test_show_marks_where_a_forks_scripted_model_started_its_script_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspector.cli import main
+
+    parent = edited_weather_run(tmp_path / "live.jsonl")
+    fresh = tmp_path / "fresh_weather.py"  # a target loaded afresh: its script has not been used yet
+    fresh.write_text("from fixtures.weather import build_agent\nagent = build_agent()\n")
+    out = tmp_path / "fork.jsonl"
+    run_fork(plan_fork(parent, 2, target=f"{fresh}:agent"), out)
+    assert read_run(out).header.meta["fork"]["scripted_models"] == ["chat"]
+    capsys.readouterr()
+    assert main(["show", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    marked = [i for i, line in enumerate(lines) if "started its script over" in line]
+    assert len(marked) == 1  # the fork's first live call of the model, in step 2
+    assert lines[marked[0] - 2].startswith("step 2  chat")
+    # the script's first entry asks for Hangzhou's weather again, though the run had moved on to Paris
+    assert lines[marked[0] - 1] == '    chat said: assistant: -> get_weather({"city": "Hangzhou"})'

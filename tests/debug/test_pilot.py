@@ -23,6 +23,7 @@ from inspector.tui.debug_panel import DebugPanel
 from inspector.tui.fork_screen import ForkScreen
 from inspector.tui.graph_pane import GraphPane
 from inspector.tui.help_screen import HelpScreen
+from inspector.tui.node_detail import NodeDetail
 from inspector.tui.state_pane import StatePane
 from tests.debug.conftest import controller_for, lines_of
 
@@ -129,6 +130,43 @@ async def test_bad_edit_and_unknown_breakpoint_in_the_app(tmp_path: Path) -> Non
         await pilot.press("a")
         await _until(pilot, lambda: "run over: aborted" in _panel_text(app), "the abort")
     assert controller.edits == [] and read_run(tmp_path / "run.jsonl").error.type == "RunAborted"  # type: ignore[union-attr]
+
+
+async def test_an_edit_of_a_path_that_does_not_exist_says_so_before_judging_the_value(
+    tmp_path: Path,
+) -> None:
+    controller = controller_for(weather, tmp_path / "run.jsonl", stop_at_start=True)
+    app = make_debug_app(controller)
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: "paused before step 0" in _panel_text(app), "the pause at the start")
+        await _until(pilot, lambda: not app.waiting, "the panes")
+        await pilot.press("e")
+        await _type(pilot, "messages[0].content = Hello")  # before step 0 the history is still empty
+        await pilot.press("enter")
+        await _until(pilot, lambda: "has 0 items" in _panel_text(app), "the refusal")
+        assert "`state.messages` has 0 items (indexes none), no [0]" in _panel_text(app)
+        assert "not a JSON value" not in _panel_text(app)
+        await pilot.press("a")
+        await _until(pilot, lambda: controller.status == "finished", "the abort")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (140, 45)])
+async def test_a_paused_live_run_does_not_read_as_a_crash(tmp_path: Path, size: tuple[int, int]) -> None:
+    controller = controller_for(weather, tmp_path / "run.jsonl", breakpoints=["tools"])
+    app = make_debug_app(controller)
+    async with app.run_test(size=size) as pilot:
+        await _until(pilot, lambda: "paused before step 1" in _panel_text(app), "the breakpoint")
+        await _until(pilot, lambda: not app.waiting, "the panes")
+        await pilot.pause()
+        status = str(app.query_one("#status").render())
+        detail = app.query_one(NodeDetail).render().plain
+        assert "live, paused" in status
+        assert "incomplete" not in status and "diagnostic" not in status
+        assert "run incomplete" not in detail and "killed" not in detail
+        assert detail.startswith("step 0")
+        await pilot.press("c")
+        await _until(pilot, lambda: controller.status == "finished", "the end of the run")
+        await _until(pilot, lambda: "  ok" in str(app.query_one("#status").render()), "the status")
 
 
 async def test_fork_the_runaway_at_step_4_from_the_replay_app(tmp_path: Path) -> None:

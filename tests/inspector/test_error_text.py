@@ -82,4 +82,4 @@ def test_node_failure_reads_without_the_node_run_error_tag(tmp_path: Path) -> No
     report = Session(run).stop_report()
     assert report is not None
     shown = render_stop(report).plain
-    assert "NodeRunError: boom" in shown and "[NodeRunError]" not in shown
+    assert "ValueError: boom  (raised as NodeRunError)" in shown and "[NodeRunError]" not in shown
