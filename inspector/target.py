@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import keyword
@@ -213,7 +214,9 @@ def _stdlib_dirs() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     stdlib: set[Path] = {Path(os.__file__).resolve().parent}
     for key in ("stdlib", "platstdlib"):
         for prefix in {sys.prefix, sys.base_prefix}:
-            where = sysconfig.get_path(key, vars={"base": prefix, "platbase": prefix, "installed_base": prefix})
+            where = sysconfig.get_path(
+                key, vars={"base": prefix, "platbase": prefix, "installed_base": prefix}
+            )
             if where:
                 stdlib.add(Path(where).resolve())
     sites: set[Path] = set()
@@ -252,7 +255,8 @@ def _import_module(source: TargetSource) -> Any:
             if sys.modules.get(name) is module:
                 del sys.modules[name]
             raise TargetError(
-                f"TARGET `{spec}`: running `{spec.rpartition(':')[0]}` failed with {type(exc).__name__}: {exc}"
+                f"TARGET `{spec}`: running `{spec.rpartition(':')[0]}` failed with "
+                f"{type(exc).__name__}: {exc}"
             ) from exc
         return module
     _search_from_cwd()

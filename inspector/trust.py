@@ -129,9 +129,7 @@ def read_trust_list(path: Path | None = None) -> TrustList:
     except FileNotFoundError:
         return TrustList(path)
     except (OSError, ValueError, RecursionError) as exc:
-        return TrustList(
-            path, note=f"the trust list {path} could not be read ({exc}), so it counts as empty"
-        )
+        return TrustList(path, note=f"the trust list {path} could not be read ({exc}), so it counts as empty")
 
 
 @contextlib.contextmanager

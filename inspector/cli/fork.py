@@ -113,7 +113,7 @@ def ask_on_terminal(
 
     stdin = sys.stdin if stdin is None else stdin
     stderr = sys.stderr if stderr is None else stderr
-    if not stdin.isatty():
+    if stdin is None or not stdin.isatty():  # no stdin at all (pythonw, a closed descriptor)
         return False
     print(
         f"inspector: {visible(run_file)} names the TARGET `{visible(source.spec)}`, "

@@ -222,10 +222,10 @@ def _consented_target(
         consent = consent_for(parent.run_id, source, confirm=confirm)
         if consent is None:
             raise TargetConsentError(
-                f"{run_path} names the TARGET `{visible(spec)}`, {visible(describe_source(source))}, and nothing "
-                "says you agreed to run it: this run was not recorded by you on this machine, and you did "
-                "not name the TARGET yourself. Forking imports that module and runs its code, so it was "
-                "not imported",
+                f"{run_path} names the TARGET `{visible(spec)}`, {visible(describe_source(source))}, "
+                "and nothing says you agreed to run it: this run was not recorded by you on this "
+                "machine, and you did not name the TARGET yourself. Forking imports that module and "
+                "runs its code, so it was not imported",
                 spec=spec,
             )
         return load_target(spec, factories=consent is not Consent.BUNDLED)
