@@ -76,6 +76,12 @@ def run(args: argparse.Namespace) -> int:
     refuse_busy(output)  # another recording being written there: refused before anything is loaded
     sets = parse_sets(args.set)
     answer = None if args.model_answer is None else parse_model_answer(args.model_answer)
+    if args.target is None:
+        from inspector.trust import read_trust_list
+
+        note = read_trust_list().note
+        if note:  # a corrupt list only brings the question back; said, so the user knows why
+            print(f"inspector: note: {visible(note)}", file=sys.stderr)
     try:
         plan = plan_fork(
             args.run_file,

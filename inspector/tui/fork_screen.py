@@ -191,11 +191,14 @@ def fork_from(app: Any) -> None:
         )
         return
     from inspector.target import locate_target
-    from inspector.trust import consent_for, recorded_target_error
+    from inspector.trust import consent_for, read_trust_list, recorded_target_error
 
     try:
         source = locate_target(recorded)
-        consent = consent_for(run.run_id, source)
+        trust = read_trust_list()
+        if trust.note:
+            app.notify(visible(trust.note), severity="warning", markup=False)
+        consent = consent_for(run.run_id, source, trust=trust)
     except InspectorError as exc:
         error = recorded_target_error(exc, run.path) if isinstance(exc, TargetError) else exc
         app.notify(str(error), severity="error", markup=False, timeout=10)
