@@ -119,6 +119,19 @@ def _same_file(module: object, path: Path) -> bool:
         return False
 
 
+def _stem_is_free(stem: str, path: Path) -> bool:
+    """Whether naming `path`'s module `stem` takes nothing from anyone: no other file is imported under
+    that name, and `import stem` would find no other module (a user's `langgraph.py` must not stand in
+    for the installed package when the inspector imports it)."""
+    loaded = sys.modules.get(stem)
+    if loaded is not None:
+        return _same_file(loaded, path)
+    found = _find_spec_quietly(stem)
+    if found is None:
+        return True
+    return bool(found.has_location and found.origin) and Path(str(found.origin)).resolve() == path
+
+
 def module_name_for(path: Path) -> str:
     """The module name a `file.py:attr` TARGET is loaded under: the same for the same file on every call
     (see the module docstring), so what it defines is named the same in every recording and export."""
@@ -130,7 +143,7 @@ def module_name_for(path: Path) -> str:
         and stem not in sys.stdlib_module_names
         and stem not in sys.builtin_module_names
     )
-    if usable and (stem not in sys.modules or _same_file(sys.modules[stem], resolved)):
+    if usable and _stem_is_free(stem, resolved):
         return stem
     digest = hashlib.sha256(str(resolved).encode("utf-8", "surrogatepass")).hexdigest()[:8]
     safe = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in stem)

@@ -101,3 +101,20 @@ def test_the_topology_of_a_graph_core_file_target_is_the_same_bytes_each_call(tm
         _inspector("topology", "gc_thing.py:graph", "-f", "json", cwd=tmp_path) for _ in range(2)
     )
     assert first.returncode == 0 and first.stdout == second.stdout
+
+
+def test_a_file_named_like_an_installed_package_does_not_stand_in_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`import stem` would find another module (here a package on the path, not imported yet): the file
+    gets the prefixed name, so the package is still what `import` gives everyone else."""
+    installed = tmp_path / "site" / "shadowed_pkg_for_naming"
+    installed.mkdir(parents=True)
+    (installed / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    path = tmp_path / "work" / "shadowed_pkg_for_naming.py"
+    path.parent.mkdir()
+    path.write_text(GRAPH)
+    assert module_name_for(path).startswith("_inspector_target_shadowed_pkg_for_naming_")
+    load_target(f"{path}:graph")
+    assert "shadowed_pkg_for_naming" not in sys.modules
