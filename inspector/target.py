@@ -193,6 +193,11 @@ def locate_target(spec: str) -> TargetSource:
         path = _file_path(module_part, spec).resolve()
         source = TargetSource(spec, module_name_for(path), attr, path, True)
     else:
+        if module_part.partition(".")[0] == "__main__":
+            raise TargetError(
+                f"TARGET `{spec}` names `__main__`, the program running now (the inspector itself), not a "
+                "module of yours: give `package.module:attribute` or `path/to/file.py:attribute`."
+            )
         _search_from_cwd()
         found = _find_spec_quietly(module_part)
         origin = None

@@ -170,6 +170,12 @@ def test_the_standard_library_is_refused_before_it_is_imported_or_called(
         assert "antigravity" not in sys.modules
 
 
+def test_the_running_program_is_not_a_target(capsys: pytest.CaptureFixture[str]) -> None:
+    """`__main__` is the inspector itself when it runs as `python -m inspector`: never a user's graph."""
+    assert main(["topology", "__main__:main"]) == 2
+    assert "names `__main__`, the program running now" in " ".join(capsys.readouterr().err.split())
+
+
 @pytest.mark.parametrize(
     "imported", ["from os import abort as agent", "from tempfile import mkdtemp as agent"]
 )
