@@ -185,9 +185,10 @@ def _find_spec_quietly(name: str) -> importlib.machinery.ModuleSpec | None:
     return None
 
 
-def locate_target(spec: str) -> TargetSource:
+def locate_target(spec: str, *, search_cwd: bool = True) -> TargetSource:
     """Where `spec`'s module would be loaded from, without running any of it; a standard-library module
-    is refused here (`TargetError`), before anything is imported."""
+    is refused here (`TargetError`), before anything is imported. `search_cwd=False` leaves `sys.path`
+    as it is (the `Recorder`'s trust hook, in a process that is not ours: its module is imported)."""
     module_part, attr = _split(spec)
     if _looks_like_file(module_part):
         path = _file_path(module_part, spec).resolve()
@@ -198,7 +199,8 @@ def locate_target(spec: str) -> TargetSource:
                 f"TARGET `{spec}` names `__main__`, the program running now (the inspector itself), not a "
                 "module of yours: give `package.module:attribute` or `path/to/file.py:attribute`."
             )
-        _search_from_cwd()
+        if search_cwd:
+            _search_from_cwd()
         found = _find_spec_quietly(module_part)
         origin = None
         if found is not None and found.has_location and found.origin:

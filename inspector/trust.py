@@ -169,10 +169,10 @@ def _origin_text(source: TargetSource) -> str | None:
     return None if source.origin is None else str(source.origin)
 
 
-def remember_run(run_id: str, target: str, *, path: Path | None = None) -> None:
+def remember_run(run_id: str, target: str, *, path: Path | None = None, search_cwd: bool = True) -> None:
     """Add (run id, target, the file it resolves to now) to the list, newest first; raises `OSError` or
     `TargetError` when that cannot be done (`remember_recording` swallows them)."""
-    source = locate_target(target)
+    source = locate_target(target, search_cwd=search_cwd)
     path = trust_file() if path is None else path
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     entry = TrustEntry(run_id, target, _origin_text(source))
@@ -188,7 +188,7 @@ def remember_recording(run_id: str, meta: Any) -> None:
     if not isinstance(target, str) or not target:
         return
     with contextlib.suppress(Exception):
-        remember_run(run_id, target)
+        remember_run(run_id, target, search_cwd=False)
 
 
 def bundled_fixtures_dir() -> Path:
