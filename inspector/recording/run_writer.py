@@ -241,9 +241,7 @@ class RunWriter:
                 encode(input),
                 encode(self._meta),
             )
-            remember_recording(
-                line["run_id"], self._meta
-            )  # this user recorded this run: see `inspector.trust`
+            remember_recording(line["run_id"], self._meta)  # recorded by this user: `inspector.trust`
         else:
             if topology is None and continuation.topology_json is not None:
                 self._max_steps = continuation.topology_json.get("max_run_steps")
