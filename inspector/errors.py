@@ -7,7 +7,8 @@ InspectorError
 ├── RenderError (RuntimeError)    Graphviz rendering failed (for example the `dot` binary is missing)
 ├── TopologyFormatError (ValueError)  a topology JSON document is malformed or of another version
 ├── DebugError (ValueError)       a debugger command or fork does not fit the run (path, value, step,
-│                                 breakpoint, condition, target); nothing was changed or written
+│   │                             breakpoint, condition, target); nothing was changed or written
+│   └── TargetConsentError        a recording's TARGET that the user did not agree to run (`spec`)
 ├── RunWriteError (OSError)       a run file could not be written: another process is writing it, its
 │                                 folder is read-only, the disk filled; `path` says which file
 └── RecorderBusyError (RuntimeError)  a `Recorder` already recording one run was handed another one
@@ -32,6 +33,7 @@ __all__ = [
     "RunAborted",
     "RunFileError",
     "RunWriteError",
+    "TargetConsentError",
     "TargetError",
     "TopologyFormatError",
 ]
@@ -87,6 +89,16 @@ class RecorderBusyError(InspectorError, RuntimeError):
     def __init__(self, message: str, *, path: str | Path) -> None:
         super().__init__(message)
         self.path = Path(path)
+
+
+class TargetConsentError(DebugError):
+    """A fork would import the TARGET a recording names, and nothing says the user agreed to run that
+    code (`inspector.trust`): `spec` is the recorded TARGET, so the CLI can print the command that
+    names it with `--target`. Nothing was imported."""
+
+    def __init__(self, message: str, *, spec: str) -> None:
+        super().__init__(message)
+        self.spec = spec
 
 
 class RunAborted(GraphError, RuntimeError):

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from inspector.recording.values import ValueTable
+from inspector.trust import STATE_ENV
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _trust_list_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Recordings the tests make go on a trust list of their own (`inspector.trust`), never on the
+    list of the person running them; subprocesses inherit the variable."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(STATE_ENV, str(tmp_path_factory.mktemp("state")))
+        yield
 
 
 @pytest.fixture

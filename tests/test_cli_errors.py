@@ -52,9 +52,11 @@ def test_a_missing_target_module_is_still_reported_as_missing() -> None:
         load_target("fixtures.no_such_fixture:agent")
 
 
-def test_a_factory_returning_the_wrong_thing_says_it_returned_it() -> None:
-    with pytest.raises(TargetError, match=r"`os:getcwd` was called and returned a `str` object, not a"):
-        load_target("os:getcwd")
+def test_a_factory_returning_the_wrong_thing_says_it_returned_it(tmp_path: Path) -> None:
+    source = tmp_path / "cwd.py"
+    source.write_text("import os\n\ndef getcwd():\n    return os.getcwd()\n")
+    with pytest.raises(TargetError, match=r"`.*cwd.py:getcwd` was called and returned a `str` object, not a"):
+        load_target(f"{source}:getcwd")
 
 
 def test_a_class_target_is_named_as_a_class() -> None:
@@ -70,9 +72,11 @@ def test_a_factory_whose_body_raises_type_error_is_not_called_argument_trouble(t
     assert "calling the factory failed with TypeError" in str(caught.value)
 
 
-def test_a_factory_that_needs_arguments_shows_its_signature() -> None:
+def test_a_factory_that_needs_arguments_shows_its_signature(tmp_path: Path) -> None:
+    source = tmp_path / "dumping.py"
+    source.write_text("def dumps(obj, *, indent=None):\n    return str(obj)\n")
     with pytest.raises(TargetError, match=r"cannot be called without arguments \(signature dumps\(obj"):
-        load_target("json:dumps")
+        load_target(f"{source}:dumps")
 
 
 def test_a_directory_named_like_a_file_target(tmp_path: Path) -> None:

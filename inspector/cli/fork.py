@@ -3,20 +3,29 @@
 Runs on from step N of a recording (see `inspector.debug.fork` for exactly what that means). Every
 check (the step, the target and its topology, the paths and values, the rebuilt state) happens before
 the fork file appears: a refused fork exits with status 2 and writes nothing.
+
+Without `--target`, the TARGET the recording names is imported only with the user's consent
+(`inspector.trust`): a run this user recorded here forks at once; otherwise, when stdin is a terminal,
+the target and the file it resolves to are shown and the user is asked (y/N); when it is not, the
+fork is refused with the exact command that names the target with `--target`.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from inspector.cli.record import refuse_to_clobber
-from inspector.errors import InspectorError
+from inspector.errors import InspectorError, TargetConsentError
 from inspector.recording.sink import refuse_busy
+from inspector.target import TargetSource
+from inspector.terminaltext import visible
 
-__all__ = ["register", "run"]
+__all__ = ["ask_on_terminal", "register", "run"]
 
 
 def register(subparsers: Any) -> None:
@@ -48,7 +57,12 @@ def register(subparsers: Any) -> None:
         metavar="JSON",
         help='the next model response, an assistant message: {"role": "assistant", "content": "..."}',
     )
-    parser.add_argument("--target", metavar="TARGET", help="TARGET, when the run header does not name it")
+    parser.add_argument(
+        "--target",
+        metavar="TARGET",
+        help="the TARGET to run (default: the one the run names, if you recorded that run here or agree "
+        "when asked)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -66,7 +80,27 @@ def run(args: argparse.Namespace) -> int:
     refuse_busy(output)  # another recording being written there: refused before anything is loaded
     sets = parse_sets(args.set)
     answer = None if args.model_answer is None else parse_model_answer(args.model_answer)
-    plan = plan_fork(args.run_file, args.step, target=args.target, sets=sets, model_answer=answer)
+    if args.target is None:
+        from inspector.trust import read_trust_list
+
+        note = read_trust_list().note
+        if note:  # a corrupt list only brings the question back; said, so the user knows why
+            print(f"inspector: note: {visible(note)}", file=sys.stderr)
+    try:
+        plan = plan_fork(
+            args.run_file,
+            args.step,
+            target=args.target,
+            sets=sets,
+            model_answer=answer,
+            confirm=lambda source: ask_on_terminal(source, args.run_file),
+        )
+    except TargetConsentError as exc:
+        # The command on a line of its own, unwrapped: a line break inside it would break it in a shell.
+        text = " ".join(f"inspector: error: {exc}. If you trust that code, run:".split())
+        print(textwrap.fill(text, width=100, break_on_hyphens=False, break_long_words=False), file=sys.stderr)
+        print(f"  {_with_target(args, exc.spec)}", file=sys.stderr)
+        return 2
     result = run_fork(plan, output)
     n = result.steps
     summary = (
@@ -83,3 +117,38 @@ def run(args: argparse.Namespace) -> int:
     summary += f"); compare with `inspector diff {args.run_file} {output}`"
     print(summary, file=sys.stderr)
     return 0
+
+
+def ask_on_terminal(
+    source: TargetSource, run_file: str, *, stdin: TextIO | None = None, stderr: TextIO | None = None
+) -> bool:
+    """Show the recorded TARGET and what it resolves to, and ask y/N; False at once when stdin is not a
+    terminal (a script or CI never waits for an answer, and never runs the code)."""
+    from inspector.trust import describe_source
+
+    stdin = sys.stdin if stdin is None else stdin
+    stderr = sys.stderr if stderr is None else stderr
+    if stdin is None or not stdin.isatty():  # no stdin at all (pythonw, a closed descriptor)
+        return False
+    print(
+        f"inspector: {visible(run_file)} names the TARGET `{visible(source.spec)}`, "
+        f"{visible(describe_source(source))}.\n"
+        "You did not record this run here. Forking imports that code and runs it.",
+        file=stderr,
+    )
+    print("Run it? [y/N] ", end="", file=stderr, flush=True)
+    try:
+        answer = stdin.readline()
+    except (OSError, EOFError):
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _with_target(args: argparse.Namespace, spec: str) -> str:
+    """The command the user ran, as a shell would take it, with `--target SPEC` added."""
+    words = ["inspector", "fork", args.run_file, "--step", str(args.step), "-o", args.output]
+    for item in args.set:
+        words += ["--set", item]
+    if args.model_answer is not None:
+        words += ["--model-answer", args.model_answer]
+    return visible(shlex.join([*words, "--target", spec]))

@@ -1,4 +1,5 @@
-"""`inspector replay RUN.jsonl [--follow]`: step through a recorded run in the terminal debugger."""
+"""`inspector replay RUN.jsonl [--follow] [--target TARGET]`: step through a recorded run in the terminal
+debugger; `--target` names the code the `f` key forks with (see `inspector.trust`)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,12 @@ def register(subparsers: Any) -> None:
         "negative counts from the end, -1 is the last step; segment:step as `g` takes it)",
     )
     parser.add_argument("--lenient", action="store_true", help="skip corrupt lines instead of failing")
+    parser.add_argument(
+        "--target",
+        metavar="TARGET",
+        help="the TARGET `f` forks with (default: the one the run names, run only if you recorded the "
+        "run here or agree when asked)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -75,9 +82,19 @@ def run(args: argparse.Namespace) -> int:
     if args.follow and Path(args.run_file).is_dir():  # without --follow the reader says the same
         raise InspectorError(f"{args.run_file}: is a directory, not a run file")
 
+    if args.target:  # a typo or a standard-library module is said now, not at the first `f`
+        from inspector.target import locate_target
+
+        locate_target(args.target)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
-        app = make_app(args.run_file, follow=args.follow, poll_interval=args.poll, lenient=args.lenient)
+        app = make_app(
+            args.run_file,
+            follow=args.follow,
+            poll_interval=args.poll,
+            lenient=args.lenient,
+            fork_target=args.target,
+        )
     if args.step is not None:
         app.open_at(args.step)
     for warning in caught:  # said before the screen takes over, as `show` says them

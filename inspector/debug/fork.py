@@ -2,8 +2,9 @@
 
 "Fork at step N" rebuilds the run at the boundary before step N and re-runs step N from there:
 
-1. The target (the run header's `meta.target`, or `--target`) is loaded and its topology compared with
-   the recorded one; any difference refuses the fork, naming it.
+1. The target (`--target`, or the run header's `meta.target` when the user agreed to run it: see
+   `inspector.trust`) is loaded and its topology compared with the recorded one; any difference
+   refuses the fork, naming it.
 2. The target runs from the recorded input. Steps 0..N-1 are replayed: each node of those steps gets
    its recorded output as a preset (graph_core's `Boundary.presets`), so no model or tool is called,
    while the state handlers and branches run for real and rebuild the state, the pending nodes and
@@ -43,7 +44,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,7 @@ from graph_core.callbacks import Boundary, StepInfo
 from graph_core.schema import Message
 from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
 from inspector.debug.paths import parse_path, rebuild_like
-from inspector.errors import DebugError, RunWriteError
+from inspector.errors import DebugError, RunWriteError, TargetConsentError, TargetError
 from inspector.recording import Run, read_run
 from inspector.recording.debug_lines import read_debug_lines
 from inspector.recording.encode import Encoder
@@ -62,7 +63,9 @@ from inspector.recording.redact import make_redaction
 from inspector.recording.sink import describe_fault, fault_error, refuse_busy
 from inspector.recording.valuelist import LISTS, plain
 from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
-from inspector.target import LoadedTarget, load_target
+from inspector.target import LoadedTarget, TargetSource, load_target, locate_target
+from inspector.terminaltext import visible
+from inspector.trust import Consent, consent_for, describe_source, recorded_target_error
 
 __all__ = [
     "ForkPlan",
@@ -170,8 +173,12 @@ def plan_fork(
     target: str | None = None,
     sets: Sequence[tuple[str, Any]] = (),
     model_answer: Message | None = None,
+    confirm: Callable[[TargetSource], bool] | None = None,
 ) -> ForkPlan:
-    """Check a fork of `run_path` at `step` and prepare it; `DebugError` says what does not fit."""
+    """Check a fork of `run_path` at `step` and prepare it; `DebugError` says what does not fit.
+
+    `target` is a TARGET the user named (`--target`); without it the recording's own is used only with
+    the user's consent (`_consented_target`): `confirm` is asked when nothing else gives it."""
     parent = read_run(Path(run_path))
     if len(parent.segments) > 1:
         raise DebugError(
@@ -181,13 +188,8 @@ def plan_fork(
     if not -len(parent.steps) <= step < len(parent.steps):
         raise DebugError(f"step {step} is outside the run {run_path}: {_steps_text(parent)}")
     step %= len(parent.steps)  # -1 is the last step, as in `replay --step -1`
-    spec = target or parent.header.meta.get("target")
-    if not spec:
-        raise DebugError(
-            f"{run_path} does not name its TARGET (it was not recorded by `inspector record`/`debug`): "
-            "pass --target module:attribute"
-        )
-    loaded = load_target(str(spec))
+    loaded = _consented_target(parent, run_path, target, confirm)
+    spec = loaded.spec
     recorded = parent.topology
     if recorded is not None:
         changes = diff_topologies(recorded, loaded.topology())
@@ -218,6 +220,46 @@ def plan_fork(
     return ForkPlan(
         parent, step, loaded, graph_input, presets, list(sets), recorded_edits, model_answer, chat, mode
     )
+
+
+def _consented_target(
+    parent: Run,
+    run_path: str | os.PathLike[str],
+    target: str | None,
+    confirm: Callable[[TargetSource], bool] | None,
+) -> LoadedTarget:
+    """The fork's target, loaded only with the user's consent (see `inspector.trust`).
+
+    A TARGET the user named is theirs. The recording's own (`meta.target`) is data from a file that may
+    have come from anyone: it is located without running anything, then imported only when this user
+    recorded that run here, when it is one of the bundled fixtures (built objects only, no factory
+    called), or when `confirm` says yes; otherwise `TargetConsentError`. The standard library is refused
+    whoever named it (`inspector.target`)."""
+    if target:
+        return load_target(target)
+    spec = parent.header.meta.get("target")
+    if not spec:
+        raise DebugError(
+            f"{run_path} does not name its TARGET (it was not recorded by `inspector record`/`debug`): "
+            "pass --target module:attribute"
+        )
+    spec = str(spec)
+    try:
+        source = locate_target(spec)
+        consent = consent_for(parent.run_id, source, confirm=confirm)
+        if consent is None:
+            raise TargetConsentError(
+                f"{run_path} names the TARGET `{visible(spec)}`, {visible(describe_source(source))}, "
+                "and nothing says you agreed to run it: this run was not recorded by you on this "
+                "machine, and you did not name the TARGET yourself. Forking imports that module and "
+                "runs its code, so it was not imported",
+                spec=spec,
+            )
+        return load_target(spec, factories=consent is not Consent.BUNDLED)
+    except TargetConsentError:
+        raise
+    except TargetError as exc:
+        raise recorded_target_error(exc, run_path) from exc
 
 
 def _first_difference(a: Any, b: Any, where: str = "state") -> str | None:

@@ -52,6 +52,7 @@ from inspector.recording.redact import RedactSpec, make_redaction
 from inspector.recording.sink import Sink, describe_fault
 from inspector.recording.state_track import StateTrack
 from inspector.recording.step_line import StepDecisions, unfinished_line
+from inspector.trust import remember_recording
 
 __all__ = ["ProgressFn", "RunWriter"]
 
@@ -240,6 +241,7 @@ class RunWriter:
                 encode(input),
                 encode(self._meta),
             )
+            remember_recording(line["run_id"], self._meta)  # recorded by this user: `inspector.trust`
         else:
             if topology is None and continuation.topology_json is not None:
                 self._max_steps = continuation.topology_json.get("max_run_steps")

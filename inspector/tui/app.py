@@ -70,6 +70,10 @@ class ReplayApp(App[None]):
     count_in_background = True
     """Count a long run's visits in the background (tests turn it off to see the screen meanwhile)."""
 
+    fork_target: str | None = None
+    """The TARGET `f` forks with, as the user named it (`replay --target`); None: the run's own, run
+    only with the user's consent (`fork_screen.fork_from`)."""
+
     diff_mode: reactive[bool] = reactive(False, init=False)
     expand: reactive[bool] = reactive(False, init=False)
     playing: reactive[bool] = reactive(False, init=False)
@@ -560,13 +564,15 @@ def make_app(
     theme: str = "textual-dark",
     start: int | None = None,
     lenient: bool = False,
+    fork_target: str | None = None,
 ) -> ReplayApp:
     """The replay app for a run file (or an opened `Run`/`Session`); shared by the CLI and tests.
 
     `follow` tails a file that is still being written (polled every `poll_interval` seconds); a file
     that does not exist yet, or has no complete header, is waited for ("waiting for RUN.jsonl");
     `start` overrides where the cursor opens (default: step 0, or the last step of a run that failed
-    or stopped early); `lenient` skips corrupt lines of a file (as `read_run(path, lenient=True)`).
+    or stopped early); `lenient` skips corrupt lines of a file (as `read_run(path, lenient=True)`);
+    `fork_target` is the TARGET `f` forks with (`replay --target`).
     """
     path: Path | None = None
     if isinstance(run_or_path, Session):
@@ -576,7 +582,7 @@ def make_app(
     else:
         path = Path(run_or_path)
         session = Session.try_open(path, lenient=lenient) if follow else Session.open(path, lenient=lenient)
-    return ReplayApp(
+    app = ReplayApp(
         session,
         follow=follow,
         poll_interval=poll_interval,
@@ -585,3 +591,5 @@ def make_app(
         path=path,
         lenient=lenient,
     )
+    app.fork_target = fork_target
+    return app

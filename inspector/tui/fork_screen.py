@@ -1,6 +1,9 @@
 """Forking from the TUI (`f`), and `ForkScreen`, which shows a fork beside its parent.
 
-`f` asks for what to change at the step under the cursor: an assistant message as JSON (`{"role":
+`f` first makes sure the user agreed to run the target (`replay --target`, a run this user recorded
+here, a bundled fixture, or a yes to `ConfirmTargetScreen`, which shows the run's TARGET and the file
+it resolves to; see `inspector.trust`), or asks for one when the run names none. Then it asks for what
+to change at the step under the cursor: an assistant message as JSON (`{"role":
 "assistant", ...}`: the next model answer) or `PATH=JSON` edits separated by `;`. The fork runs on a
 worker thread through `inspector.debug.fork` (the app never drives the engine itself), into
 `<run>.fork-<N>.jsonl` next to the run, then opens beside its parent: both timelines and where they
@@ -16,17 +19,19 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from inspector.errors import InspectorError
+from inspector.errors import InspectorError, TargetError
 from inspector.recording import Run, read_run
 from inspector.recording.sink import describe_fault
+from inspector.target import TargetSource
+from inspector.terminaltext import visible
 from inspector.tui.literal import one_line
 from inspector.tui.prompt import PromptScreen
 
-__all__ = ["ForkScreen", "fork_from", "fork_note", "fork_path", "parse_fork_answer"]
+__all__ = ["ConfirmTargetScreen", "ForkScreen", "fork_from", "fork_note", "fork_path", "parse_fork_answer"]
 
 
 def parse_fork_answer(answer: str) -> tuple[list[str], str | None]:
@@ -114,16 +119,105 @@ class ForkScreen(Screen[None]):
         self.dismiss(None)
 
 
+class ConfirmTargetScreen(ModalScreen[bool]):
+    """Asks before a recording's TARGET is run: shows it and what it resolves to; `y` runs it, `n`,
+    Escape or Enter do not (the default is no)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes, run it"),
+        Binding("n,escape,enter", "answer(False)", "No"),
+    ]
+
+    DEFAULT_CSS = """
+    ConfirmTargetScreen { align: center middle; }
+    ConfirmTargetScreen > Vertical {
+        width: 72; height: auto; border: round $warning; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, run_name: str, source: TargetSource) -> None:
+        super().__init__()
+        self.run_name, self.source = run_name, source
+
+    def compose(self) -> ComposeResult:
+        from inspector.trust import describe_source
+
+        text = Text()
+        text.append(f"{visible(self.run_name)} names the TARGET ")
+        text.append(visible(self.source.spec), style="bold")
+        text.append(f", {visible(describe_source(self.source))}.\n")
+        text.append("You did not record this run here. Forking imports that code and runs it.\n")
+        text.append("Run it? y / N", style="bold")
+        with Vertical():
+            yield Static(text, id="confirm-target")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
 def fork_from(app: Any) -> None:
-    """The `f` key of the replay app: ask what to change at the cursor's step, fork, show the fork."""
+    """The `f` key of the replay app: make sure the user agreed to run the target, ask what to change at
+    the cursor's step, fork, show the fork.
+
+    The target is the one the user named (`replay --target`, kept in `app.fork_target`); else the run's
+    own (`meta.target`), used at once when this user recorded the run here or it is a bundled fixture
+    (`inspector.trust`), else shown and confirmed (`ConfirmTargetScreen`; no runs nothing); a run that
+    names none asks for one."""
     step = app.replay.current
     if step is None:
         return
-    run_path: Path = app.session.run.path
-    index = step.index
-    if len(app.session.run.segments) > 1:
+    run: Run = app.session.run
+    if len(run.segments) > 1:
         app.notify("forks of runs resumed after an interrupt are not supported yet", severity="warning")
         return
+    named: str | None = app.fork_target
+    if named:
+        _ask_changes(app, run.path, step.index, named)
+        return
+    recorded = run.header.meta.get("target")
+    if not isinstance(recorded, str) or not recorded:
+
+        def typed(answer: str | None) -> None:
+            if answer and answer.strip():
+                app.fork_target = answer.strip()  # named by the user: kept for the next `f`
+                _ask_changes(app, run.path, step.index, app.fork_target)
+
+        app.push_screen(
+            PromptScreen(
+                "No TARGET recorded; fork with module:attr or file.py:attr",
+                placeholder="my_agent.py:agent",
+            ),
+            typed,
+        )
+        return
+    from inspector.target import locate_target
+    from inspector.trust import consent_for, read_trust_list, recorded_target_error
+
+    try:
+        source = locate_target(recorded)
+        trust = read_trust_list()
+        if trust.note:
+            app.notify(visible(trust.note), severity="warning", markup=False)
+        consent = consent_for(run.run_id, source, trust=trust)
+    except InspectorError as exc:
+        error = recorded_target_error(exc, run.path) if isinstance(exc, TargetError) else exc
+        app.notify(str(error), severity="error", markup=False, timeout=10)
+        return
+    if consent is not None:
+        _ask_changes(app, run.path, step.index, None)
+        return
+
+    def confirmed(yes: bool | None) -> None:
+        if yes:
+            _ask_changes(app, run.path, step.index, recorded)
+        else:
+            app.notify("not forked: the run's TARGET was not run", markup=False)
+
+    app.push_screen(ConfirmTargetScreen(run.path.name, source), confirmed)
+
+
+def _ask_changes(app: Any, run_path: Path, index: int, target: str | None) -> None:
+    """Ask what to change at step `index`, then fork with `target` (None: the run's own, consented)."""
 
     def done(answer: str | None) -> None:
         if answer is None:
@@ -137,7 +231,9 @@ def fork_from(app: Any) -> None:
 
             try:
                 answer_message = None if model_answer is None else parse_model_answer(model_answer)
-                plan = plan_fork(run_path, index, sets=parse_sets(sets), model_answer=answer_message)
+                plan = plan_fork(
+                    run_path, index, target=target, sets=parse_sets(sets), model_answer=answer_message
+                )
                 run_fork(plan, output)
             except (InspectorError, OSError) as exc:  # OSError: the run's folder, the disk (see fork_note)
                 app.call_from_thread(app.notify, fork_note(exc), severity="error", markup=False, timeout=10)

@@ -110,10 +110,12 @@ def _tool_specs(tool_node: Any) -> tuple[ToolSpec, ...]:
 
 
 def _function(runnable: Any) -> str | None:
-    """The node function's `module.qualname`, when the node wraps a plain function."""
+    """The node function's `__qualname__`, when the node wraps a plain function: without the module,
+    as for graph_core's lambda nodes (docs/topology.md), so it does not depend on how the file was
+    imported."""
     func = getattr(runnable, "func", None) or getattr(runnable, "afunc", None)
-    module, qualname = getattr(func, "__module__", None), getattr(func, "__qualname__", None)
-    return f"{module}.{qualname}" if module and qualname else None
+    qualname = getattr(func, "__qualname__", None)
+    return qualname if isinstance(qualname, str) and qualname else None
 
 
 def langgraph_topology(graph: Any, *, max_run_steps: int | None = None) -> Topology:
