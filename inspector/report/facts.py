@@ -20,13 +20,13 @@ from inspector.diagnostics import Diagnostic
 from inspector.errortext import error_text
 from inspector.recording import NodeRun, Run
 from inspector.recording.format import BudgetRecord, ErrorRecord
-from inspector.recording.valuelist import json_default, plain
+from inspector.recording.valuelist import LISTS, json_default, plain
 
 __all__ = ["EXCERPT_CHARS", "HISTORY_TAIL", "excerpt", "run_facts", "step_facts"]
 
 EXCERPT_CHARS = 2_000
 """A node's input or output is cut here: a page is read, not parsed; `inspector show --json` has it all."""
-HISTORY_TAIL = 3
+HISTORY_TAIL = 2
 """A list of messages longer than this shows its first message and its newest `HISTORY_TAIL`."""
 
 
@@ -35,23 +35,26 @@ def _is_message(value: Any) -> bool:
 
 
 def _shortened(value: Any) -> Any:
-    """A long message history as its first message, a marker saying how many were left out, the newest."""
-    if isinstance(value, list) and len(value) > HISTORY_TAIL + 2 and all(_is_message(m) for m in value):
-        left_out = len(value) - 1 - HISTORY_TAIL
-        return [value[0], f"… {left_out} earlier messages …", *value[-HISTORY_TAIL:]]
-    return value
+    """A long message history as its first message, a marker saying how many were left out, and the
+    newest `HISTORY_TAIL`; only the items kept are looked at (a history grows with the run, so looking
+    at all of it at every step would make the page quadratic). Anything else is made plain JSON."""
+    if isinstance(value, LISTS) and len(value) > HISTORY_TAIL + 2:
+        kept = [value[0], *value[-HISTORY_TAIL:]]
+        if all(_is_message(m) for m in kept):
+            left_out = len(value) - 1 - HISTORY_TAIL
+            return [plain(kept[0]), f"… {left_out} earlier messages …", *(plain(m) for m in kept[1:])]
+    if isinstance(value, dict) and isinstance(value.get("messages"), LISTS):
+        return {key: _shortened(item) if key == "messages" else plain(item) for key, item in value.items()}
+    return plain(value)
 
 
 def excerpt(value: Any) -> str:
     """`value` as indented JSON (a string as it is), a long history shortened, cut at `EXCERPT_CHARS`."""
     if value is None:
         return ""
-    value = plain(value)
     if isinstance(value, str):
         text = value
     else:
-        if isinstance(value, dict) and "messages" in value:
-            value = {**value, "messages": _shortened(value["messages"])}
         text = json.dumps(_shortened(value), ensure_ascii=False, indent=1, default=json_default)
     if len(text) > EXCERPT_CHARS:
         return f"{text[:EXCERPT_CHARS]}\n… ({len(text) - EXCERPT_CHARS} more characters)"

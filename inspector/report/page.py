@@ -35,8 +35,13 @@ __all__ = [
     "step_table",
 ]
 
-STATIC_STEP_LIMIT = 300
+STATIC_STEP_LIMIT = 200
 """Steps whose details are written as HTML (readable with JavaScript off); later ones come from the data."""
+STATIC_MESSAGE_LIMIT = 500
+"""Conversation messages written as HTML; the script adds the later ones from the data."""
+STATIC_ROW_LIMIT = 1_000
+"""Timeline rows written as HTML; the script adds the later ones from the (compressed) data, which keeps a
+10,000-round run's page within a few megabytes."""
 
 _BUDGET_COLUMNS = (("steps", "steps_used"), ("model", "model_calls"), ("tools", "tool_calls"))
 
@@ -86,26 +91,29 @@ def op_mark(op: str) -> str:
     return {"added": "+", "appended": "+", "removed": "-", "changed": "~"}.get(op, "")
 
 
+def step_row(step: dict[str, Any], *, side: str = "") -> str:
+    """One timeline row: name (a link to the step's details), nodes, duration, budget, changes, next."""
+    branches = "; ".join(f"{src} → {', '.join(chosen)}" for src, chosen in step["r"])
+    failed = any("err" in node_run for node_run in step["u"])
+    duration = step.get("d")
+    return (
+        f'<tr id="{side}step-{step["i"]}" data-step="{step["i"]}" class="{"failed" if failed else ""}">'
+        f'<td><a href="#{side}detail-{step["i"]}">{text(step["name"])}</a></td>'
+        f"<td>{text(', '.join(step['n']))}</td>"
+        f'<td class="num">{"" if duration is None else f"{duration * 1000:.1f} ms"}</td>'
+        f"{_budget_cells(step['b'])}"
+        f"<td>{text(_change_summary(step['c']))}</td><td>{text(branches)}</td></tr>"
+    )
+
+
 def step_table(steps: Iterable[dict[str, Any]], *, side: str = "") -> str:
-    """The timeline: one row per step (name, nodes, duration, budget, what changed, where it went)."""
-    rows: list[str] = []
-    for step in steps:
-        branches = "; ".join(f"{src} → {', '.join(chosen)}" for src, chosen in step["r"])
-        failed = any("err" in node_run for node_run in step["u"])
-        duration = step.get("d")
-        rows.append(
-            f'<tr id="{side}step-{step["i"]}" data-step="{step["i"]}" class="{"failed" if failed else ""}">'
-            f'<td><a href="#{side}detail-{step["i"]}">{text(step["name"])}</a></td>'
-            f"<td>{text(', '.join(step['n']))}</td>"
-            f'<td class="num">{"" if duration is None else f"{duration * 1000:.1f} ms"}</td>'
-            f"{_budget_cells(step['b'])}"
-            f"<td>{text(_change_summary(step['c']))}</td><td>{text(branches)}</td></tr>"
-        )
+    """The timeline: one row per step of `steps` (the page's script adds the rows of later steps)."""
+    rows = "".join(step_row(step, side=side) for step in steps)
     head = "".join(f'<th class="num">{name}</th>' for name, _ in _BUDGET_COLUMNS)
     return (
         f'<table class="timeline" id="{side}timeline"><thead><tr><th>step</th><th>nodes</th>'
         f'<th class="num">time</th>{head}<th class="num">tokens</th><th>state changes</th>'
-        f"<th>next</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f"<th>next</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 
 
@@ -151,16 +159,31 @@ def step_details(step: dict[str, Any], *, side: str = "") -> str:
     )
 
 
-def page_data(run: Run, steps: list[dict[str, Any]], *, side: str = "") -> dict[str, Any]:
+def page_data(
+    run: Run,
+    steps: list[dict[str, Any]],
+    *,
+    side: str = "",
+    static_rows: int | None = None,
+    static_details: int = 0,
+) -> dict[str, Any]:
     """What the page's script needs of a run: the state before the first step shown, per step its
-    position, nodes, state changes (to rebuild the state) and its details as HTML (written here,
-    escaped, so the script renders nothing itself)."""
+    position, nodes, state changes (to rebuild the state) and its details as HTML, and the timeline
+    rows past the first `static_rows` (all written here, escaped, so the script renders nothing itself)."""
     first = steps[0]["i"] if steps else 0
+    later = steps[static_rows:] if static_rows is not None else []
     return {
         "base": plain(run.state_at(first - 1)) if first > 0 else None,
+        "rows": "".join(step_row(step, side=side) for step in later),
         "steps": [
-            {"i": step["i"], "n": step["n"], "c": step["c"], "html": step_details(step, side=f"p-{side}")}
-            for step in steps
+            {
+                "i": step["i"],
+                "n": step["n"],
+                "c": step["c"],
+                # a step written on the page is copied from there; `html` only for the later ones
+                **({"html": step_details(step, side=f"p-{side}")} if k >= static_details else {}),
+            }
+            for k, step in enumerate(steps)
         ],
     }
 
@@ -171,18 +194,30 @@ def _value(value: Any) -> str:
     return excerpt(value)
 
 
+def said_item(said: dict[str, Any]) -> str:
+    """One message of the conversation, with who said it and the tool calls it asked for."""
+    where = "" if said["step"] is None else f' data-step="{said["step"]}"'
+    calls = "".join(f'<div class="call">→ {text(call)}</div>' for call in said["calls"])
+    who = said["who"] or ""
+    return (
+        f'<li class="msg {attr(said["role"])}"{where}><span class="who">{text(said["role"])}'
+        f"{f' ({text(who)})' if who and who != said['role'] else ''}</span>"
+        f"<pre>{text(said['text'])}</pre>{calls}</li>"
+    )
+
+
 def _conversation_html(conversation: list[dict[str, Any]]) -> str:
-    items: list[str] = []
-    for said in conversation:
-        where = "" if said["step"] is None else f' data-step="{said["step"]}"'
-        calls = "".join(f'<div class="call">→ {text(call)}</div>' for call in said["calls"])
-        who = said["who"] or ""
-        items.append(
-            f'<li class="msg {attr(said["role"])}"{where}><span class="who">{text(said["role"])}'
-            f"{f' ({text(who)})' if who and who != said['role'] else ''}</span>"
-            f"<pre>{text(said['text'])}</pre>{calls}</li>"
-        )
-    return f'<ol class="conversation">{"".join(items)}</ol>' if items else "<p>No messages.</p>"
+    if not conversation:
+        return "<p>No messages.</p>"
+    items = "".join(said_item(said) for said in conversation[:STATIC_MESSAGE_LIMIT])
+    unlisted = len(conversation) - STATIC_MESSAGE_LIMIT
+    note = (
+        f'<noscript><p class="note">The conversation lists its first {STATIC_MESSAGE_LIMIT} messages; the '
+        f"page's script lists the other {unlisted}.</p></noscript>"
+        if unlisted > 0
+        else ""
+    )
+    return f'<ol class="conversation" id="conversation">{items}</ol>{note}'
 
 
 def _diagnostics_html(diagnostics: list[dict[str, Any]]) -> str:
@@ -254,6 +289,14 @@ def run_page(run: Run, *, steps: range | None = None, diagnostics: list[Diagnost
         if later
         else ""
     )
+    unlisted = len(shown) - STATIC_ROW_LIMIT
+    rows_note = (
+        f'<noscript><p class="note">The timeline lists its first {STATIC_ROW_LIMIT} steps; the page\'s '
+        f"script lists the other {unlisted}. With JavaScript off, narrow the page with "
+        "<code>--steps A..B</code>.</p></noscript>"
+        if unlisted > 0
+        else ""
+    )
     range_note = (
         f'<p class="note">This page shows steps {steps.start} to {steps.stop - 1} of {header["steps"]}.</p>'
         if steps is not None
@@ -267,11 +310,17 @@ def run_page(run: Run, *, steps: range | None = None, diagnostics: list[Diagnost
         f'<main><div class="graph-column">{graph_figure(run.topology, overlay, caption)}'
         '<section id="step-panel" class="panel" hidden><h2>selected step</h2><div id="panel-body"></div>'
         "</section></div>"
-        f'<div class="run-column"><h2>timeline</h2>{range_note}{step_table(shown)}'
+        f'<div class="run-column"><h2>timeline</h2>{range_note}'
+        f"{step_table(shown[:STATIC_ROW_LIMIT])}{rows_note}"
         f"<h2>diagnostics</h2>{_diagnostics_html(facts['diagnostics'])}"
         f"<h2>conversation</h2>{_conversation_html(facts['conversation'])}"
         f'<h2>steps</h2><div id="step-details">{"".join(step_details(step) for step in static)}</div>'
         f"{note}</div></main>"
     )
-    data = {"kind": "run", "node_ids": node_ids(run.topology), "runs": [page_data(run, shown)]}
+    data = {
+        "kind": "run",
+        "node_ids": node_ids(run.topology),
+        "runs": [page_data(run, shown, static_rows=STATIC_ROW_LIMIT, static_details=STATIC_STEP_LIMIT)],
+        "said": "".join(said_item(said) for said in facts["conversation"][STATIC_MESSAGE_LIMIT:]),
+    }
     return document(f"{header['graph'] or 'run'}: {header['file']}", body, data)

@@ -51,6 +51,25 @@
     return this.state;
   };
 
+  // A long history shows its first item and its newest ones, as the page's other excerpts do: a
+  // 20,000-message state written out whole would take the browser seconds to lay out.
+  var HEAD = 1, TAIL = 20;
+  function shortened(value) {
+    if (Array.isArray(value)) {
+      if (value.length <= HEAD + TAIL + 1) return value.map(shortened);
+      var out = value.slice(0, HEAD).map(shortened);
+      out.push("… " + (value.length - HEAD - TAIL) + " items left out …");
+      return out.concat(value.slice(value.length - TAIL).map(shortened));
+    }
+    if (value !== null && typeof value === "object") {
+      var copy = {};
+      for (var key in value) if (Object.prototype.hasOwnProperty.call(value, key)) copy[key] = shortened(value[key]);
+      return copy;
+    }
+    return value;
+  }
+  function stateText(state) { return JSON.stringify(shortened(state), null, 1); }
+
   function highlight(nodes, ids) {
     var wanted = {};
     for (var i = 0; i < nodes.length; i++) if (ids[nodes[i]]) wanted[ids[nodes[i]]] = true;
@@ -77,13 +96,15 @@
       highlight(step.n, data.node_ids);
       if (panel && body) {
         panel.hidden = false;
-        body.innerHTML = step.html;  // written by the generator, every run value escaped
+        var written = document.getElementById(side.prefix + "detail-" + position);
+        if (step.html !== undefined) body.innerHTML = step.html;  // written by the generator, every run value escaped
+        else if (written) { body.textContent = ""; var copy = written.cloneNode(true); copy.removeAttribute("id"); body.appendChild(copy); }
         var state = side.stateAt(k);
         var title = document.createElement("h4");
         title.textContent = "state after the step";
         var pre = document.createElement("pre");
         pre.className = "state";
-        pre.textContent = state === null || state === undefined ? "(no state)" : JSON.stringify(state, null, 1);
+        pre.textContent = state === null || state === undefined ? "(no state)" : stateText(state);
         body.appendChild(title); body.appendChild(pre);
         panel.dataset.step = String(position);
       }
@@ -93,6 +114,7 @@
     sides.forEach(function (side) {
       var table = document.getElementById(side.prefix + "timeline");
       if (!table) return;
+      if (side.run.rows) table.tBodies[0].insertAdjacentHTML("beforeend", side.run.rows);  // escaped by the generator
       table.addEventListener("click", function (event) {
         var row = event.target.closest("tr[data-step]");
         if (!row) return;
@@ -100,6 +122,8 @@
         select(side, Number(row.dataset.step));
       });
     });
+    var conversation = document.getElementById("conversation");
+    if (conversation && data.said) conversation.insertAdjacentHTML("beforeend", data.said);  // escaped by the generator
     var said = document.querySelectorAll(".conversation li[data-step]");
     for (var s = 0; s < said.length; s++) said[s].addEventListener("click", function () { select(sides[0], Number(this.dataset.step)); });
     document.addEventListener("keydown", function (event) {
