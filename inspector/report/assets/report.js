@@ -81,7 +81,7 @@
   }
 
   function start(data) {
-    var sides = data.runs.map(function (run, i) { return new Side(run, data.runs.length > 1 ? "ab"[i] + "-" : ""); });
+    var sides = (data.runs || []).map(function (run, i) { return new Side(run, data.runs.length > 1 ? "ab"[i] + "-" : ""); });
     var panel = document.getElementById("step-panel"), body = document.getElementById("panel-body");
     var current = null;
 
@@ -92,7 +92,7 @@
       var rows = document.querySelectorAll(".timeline tr.selected");
       for (var r = 0; r < rows.length; r++) rows[r].classList.remove("selected");
       var row = document.getElementById(side.prefix + "step-" + position);
-      if (row) { row.classList.add("selected"); row.scrollIntoView({ block: "nearest" }); }
+      if (row) { row.classList.add("selected"); row.scrollIntoView({ block: "nearest", inline: "nearest" }); }
       highlight(step.n, data.node_ids);
       if (panel && body) {
         panel.hidden = false;
