@@ -6,6 +6,7 @@ InspectorError
 ├── RunFileError (ValueError)     a run file is unreadable; `path` and `line_no` say where
 ├── RenderError (RuntimeError)    Graphviz rendering failed (for example the `dot` binary is missing)
 ├── TopologyFormatError (ValueError)  a topology JSON document is malformed or of another version
+├── ReportError (ValueError)      a page cannot be made as asked (steps outside the run, too large)
 ├── DebugError (ValueError)       a debugger command or fork does not fit the run (path, value, step,
 │   │                             breakpoint, condition, target); nothing was changed or written
 │   └── TargetConsentError        a recording's TARGET that the user did not agree to run (`spec`)
@@ -30,6 +31,7 @@ __all__ = [
     "InspectorError",
     "RecorderBusyError",
     "RenderError",
+    "ReportError",
     "RunAborted",
     "RunFileError",
     "RunWriteError",
@@ -65,6 +67,10 @@ class RenderError(InspectorError, RuntimeError):
 
 class TopologyFormatError(InspectorError, ValueError):
     """A topology JSON document (`inspector.export.from_json`) is malformed or of an unsupported version."""
+
+
+class ReportError(InspectorError, ValueError):
+    """An HTML page cannot be made as asked: a `--steps` range outside the run, a page over the size limit."""
 
 
 class DebugError(InspectorError, ValueError):

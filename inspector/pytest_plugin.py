@@ -19,20 +19,43 @@ from typing import Any
 
 import pytest
 
-__all__ = ["topology_snapshot", "trajectory_snapshot"]
+__all__ = ["pytest_addoption", "topology_snapshot", "trajectory_snapshot"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("graph-inspector").addoption(
+        "--inspector-report-dir",
+        metavar="DIR",
+        default=None,
+        help="write HTML pages (the run, the trajectory diff, the topology diff) for every failing "
+        "trajectory or topology snapshot into DIR, and name them in the failure",
+    )
+
+
+def _with_reports(extension: type[Any], request: pytest.FixtureRequest) -> type[Any]:
+    """`extension` told where pages of a failure go (a subclass per test, so tests never share it)."""
+    directory = request.config.getoption("inspector_report_dir")
+    if directory is None:
+        return extension
+    from pathlib import Path
+
+    folder = Path(directory)
+    if not folder.is_absolute():
+        folder = Path(request.config.invocation_params.dir) / folder
+    return type(extension.__name__, (extension,), {"report_dir": folder, "test_id": request.node.nodeid})
 
 
 @pytest.fixture
-def topology_snapshot(snapshot: Any) -> Any:
+def topology_snapshot(snapshot: Any, request: pytest.FixtureRequest) -> Any:
     """syrupy's `snapshot`, storing canonical topology JSON and explaining mismatches node by node."""
     from inspector.snapshot.extension import TopologySnapshotExtension
 
-    return snapshot.use_extension(TopologySnapshotExtension)
+    return snapshot.use_extension(_with_reports(TopologySnapshotExtension, request))
 
 
 @pytest.fixture
-def trajectory_snapshot(snapshot: Any) -> Any:
+def trajectory_snapshot(snapshot: Any, request: pytest.FixtureRequest) -> Any:
     """syrupy's `snapshot`, storing a run's trajectory and reporting the first step where it diverges."""
     from inspector.snapshot.extension import TrajectorySnapshotExtension
 
-    return snapshot.use_extension(TrajectorySnapshotExtension)
+    return snapshot.use_extension(_with_reports(TrajectorySnapshotExtension, request))

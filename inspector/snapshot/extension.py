@@ -11,6 +11,7 @@ missing or unreadable (a first run, a hand-edited file).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
@@ -28,12 +29,32 @@ _UPDATE_HINT = "if this change is intended, run `pytest --snapshot-update` and c
 
 class _TextSnapshotExtension(SingleFileSnapshotExtension):
     _write_mode = WriteMode.TEXT
+    report_dir: Path | None = None
+    """Where `--inspector-report-dir` asks for the pages of a failing snapshot (None: no pages)."""
+    test_id: str = ""
 
     def _explain(self, received: str, stored: str) -> list[str] | None:
         raise NotImplementedError
 
+    def _pages(self, received: str, stored: str) -> list[Path]:
+        """The HTML pages of a failing snapshot (see `inspector.report.snapshotpages`)."""
+        raise NotImplementedError
+
+    def _page_lines(self, received: str, stored: str) -> Iterator[str]:
+        if self.report_dir is None or not stored:
+            return
+        from inspector.report.snapshotpages import page_name
+
+        try:
+            paths = self._pages(received, stored)
+        except (OSError, ValueError) as error:  # a page that cannot be written must not hide the failure
+            yield f"(inspector report: no page written: {error})"
+            return
+        yield f"inspector report: {', '.join(str(path) for path in paths)} ({page_name(self.test_id)})"
+
     def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
         received, stored = str(serialized_data), str(snapshot_data)
+        yield from self._page_lines(received, stored)
         explanation = None
         if stored:
             try:
@@ -54,6 +75,12 @@ class TopologySnapshotExtension(_TextSnapshotExtension):
 
     def serialize(self, data: Any, **kwargs: Any) -> str:
         return to_json(data)
+
+    def _pages(self, received: str, stored: str) -> list[Path]:
+        from inspector.report.snapshotpages import page_name, topology_pages
+
+        assert self.report_dir is not None
+        return topology_pages(stored, received, self.report_dir, page_name(self.test_id))
 
     def _explain(self, received: str, stored: str) -> list[str] | None:
         try:
@@ -121,9 +148,19 @@ class TrajectorySnapshotExtension(_TextSnapshotExtension):
     """`assert snapshot.use_extension(TrajectorySnapshotExtension) == run` (a `Run` or a run-file path)."""
 
     file_extension = "trajectory.json"
+    _subject: Any = None
 
     def serialize(self, data: Any, **kwargs: Any) -> str:
+        self._subject = data  # the run itself, for the pages of a failure
         return to_text(data)
+
+    def _pages(self, received: str, stored: str) -> list[Path]:
+        from inspector.report.snapshotpages import page_name, trajectory_pages
+
+        assert self.report_dir is not None
+        if self._subject is None or isinstance(self._subject, dict):
+            return []  # a trajectory given as a dict has no run to draw
+        return trajectory_pages(self._subject, stored, self.report_dir, page_name(self.test_id))
 
     def _explain(self, received: str, stored: str) -> list[str] | None:
         divergence = first_divergence(from_text(stored), from_text(received))

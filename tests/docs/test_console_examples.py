@@ -11,7 +11,8 @@ there), as a reader's shell session would: a block may show a file that an earli
   in doctest's ELLIPSIS. A command shown without output is run too, and must not fail as a user error
   (exit status 2) or be unknown to the shell.
 - Commands that open the terminal UI (`inspector replay`, `inspector demo` without `--headless`,
-  `inspector debug`) are not run: tests/tui drives the UI.
+  `inspector debug`, and `inspector serve`, which serves it until Ctrl-C) are not run: tests/tui and
+  tests/report drive the UI.
 - A block that cannot run here (it needs a model server) says so in its fence, with pytest-examples'
   prefix-setting syntax: ```` ```console test="skip" reason="..." ````.
 """
@@ -33,7 +34,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _FENCE = re.compile(r"^( *)```console(?P<settings>[^\n]*)\n(?P<body>.*?)^\1```", re.M | re.S)
 _SETTING = re.compile(r"""(\w+)=(["'])(.*?)\2""")
 _MARK = "@@inspector-docs-status "
-_TUI = re.compile(r"^inspector (replay|debug)\b|^inspector demo\b(?!.*--headless)")
+_TUI = re.compile(r"^inspector (replay|debug|serve)\b|^inspector demo\b(?!.*--headless)")
 
 
 @dataclass(frozen=True)
