@@ -25,6 +25,7 @@ from typing import Annotated, TypedDict
 
 from graph_core.agents.react import ReActAgent
 from graph_core.models import ScriptedChatModel
+from graph_core.models.scripted import KEEP_CALLS
 from graph_core.schema import Message, ToolCall
 from graph_core.tools import ToolsNode, tool
 
@@ -152,6 +153,30 @@ def _flatness() -> None:
     )
 
 
+CALL_LOG_ROUNDS = 100_000
+
+
+def _call_log_memory() -> None:
+    """The scripted model's call log over `CALL_LOG_ROUNDS` calls: bounded (the newest `KEEP_CALLS`
+    lists, the default) against unbounded (`keep_calls=None`), peak traced memory of the calls alone."""
+    history = [Message.user("go")]
+
+    def peak(keep: int | None) -> int:
+        model = ScriptedChatModel(_script(1)[:1], cycle=True, keep_calls=keep)
+
+        def calls() -> None:
+            for _ in range(CALL_LOG_ROUNDS):
+                model.generate(history)
+
+        return _peak_bytes(calls)
+
+    bounded, unbounded = peak(KEEP_CALLS), peak(None)
+    print(
+        f"call log over {CALL_LOG_ROUNDS:,} model calls: peak {bounded / 1024:,.0f} KiB with the default "
+        f"bound ({KEEP_CALLS:,} kept) against {unbounded / 1024:,.0f} KiB unbounded"
+    )
+
+
 class _LangGraphState(TypedDict):
     """LangGraph state over our `Message`s, appended by a plain list reducer.
 
@@ -219,6 +244,7 @@ def run() -> None:
         f"{per_round[10]:.1f} µs/round at K=10)"
     )
     _flatness()
+    _call_log_memory()
     lg = {k: _langgraph_runner(k) for k in ROUNDS}
     if lg[1] is None:
         print("langgraph not installed: side-by-side skipped (pip install -e '.[bench]')")

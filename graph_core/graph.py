@@ -8,20 +8,16 @@ mutation but may be compiled again (that is how nested graphs are embedded).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from graph_core.branch import Branch
 from graph_core.errors import GraphBuildError
 from graph_core.lambda_ import Executable, Lambda
+from graph_core.runner.compiled import CompiledGraph
+from graph_core.spec import EdgeSpec, FanInMergeConfig, Handler, NodeSpec
 from graph_core.topology import END, START, TriggerMode
 
-if TYPE_CHECKING:
-    from graph_core.runner.compiled import CompiledGraph
-
 __all__ = ["FanInMergeConfig", "Graph", "NodeOptions", "NodeSpec"]
-
-Handler = Callable[[Any, Any], Any]
 
 
 class NodeOptions(TypedDict, total=False):
@@ -49,49 +45,6 @@ def _check_node_options(entry: str, options: NodeOptions) -> None:
     if not _NODE_OPTION_NAMES.issuperset(options):
         unknown = min(options.keys() - _NODE_OPTION_NAMES)
         raise TypeError(f"Graph.{entry}() got an unexpected keyword argument {unknown!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class FanInMergeConfig:
-    """How streams fanning into one node are merged (Eino `FanInMergeConfig`), per node at compile time.
-
-    With `stream_merge_with_source_eof`, the merged input stream carries a `graph_core.stream.SourceEOF`
-    chunk named by the predecessor's key each time one predecessor's stream ends, so a transform node
-    can tell its sources apart. Concatenation skips the markers. Invoke mode ignores the option.
-    """
-
-    stream_merge_with_source_eof: bool = False
-
-
-@dataclass(slots=True)
-class NodeSpec:
-    """One node as added: what it runs and its options. `graph` is set for nested-graph nodes.
-
-    `component` is what the user passed (the function or `Lambda`, the chat model, the ToolsNode); only
-    the topology reads it, to say which tools, model or function the node runs.
-    """
-
-    key: str
-    kind: str
-    name: str = ""
-    executable: Executable | None = None
-    graph: Any = None  # Graph or CompiledGraph (nested)
-    pre: Handler | None = None
-    post: Handler | None = None
-    input_key: str | None = None
-    output_key: str | None = None
-    compile_options: dict[str, Any] = field(default_factory=lambda: {})
-    component: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class EdgeSpec:
-    """An added edge (`branch` is None) or one end of a branch (its index among the source's branches)."""
-
-    source: str
-    target: str
-    branch: Branch | None = None
-    branch_index: int | None = None
 
 
 class Graph:
@@ -192,16 +145,15 @@ class Graph:
         **options: Unpack[NodeOptions],
     ) -> Graph:
         """A nested graph, compiled with the parent (with `compile_options`); one step in the parent."""
-        from graph_core.runner.compiled import CompiledGraph
-
         _check_node_options("add_graph_node", options)
         merged = dict(compile_options or {})
+        builder: object = graph
         if isinstance(graph, CompiledGraph):
             merged = {**graph.compile_options, **merged}
-            graph = graph.graph
-        if not isinstance(graph, Graph):
-            raise self._fail(f"graph node '{key}' needs a Graph, got {type(graph).__name__}")
-        self._add(key, "Graph", None, options, graph=graph, compile_options=merged)
+            builder = graph.graph
+        if not isinstance(builder, Graph):
+            raise self._fail(f"graph node '{key}' needs a Graph, got {type(builder).__name__}")
+        self._add(key, "Graph", None, options, graph=builder, compile_options=merged)
         return self
 
     def add_passthrough_node(self, key: str, **options: Unpack[NodeOptions]) -> Graph:
@@ -271,8 +223,6 @@ class Graph:
         `fan_in_merge` maps node keys (END included) to their `FanInMergeConfig` (Eino
         `WithFanInMergeConfig`).
         """
-        from graph_core.runner.compiled import CompiledGraph
-
         if self._error is not None:
             raise self._error
         for key, config in (fan_in_merge or {}).items():

@@ -21,6 +21,7 @@ __all__ = [
     "ToolCall",
     "ToolInfo",
     "concat_messages",
+    "concat_tool_calls",
     "shallow_copy",
     "unvalidated",
 ]
@@ -187,37 +188,66 @@ def _agree(field: str, values: Iterable[str | None]) -> str | None:
     return seen[0] if seen else None
 
 
-def _concat_tool_calls(chunks: Sequence[Message]) -> list[ToolCall]:
+_TOOL_CALL_FIELDS = (("id", "tool id"), ("type", "tool type"), ("name", "tool name"))
+
+
+def _by_call(group: list[ToolCall]) -> list[list[ToolCall]]:
+    """The deltas streamed at one index, one list per tool call (Eino PR #962).
+
+    Some OpenAI-compatible providers (qwen, deepseek) stream several calls at one index, told apart
+    only by their IDs: with more than one distinct ID the deltas are split by ID, a delta without one
+    joining the call whose ID came last (deltas before any ID form a call of their own).
+    """
+    ids = {call.id for call in group if call.id}
+    if len(ids) <= 1:
+        return [group]
+    calls: dict[str, list[ToolCall]] = {}
+    last = ""
+    for call in group:
+        last = call.id or last
+        calls.setdefault(last, []).append(call)
+    return list(calls.values())
+
+
+def _merge_deltas(deltas: list[ToolCall], index: int) -> ToolCall:
+    """One tool call from its streamed deltas: ID, type and name must agree, arguments concatenated."""
+    merged = deltas[0].model_copy(update={"index": index})
+    for delta in deltas[1:]:
+        for field, label in _TOOL_CALL_FIELDS:
+            mine, theirs = getattr(merged, field), getattr(delta, field)
+            if mine and theirs and mine != theirs:
+                raise ValueError(f"cannot concat ToolCalls with different {label}: '{mine}' '{theirs}'")
+            if not mine and theirs:
+                setattr(merged, field, theirs)
+        merged.arguments += delta.arguments
+    return merged
+
+
+def concat_tool_calls(calls: Sequence[ToolCall]) -> list[ToolCall]:
+    """Eino's `concatToolCalls` (as PR #962 has it): calls without an index pass through, first; deltas
+    sharing an index are merged into one call (or several, see `_by_call`), and the merged calls are
+    numbered 0, 1, 2... in index order, so two calls that shared an index get indexes of their own."""
     unindexed: list[ToolCall] = []
-    by_index: dict[int, ToolCall] = {}
-    for chunk in chunks:
-        for call in chunk.tool_calls:
-            if call.index is None:
-                unindexed.append(call.model_copy())
-                continue
-            merged = by_index.get(call.index)
-            if merged is None:
-                by_index[call.index] = call.model_copy()
-                continue
-            for field in ("id", "type", "name"):
-                mine, theirs = getattr(merged, field), getattr(call, field)
-                if mine and theirs and mine != theirs:
-                    raise ValueError(
-                        f"cannot concat tool calls with different {field}s at index {call.index}: "
-                        f"'{mine}' '{theirs}'"
-                    )
-                if not mine and theirs:
-                    setattr(merged, field, theirs)
-            merged.arguments += call.arguments
-    return unindexed + [by_index[i] for i in sorted(by_index)]
+    by_index: dict[int, list[ToolCall]] = {}
+    for call in calls:
+        if call.index is None:
+            unindexed.append(call.model_copy())
+        else:
+            by_index.setdefault(call.index, []).append(call)
+    indexed = [deltas for index in sorted(by_index) for deltas in _by_call(by_index[index])]
+    return [*unindexed, *(_merge_deltas(deltas, number) for number, deltas in enumerate(indexed))]
+
+
+def _concat_tool_calls(chunks: Sequence[Message]) -> list[ToolCall]:
+    return concat_tool_calls([call for chunk in chunks for call in chunk.tool_calls])
 
 
 def concat_messages(chunks: Sequence[Message]) -> Message:
     """Join streamed chunks into one message with Eino's rules.
 
-    Role, name, tool call ID and tool name must agree; content is concatenated; tool calls with the same
-    `index` are merged (arguments concatenated), those without an index appended, unindexed first; the last
-    finish reason wins and each token count takes its maximum.
+    Role, name, tool call ID and tool name must agree; content is concatenated; tool calls are joined by
+    `concat_tool_calls` (deltas with the same `index` merged, unindexed calls first); the last finish
+    reason wins and each token count takes its maximum.
     """
     if not chunks:
         raise ValueError("stream reader is empty, concat fail")

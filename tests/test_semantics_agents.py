@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from graph_core.agents.adk import ChatModelAgent, ExceedMaxIterationsError
-from graph_core.agents.react import ReActAgent, set_return_directly
+from graph_core.agents.react import ReActAgent, first_chunk_tool_call_checker, set_return_directly
 from graph_core.errors import MaxStepsExceededError, NodeRunError
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall
@@ -274,14 +274,20 @@ def test_react_direct_return_in_stream_mode_streams_that_tool_only() -> None:
     assert "".join(m.content for m in out) == "abc"
 
 
-def test_react_default_checker_treats_text_before_tool_calls_as_an_answer_in_stream_mode() -> None:
-    """§5.3: the first chunk with content decides: a model that talks first ends the run (Claude caveat)."""
+def test_react_first_chunk_checker_treats_text_before_tool_calls_as_an_answer_in_stream_mode() -> None:
+    """§5.3: with `firstChunkStreamToolCallChecker` the first chunk with content decides: a model that
+    talks first ends the run (Claude caveat). It was the default at the pin; since cloudwego/eino PR
+    #1141 the default reads on to the tool calls, and this checker is chosen by name."""
     chunks = [
         Message.assistant("Let me check."),
         Message.assistant("", tool_calls=[ToolCall("c1", "ping", "{}", index=0)]),
     ]
     counter = Counter()
-    agent = ReActAgent(model=ScriptedChatModel([chunks]), tools=make_tools(counter))
+    agent = ReActAgent(
+        model=ScriptedChatModel([chunks]),
+        tools=make_tools(counter),
+        stream_tool_call_checker=first_chunk_tool_call_checker,
+    )
     out = list(agent.stream([Message.user("q")]))
     assert counter.n == 0
     assert "".join(m.content for m in out) == "Let me check."

@@ -16,10 +16,11 @@ final answer is the graph output and is not appended to the state. `max_step=0` 
 13 supersteps: k tool rounds plus the answer take 2k+1.
 
 Which stream checker decides "tool calls or answer" matters in stream mode. The default,
-`first_chunk_tool_call_checker`, is Eino's: it decides on the first chunk with content or tool calls, so
-a model that streams text before its tool calls (Claude does this) ends the run with the tool calls never
-executed. Pass `stream_tool_call_checker=whole_stream_tool_call_checker` for such models: it reads the
-whole stream and goes to the tools if any chunk has tool calls.
+`whole_stream_tool_call_checker`, is Eino's since cloudwego/eino PR #1141: it reads the stream until a
+chunk has tool calls (True) or the stream ends (False), so a model that streams text before its tool
+calls (Claude does this) still gets its tools run. `first_chunk_tool_call_checker` is Eino's default
+before that fix, kept by name: it decides on the first chunk with text or tool calls, so such a model's
+run ends with the tool calls never executed (`fixtures.streaming_pitfall` shows both).
 """
 
 from __future__ import annotations
@@ -76,10 +77,12 @@ def _close(chunks: Any) -> None:
 
 
 def first_chunk_tool_call_checker(chunks: Iterator[Message]) -> bool:
-    """Eino's default: True at the first chunk with tool calls, False at the first chunk with text.
+    """Eino's default before PR #1141: True at the first chunk with tool calls, False at the first chunk
+    with text.
 
     Chunks with neither are skipped. A model that streams text before its tool calls is therefore taken
-    as answering; use `whole_stream_tool_call_checker` for such models.
+    as answering (the run ends, its tool calls unexecuted); the default `whole_stream_tool_call_checker`
+    does not have that pitfall.
     """
     try:
         for chunk in chunks:
@@ -93,12 +96,10 @@ def first_chunk_tool_call_checker(chunks: Iterator[Message]) -> bool:
 
 
 def whole_stream_tool_call_checker(chunks: Iterator[Message]) -> bool:
-    """True if any chunk of the stream has tool calls; reads to the end (text before calls is fine)."""
+    """The default (Eino's `defaultStreamToolCallChecker`, PR #1141): True at the first chunk with tool
+    calls, False when the stream ends without one; text before the calls is read past."""
     try:
-        found = False
-        for chunk in chunks:
-            found = found or bool(chunk.tool_calls)
-        return found
+        return any(chunk.tool_calls for chunk in chunks)  # stops at the first chunk with calls
     finally:
         _close(chunks)
 
@@ -165,7 +166,7 @@ class ReActAgent:
         self.max_step = max_step
         self.message_modifier = message_modifier
         self.message_rewriter = message_rewriter
-        self.stream_tool_call_checker = stream_tool_call_checker or first_chunk_tool_call_checker
+        self.stream_tool_call_checker = stream_tool_call_checker or whole_stream_tool_call_checker
         self.graph_name = graph_name or "ReActAgent"
         self.graph = self._build(model_node_name or "ChatModel", tools_node_name or "Tools")
         self.compile_options: dict[str, Any] = {"name": self.graph_name, "max_run_steps": max_step or None}

@@ -8,6 +8,10 @@ call order even when streams are consumed late. Copies made by `with_tools` shar
 
 Returned messages are fresh copies of the script's, so running a script twice (`reset()` or `cycle=True`)
 never hands out objects a previous run put into its state.
+
+The call log `.calls` is bounded: it keeps the newest `keep_calls` message lists (default
+`KEEP_CALLS`, 1,000; `keep_calls=None` keeps every one), so a model driven for 100,000 rounds holds
+1,000 entries, not 100,000. A test's run makes far fewer calls than that, so its log lists them all.
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ from graph_core.errors import GraphError
 from graph_core.history import HistoryView
 from graph_core.schema import Message, ToolInfo, concat_messages, shallow_copy, unvalidated
 
-__all__ = ["ScriptEntry", "ScriptExhaustedError", "ScriptedChatModel"]
+__all__ = ["KEEP_CALLS", "ScriptEntry", "ScriptExhaustedError", "ScriptedChatModel"]
+
+KEEP_CALLS = 1_000
+"""How many received message lists `.calls` keeps by default (the newest)."""
 
 ScriptEntry = Union[Message, Sequence[Message], BaseException]  # noqa: UP007 (a runtime alias)
 
@@ -37,6 +44,7 @@ class _Cursor:
     position: int = 0
     calls: list[Sequence[Message]] = field(default_factory=lambda: [])
     lock: threading.Lock = field(default_factory=threading.Lock)
+    keep: int | None = KEEP_CALLS  # the log's bound (None: unbounded)
 
 
 def _validate(entry: object, index: int) -> ScriptEntry:
@@ -65,7 +73,8 @@ class ScriptedChatModel:
     `ScriptExhaustedError`. `restart_on_new_conversation=True` rewinds to the first entry whenever a call
     receives no assistant message (the first model call of an agent run), so an agent object can be run
     again and again, even after a run that failed or stopped part-way; the fixtures use it. `tools` is
-    what was bound by `with_tools` (empty for the original).
+    what was bound by `with_tools` (empty for the original). `keep_calls` bounds `.calls` (the newest
+    that many; None for no bound).
     """
 
     def __init__(
@@ -75,13 +84,16 @@ class ScriptedChatModel:
         cycle: bool = False,
         restart_on_new_conversation: bool = False,
         name: str = "ScriptedChatModel",
+        keep_calls: int | None = KEEP_CALLS,
     ) -> None:
+        if keep_calls is not None and keep_calls < 0:
+            raise ValueError(f"keep_calls must be None or at least 0, got {keep_calls}")
         self.script: tuple[ScriptEntry, ...] = tuple(_validate(e, i) for i, e in enumerate(script))
         self.cycle = cycle
         self.restart_on_new_conversation = restart_on_new_conversation
         self.name = name
         self.tools: tuple[ToolInfo, ...] = ()
-        self._cursor = _Cursor()
+        self._cursor = _Cursor(keep=keep_calls)
 
     # -- shared bookkeeping ------------------------------------------------------------------------------
 
@@ -94,7 +106,10 @@ class ScriptedChatModel:
         already is a record of what the call received, and keeping it costs O(1) where a copy of a
         history growing by two messages a round would cost O(K) per round and O(K squared) memory over
         K rounds. Such an entry is a read-only sequence, not a `list`: it compares equal to the list
-        of the same messages, and `list(entry)` gives one."""
+        of the same messages, and `list(entry)` gives one.
+
+        Only the newest `keep_calls` lists are kept (see the module docstring); `position` still counts
+        every call."""
         return self._cursor.calls
 
     @property
@@ -137,7 +152,11 @@ class ScriptedChatModel:
                 )
             self._cursor.position = position + 1
             # a view is fixed-length already (the agent's history): kept as it is, O(1); else a copy
-            self._cursor.calls.append(messages if type(messages) is HistoryView else list(messages))
+            calls = self._cursor.calls
+            calls.append(messages if type(messages) is HistoryView else list(messages))
+            keep = self._cursor.keep
+            if keep is not None and len(calls) > keep:
+                del calls[: len(calls) - keep]
             entry = self.script[position % len(self.script)]
         if isinstance(entry, BaseException):
             raise entry

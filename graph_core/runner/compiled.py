@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import Any, Unpack
 
 from graph_core.astream import aone_chunk
 from graph_core.callbacks import RunInfo
@@ -25,11 +25,9 @@ from graph_core.runner.loop import run_graph
 from graph_core.runner.options import RunOptions, check_run_options
 from graph_core.runner.plan import build_plan
 from graph_core.runner.run import Handlers, RunContext, RunData, notify_handlers
+from graph_core.spec import FanInMergeConfig, GraphSpec
 from graph_core.stream import collect, one_chunk
 from graph_core.topology import Topology, TriggerMode, build_topology, trusted_edge, trusted_node
-
-if TYPE_CHECKING:
-    from graph_core.graph import Graph
 
 __all__ = ["CompiledGraph"]
 
@@ -56,7 +54,7 @@ class CompiledGraph:
 
     def __init__(
         self,
-        graph: Graph,
+        graph: GraphSpec,
         *,
         name: str | None = None,
         trigger_mode: TriggerMode = TriggerMode.ANY_PREDECESSOR,
@@ -64,7 +62,7 @@ class CompiledGraph:
         interrupt_before: tuple[str, ...] = (),
         interrupt_after: tuple[str, ...] = (),
         checkpoint_store: Any = None,
-        fan_in_merge: dict[str, Any] | None = None,
+        fan_in_merge: dict[str, FanInMergeConfig] | None = None,
     ) -> None:
         self.graph = graph
         self.name = name or ""

@@ -1,24 +1,23 @@
-"""The step logic of a graph run, written once and driven by a sync or an async driver.
+"""The superstep loop of a graph run: one tick of named phases, written once, driven sync or async.
 
-`run_graph` is a generator: it yields `Wait` when tasks must run and `Await` when a user callable returned
-an awaitable, and returns the graph output. Everything else (budget, cancellation, state handlers,
-branches, channels, callbacks, step events) happens here, in Eino's order (§2.2):
+`run_graph` is a generator: it yields `Wait` when tasks must run and `Await` when a user callable
+returned an awaitable, and returns the graph output. `_steps` is the whole superstep, top to bottom, in
+Eino's order (§2.2), the way LangGraph's `PregelLoop.tick` reads: each phase is a call to a function
+over the run's plain data, in `phases` (prepare, handlers, collect, report) and `route` (writes,
+branches, next tasks), tested one by one in tests/graph_core/test_runner_phases.py and
+tests/graph_core/test_runner_route.py. START's output is routed before the first step (not a step).
 
-    START's output is routed (not a step); then per step: cancelled? budget exhausted? -> pre-handlers
-    -> run tasks (Pregel: wait for all; DAG: eager, wait for one) -> post-handlers -> route outputs through
-    edges and branches -> END written? return at once.
+The imports run one way: `graph` (the builder) -> `compiled` -> `driver` -> `loop` -> `route` ->
+`phases` -> `run` -> `plan` -> `graph_core.spec`; no module below imports one above it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from graph_core.astream import acollect, acopy_stream
-from graph_core.branch import Branch
-from graph_core.callbacks import BranchDecision
 from graph_core.errors import GraphError, GraphRunError, HandlerError
 from graph_core.interrupt import AbandonedTask
-from graph_core.runner import aio, channels
+from graph_core.runner import aio
 from graph_core.runner.interrupts import capture
 from graph_core.runner.phases import (
     NOT_ENDED,
@@ -26,180 +25,16 @@ from graph_core.runner.phases import (
     Step,
     collect_completed,
     interrupted_from_outside,
-    is_awaitable,
     report_end,
     report_failure,
     resolve_failures,
     run_handler,
     start_step,
 )
-from graph_core.runner.plan import NodePlan
+from graph_core.runner.route import apply_writes, aprepare_next_tasks, prepare_next_tasks
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait, notify_handlers
-from graph_core.stream import collect, copy_stream, one_chunk
 
 __all__ = ["Effects", "HandlerError", "run_graph"]
-
-
-def _choose(
-    rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str
-) -> tuple[str, ...] | Await:
-    """A branch's chosen ends in a sync-driven run, as a plain call (no generator frame on every step);
-    an `Await` when the condition returned an awaitable, which `_choose_later` then finishes."""
-    is_stream = branch.kind == "stream" or branch.kind == "stream_multi"
-    try:
-        if rc.stream:
-            arg = output if is_stream else collect(output)
-        else:
-            arg = one_chunk(output) if is_stream else output
-        result = branch.condition(arg)
-        if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
-            if result in branch.ends:  # the common case, without the generic validation below
-                return (result,)
-        elif is_awaitable(result):
-            return Await(result)
-        return branch.selected(result)
-    except Exception as exc:
-        raise _branch_error(rc, node, prefix, exc) from exc
-
-
-def _choose_later(
-    rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str, pending: Await | None
-) -> Effects:
-    """`_choose` of an `astream` run (`pending` None), or the end of one whose condition was async."""
-    try:
-        if pending is not None:
-            result = yield pending
-        else:  # an `astream` run: a sync condition reading the stream does so on a worker thread
-            if branch.kind != "stream" and branch.kind != "stream_multi":
-                arg = yield Await(acollect(output))
-                result = branch.condition(arg)
-            elif aio.is_async_fn(branch.condition):
-                result = branch.condition(aio.AsyncStream(output, rc.loop))
-            else:
-                result = aio.in_thread(branch.condition, aio.AsyncStream(output, rc.loop))
-            if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
-                if result in branch.ends:
-                    return (result,)
-            elif is_awaitable(result):
-                result = yield Await(result)
-        return branch.selected(result)
-    except Exception as exc:
-        raise _branch_error(rc, node, prefix, exc) from exc
-
-
-def _branch_error(rc: RunContext, node: NodePlan, prefix: str, exc: Exception) -> GraphRunError:
-    kind = "collect" if rc.stream else "invoke"  # Eino: stream runs use every branch's collect surface
-    return GraphRunError(
-        f"{prefix}: calculate next step fail, node: {node.key}, error: branch {kind} run error: {exc}"
-    )
-
-
-def _route(
-    rc: RunContext,
-    data: RunData,
-    completed: list[Task],
-    decisions: list[Any],
-    prefix: str = "failed to calculate next tasks",
-    *,
-    carried: tuple[str, ...] = (),
-    deliver_only: bool = False,
-) -> Effects:
-    """Eino's `calculateNextTasks`: deliver outputs, evaluate branches, then collect ready channels.
-
-    `deliver_only` is Eino's `resolveCompletedTasks` in a step where some task interrupted: outputs go
-    into the channels (END's included) and stay there for the checkpoint; nothing is read. `carried`
-    names channels restored from a checkpoint, which are checked for readiness with this step's targets.
-    """
-    plan = rc.plan
-    stream = rc.stream
-    aio_run = rc.aio
-    copy: Any = acopy_stream if aio_run else copy_stream
-    dag = plan.dag
-    observed = bool(rc.handlers.step_end)  # decisions are only reported at on_step_end
-    channel_values = data.values
-    touched: dict[str, None] = dict.fromkeys(carried) if carried else {}
-    for task in completed:
-        node = task.node
-        output = task.output
-        targets = node.successors
-        skipped: tuple[str, ...] = ()
-        branches = node.branches
-        if branches:
-            outputs = copy(output, len(branches) + 1) if stream else None
-            picks: list[tuple[int, tuple[str, ...]]] = []
-            if len(branches) == 1:
-                first = output if outputs is None else outputs[0]
-                chosen = None if aio_run else _choose(rc, node, branches[0], first, prefix)
-                if not isinstance(chosen, tuple):  # an `astream` run or an async condition
-                    chosen = yield from _choose_later(rc, node, branches[0], first, prefix, chosen)
-                picks.append((0, chosen))
-                ends = branches[0].ends
-            else:
-                merged: dict[str, None] = {}
-                all_ends: dict[str, None] = {}
-                for index, branch in enumerate(branches):
-                    arg = outputs[index] if outputs is not None else output
-                    picked = None if aio_run else _choose(rc, node, branch, arg, prefix)
-                    if not isinstance(picked, tuple):
-                        picked = yield from _choose_later(rc, node, branch, arg, prefix, picked)
-                    picks.append((index, picked))
-                    merged.update(dict.fromkeys(picked))
-                    all_ends.update(dict.fromkeys(branch.ends))
-                chosen, ends = tuple(merged), tuple(all_ends)
-            if outputs is not None:
-                output = outputs[-1]
-            if chosen:
-                targets = (*targets, *(t for t in chosen if t not in targets)) if targets else chosen
-            if dag:  # Pregel channels ignore skip reports (Eino §2.3)
-                skipped = tuple(e for e in ends if e not in chosen and e not in node.successors)
-            if observed:
-                known = rc.decisions
-                for index, picked in picks:
-                    key = (node.key, index, picked, chosen)
-                    decision = known.get(key)
-                    if decision is None:  # decisions repeat in loops: each is built once per run
-                        rest = tuple(e for e in branches[index].ends if e not in chosen)
-                        decision = known[key] = BranchDecision(node.key, index, picked, rest)
-                    decisions.append(decision)
-        values = copy(output, len(targets)) if stream and len(targets) > 1 else None
-        for i, target in enumerate(targets):
-            slot = channel_values.get(target)
-            if slot is None:
-                slot = channel_values[target] = {}
-            slot[node.key] = values[i] if values is not None else output
-            touched[target] = None
-            if dag:
-                channels.report_ready(data, node.key, target)
-        for target in skipped:
-            channels.report_skip(plan, data, node.key, target, touched)
-    if deliver_only:
-        return NOT_ENDED
-    if dag:
-        ready = [key for key in touched if channels.is_ready(plan, data, key)]
-    elif carried:  # a restored channel may have been read already
-        ready = [key for key in touched if key in channel_values]
-    else:  # Pregel: every touched channel was just written
-        ready = list(touched)
-    try:
-        if rc.aio:  # reading a merged channel peeks at async streams: awaited
-            if "end" in ready:
-                return (yield Await(channels.aread(plan, data, "end")))
-            ready.sort(key=lambda key: plan.nodes[key].order)
-            pending: list[tuple[str, Any]] = []
-            for key in ready:
-                pending.append((key, (yield Await(channels.aread(plan, data, key)))))
-            data.pending = pending
-            return NOT_ENDED
-        if "end" in ready:
-            return channels.read(plan, data, "end", stream=stream)
-        if len(ready) == 1:
-            data.pending = [(ready[0], channels.read(plan, data, ready[0], stream=stream))]
-        else:
-            ready.sort(key=lambda key: plan.nodes[key].order)
-            data.pending = [(key, channels.read(plan, data, key, stream=stream)) for key in ready]
-    except ValueError as exc:
-        raise GraphRunError(f"{prefix}: {exc}") from exc
-    return NOT_ENDED
 
 
 def _after_nodes(rc: RunContext, done: tuple[str, ...], halted: list[Task]) -> list[str]:
@@ -232,43 +67,51 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     need_all = not rc.plan.dag
     last: Step | None = None
     while True:
+        # 1. prepare the tasks: cancelled? budget left? the step boundary, the step's tasks, on_step_start
         s = start_step(rc, data)
         try:
+            # 2. pre-handlers, under the state lock (one that interrupts halts its task)
             for task in s.pre:
                 yield from run_handler(rc, data, s, task, "pre")
             tasks = s.tasks
             if s.finished:  # some pre-handler interrupted: its task does not run
                 tasks = [t for t in tasks if t.error is None]
+            # 3. run the tasks (the driver does: Pregel waits for all, an eager DAG for the first)
             if collect_completed(rc, data, s, (yield Wait(tasks, need_all)), last):
                 collect_completed(rc, data, s, (yield Wait([], True)), last)  # eager DAG: let them finish
                 data.running.clear()
-            if s.halted:
+            if s.halted:  # a node error fails the step; interrupted tasks stay halted (rerun nodes)
                 resolve_failures(rc, s)
+            # 4. post-handlers
             if s.post:
                 for task in s.completed:
                     if task.node.post is not None:
                         yield from run_handler(rc, data, s, task, "post")
+            # 5. apply the writes: outputs into the channels, branches decided on the way
             restored = s.restored
-            result = yield from _route(
-                rc,
-                data,
-                s.completed,
-                s.decisions,
-                carried=restored.carried if restored is not None else (),
-                deliver_only=bool(s.halted),
-            )
+            carried = restored.carried if restored is not None else ()
+            touched = yield from apply_writes(rc, data, s.completed, s.decisions, carried=carried)
+            # 6. prepare the next tasks from the ready channels (or END's value: the output); a step in
+            # which some task interrupted reads nothing: the writes wait in the channels for the checkpoint
+            if s.halted:
+                result = NOT_ENDED
+            elif rc.aio:
+                result = yield from aprepare_next_tasks(rc, data, touched, carried=bool(carried))
+            else:
+                result = prepare_next_tasks(rc, data, touched, carried=bool(carried))
         except GraphError:
             if handlers.step_end:
                 report_failure(rc, s)
             raise
         data.step += 1
         last = s
+        # 7. report the step (on_step_end), then end the run if END was reached
         if handlers.step_end:
             report_end(rc, data, s, result)
         if result is not NOT_ENDED:
             return result
-        # some tasks interrupted: the others' outputs were delivered to the channels (END's too) and
-        # the run stops; on resume they are read after the rerun step, as in Eino
+        # 8. interrupts: halted tasks (the others' outputs were delivered, END's too, and are read after
+        # the rerun step on resume, as in Eino), then interrupt-after/-before and interrupts from outside
         if s.halted:
             if rc.aio:
                 yield Await(aio.settle(data, s.halted))
@@ -293,7 +136,12 @@ def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
             data.started = True
             start = Task(rc.plan.nodes["start"], input, data.step)
             start.output = input
-            result = yield from _route(rc, data, [start], [], "calculate next tasks fail")
+            prefix = "calculate next tasks fail"
+            touched = yield from apply_writes(rc, data, [start], [], prefix)
+            if rc.aio:
+                result = yield from aprepare_next_tasks(rc, data, touched, prefix)
+            else:
+                result = prepare_next_tasks(rc, data, touched, prefix)
             if result is not NOT_ENDED:
                 return (yield from _finish(rc, info, result))
             if not data.pending:

@@ -6,20 +6,32 @@ graphs by compiling them with their own options. Nothing here changes during a r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from graph_core.branch import Branch
 from graph_core.errors import GraphBuildError
-from graph_core.graph import Graph, NodeSpec
 from graph_core.lambda_ import Executable
-from graph_core.topology import END, START, TriggerMode
+from graph_core.spec import FanInMergeConfig, GraphSpec, NodeSpec
+from graph_core.topology import END, START, Topology, TriggerMode
 
-if TYPE_CHECKING:
-    from graph_core.runner.compiled import CompiledGraph
+__all__ = ["NestedGraph", "NodePlan", "Plan", "build_plan"]
 
-__all__ = ["NodePlan", "Plan", "build_plan"]
+
+class NestedGraph(Protocol):
+    """What a run needs of a graph embedded as a node: a `CompiledGraph`, seen through this shape so
+    the runner's modules never import the one that builds it (`parent` is the embedding `RunContext`,
+    `record` the node's interrupt record on a rerun)."""
+
+    @property
+    def plan(self) -> Plan: ...
+
+    def topology(self) -> Topology: ...
+
+    def run_nested_sync(self, input: Any, parent: Any, key: str, record: Any = None) -> Any: ...
+
+    async def run_nested_async(self, input: Any, parent: Any, key: str, record: Any = None) -> Any: ...
 
 
 @dataclass(slots=True, eq=False)
@@ -31,7 +43,7 @@ class NodePlan:
     name: str
     order: int
     executable: Executable | None = None
-    graph: CompiledGraph | None = None
+    graph: NestedGraph | None = None
     pre: Any = None
     post: Any = None
     input_key: str | None = None
@@ -111,8 +123,9 @@ def _resolve_max_steps(dag: bool, max_run_steps: int | None, node_count: int) ->
     return max_run_steps if max_run_steps else node_count + 10
 
 
-def _nested(spec: NodeSpec) -> CompiledGraph:
-    graph: Graph = spec.graph
+def _nested(spec: NodeSpec) -> NestedGraph:
+    """The nested builder compiled with its node's compile options (its own name by default)."""
+    graph = spec.graph
     options = dict(spec.compile_options)
     if not options.get("name"):
         options["name"] = spec.key
@@ -120,11 +133,11 @@ def _nested(spec: NodeSpec) -> CompiledGraph:
 
 
 def build_plan(
-    graph: Graph,
+    graph: GraphSpec,
     *,
     trigger_mode: TriggerMode,
     max_run_steps: int | None,
-    fan_in_merge: dict[str, Any] | None = None,
+    fan_in_merge: Mapping[str, FanInMergeConfig] | None = None,
 ) -> Plan:
     """Eino's compile checks in Eino's order, then the per-node routing tables."""
     targets = [e.target for e in graph.edges]

@@ -10,6 +10,7 @@ import pytest
 
 from graph_core.errors import GraphError
 from graph_core.models import ChatModel, ScriptedChatModel, ScriptExhaustedError
+from graph_core.models.scripted import KEEP_CALLS
 from graph_core.schema import Message, TokenUsage, ToolCall, ToolInfo
 
 USER = [Message.user("hi")]
@@ -127,3 +128,36 @@ def test_restart_on_new_conversation_rewinds_at_each_run() -> None:
     assert model.generate([*USER, Message.assistant("x")]).content == "second"
     with pytest.raises(ScriptExhaustedError):
         model.generate([*USER, Message.assistant("x")])
+
+
+def _numbered(n: int) -> list[Message]:
+    return [Message.user(f"q{n}")]
+
+
+def test_the_call_log_keeps_the_newest_keep_calls_lists() -> None:
+    """A bounded log: a long run holds `keep_calls` entries, the newest, shared with bound copies."""
+    model = ScriptedChatModel([Message.assistant("a")], cycle=True, keep_calls=3)
+    bound = model.with_tools([ToolInfo("t")])
+    for n in range(10):
+        (bound if n % 2 else model).generate(_numbered(n))
+    assert model.calls == [_numbered(7), _numbered(8), _numbered(9)]
+    assert bound.calls is model.calls
+    assert model.position == 10  # every call still counts
+
+
+def test_the_default_bound_lists_every_call_of_a_normal_run() -> None:
+    model = ScriptedChatModel([Message.assistant("a")], cycle=True)
+    for n in range(KEEP_CALLS):
+        model.generate(_numbered(n))
+    assert len(model.calls) == KEEP_CALLS and model.calls[0] == _numbered(0)
+    model.generate(_numbered(KEEP_CALLS))
+    assert len(model.calls) == KEEP_CALLS and model.calls[0] == _numbered(1)
+
+
+def test_keep_calls_none_keeps_every_call_and_a_negative_bound_is_refused() -> None:
+    model = ScriptedChatModel([Message.assistant("a")], cycle=True, keep_calls=None)
+    for n in range(KEEP_CALLS + 5):
+        model.generate(_numbered(n))
+    assert len(model.calls) == KEEP_CALLS + 5
+    with pytest.raises(ValueError, match="keep_calls must be None or at least 0"):
+        ScriptedChatModel([Message.assistant("a")], keep_calls=-1)

@@ -257,10 +257,11 @@ TEXT_THEN_CALL = [
 ]
 
 
-def test_default_checker_ends_a_stream_run_when_text_precedes_tool_calls() -> None:
+def test_first_chunk_checker_ends_a_stream_run_when_text_precedes_tool_calls() -> None:
     """The documented pitfall: the first-chunk checker sees text and treats the message as the answer."""
     model = ScriptedChatModel([TEXT_THEN_CALL])
-    chunks = list(ReActAgent(model, tools=[get_weather]).stream("weather?"))
+    agent = ReActAgent(model, tools=[get_weather], stream_tool_call_checker=first_chunk_tool_call_checker)
+    chunks = list(agent.stream("weather?"))
     whole = Message.assistant("".join(c.content for c in chunks))
     assert whole.content == "Let me look that up. "
     assert any(c.tool_calls for c in chunks)  # the tool calls came back unexecuted
@@ -273,6 +274,29 @@ def test_whole_stream_checker_executes_tool_calls_after_text() -> None:
     chunks = list(agent.stream("weather?"))
     assert [c.content for c in chunks] == ["Sunny, ", "enjoy."]
     assert model.calls[1][-1].content == "sunny in Paris"
+
+
+def test_default_checker_reads_past_text_to_the_tool_calls() -> None:
+    """Eino PR #1141: the default checker is the whole-stream one, so the pitfall is gone by default."""
+    model = ScriptedChatModel([TEXT_THEN_CALL, [Message.assistant("Sunny, "), Message.assistant("enjoy.")]])
+    agent = ReActAgent(model, tools=[get_weather])
+    assert agent.stream_tool_call_checker is whole_stream_tool_call_checker
+    assert [c.content for c in agent.stream("weather?")] == ["Sunny, ", "enjoy."]
+    assert model.calls[1][-1].content == "sunny in Paris"
+
+
+def test_whole_stream_checker_stops_reading_at_the_first_tool_call() -> None:
+    """Like Eino's `defaultStreamToolCallChecker`, it returns at the first chunk with tool calls."""
+    read: list[Message] = []
+
+    def chunks() -> Iterator[Message]:
+        for chunk in [*TEXT_THEN_CALL, Message.assistant("never read")]:
+            read.append(chunk)
+            yield chunk
+
+    assert whole_stream_tool_call_checker(chunks()) is True
+    first_call = next(i for i, c in enumerate(TEXT_THEN_CALL) if c.tool_calls)
+    assert len(read) == first_call + 1
 
 
 def test_checkers_directly() -> None:

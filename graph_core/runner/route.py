@@ -1,0 +1,219 @@
+"""Phases 5 and 6 of a superstep: apply the completed tasks' writes (deciding their branches on the
+way), then prepare the next step's tasks from the channels that became ready (Eino's
+`calculateNextTasks`, LangGraph's `apply_writes` + `prepare_next_tasks`).
+
+Plain functions over the run's data (`RunContext`, `RunData`, the completed `Task`s); `apply_writes` is
+a generator only because a branch condition may return an awaitable (it then yields `Await`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph_core.astream import acollect, acopy_stream
+from graph_core.branch import Branch
+from graph_core.callbacks import BranchDecision
+from graph_core.errors import GraphRunError
+from graph_core.runner import aio, channels
+from graph_core.runner.phases import NOT_ENDED, Effects, is_awaitable
+from graph_core.runner.plan import NodePlan
+from graph_core.runner.run import Await, RunContext, RunData, Task
+from graph_core.stream import collect, copy_stream, one_chunk
+
+__all__ = ["apply_writes", "aprepare_next_tasks", "prepare_next_tasks"]
+
+
+def _choose(
+    rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str
+) -> tuple[str, ...] | Await:
+    """A branch's chosen ends in a sync-driven run, as a plain call (no generator frame on every step);
+    an `Await` when the condition returned an awaitable, which `_choose_later` then finishes."""
+    is_stream = branch.kind == "stream" or branch.kind == "stream_multi"
+    try:
+        if rc.stream:
+            arg = output if is_stream else collect(output)
+        else:
+            arg = one_chunk(output) if is_stream else output
+        result = branch.condition(arg)
+        if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
+            if result in branch.ends:  # the common case, without the generic validation below
+                return (result,)
+        elif is_awaitable(result):
+            return Await(result)
+        return branch.selected(result)
+    except Exception as exc:
+        raise _branch_error(rc, node, prefix, exc) from exc
+
+
+def _choose_later(
+    rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str, pending: Await | None
+) -> Effects:
+    """`_choose` of an `astream` run (`pending` None), or the end of one whose condition was async."""
+    try:
+        if pending is not None:
+            result = yield pending
+        else:  # an `astream` run: a sync condition reading the stream does so on a worker thread
+            if branch.kind != "stream" and branch.kind != "stream_multi":
+                arg = yield Await(acollect(output))
+                result = branch.condition(arg)
+            elif aio.is_async_fn(branch.condition):
+                result = branch.condition(aio.AsyncStream(output, rc.loop))
+            else:
+                result = aio.in_thread(branch.condition, aio.AsyncStream(output, rc.loop))
+            if type(result) is str and (branch.kind == "single" or branch.kind == "stream"):
+                if result in branch.ends:
+                    return (result,)
+            elif is_awaitable(result):
+                result = yield Await(result)
+        return branch.selected(result)
+    except Exception as exc:
+        raise _branch_error(rc, node, prefix, exc) from exc
+
+
+def _branch_error(rc: RunContext, node: NodePlan, prefix: str, exc: Exception) -> GraphRunError:
+    kind = "collect" if rc.stream else "invoke"  # Eino: stream runs use every branch's collect surface
+    return GraphRunError(
+        f"{prefix}: calculate next step fail, node: {node.key}, error: branch {kind} run error: {exc}"
+    )
+
+
+def apply_writes(
+    rc: RunContext,
+    data: RunData,
+    completed: list[Task],
+    decisions: list[Any],
+    prefix: str = "failed to calculate next tasks",
+    *,
+    carried: tuple[str, ...] = (),
+) -> Effects:
+    """Phase 5, apply writes (the first half of Eino's `calculateNextTasks`): each completed task's output
+    goes into the channels of its successors and of the ends its branches chose (decided here, in node
+    order; a DAG also reports the ends not chosen as skipped). Returns the channels touched, in order.
+
+    `carried` names channels restored from a checkpoint, which are checked for readiness with this
+    step's targets. In a step where some task interrupted (Eino's `resolveCompletedTasks`), the writes
+    happen and nothing is read: they stay in the channels for the checkpoint.
+    """
+    plan = rc.plan
+    stream = rc.stream
+    aio_run = rc.aio
+    copy: Any = acopy_stream if aio_run else copy_stream
+    dag = plan.dag
+    observed = bool(rc.handlers.step_end)  # decisions are only reported at on_step_end
+    channel_values = data.values
+    touched: dict[str, None] = dict.fromkeys(carried) if carried else {}
+    for task in completed:
+        node = task.node
+        output = task.output
+        targets = node.successors
+        skipped: tuple[str, ...] = ()
+        branches = node.branches
+        if branches:
+            outputs = copy(output, len(branches) + 1) if stream else None
+            picks: list[tuple[int, tuple[str, ...]]] = []
+            if len(branches) == 1:
+                first = output if outputs is None else outputs[0]
+                chosen = None if aio_run else _choose(rc, node, branches[0], first, prefix)
+                if not isinstance(chosen, tuple):  # an `astream` run or an async condition
+                    chosen = yield from _choose_later(rc, node, branches[0], first, prefix, chosen)
+                picks.append((0, chosen))
+                ends = branches[0].ends
+            else:
+                merged: dict[str, None] = {}
+                all_ends: dict[str, None] = {}
+                for index, branch in enumerate(branches):
+                    arg = outputs[index] if outputs is not None else output
+                    picked = None if aio_run else _choose(rc, node, branch, arg, prefix)
+                    if not isinstance(picked, tuple):
+                        picked = yield from _choose_later(rc, node, branch, arg, prefix, picked)
+                    picks.append((index, picked))
+                    merged.update(dict.fromkeys(picked))
+                    all_ends.update(dict.fromkeys(branch.ends))
+                chosen, ends = tuple(merged), tuple(all_ends)
+            if outputs is not None:
+                output = outputs[-1]
+            if chosen:
+                targets = (*targets, *(t for t in chosen if t not in targets)) if targets else chosen
+            if dag:  # Pregel channels ignore skip reports (Eino §2.3)
+                skipped = tuple(e for e in ends if e not in chosen and e not in node.successors)
+            if observed:
+                known = rc.decisions
+                for index, picked in picks:
+                    key = (node.key, index, picked, chosen)
+                    decision = known.get(key)
+                    if decision is None:  # decisions repeat in loops: each is built once per run
+                        rest = tuple(e for e in branches[index].ends if e not in chosen)
+                        decision = known[key] = BranchDecision(node.key, index, picked, rest)
+                    decisions.append(decision)
+        values = copy(output, len(targets)) if stream and len(targets) > 1 else None
+        for i, target in enumerate(targets):
+            slot = channel_values.get(target)
+            if slot is None:
+                slot = channel_values[target] = {}
+            slot[node.key] = values[i] if values is not None else output
+            touched[target] = None
+            if dag:
+                channels.report_ready(data, node.key, target)
+        for target in skipped:
+            channels.report_skip(plan, data, node.key, target, touched)
+    return touched
+
+
+def _ready(rc: RunContext, data: RunData, touched: dict[str, None], carried: bool) -> list[str]:
+    plan = rc.plan
+    if plan.dag:
+        return [key for key in touched if channels.is_ready(plan, data, key)]
+    if carried:  # a restored channel may have been read already
+        return [key for key in touched if key in data.values]
+    return list(touched)  # Pregel: every touched channel was just written
+
+
+def prepare_next_tasks(
+    rc: RunContext,
+    data: RunData,
+    touched: dict[str, None],
+    prefix: str = "failed to calculate next tasks",
+    *,
+    carried: bool = False,
+) -> Any:
+    """Phase 6, prepare the next tasks (the second half of Eino's `calculateNextTasks`): read every ready
+    channel among those touched into `data.pending`, in node order; when END's channel is ready, return
+    its value instead (the run's output). `NOT_ENDED` otherwise. A plain call: the sync engine's path."""
+    plan = rc.plan
+    stream = rc.stream
+    ready = _ready(rc, data, touched, carried)
+    try:
+        if "end" in ready:
+            return channels.read(plan, data, "end", stream=stream)
+        if len(ready) == 1:
+            data.pending = [(ready[0], channels.read(plan, data, ready[0], stream=stream))]
+        else:
+            ready.sort(key=lambda key: plan.nodes[key].order)
+            data.pending = [(key, channels.read(plan, data, key, stream=stream)) for key in ready]
+    except ValueError as exc:
+        raise GraphRunError(f"{prefix}: {exc}") from exc
+    return NOT_ENDED
+
+
+def aprepare_next_tasks(
+    rc: RunContext,
+    data: RunData,
+    touched: dict[str, None],
+    prefix: str = "failed to calculate next tasks",
+    *,
+    carried: bool = False,
+) -> Effects:
+    """`prepare_next_tasks` of an `astream` run: reading a merged channel peeks at async streams."""
+    plan = rc.plan
+    ready = _ready(rc, data, touched, carried)
+    try:
+        if "end" in ready:
+            return (yield Await(channels.aread(plan, data, "end")))
+        ready.sort(key=lambda key: plan.nodes[key].order)
+        pending: list[tuple[str, Any]] = []
+        for key in ready:
+            pending.append((key, (yield Await(channels.aread(plan, data, key)))))
+        data.pending = pending
+    except ValueError as exc:
+        raise GraphRunError(f"{prefix}: {exc}") from exc
+    return NOT_ENDED
