@@ -168,6 +168,7 @@ class DebugApp(ReplayApp):
         state_pane, graph_box = self.query_one(StatePane), self.query_one("#graph-box")
         if held is None or self.replay.cursor < len(self.replay) - 1:
             state_pane.border_title, graph_box.border_title = "state", "graph"
+            self.mark_focus()
             return
         state_pane.show(held.values, held.edits, diff=self.diff_mode)
         if not self.diff_mode:
@@ -188,6 +189,7 @@ class DebugApp(ReplayApp):
         graph_box.border_title = one_line(
             f"graph · next: {', '.join(held.nodes)}", limit=60, style="bold yellow"
         )
+        self.mark_focus()
 
     def _show_panel(self) -> None:
         panels = self.query(DebugPanel)

@@ -77,6 +77,19 @@ def _timeline(run: Run, fork_step: int | None) -> Text:
     return text
 
 
+def _status(parent: Path, fork: Path, step: int, run: Run) -> Text:
+    """The fork view's status line (the run's own is on the screen below): which fork of what, how it
+    ended, and the way back."""
+    text = Text()
+    text.append_text(one_line(f"fork of {parent.name} at step {step}", limit=60, style="bold magenta"))
+    text.append(" → ")
+    text.append_text(one_line(fork.name, limit=60, style="bold"))
+    colour = "green" if run.status == "ok" else "red" if run.status == "error" else "yellow"
+    text.append(f"  {run.status}, {len(run.steps)} steps", style=f"bold {colour}")
+    text.append("  esc/q back to the run", style="dim")
+    return text
+
+
 class ForkScreen(Screen[None]):
     """A fork beside its parent: both timelines, and the first divergence after the fork point."""
 
@@ -85,6 +98,7 @@ class ForkScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
+    ForkScreen #fork-status { height: 1; padding: 0 1; background: $panel; }
     ForkScreen #sides { height: 1fr; }
     ForkScreen .side { width: 1fr; border: round $primary; padding: 0 1; }
     ForkScreen #fork-diff { height: auto; max-height: 12; border: round $accent; padding: 0 1; }
@@ -99,6 +113,7 @@ class ForkScreen(Screen[None]):
 
         parent, fork = read_run(self.parent_path), read_run(self.fork_path)
         diff = diff_runs(parent, fork)
+        yield Static(_status(self.parent_path, self.fork_path, self.step, fork), id="fork-status")
         with Horizontal(id="sides"):
             with VerticalScroll(classes="side", id="parent-side") as left:
                 left.border_title = f"parent: {self.parent_path.name}"
@@ -238,6 +253,7 @@ def _ask_changes(app: Any, run_path: Path, index: int, target: str | None) -> No
             except (InspectorError, OSError) as exc:  # OSError: the run's folder, the disk (see fork_note)
                 app.call_from_thread(app.notify, fork_note(exc), severity="error", markup=False, timeout=10)
                 return
+            app.call_from_thread(app.clear_notifications)  # "forking…" would cover the result line
             app.call_from_thread(app.push_screen, ForkScreen(run_path, output, index))
 
         app.run_worker(work, thread=True, group="fork", exclusive=True)

@@ -123,8 +123,11 @@ class StatePane(Tree[tuple[Path, Any]]):
         self._changed = {c.path for c in changes}
         self._ancestors = {c.path[:i] for c in changes for i in range(len(c.path))}
         plan = _Plan(Text("state"), None, expand=True, leaf=False)
-        if empty is not None:
-            plan.add_leaf(Text(empty, style="dim"))
+        if empty is not None:  # a note, wrapped to the pane (cut, `(no state: this graph keeps no`)
+            width = self.scrollable_content_region.width
+            note = Text(empty, style="dim")
+            for line in note.wrap(self.app.console, width) if width > 0 else [note]:
+                plan.add_leaf(line)
         elif diff:
             self._show_diff(plan, changes)
         else:
@@ -325,8 +328,8 @@ class StatePane(Tree[tuple[Path, Any]]):
         return max(12, pane - 3 * depth)
 
     def on_resize(self) -> None:
-        """Whole values are wrapped to the pane's width: a new width wraps them again."""
-        if self.expand_all_values and self._shown is not None:
+        """Whole values and notes are wrapped to the pane's width: a new width wraps them again."""
+        if self._shown is not None and (self.expand_all_values or self._shown[3] is not None):
             self.show(*self._shown[:2], diff=self._shown[2], empty=self._shown[3])
 
     # --- expanding clipped values ---------------------------------------------------------------
