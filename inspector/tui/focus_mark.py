@@ -9,33 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.text import Text
 from textual.widget import Widget
 
-__all__ = ["FOCUS_MARK", "mark_focus", "unmarked"]
+__all__ = ["FOCUS_MARK", "mark_focus"]
 
 FOCUS_MARK = "▶ "
 
 
-def unmarked(title: str | Text) -> str | Text:
-    """`title` without a focus mark."""
-    plain = title.plain if isinstance(title, Text) else title
-    return title[len(FOCUS_MARK) :] if plain.startswith(FOCUS_MARK) else title
-
-
 def mark_focus(boxes: Iterable[Widget]) -> None:
-    """Mark the box among `boxes` that has the focus (itself or a widget inside it), unmark the rest;
-    a title is assigned only when it changes (each assignment repaints the box)."""
+    """Mark the box among `boxes` that has the focus (itself or a widget inside it), unmark the rest.
+
+    Textual hands a title back as console markup (run data in it escaped), which it parses again when
+    assigned, so the mark goes in front of the markup. A title is assigned only when it changes: each
+    assignment repaints the box."""
     for box in boxes:
         title = box.border_title
         if title is None:
             continue
-        base = unmarked(title)
-        if box.has_focus_within:
-            wanted = Text(FOCUS_MARK, style="bold") + (base if isinstance(base, Text) else Text(base))
-        else:
-            wanted = base
-        shown_plain = title.plain if isinstance(title, Text) else title
-        wanted_plain = wanted.plain if isinstance(wanted, Text) else wanted
-        if shown_plain != wanted_plain:
+        base = title.removeprefix(FOCUS_MARK)
+        wanted = FOCUS_MARK + base if box.has_focus_within else base
+        if wanted != title:
             box.border_title = wanted

@@ -98,7 +98,9 @@ class ForkScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    ForkScreen #fork-status { height: 1; padding: 0 1; background: $panel; }
+    ForkScreen #fork-status {
+        height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     ForkScreen #sides { height: 1fr; }
     ForkScreen .side { width: 1fr; border: round $primary; padding: 0 1; }
     ForkScreen #fork-diff { height: auto; max-height: 12; border: round $accent; padding: 0 1; }
