@@ -564,6 +564,10 @@ class ReplayApp(App[None]):
     def on_timeline_step_clicked(self, message: Timeline.StepClicked) -> None:
         self.go(message.position)
 
+    def on_state_pane_width_changed(self, _: StatePane.WidthChanged) -> None:
+        if self.is_mounted and not self.waiting:
+            self.show_cursor()
+
     # --- command palette ------------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

@@ -65,22 +65,26 @@ class Spans(NamedTuple):
     lower: tuple[int, int, int]
 
 
-def spans(width: int, graph: int, *, wide: bool) -> Spans:
+def spans(width: int, graph: int, *, wide: bool, state: float = 1 / 3) -> Spans:
     """The grid's columns for a screen `width` columns wide with a `graph`-column graph pane.
 
     Wide: the graph is a full-height first column; the timeline spans the rest, and the three lower
-    panes share it in thirds. Narrow: the top row is the graph and the timeline, the lower row the
-    three panes in thirds of the whole width, so the grid has a column boundary wherever either row
-    has one, and each pane spans the columns between its own boundaries."""
+    panes share it. Narrow: the top row is the graph and the timeline, the lower row the three panes
+    across the whole width, so the grid has a column boundary wherever either row has one, and each
+    pane spans the columns between its own boundaries. The state pane takes the `state` share of the
+    lower row, the messages and node detail halves of the rest."""
+    left = graph if wide else 0
+    rest = width - left
+    first = left + round(rest * state)
+    lower_cuts = (first, first + (width - first) // 2)
     if wide:
-        rest = width - graph
-        return Spans((graph, rest // 3, rest // 3, rest - 2 * (rest // 3)), 1, 3, (1, 1, 1))
-    thirds = (width // 3, 2 * width // 3)
-    cuts = sorted({graph, *thirds})
+        columns = (graph, lower_cuts[0] - graph, lower_cuts[1] - lower_cuts[0], width - lower_cuts[1])
+        return Spans(columns, 1, 3, (1, 1, 1))
+    cuts = sorted({graph, *lower_cuts})
     columns = tuple(b - a for a, b in zip([0, *cuts], [*cuts, width], strict=True))
     graph_span = cuts.index(graph) + 1
-    first, second = cuts.index(thirds[0]) + 1, cuts.index(thirds[1]) + 1
-    lower = (first, second - first, len(columns) - second)
+    one, two = cuts.index(lower_cuts[0]) + 1, cuts.index(lower_cuts[1]) + 1
+    lower = (one, two - one, len(columns) - two)
     return Spans(columns, graph_span, len(columns) - graph_span, lower)
 
 
@@ -160,7 +164,11 @@ class Arranger:
         graph_width = max(GRAPH_MIN_WIDTH, min(fit_width, limit))
         if app.query_one(Timeline).row_width() > width - graph_width - 2:
             top = min(top + 1, free - LOWER_MIN_ROWS if not wide else free)  # the sideways scrollbar
-        grid = spans(width, graph_width, wide=wide)
+        # Values shown whole (x) need the width: the state pane takes half the lower row then, unless
+        # its third is already wide.
+        lower_width = width - (graph_width if wide else 0)
+        state = 1 / 2 if app.expand and lower_width < 150 else 1 / 3
+        grid = spans(width, graph_width, wide=wide, state=state)
         arrangement = (wide, grid, top, width < COMPACT_FOOTER_BELOW, short)
         if arrangement != self._arrangement:  # setting styles lays the screen out again: only on change
             self._arrangement = arrangement

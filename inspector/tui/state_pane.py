@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -102,6 +103,9 @@ class StatePane(Tree[tuple[Path, Any]]):
     DEFAULT_CSS = """
     StatePane { height: 1fr; }
     """
+
+    class WidthChanged(Message):
+        """The pane's width changed while it shows wrapped rows: they need wrapping again."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text("state"), id=id)
@@ -325,12 +329,13 @@ class StatePane(Tree[tuple[Path, Any]]):
         if pane <= 0:
             return None
         depth = (parent.depth if isinstance(parent, _Plan) else _depth(cast(_Node, parent))) + 2
-        return max(12, pane - 3 * depth)
+        return max(4, pane - 3 * depth)
 
     def on_resize(self) -> None:
-        """Whole values and notes are wrapped to the pane's width: a new width wraps them again."""
+        """Whole values and notes are wrapped to the pane's width: a new width asks the app to show
+        the step again (the app also unfolds what it unfolds at a step, such as a pause's inputs)."""
         if self._shown is not None and (self.expand_all_values or self._shown[3] is not None):
-            self.show(*self._shown[:2], diff=self._shown[2], empty=self._shown[3])
+            self.post_message(self.WidthChanged())
 
     # --- expanding clipped values ---------------------------------------------------------------
 
