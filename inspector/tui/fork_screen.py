@@ -132,6 +132,9 @@ class ForkScreen(Screen[None]):
         yield Static(summary, id="fork-diff")
         yield Footer()
 
+    def on_mount(self) -> None:
+        self.app.clear_notifications()  # "forking…" would cover the result line for its 5 s
+
     def action_close(self) -> None:
         self.dismiss(None)
 
@@ -255,7 +258,6 @@ def _ask_changes(app: Any, run_path: Path, index: int, target: str | None) -> No
             except (InspectorError, OSError) as exc:  # OSError: the run's folder, the disk (see fork_note)
                 app.call_from_thread(app.notify, fork_note(exc), severity="error", markup=False, timeout=10)
                 return
-            app.call_from_thread(app.clear_notifications)  # "forking…" would cover the result line
             app.call_from_thread(app.push_screen, ForkScreen(run_path, output, index))
 
         app.run_worker(work, thread=True, group="fork", exclusive=True)
