@@ -5,6 +5,7 @@ in its title."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets.tree import TreeNode
 
 import fixtures.weather as weather
+from inspector.tui import make_app
 from inspector.tui.debug_app import DebugApp, make_debug_app
 from inspector.tui.debug_panel import DebugPanel
 from inspector.tui.state_pane import StatePane
@@ -162,3 +164,26 @@ async def test_the_focused_pane_is_marked_in_its_title(size: tuple[int, int], tm
         text = screen_text(app)
         assert "╭─ ▶ live" in text and text.count("╭─ ▶ ") == 1
     app.controller.abort()  # after the app: a run ending under a closing app races its last poll
+
+
+@pytest.mark.parametrize("size", SIZES[1:], ids=IDS[1:])
+async def test_the_status_line_names_what_was_edited(size: tuple[int, int], tmp_path: Path) -> None:
+    # It ended in `✎ edited before this step:` and nothing: the path had wrapped to an unseen row.
+    path = tmp_path / "live.jsonl"
+    controller = controller_for(weather, path, breakpoints=["tools"])
+    controller.start()
+    assert controller.wait() is not None
+    controller.edit("input.tools.tool_calls[0].arguments", json.dumps({"city": "Paris"}))
+    controller.remove_breakpoint("tools")
+    controller.resume()
+    deadline = time.monotonic() + 30
+    while controller.status != "finished":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    app = make_app(path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause(0.2)
+        app.go(1)
+        await pilot.pause(0.2)
+        status = screen_text(app).splitlines()[0]
+        assert "✎ edited before this step: input.tools.tool_calls[0].arguments" in status
