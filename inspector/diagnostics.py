@@ -133,13 +133,17 @@ def _ending(run: Run) -> list[Diagnostic]:
         elif last >= 0:
             where = f"step {last}"
         else:
-            where = "its header, before any step finished"
+            where = None
+        stops = (
+            f"the recording stops after {where} without a run_finished line"
+            if where is not None
+            else "the recording has its header but no finished step and no run_finished line"
+        )
         return [
             Diagnostic(
                 "info",
                 "incomplete",
-                f"the recording stops after {where} without a run_finished line "
-                "(the process was killed, or the run is still going)",
+                f"{stops} (the process was killed, or the run is still going)",
                 last if last >= 0 else None,
             )
         ]

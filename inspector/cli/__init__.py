@@ -25,7 +25,12 @@ _COMMANDS = (topology, lint, record, show, replay, demo, diff, debug, fork, repo
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="inspector",
-        description="See what a graph_core graph is, and what it did.",
+        description="See what a graph_core or LangGraph graph is, and what it did: its exact topology, "
+        "recorded runs, a terminal replay debugger and a live debugger.",
+        epilog="TARGET is `package.module:attr` or `path/to/file.py:attr`, naming a graph_core graph "
+        "or agent, a LangGraph `StateGraph` (built or compiled), or a zero-argument factory returning "
+        "one (see docs/langgraph.md). `topology -f svg/png` needs Graphviz's `dot` program "
+        "(apt-get install graphviz, brew install graphviz).",
     )
     parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -159,13 +159,19 @@ def _walk(app: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspector.tui import Session, make_app  # Textual loads only for the commands that draw
-
+    """Record and show the demo; without `-o` the recording lives in a temporary folder that is removed
+    when the demo ends (a folder left per run filled the temp directory)."""
     if args.output:
         path = Path(args.output)
         check_output(path, resume=False)  # refused before the run, as `inspector record -o` does
-    else:
-        path = Path(tempfile.mkdtemp(prefix="inspector-demo-")) / f"{args.agent}.jsonl"
+        return _show(path, args, kept=True)
+    with tempfile.TemporaryDirectory(prefix="inspector-demo-") as folder:
+        return _show(Path(folder) / f"{args.agent}.jsonl", args, kept=False)
+
+
+def _show(path: Path, args: argparse.Namespace, *, kept: bool) -> int:
+    from inspector.tui import Session, make_app  # Textual loads only for the commands that draw
+
     record_demo(path, args.agent)
     session = Session.open(path)
     app = make_app(session, start=opening_position(session))
@@ -174,7 +180,10 @@ def run(args: argparse.Namespace) -> int:
         if app.return_code not in (None, 0):
             raise InspectorError(f"the replay app failed off-screen (exit status {app.return_code})")
         print(summary(session))
+        if not kept:
+            print("(a temporary recording, removed on exit: `-o RUN.jsonl` keeps it)")
         return 0
-    print(f"recorded the {args.agent} demo to {path}", file=sys.stderr)
+    where = str(path) if kept else f"{path} (removed on exit: `-o RUN.jsonl` keeps it)"
+    print(f"recorded the {args.agent} demo to {where}", file=sys.stderr)
     app.run()
     return 0

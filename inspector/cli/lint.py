@@ -13,9 +13,15 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "lint",
         help="check a graph: unreachable nodes, dead ends, unused branch targets, cycles, step budget",
-        description="Check the topology of TARGET. Exit status 1 when any finding is an error.",
+        description="Check the topology of TARGET (`package.module:attr` or `path/to/file.py:attr`, naming "
+        "a graph, an agent or a zero-argument factory returning one). Exit status 1 when any finding is "
+        "an error.",
     )
-    parser.add_argument("target", metavar="TARGET")
+    parser.add_argument(
+        "target",
+        metavar="TARGET",
+        help="`package.module:attr` or `path/to/file.py:attr` (imported: its top-level code runs)",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="print only errors and warnings")
     parser.add_argument(
         "--ignore",

@@ -20,6 +20,7 @@ from graph_core.topology import END, START, ModelSpec, ToolSpec, Topology, Topol
 from inspector.export._coerce import as_topology
 from inspector.export._dotlines import add_edge, add_node
 from inspector.export._escape import dot_text, dot_tooltip
+from inspector.export._overlay import BACK_EDGE
 
 if TYPE_CHECKING:
     import graphviz
@@ -38,7 +39,7 @@ _KIND_STYLE: dict[str, dict[str, str]] = {
     "Passthrough": {"shape": "diamond", "style": "filled", "fillcolor": "#eeeeee"},
 }
 _DEFAULT_STYLE = {"shape": "box", "style": "filled", "fillcolor": "#f5f5f5"}
-_BACK_EDGE_STYLE = {"color": "#c62828", "fontcolor": "#c62828", "penwidth": "2", "constraint": "false"}
+_BACK_EDGE_STYLE = {"color": BACK_EDGE, "fontcolor": "#c62828", "penwidth": "2", "constraint": "false"}
 _MAX_TOOLS_SHOWN = 8
 _MAX_LABEL = 80  # longest tool line or edge label drawn whole; the tooltip keeps the full text
 
@@ -234,6 +235,15 @@ def _styles_used(topology: Topology) -> tuple[bool, bool]:
     return branch, back
 
 
+def _returns_directly(topology: Topology) -> bool:
+    """Whether any tool of the graph (or of a graph nested in it) returns directly, drawn `↩`."""
+    return any(
+        any(tool.return_directly for tool in node.tools)
+        or (node.graph is not None and _returns_directly(node.graph))
+        for node in topology.nodes
+    )
+
+
 def _add_legend(dot: graphviz.Digraph, topology: Topology, overlay: RunOverlay | None) -> None:
     """A one-row key at the bottom: a sample of each line style the drawing uses, in the edges' colours.
 
@@ -245,9 +255,13 @@ def _add_legend(dot: graphviz.Digraph, topology: Topology, overlay: RunOverlay |
     if branch:
         samples.append(("╌╌╌▶", "black", "branch"))
     if back and overlay is None:
-        samples.append(("━━━▶", "#c62828", "back edge (closes a loop)"))
+        samples.append(("━━━▶", BACK_EDGE, "back edge (closes a loop)"))
     if overlay is not None:
         samples.extend(overlay.legend_samples())
+        if back:
+            samples.append(("↺ ━▶", BACK_EDGE, "back edge (closes a loop; red beside its colour)"))
+    if _returns_directly(topology):
+        samples.append(("↩", "black", "the tool returns directly (its result is the answer)"))
     if not samples:
         return
     cells = [

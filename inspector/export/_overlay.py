@@ -16,16 +16,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 from graph_core.topology import END, START, Topology, TopologyEdge, TopologyNode
 
-__all__ = ["HEAT", "RunOverlay"]
+__all__ = ["BACK_EDGE", "HEAT", "RunOverlay"]
 
 HEAT = ("#fff7bc", "#fee391", "#fec44f", "#fe9929", "#ec7014", "#cc4c02")
 """Node fills from visited once to the most visited node (a colour-blind-safe yellow-orange ramp)."""
 _UNVISITED_FILL, _UNVISITED_TEXT = "#f5f5f5", "#9e9e9e"
 _TAKEN, _NOT_TAKEN, _CYCLE, _ENDED = "#e65100", "#bdbdbd", "#b71c1c", "#4a148c"
+BACK_EDGE = "#c62828"
+"""A back edge's colour (the exporter's); on a run overlay it runs beside the edge's own colour."""
 
 Pair = tuple[str, str]
 _UNLIMITED = 10**9  # step budgets above this (the ADK agent's math.MaxInt) are not worth printing
@@ -107,7 +110,7 @@ class RunOverlay:
             used = f", {budget.steps_used}/{budget.steps_max} steps of budget"
         if budget is not None and budget.iterations_remaining is not None:
             used += f", {budget.iterations_remaining} iterations left"
-        summary = f"run {run.run_id or ''}: {status}, {len(steps)} steps{used}".replace("run : ", "run: ")
+        summary = f"{_run_name(run)}: {status}, {len(steps)} steps{used}"
         if ended_by:
             verb = "ended by" if status == "ok" else "stopped at"
             summary += f"; {verb} " + ", ".join(f"{a} -> {b}" for a, b in ended_by)
@@ -182,6 +185,9 @@ class RunOverlay:
             attrs.update(color=_ENDED, fontcolor=_ENDED, penwidth="4", style="bold")
             ending = "ended the run" if self.finished else "the run stopped here"
             words = f"{words} · {ending}".strip(" ·")
+        if edge.back_edge:  # the back-edge mark stays: a red line beside the run's colour, and `↺`
+            attrs["color"] = f"{attrs['color']}:{BACK_EDGE}"
+            words = f"↺ {words}".strip()
         if words:
             attrs["label"] = f" {words} "
         return attrs
@@ -251,6 +257,18 @@ class RunOverlay:
         if self.ended_by:
             lines.append("■ marks how the run ended: " + ", ".join(f"{a} -> {b}" for a, b in self.ended_by))
         return lines
+
+
+def _run_name(run: Any) -> str:
+    """What the summary calls a run: its file's name (a LangGraph run's id is 32 hex digits, which says
+    nothing), else its id when it is a readable one, else just `run`."""
+    path = getattr(run, "path", None)
+    if path is not None:
+        return f"run {Path(path).name}"
+    run_id = run.run_id or ""
+    if not run_id or (len(run_id) >= 16 and all(c in "0123456789abcdef-" for c in run_id.lower())):
+        return "run"
+    return f"run {run_id}"
 
 
 def _style_of(node: TopologyNode) -> str:

@@ -29,12 +29,13 @@ from inspector.recording.reader import Run
 from inspector.tui import follow
 from inspector.tui.arrange import GRAPH_MIN_WIDTH, WIDE_REST, Arranger
 from inspector.tui.budget_bar import BudgetBar, budget_level
+from inspector.tui.focus_mark import mark_focus
 from inspector.tui.follow import waiting_text
 from inspector.tui.footer import KeyFooter
 from inspector.tui.goto import GotoError, goto_prompt, resolve_step
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
-from inspector.tui.keys import KEYS, bindings, help_rows
+from inspector.tui.keys import DEBUG_KEYS, KEYS, bindings, help_rows
 from inspector.tui.literal import visible
 from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
@@ -202,6 +203,7 @@ class ReplayApp(App[None]):
                 start = None
         self.replay.go(self.session.opening_position() if start is None else start)
         self.query_one(Timeline).focus()
+        self.watch(self.screen, "focused", self.mark_focus, init=False)
         self.show_cursor()
         self.walker.start()
         self._begun = True
@@ -291,6 +293,16 @@ class ReplayApp(App[None]):
             retitle(bar, title=f"budget · segment {session.segment_at(cursor)} (restarts at each resume)")
         retitle(self._pane(Widget, "#timeline-box"), subtitle=timeline_note(session, expand=self.expand))
         repaint(self._pane(Static, "#status"), self._status())
+        self.mark_focus()
+
+    PANES = ("#graph-box", "#timeline-box", "#state", "#messages-box", "#detail-box")
+    """The boxes whose title marks the focus (`focus_mark`)."""
+
+    def mark_focus(self, _: object = None) -> None:
+        """Put the focus mark on the focused pane's title (after titles change, and when focus moves)."""
+        if self.waiting:
+            return
+        mark_focus(self._pane(Widget, selector) for selector in self.PANES)
 
     def _said_by(self, said: Said) -> str:
         """Who said a message and when, as its block's header shows it: `chat · step 0`, `input`."""
@@ -342,6 +354,12 @@ class ReplayApp(App[None]):
         await follow.poll(self)
 
     # --- actions --------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The run's keys belong to the run's screen: over another screen (the fork view, a prompt)
+        they do nothing, so they are not offered in its footer either (the fork view's footer offered
+        `→` and it did nothing)."""
+        return not (len(self.screen_stack) > 1 and action in _RUN_ACTIONS)
 
     def _main_screen_only(self) -> None:
         """Priority keys must not steal typing from a prompt or the command palette, and do nothing
@@ -546,6 +564,10 @@ class ReplayApp(App[None]):
     def on_timeline_step_clicked(self, message: Timeline.StepClicked) -> None:
         self.go(message.position)
 
+    def on_state_pane_width_changed(self, _: StatePane.WidthChanged) -> None:
+        if self.is_mounted and not self.waiting:
+            self.show_cursor()
+
     # --- command palette ------------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
@@ -554,6 +576,10 @@ class ReplayApp(App[None]):
             if key.action == "quit":
                 continue
             yield SystemCommand(key.title, key.description, getattr(self, f"action_{key.action}"))
+
+
+_RUN_ACTIONS = frozenset(key.action for key in (*KEYS, *DEBUG_KEYS))
+"""The actions of the run's keys (`check_action`)."""
 
 
 def make_app(

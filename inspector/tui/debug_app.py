@@ -88,6 +88,7 @@ class DebugApp(ReplayApp):
         self._polling = False
         self._seen: tuple[Any, ...] = ()
         self._polled_size = -1
+        self._panel_lines = 0
         controller.subscribe(self._mark_dirty)
 
     async def poll(self) -> None:
@@ -167,6 +168,7 @@ class DebugApp(ReplayApp):
         state_pane, graph_box = self.query_one(StatePane), self.query_one("#graph-box")
         if held is None or self.replay.cursor < len(self.replay) - 1:
             state_pane.border_title, graph_box.border_title = "state", "graph"
+            self.mark_focus()
             return
         state_pane.show(held.values, held.edits, diff=self.diff_mode)
         if not self.diff_mode:
@@ -187,11 +189,21 @@ class DebugApp(ReplayApp):
         graph_box.border_title = one_line(
             f"graph · next: {', '.join(held.nodes)}", limit=60, style="bold yellow"
         )
+        self.mark_focus()
 
     def _show_panel(self) -> None:
         panels = self.query(DebugPanel)
-        if panels:
-            panels.first().update(describe(self.controller, self._message))
+        if not panels:
+            return
+        text = describe(self.controller, self._message)
+        if self.screen.has_class("-short"):
+            text = _two_lines(text, message=self._message is not None)
+        panel = panels.first()
+        lines = len(text.split())
+        if lines != self._panel_lines:  # the grid's rows depend on the panel's height: arrange again
+            self._panel_lines = lines
+            self.call_after_refresh(self.arranger.refit)
+        panel.update(text)
 
     def _say(self, text: str, *, error: bool = False) -> None:
         self._message = one_line(text, limit=200, style="bold red" if error else "green")
@@ -321,6 +333,17 @@ class DebugApp(ReplayApp):
             controller.abort()  # leaving the debugger ends the run cleanly (a running one at its next
             # step boundary); the recording says so
         self.exit()
+
+
+def _two_lines(text: Text, *, message: bool) -> Text:
+    """The live panel on a short screen (`-short`): where the run stands, then the last message (an
+    edit applied, a command refused), else what a model is streaming, else the breakpoints; the keys
+    are in the footer and the help."""
+    lines = text.split()
+    if len(lines) <= 2:
+        return text
+    second = lines[-1] if message or lines[-1].plain.find(" ▸ ") > 0 else lines[1]
+    return Text("\n").join([lines[0], second])
 
 
 def _open_inputs(pane: StatePane) -> None:

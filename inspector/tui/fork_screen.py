@@ -77,6 +77,19 @@ def _timeline(run: Run, fork_step: int | None) -> Text:
     return text
 
 
+def _status(parent: Path, fork: Path, step: int, run: Run) -> Text:
+    """The fork view's status line (the run's own is on the screen below): which fork of what, how it
+    ended, and the way back."""
+    text = Text()
+    text.append_text(one_line(f"fork of {parent.name} at step {step}", limit=60, style="bold magenta"))
+    text.append(" → ")
+    text.append_text(one_line(fork.name, limit=60, style="bold"))
+    colour = "green" if run.status == "ok" else "red" if run.status == "error" else "yellow"
+    text.append(f"  {run.status}, {len(run.steps)} steps", style=f"bold {colour}")
+    text.append("  esc/q back to the run", style="dim")
+    return text
+
+
 class ForkScreen(Screen[None]):
     """A fork beside its parent: both timelines, and the first divergence after the fork point."""
 
@@ -85,6 +98,9 @@ class ForkScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
+    ForkScreen #fork-status {
+        height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     ForkScreen #sides { height: 1fr; }
     ForkScreen .side { width: 1fr; border: round $primary; padding: 0 1; }
     ForkScreen #fork-diff { height: auto; max-height: 12; border: round $accent; padding: 0 1; }
@@ -99,6 +115,7 @@ class ForkScreen(Screen[None]):
 
         parent, fork = read_run(self.parent_path), read_run(self.fork_path)
         diff = diff_runs(parent, fork)
+        yield Static(_status(self.parent_path, self.fork_path, self.step, fork), id="fork-status")
         with Horizontal(id="sides"):
             with VerticalScroll(classes="side", id="parent-side") as left:
                 left.border_title = f"parent: {self.parent_path.name}"
@@ -114,6 +131,9 @@ class ForkScreen(Screen[None]):
         )
         yield Static(summary, id="fork-diff")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.clear_notifications()  # "forking…" would cover the result line for its 5 s
 
     def action_close(self) -> None:
         self.dismiss(None)

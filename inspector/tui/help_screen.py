@@ -1,4 +1,7 @@
-"""`HelpScreen`: every key and what it does, built from the app's own bindings so it cannot drift."""
+"""`HelpScreen`: every key and what it does, built from the app's own bindings so it cannot drift.
+
+On a screen too short for the list (80x24 cut it after a dozen keys), the box's bottom border says
+there is more and how to scroll to it, and says when the end is reached."""
 
 from __future__ import annotations
 
@@ -41,10 +44,29 @@ class HelpScreen(ModalScreen[None]):
         table.add_column()
         for keys, description in self.rows:
             table.add_row(Text(keys), Text(description))
-        with VerticalScroll():
+        with VerticalScroll(id="help-keys"):
             yield Static(Text(self.title_text, style="bold"))
             yield Static(table)
             yield Static(Text("Every action is also in the command palette (ctrl+p).", style="dim"))
+
+    def on_mount(self) -> None:
+        box = self.query_one("#help-keys", VerticalScroll)
+        box.focus()  # ↑/↓ and page keys scroll it
+        self.watch(box, "scroll_y", self._hint, init=False)
+        self.call_after_refresh(self._hint)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._hint)
+
+    def _hint(self, _: float | None = None) -> None:
+        """`↓ more below: ↑ ↓ PgUp PgDn scroll` while the list goes on past the box; `end` at its end."""
+        box = self.query_one("#help-keys", VerticalScroll)
+        if box.max_scroll_y <= 0:
+            box.border_subtitle = None
+        elif box.scroll_y < box.max_scroll_y:
+            box.border_subtitle = Text("↓ more below: ↑ ↓ PgUp PgDn scroll", style="bold")
+        else:
+            box.border_subtitle = Text("end of the list (↑ scrolls back)")
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

@@ -44,6 +44,9 @@ def status_text(
     # `--step` take) and names the cursor's step by segment and number, as its row shows it.
     word = "position" if len(run.segments) > 1 else "step"
     text.append(f"  {word} {replay.cursor if total else '–'} of {total} ({max(total - 1, 0)} last)")
+    # Debugger edits and a fork's origin before the modes: at 120 columns the line ended in
+    # `✎ edited before this step:` with the edited path cut off.
+    text.append_text(edit_note(run, replay.current))
     if len(run.segments) > 1:
         current = replay.current
         where = f"segment {segment.index}" + (f" step {current.index}" if current is not None else "")
@@ -58,7 +61,6 @@ def status_text(
         text.append(f"  ▶ playing {speed:g}/s", style="bold cyan")
     else:
         text.append(f"  speed {speed:g}/s", style="dim")
-    text.append_text(edit_note(run, replay.current))  # debugger edits, fork origin
     if follow and session.problem is not None:
         text.append(f"  stopped following: {session.problem}", style="bold red")
         text.append(f" (showing the {len(replay)} steps read before it)", style="red")

@@ -16,9 +16,10 @@ planned or built until it is unfolded (`_lazy`): a long history's 50 shown messa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -52,14 +53,17 @@ class _Parent(Protocol):
 class _Plan:
     """A tree node to be: label, data, whether it folds open, and its children."""
 
-    def __init__(self, label: Text, data: tuple[Path, Any] | None, *, expand: bool, leaf: bool) -> None:
+    def __init__(
+        self, label: Text, data: tuple[Path, Any] | None, *, expand: bool, leaf: bool, depth: int = -1
+    ) -> None:
         self.label, self.data, self.expand, self.leaf = label, data, expand, leaf
+        self.depth = depth  # the tree's root is -1: its children are drawn at the pane's left edge
         self.name: tuple[str, str] | None = None  # a leaf labelled other than by its key: (label, style)
         self.children: list[_Plan] = []
         self.lazy: tuple[Path, Any] | None = None  # folded: its children are planned when unfolded
 
     def add(self, label: Text, data: tuple[Path, Any] | None = None, *, expand: bool = False) -> _Plan:
-        child = _Plan(label, data, expand=expand, leaf=False)
+        child = _Plan(label, data, expand=expand, leaf=False, depth=self.depth + 1)
         self.children.append(child)
         return child
 
@@ -72,13 +76,21 @@ class _Plan:
     def add_leaf(
         self, label: Text, data: tuple[Path, Any] | None = None, *, name: tuple[str, str] | None = None
     ) -> _Plan:
-        child = _Plan(label, data, expand=False, leaf=True)
+        child = _Plan(label, data, expand=False, leaf=True, depth=self.depth + 1)
         child.name = name
         self.children.append(child)
         return child
 
 
 _Node = TreeNode[tuple[Path, Any]]
+
+
+def _depth(node: _Node) -> int:
+    """A shown node's depth, counted as `_Plan.depth` is (the root is -1)."""
+    depth = -1
+    while node.parent is not None:
+        node, depth = node.parent, depth + 1
+    return depth
 
 
 def _key_text(key: str | int) -> str:
@@ -92,6 +104,9 @@ class StatePane(Tree[tuple[Path, Any]]):
     StatePane { height: 1fr; }
     """
 
+    class WidthChanged(Message):
+        """The pane's width changed while it shows wrapped rows: they need wrapping again."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text("state"), id=id)
         self.show_root = False
@@ -102,16 +117,21 @@ class StatePane(Tree[tuple[Path, Any]]):
         self._ancestors: set[Path] = set()
         self._names: dict[int, tuple[str, str]] = {}  # leaf node id -> the name and style it is shown with
         self._lazy: dict[int, tuple[Path, Any]] = {}  # folded node id -> what its children come from
+        self._shown: tuple[Any, list[Change], bool, str | None] | None = None  # `show`'s last arguments
 
     # --- building -------------------------------------------------------------------------------
 
     def show(self, state: Any, changes: list[Change], *, diff: bool, empty: str | None = None) -> None:
         """Show `state` (or its `changes` when `diff`); `empty` replaces both with a note."""
+        self._shown = (state, changes, diff, empty)
         self._changed = {c.path for c in changes}
         self._ancestors = {c.path[:i] for c in changes for i in range(len(c.path))}
         plan = _Plan(Text("state"), None, expand=True, leaf=False)
-        if empty is not None:
-            plan.add_leaf(Text(empty, style="dim"))
+        if empty is not None:  # a note, wrapped to the pane (cut, `(no state: this graph keeps no`)
+            width = self.scrollable_content_region.width
+            note = Text(empty, style="dim")
+            for line in note.wrap(self.app.console, width) if width > 0 else [note]:
+                plan.add_leaf(line)
         elif diff:
             self._show_diff(plan, changes)
         else:
@@ -190,7 +210,7 @@ class StatePane(Tree[tuple[Path, Any]]):
         lazy = self._lazy.pop(node.id, None)
         if lazy is not None:
             path, value = lazy
-            plan = _Plan(Text(""), None, expand=True, leaf=False)
+            plan = _Plan(Text(""), None, expand=True, leaf=False, depth=_depth(node))
             self._add_items(plan, path, value)
             self._grow(node, plan)
         if deep:
@@ -246,14 +266,13 @@ class StatePane(Tree[tuple[Path, Any]]):
                 self._add_items(node, path, value)  # pyright: ignore[reportUnknownArgumentType]
             else:
                 text = self._label(label, path, value, style)
-                parent.add_leaf(text, data=(path, value), name=(label, style))
+                self._add_leaf(parent, text, (path, value), name=(label, style))
             return
         if isinstance(value, dict | LISTS):
             self._add_items(parent, path, value)  # pyright: ignore[reportUnknownArgumentType]
         else:
-            parent.add_leaf(
-                self._label("value", path, value, style), data=(path, value), name=("value", style)
-            )
+            text = self._label("value", path, value, style)
+            self._add_leaf(parent, text, (path, value), name=("value", style))
 
     def _add_items(self, parent: _Parent, path: Path, value: dict[Any, Any] | Sequence[Any]) -> None:
         items: list[tuple[str | int, Any]]
@@ -279,7 +298,44 @@ class StatePane(Tree[tuple[Path, Any]]):
                 node = parent.add(label, data=(child_path, child), expand=open_it)
                 self._add_items(node, child_path, child)  # pyright: ignore[reportUnknownArgumentType]
             else:
-                parent.add_leaf(label, data=(child_path, child))
+                self._add_leaf(parent, label, (child_path, child))
+
+    def _add_leaf(
+        self,
+        parent: _Parent,
+        label: Text,
+        data: tuple[Path, Any],
+        *,
+        name: tuple[str, str] | None = None,
+    ) -> None:
+        """A value's row; with every value shown whole (`x`), one longer than the pane is wide goes on
+        over rows of its own under it (a tree row is one terminal line, cut at the pane's edge)."""
+        width = self._wrap_width(parent)
+        if width is None or label.cell_len <= width:
+            parent.add_leaf(label, data, name=name)
+            return
+        lines = label.wrap(self.app.console, width, overflow="fold")
+        head = parent.add(lines[0], data, expand=True)
+        for line in lines[1:]:
+            head.add_leaf(line)
+
+    def _wrap_width(self, parent: _Parent) -> int | None:
+        """How wide a whole value's rows may be under `parent`, or None when values are not shown whole
+        or the pane has no width yet: each level of the tree indents 3 columns, and the rows that go
+        on are one level deeper than the value's own."""
+        if not self.expand_all_values:
+            return None
+        pane = self.scrollable_content_region.width
+        if pane <= 0:
+            return None
+        depth = (parent.depth if isinstance(parent, _Plan) else _depth(cast(_Node, parent))) + 2
+        return max(4, pane - 3 * depth)
+
+    def on_resize(self) -> None:
+        """Whole values and notes are wrapped to the pane's width: a new width asks the app to show
+        the step again (the app also unfolds what it unfolds at a step, such as a pause's inputs)."""
+        if self._shown is not None and (self.expand_all_values or self._shown[3] is not None):
+            self.post_message(self.WidthChanged())
 
     # --- expanding clipped values ---------------------------------------------------------------
 

@@ -37,9 +37,9 @@ INTERRUPT_STYLE = "bold yellow"
 CANCEL_STYLE = "bold magenta"
 RESUMED_STYLE = "bold cyan"
 
-NODES_MAX = 24
+NODES_MAX = 32
 """The nodes column is as wide as the graph's longest node key, up to this; longer keys (and steps
-that run several nodes) end in `…`."""
+that run several nodes) end in `…`. The ADK agent's longest key, `AfterToolCallsCancelCheck`, fits."""
 
 
 @dataclass(frozen=True)

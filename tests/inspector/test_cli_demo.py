@@ -29,3 +29,17 @@ def test_demo_into_an_unwritable_path_is_refused_before_recording(
     err = " ".join(capsys.readouterr().err.split())
     assert err.count("inspector:") == 1  # no "recording stopped" warning before the error
     assert "could not write the run file" in err and "Errno" not in err
+
+
+def test_demo_without_output_leaves_no_folder_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each `inspector demo` used to leave an `inspector-demo-*` folder in the temp directory.
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["demo", "--headless"]) == 0
+    assert main(["demo", "--headless", "--agent", "runaway"]) == 0
+    printed = capsys.readouterr().out
+    assert "status       ok" in printed and "removed on exit" in printed
+    assert list(tmp_path.iterdir()) == []

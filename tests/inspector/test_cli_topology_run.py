@@ -135,7 +135,7 @@ def test_svg_overlay_is_a_heat_map(tmp_path: Path) -> None:
     texts = [t.text or "" for t in root.iter(f"{SVG}text")]
     assert any("loop that burned the budget" in t for t in texts)
     assert any("the run stopped here" in t for t in texts)
-    assert any("run runaway: error, 13 steps" in t for t in texts)
+    assert any("run runaway.jsonl: error, 13 steps" in t for t in texts)
 
 
 def test_png_overlay_renders(tmp_path: Path) -> None:
