@@ -174,7 +174,7 @@ def page_data(
     later = steps[static_rows:] if static_rows is not None else []
     return {
         "base": plain(run.state_at(first - 1)) if first > 0 else None,
-        "rows": "".join(step_row(step, side=side) for step in later),
+        "rows": [step_row(step, side=side) for step in later],
         "steps": [
             {
                 "i": step["i"],
@@ -292,8 +292,8 @@ def run_page(run: Run, *, steps: range | None = None, diagnostics: list[Diagnost
     unlisted = len(shown) - STATIC_ROW_LIMIT
     rows_note = (
         f'<noscript><p class="note">The timeline lists its first {STATIC_ROW_LIMIT} steps; the page\'s '
-        f"script lists the other {unlisted}. With JavaScript off, narrow the page with "
-        "<code>--steps A..B</code>.</p></noscript>"
+        f"script lists the other {unlisted}, a thousand at a time. With JavaScript off, narrow the page "
+        "with <code>--steps A..B</code>.</p></noscript>"
         if unlisted > 0
         else ""
     )
@@ -321,6 +321,6 @@ def run_page(run: Run, *, steps: range | None = None, diagnostics: list[Diagnost
         "kind": "run",
         "node_ids": node_ids(run.topology),
         "runs": [page_data(run, shown, static_rows=STATIC_ROW_LIMIT, static_details=STATIC_STEP_LIMIT)],
-        "said": "".join(said_item(said) for said in facts["conversation"][STATIC_MESSAGE_LIMIT:]),
+        "said": [said_item(said) for said in facts["conversation"][STATIC_MESSAGE_LIMIT:]],
     }
     return document(f"{header['graph'] or 'run'}: {header['file']}", body, data)

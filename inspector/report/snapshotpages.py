@@ -16,7 +16,7 @@ from typing import Any
 from inspector.export import from_json
 from inspector.recording import Run, read_run
 from inspector.report.diffpage import mark_nodes
-from inspector.report.html import text
+from inspector.report.html import attr, text
 from inspector.report.page import document, graph_figure, node_ids, run_page
 from inspector.report.write import write_page
 from inspector.snapshot.topology_diff import diff_topologies
@@ -83,7 +83,7 @@ def trajectory_pages(subject: Run | str | Path, stored: str, directory: Path, na
     body = (
         "<header><h1>trajectory snapshot failed</h1>"
         f'<p class="divergence">{text(divergence.describe() if divergence else "no divergence found")}</p>'
-        f'<p>The received run\'s own page: <a href="{text(run_path.name)}">{text(run_path.name)}</a>'
+        f'<p>The received run\'s own page: <a href="{attr(run_path.name)}">{text(run_path.name)}</a>'
         "</p></header>"
         f'<main><div class="graph-column">{figure}</div><div class="run-column">'
         f'<p class="note">Both start at step {start}.</p><div class="sides">'

@@ -110,3 +110,30 @@ def test_the_budget_burning_cycle_is_marked_on_the_graph(tmp_path: Path, open_pa
     svg = page.locator("#graph svg").inner_html()
     assert "loop that burned the budget" in svg
     assert "#b71c1c" in svg  # the cycle's colour in the heat overlay
+
+
+def test_a_long_runs_later_rows_and_messages_come_a_thousand_at_a_time(
+    tmp_path: Path, open_page: Any
+) -> None:
+    from bench.bench_recording import _agent  # pyright: ignore[reportPrivateUsage]
+    from graph_core.schema import Message
+    from inspector.recording import Recorder
+
+    path = tmp_path / "long.jsonl"
+    _agent(600).invoke([Message.user("go")], callbacks=[Recorder(path)])  # 1,201 steps, 1,202 messages
+    run = read_run(path)
+    page = open_page(write(path, tmp_path))
+    assert page.locator("#timeline tbody tr").count() == 1000
+    assert page.locator("#conversation li").count() == 500
+    page.click("#step-999")
+    page.keyboard.press("j")  # past the rows on the page: the next ones are added, step 1000 selected
+    assert page.locator("#step-panel").get_attribute("data-step") == "1000"
+    assert (
+        json.loads(page.locator("#panel-body pre.state").inner_text())["messages"][-1]
+        == plain(run.state_at(1000))["messages"][-1]
+    )
+    assert page.locator("#timeline tbody tr").count() == 1201
+    assert page.locator("button.more").count() == 1  # the conversation's; the timeline's is spent
+    page.click("button.more")
+    assert page.locator("#conversation li").count() == 1202
+    assert page.locator("button.more").count() == 0

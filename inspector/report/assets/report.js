@@ -80,6 +80,25 @@
     }
   }
 
+  // A long run's later rows and messages are added a thousand at a time, when asked for: twenty
+  // thousand table rows at once kept the browser busy for seconds.
+  var CHUNK = 1000;
+  function more(after, left, add, what) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "more";
+    function label() { button.textContent = "show " + Math.min(CHUNK, left()) + " more " + what + " (" + left() + " not shown)"; }
+    button.addEventListener("click", function () { add(); if (left()) label(); else button.remove(); });
+    label();
+    after.insertAdjacentElement("afterend", button);
+    return button;
+  }
+  function showRows(side, count) {
+    side.table.tBodies[0].insertAdjacentHTML("beforeend", side.more.splice(0, count).join(""));
+    if (side.button && !side.more.length) side.button.remove();
+    else if (side.button) side.button.textContent = "show " + Math.min(CHUNK, side.more.length) + " more steps (" + side.more.length + " not shown)";
+  }
+
   function start(data) {
     var sides = (data.runs || []).map(function (run, i) { return new Side(run, data.runs.length > 1 ? "ab"[i] + "-" : ""); });
     var panel = document.getElementById("step-panel"), body = document.getElementById("panel-body");
@@ -92,6 +111,10 @@
       var rows = document.querySelectorAll(".timeline tr.selected");
       for (var r = 0; r < rows.length; r++) rows[r].classList.remove("selected");
       var row = document.getElementById(side.prefix + "step-" + position);
+      while (!row && side.more && side.more.length) {
+        showRows(side, CHUNK);
+        row = document.getElementById(side.prefix + "step-" + position);
+      }
       if (row) { row.classList.add("selected"); row.scrollIntoView({ block: "nearest", inline: "nearest" }); }
       highlight(step.n, data.node_ids);
       if (panel && body) {
@@ -114,7 +137,11 @@
     sides.forEach(function (side) {
       var table = document.getElementById(side.prefix + "timeline");
       if (!table) return;
-      if (side.run.rows) table.tBodies[0].insertAdjacentHTML("beforeend", side.run.rows);  // escaped by the generator
+      side.table = table;
+      side.more = side.run.rows || [];  // rows past the page's own, escaped by the generator
+      if (side.more.length) {
+        side.button = more(table, function () { return side.more.length; }, function () { showRows(side, CHUNK); }, "steps");
+      }
       table.addEventListener("click", function (event) {
         var row = event.target.closest("tr[data-step]");
         if (!row) return;
@@ -123,7 +150,12 @@
       });
     });
     var conversation = document.getElementById("conversation");
-    if (conversation && data.said) conversation.insertAdjacentHTML("beforeend", data.said);  // escaped by the generator
+    var unsaid = data.said || [];  // messages past the page's own, escaped by the generator
+    if (conversation && unsaid.length) {
+      more(conversation, function () { return unsaid.length; }, function () {
+        conversation.insertAdjacentHTML("beforeend", unsaid.splice(0, CHUNK).join(""));
+      }, "messages");
+    }
     var said = document.querySelectorAll(".conversation li[data-step]");
     for (var s = 0; s < said.length; s++) said[s].addEventListener("click", function () { select(sides[0], Number(this.dataset.step)); });
     document.addEventListener("keydown", function (event) {
