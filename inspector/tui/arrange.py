@@ -17,7 +17,7 @@ from inspector.tui.graph_pane import Painted
 from inspector.tui.timeline import Timeline
 
 if TYPE_CHECKING:
-    from inspector.tui.app import ReplayApp
+    from inspector.tui.host import ReplayHost
 
 __all__ = ["COMPACT_FOOTER_BELOW", "GRAPH_MIN_WIDTH", "WIDE_REST", "Arranger"]
 
@@ -41,7 +41,7 @@ def _sizes(fit: tuple[tuple[int, int], Region | None, int, int]) -> tuple[tuple[
 class Arranger:
     """The grid's arrangement and the graph's scroll for one screen of `app`."""
 
-    def __init__(self, app: ReplayApp) -> None:
+    def __init__(self, app: ReplayHost) -> None:
         self.app = app
         self._fit: tuple[tuple[int, int], Region | None, int, int] | None = None
         self._arrangement: tuple[bool, int, int, bool] | None = None
