@@ -11,7 +11,7 @@ here, beside its inverse; `tests/inspector/test_record_elision.py` checks every 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graph_core.topology import END
@@ -152,10 +152,11 @@ def expand_budget_before(
 
 
 def compact_branches(
-    decisions: Sequence[Any], nodes: Sequence[str], ends: Callable[[str, int], tuple[str, ...] | None]
+    decisions: Sequence[Any], nodes: Sequence[str], ends: Mapping[tuple[str, int], tuple[str, ...]]
 ) -> list[dict[str, Any]]:
     """Branch decisions as stored: without `source` when the step ran that node only, `branch_index`
-    when 0, and `skipped` when it is the branch's other ends in the topology (`ends(source, index)`)."""
+    when 0, and `skipped` when it is the branch's other ends in the topology (`ends[source, index]`,
+    the same table `expand_branches` reads)."""
     out: list[dict[str, Any]] = []
     for decision in decisions:
         record: dict[str, Any] = {}
@@ -164,7 +165,7 @@ def compact_branches(
         if decision.branch_index:
             record["branch_index"] = decision.branch_index
         record["chosen"] = list(decision.chosen)
-        known = ends(decision.source, decision.branch_index)
+        known = ends.get((decision.source, decision.branch_index))
         if known is None or tuple(e for e in known if e not in decision.chosen) != tuple(decision.skipped):
             record["skipped"] = list(decision.skipped)
         out.append(record)

@@ -302,7 +302,9 @@ class Recorder(RunWriter):
         duration = None if t is None or end_t is None else round_time(end_t - t)
 
         runs = (
-            node_run_records(done, path, step.nodes, begin, self._nodes, self._value, self._max_str)
+            node_run_records(
+                done, path, step.nodes, begin, self._nodes, self._encoder.encode_held, self._max_str
+            )
             if done
             else None
         )
