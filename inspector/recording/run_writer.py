@@ -45,11 +45,12 @@ from inspector.recording.continuation import (
 )
 from inspector.recording.encode import Encoder
 from inspector.recording.header import header_line, index_topology, scope_extra, topology_from_scope
-from inspector.recording.pending import Counters, Pending, error_record, node_run_records, round_time
+from inspector.recording.pending import Counters, Pending, error_record, node_run_records
 from inspector.recording.redact import RedactSpec, make_redaction
 from inspector.recording.sink import Sink, describe_fault
 from inspector.recording.state_track import StateTrack
 from inspector.recording.step_line import StepDecisions, unfinished_line
+from inspector.recording.times import round_time
 from inspector.trust import remember_recording
 
 __all__ = ["ProgressFn", "RunWriter"]

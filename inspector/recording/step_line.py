@@ -11,7 +11,7 @@ and template once per distinct decision, since loops repeat theirs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic_core import to_json
@@ -84,9 +84,8 @@ def _template(nodes: list[str], branches: list[dict[str, Any]]) -> bytes:
 
 
 def step_line(
-    path: tuple[str, ...],
-    index: int,
-    decided: Decided,
+    step: StepInfo,
+    decisions: StepDecisions,
     t: float | None,
     duration: float | None,
     budget: dict[str, Any],
@@ -95,12 +94,13 @@ def step_line(
     full: bool,
     payload: Any,
     delta_json: bytes | None,
-    ended: bool,
-    errors: Sequence[str],
-    interrupted: Sequence[str],
 ) -> bytes:
-    """A step line, newline included: the template when the step is a loop's usual one, else the
-    event dict serialised."""
+    """A step line, newline included: the step's decisions as stored (`decisions.of`) with the parts
+    the recorder's phases made; the template when the step is a loop's usual one, else the event dict
+    serialised."""
+    path, index = step.path, step.index
+    ended, errors, interrupted = step.ended, step.errors, getattr(step, "interrupted", ())
+    decided = decisions.of(step)
     template = decided.template
     if (
         template is not None
