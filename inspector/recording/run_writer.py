@@ -162,10 +162,6 @@ class RunWriter:
 
     # --- values and lines -----------------------------------------------------------------------
 
-    def _value(self, held: Any) -> Any:
-        """A held value encoded (in node order, at the step boundary); see `held`."""
-        return self._encoder.encode_held(held)
-
     def _queue(self, line: bytes) -> None:
         """Queue the value lines pending in the encoder, then `line`; all encoding already happened."""
         if self._encoder.has_definitions:
