@@ -124,8 +124,8 @@ def _cycle_in(group: list[str], graph: dict[str, set[str]]) -> list[str]:
             "graph_core",
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="graph_core.schema <-> stream and the runner's circle (graph <-> runner.*) are "
-                "broken by the Eino runner rework; this case passes once it lands",
+                reason="the runner's circle (graph_core.graph <-> runner.*) is broken by the Eino "
+                "runner rework; this case passes once it lands",
             ),
         ),
     ],

@@ -55,13 +55,14 @@ from graph_core.callbacks import Boundary, StepInfo
 from graph_core.schema import Message
 from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
 from inspector.debug.paths import parse_path, rebuild_like
+from inspector.debug.settled import Settled
 from inspector.errors import DebugError, RunWriteError, TargetConsentError, TargetError
 from inspector.recording import Run, read_run
 from inspector.recording.debug_lines import read_debug_lines
 from inspector.recording.encode import Encoder
 from inspector.recording.redact import make_redaction
 from inspector.recording.sink import describe_fault, fault_error, refuse_busy
-from inspector.recording.valuelist import LISTS, ValueList, plain
+from inspector.recording.valuelist import LISTS, plain
 from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
 from inspector.target import LoadedTarget, TargetSource, load_target, locate_target
 from inspector.terminaltext import visible
@@ -310,7 +311,7 @@ class _ForkHook:
         self.controller: DebugController | None = None
         self.answer = plan.model_answer
         self.encoder = Encoder(redaction=make_redaction(True), intern=False)
-        self.settled = _Settled(self.encoder)
+        self.settled = Settled(self.encoder)
         self.restored: list[int] = []  # steps after which the state was restored from the recording
 
     def __call__(self, boundary: Boundary) -> None:
@@ -434,75 +435,6 @@ class _CarryCounters:
         recorder = controller.recorder if controller is not None else None
         if recorder is not None:
             recorder.carry_counters(self.plan.parent.steps[step.index].budget)
-
-
-class _Settled:
-    """Proves a rebuilt state equal to the recorded one looking only at what grew since the last proof,
-    so a fork at step N checks N states in time linear in N (comparing each whole state made it grow with
-    the square of N: 92 s at step 2,000 of a runaway run).
-
-    Per top-level field holding a message history, it remembers the rebuilt list proven equal (the
-    object, its length then, its first and last item) and the recorded history's value ids at that
-    length. A later state whose field holds the same list, grown at its end (the same first and last
-    items where the proof stopped), against a recorded history that still begins with those ids, only
-    has its new items encoded and compared: the assumption the recorder's own list memo makes
-    (`Encoder`: histories grow, they are not edited). Any other field is encoded and compared whole.
-    `same` answers False when it cannot prove equality; the caller then compares the whole state, which
-    also names the first difference."""
-
-    def __init__(self, encoder: Encoder) -> None:
-        self.encoder = encoder
-        self._lists: dict[str, tuple[list[Any], int, Any, Any, tuple[tuple[int, int], ...]]] = {}
-
-    def _json(self, encoded: Any) -> Any:
-        return json.loads(json.dumps(encoded))
-
-    def same(self, state: Any, recorded: Any) -> bool:
-        """True when `state` (live) is the recorded `recorded` (as `Run.state_at` gives it)."""
-        fields = self.encoder.top_level(state)
-        if fields is None or type(recorded) is not dict or len(fields) != len(recorded):  # pyright: ignore[reportUnknownArgumentType]
-            return False
-        stored: dict[str, Any] = recorded  # pyright: ignore[reportUnknownVariableType]
-        proven: dict[str, tuple[list[Any], int, Any, Any, tuple[tuple[int, int], ...]]] = {}
-        try:
-            for key, raw, masked in fields:
-                if key not in stored:
-                    return False
-                want = stored[key]
-                if masked:
-                    if want != self.encoder.mask:
-                        return False
-                elif type(raw) is list and isinstance(want, ValueList):
-                    items: list[Any] = raw  # pyright: ignore[reportUnknownVariableType]
-                    if len(items) != len(want):
-                        return False
-                    start = self._grown_from(key, items, want)
-                    new = [self._json(self.encoder.encode(item)) for item in items[start:]]
-                    if new != plain(want[start:]):
-                        return False
-                    if items:
-                        proven[key] = (items, len(items), items[0], items[-1], _runs(want))
-                elif self._json(self.encoder.encode_field(raw, state)) != plain(want):
-                    return False
-        except Exception:  # what encoding the whole state records as a marker: compared there
-            return False
-        self._lists = proven
-        return True
-
-    def _grown_from(self, key: str, items: list[Any], want: ValueList) -> int:
-        """How many leading items of `items` the last proof covers (0: none, compare them all)."""
-        memo = self._lists.get(key)
-        if memo is None:
-            return 0
-        obj, n, first, last, runs = memo
-        if obj is not items or n > len(items) or items[0] is not first or items[n - 1] is not last:
-            return 0
-        prefix = want[:n]
-        return n if isinstance(prefix, ValueList) and _runs(prefix) == runs else 0
-
-
-def _runs(history: ValueList) -> tuple[tuple[int, int], ...]:
-    return tuple((start, stop) for start, stop in history.runs)
 
 
 def run_fork(
