@@ -116,20 +116,7 @@ def _cycle_in(group: list[str], graph: dict[str, set[str]]) -> list[str]:
     raise AssertionError(f"no cycle through {start}")  # a strongly connected group always has one
 
 
-@pytest.mark.parametrize(
-    "package",
-    [
-        "inspector",
-        pytest.param(
-            "graph_core",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the runner's circle (graph_core.graph <-> runner.*) is broken by the Eino "
-                "runner rework; this case passes once it lands",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("package", ["inspector", "graph_core"])
 def test_no_import_circles(package: str) -> None:
     found = cycles(import_graph(ROOT / package))
     assert not found, "import circles: " + "; ".join(" -> ".join(cycle) for cycle in found)
