@@ -55,6 +55,7 @@ from graph_core.callbacks import Boundary, StepInfo
 from graph_core.schema import Message
 from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
 from inspector.debug.paths import parse_path, rebuild_like
+from inspector.debug.settled import Settled
 from inspector.errors import DebugError, RunWriteError, TargetConsentError, TargetError
 from inspector.recording import Run, read_run
 from inspector.recording.debug_lines import read_debug_lines
@@ -310,6 +311,7 @@ class _ForkHook:
         self.controller: DebugController | None = None
         self.answer = plan.model_answer
         self.encoder = Encoder(redaction=make_redaction(True), intern=False)
+        self.settled = Settled(self.encoder)
         self.restored: list[int] = []  # steps after which the state was restored from the recording
 
     def __call__(self, boundary: Boundary) -> None:
@@ -373,9 +375,12 @@ class _ForkHook:
         """
         if boundary.state is None:
             return
-        recorded = plain(self.plan.parent.state_at(after))  # histories as lists, like the rebuilt state
-        difference = _first_difference(self._encoded(boundary.state), recorded)
+        stored = self.plan.parent.state_at(after)
+        if self.settled.same(boundary.state, stored):
+            return
+        recorded = plain(stored)  # histories as lists, like the rebuilt state
         rebuilt = self._encoded(boundary.state)
+        difference = _first_difference(rebuilt, recorded)
         if (
             difference is not None
             and isinstance(boundary.state, BaseModel | dict)

@@ -11,7 +11,7 @@ here, beside its inverse; `tests/inspector/test_record_elision.py` checks every 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graph_core.topology import END
@@ -25,9 +25,11 @@ __all__ = [
     "compact_branches",
     "compact_budget",
     "compact_budget_before",
+    "compact_budgets",
     "compact_next_nodes",
     "compact_node_names",
     "compact_tool_call",
+    "compact_tool_name",
     "counters_into",
     "expand_branches",
     "expand_budget",
@@ -148,14 +150,44 @@ def expand_budget_before(
     return expand_budget(fields, index, implied_max)
 
 
+def compact_budgets(
+    after: Any,
+    before: Any | None,
+    index: int,
+    implied_max: int | None,
+    counters: Counters,
+    counters_before: Counters | None,
+    last_budget: dict[str, Any] | None,
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A step's budgets as stored: after it (`compact_budget`) and, for a top-level step whose start
+    was seen (`before`, the engine's budget then, with `counters_before`), before it
+    (`compact_budget_before`); `implied_max` is None for a nested step, which stores no budget before."""
+    budget = compact_budget(
+        after.steps_used, after.steps_max, after.steps_remaining, index + 1, implied_max, counters
+    )
+    if before is None or counters_before is None:
+        return budget, None
+    stored_before = compact_budget_before(
+        before.steps_used,
+        before.steps_max,
+        before.steps_remaining,
+        index,
+        implied_max,
+        counters_before,
+        last_budget,
+    )
+    return budget, stored_before
+
+
 # --- branches and next nodes -----------------------------------------------------------------------
 
 
 def compact_branches(
-    decisions: Sequence[Any], nodes: Sequence[str], ends: Callable[[str, int], tuple[str, ...] | None]
+    decisions: Sequence[Any], nodes: Sequence[str], ends: Mapping[tuple[str, int], tuple[str, ...]]
 ) -> list[dict[str, Any]]:
     """Branch decisions as stored: without `source` when the step ran that node only, `branch_index`
-    when 0, and `skipped` when it is the branch's other ends in the topology (`ends(source, index)`)."""
+    when 0, and `skipped` when it is the branch's other ends in the topology (`ends[source, index]`,
+    the same table `expand_branches` reads)."""
     out: list[dict[str, Any]] = []
     for decision in decisions:
         record: dict[str, Any] = {}
@@ -164,7 +196,7 @@ def compact_branches(
         if decision.branch_index:
             record["branch_index"] = decision.branch_index
         record["chosen"] = list(decision.chosen)
-        known = ends(decision.source, decision.branch_index)
+        known = ends.get((decision.source, decision.branch_index))
         if known is None or tuple(e for e in known if e not in decision.chosen) != tuple(decision.skipped):
             record["skipped"] = list(decision.skipped)
         out.append(record)
@@ -271,6 +303,12 @@ def call_content(messages: Any, call_id: str | None) -> Any:
             if isinstance(message, dict) and message.get("tool_call_id") == call_id:  # pyright: ignore[reportUnknownMemberType]
                 return message.get("content", "")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     return None
+
+
+def compact_tool_name(name: str, called: str | None) -> str | None:
+    """A tool run's name as stored: None (left out) when it is the name its call (`called`, the
+    ToolsNode input's tool call with the run's ID, when there is one) gives; `expand_tool_name` inverts it."""
+    return None if called == name else name
 
 
 def expand_tool_name(stored: str | None, node_input: Any, call_id: str | None) -> str:

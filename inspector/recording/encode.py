@@ -33,7 +33,8 @@ from pydantic_core import to_json
 
 from graph_core.history import HistoryView
 from graph_core.schema import Message, TokenUsage, ToolCall
-from inspector.recording.held import Frozen
+from inspector.recording.held import Encoded, Frozen
+from inspector.recording.held import Held as HeldList
 from inspector.recording.message_json import message_json
 from inspector.recording.redact import NO_REDACTION, Redaction
 from inspector.recording.refs import extend_runs, prefix_runs
@@ -157,6 +158,20 @@ class Encoder:
             self._lists[id(value)] = (value, n, frozen.first, tail[-1], marker)
             self._history = value
         return marker
+
+    def encode_held(self, held: Any) -> Any:
+        """A value the recorder held until the step boundary (see `held`), encoded in node order:
+        already encoded (`Encoded`), a message, a message list (`Held`, `Frozen`) or anything else."""
+        cls = type(held)
+        if cls is Encoded:
+            return held.value
+        if cls is Message:
+            return self.encode_message(held)
+        if cls is HeldList:
+            return self.encode_list(held.value, held.n)
+        if cls is Frozen:
+            return self.encode_frozen(held)
+        return self.encode(held)
 
     def top_level(self, value: Any) -> list[tuple[str, Any, bool]] | None:
         """(stored key, raw value, masked) per top-level field of a state `encode` would walk field by

@@ -3,7 +3,7 @@
 A loop's usual step line is spliced into a template (`step_line`); its times change every step. Writing
 them with `to_json` (or `repr`, which runs `dtoa`) runs code the engine never runs, which a recorded
 agent waiting on its model between steps meets with cold caches every time. A stored time is a whole
-number of microseconds (`pending.round_time`), so its digits are that number's. (The node-run records
+number of microseconds (`times.round_time`), so its digits are that number's. (The node-run records
 were tried the same way: written in Python they cost more instructions than the cold serializer saved,
 in cachegrind's model of a 1 ms wait, so they stay with `to_json`.)
 """
@@ -19,7 +19,7 @@ __all__ = ["time_json"]
 
 
 def time_json(value: Any) -> bytes:
-    """`to_json(value)` for a stored time (`pending.round_time`'s result, or what an injected clock
+    """`to_json(value)` for a stored time (`times.round_time`'s result, or what an injected clock
     gave), written from its whole micro-units when it is one: the shortest digits of the double nearest
     n / 1e6 are n's own (no shorter decimal lies within its ulp), laid out as serde_json lays out
     floats (`0.000015`, `1e-6`, `2.0`). Anything else goes to pydantic-core."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
+from typing import Any, Generic, Literal, Protocol, TypeVar, overload
 
 from pydantic import ValidationError
 
@@ -36,11 +36,9 @@ from inspector.recording.format import (
 )
 from inspector.recording.valuelist import plain
 
-if TYPE_CHECKING:
-    from inspector.recording.reader import Run
-
 __all__ = [
     "NodeRun",
+    "RunSource",
     "RunStatus",
     "Segment",
     "Step",
@@ -52,6 +50,36 @@ __all__ = [
 
 RunStatus = Literal["ok", "error", "interrupted", "incomplete"]
 _Owner = TypeVar("_Owner")
+
+
+class RunSource(Protocol):
+    """What the views here ask of the run they belong to (`reader.Run` is one): the model knows the
+    questions, never the reader that answers them, so it can be read and tested on its own."""
+
+    @property
+    def step_count(self) -> int: ...
+
+    def step(self, i: int) -> Step: ...
+
+    def nested_steps(self, i: int) -> list[StepRecord]: ...
+
+    def budget_of(
+        self, record: StepRecord | StepUnfinished, *, segment: int | None = None
+    ) -> BudgetRecord: ...
+
+    def budget_before(self, i: int) -> BudgetRecord: ...
+
+    def branches_of(self, record: StepRecord, *, segment: int | None = None) -> list[BranchDecided]: ...
+
+    def node_runs_of(
+        self, record: StepRecord | StepUnfinished, *, segment: int | None = None
+    ) -> list[NodeRun]: ...
+
+    def unfinished_of(self, segment: int) -> UnfinishedStep | None: ...
+
+    def state_at(self, i: int) -> Any: ...
+
+    def resolve(self, value: Any) -> Any: ...
 
 
 @dataclass
@@ -226,7 +254,7 @@ class Segment:
 
     def __init__(
         self,
-        run: Run,
+        run: RunSource,
         index: int,
         *,
         resumed_from: str | None,
@@ -299,7 +327,7 @@ class Step:
     `next_nodes`) and the nested graphs' step lines (`nested`) are put back when first read: a walk
     over a long run that looks at a few facts of each step pays for those only."""
 
-    def __init__(self, run: Run, position: int, record: StepRecord, segment: int = 0) -> None:
+    def __init__(self, run: RunSource, position: int, record: StepRecord, segment: int = 0) -> None:
         self._run = run
         self.position = position
         self.segment = segment
@@ -432,7 +460,7 @@ class TextCandidates:
 class Steps(Sequence[Step]):
     """The complete top-level steps of a run, parsed on demand (len, index, slice, iterate)."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: RunSource) -> None:
         self._run = run
 
     def __len__(self) -> int:

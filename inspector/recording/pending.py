@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from math import copysign
 from typing import Any
 
 from graph_core.callbacks import RunInfo
 from graph_core.schema import Message, concat_messages
-from inspector.recording.elision import CALL_ARGUMENTS, CALL_CONTENT, compact_node_names, compact_tool_call
+from inspector.recording.elision import (
+    CALL_ARGUMENTS,
+    CALL_CONTENT,
+    compact_node_names,
+    compact_tool_call,
+    compact_tool_name,
+)
 from inspector.recording.encode import Raw
 from inspector.recording.held import Frozen, Held
+from inspector.recording.times import round_time
 from inspector.recording.value_kinds import type_name
 
 __all__ = [
@@ -31,23 +37,6 @@ __all__ = [
 
 NOTHING: Any = object()
 """No value was reported (an end without a start, a node that never finished)."""
-
-
-def round_time(seconds: float) -> float:
-    """`round(seconds, 6)`, the precision times are stored at, without its cost on a cold cache.
-
-    `round(x, 6)` is correctly rounded through decimal strings (`dtoa`, `snprintf`, `strtod`): code the
-    engine never runs, so with a model call between steps every step met it cold, six times. Below a
-    million seconds, `x * 1e6` is within 2e-4 of the exact product, so unless that is nearly halfway
-    between two integers its nearest integer n is the exact decimal rounding, and `n / 1e6` (one
-    correctly rounded division) is the double `round` returns; zero keeps `x`'s sign as `round` does.
-    Anything else (near a tie, large, not a float) goes to `round` itself."""
-    if type(seconds) is float and -1e6 < seconds < 1e6:
-        scaled = seconds * 1e6
-        n = round(scaled)
-        if -0.499 < scaled - n < 0.499:
-            return n / 1e6 if n else copysign(0.0, seconds)
-    return round(seconds, 6)
 
 
 def error_record(error: BaseException, scrub: Callable[[str], str] = str) -> dict[str, Any]:
@@ -210,8 +199,9 @@ def _tool_records(parent: Pending, value: Callable[[Any], Any], max_str: int) ->
                 if by_id is None:
                     by_id = {c.id: c for c in calls}
                 call = by_id.get(call_id)
-        if call is None or call.name != info.name:
-            record["name"] = info.name
+        name = compact_tool_name(info.name, None if call is None else call.name)
+        if name is not None:
+            record["name"] = name
         stored = tool.input
         if type(stored) is str:
             if compact_tool_call(stored, None if call is None else call.arguments, CALL_ARGUMENTS):

@@ -17,8 +17,10 @@ Recording never breaks the run it observes: values that cannot be encoded become
 representations, and faults of the recorder itself turn it off (`RunWriter._fail`).
 
 The path of one step, top to bottom: `on_step_end` -> `_on_step_end` (what the run's thread must take
-now) -> `_write_step_now` or `_write_behind` -> `_write_step` (node runs, state, budgets, the line) ->
-the sink.
+now) -> `_write_behind` (queued while a node is slow) or at once -> `_write_step`, one phase per line,
+each a function in a module of its own that never calls back here: times (`times`), node runs
+(`pending`), state (`state_track`), budgets (`elision`), the line (`step_line`), the write (`encode`'s
+new value lines, the `sink`). docs/recordings.md, "How a step is written", tells the same.
 
 The topology comes from `topology=`, else from the run scope (`scope.extras["topology"]` or
 `scope.extras["compiled"].topology()`) when the engine offers it, else it is left out of the header.
@@ -43,13 +45,14 @@ from graph_core.schema import Message
 from inspector.errors import RecorderBusyError
 from inspector.recording import write_behind
 from inspector.recording.continuation import Continuation, check_resumable
-from inspector.recording.elision import compact_budget, compact_budget_before, counters_into
+from inspector.recording.elision import compact_budgets, counters_into
 from inspector.recording.format import BudgetRecord
 from inspector.recording.held import Encoded, Held
-from inspector.recording.pending import NOTHING, Pending, drain, error_record, node_run_records, round_time
+from inspector.recording.pending import NOTHING, Pending, drain, error_record, node_run_records
 from inspector.recording.run_writer import ProgressFn, RunWriter
 from inspector.recording.state_track import HeldState, StateTrack
 from inspector.recording.step_line import step_line
+from inspector.recording.times import step_times
 
 __all__ = ["SLOW_NODE_SECONDS", "Continuation", "ProgressFn", "Recorder", "check_resumable", "error_record"]
 
@@ -289,70 +292,48 @@ class Recorder(RunWriter):
         counters: tuple[Any, ...] | None,
         held: HeldState | None,
     ) -> tuple[Any, ...]:
-        """A finished step, top to bottom: times, node runs, state, budgets, decisions, the line, the
-        write. `counters` and `held` (the state) are given for a step written behind the run, which
-        took them when it ended; returns the counters written."""
-        path, index = step.path, step.index
+        """A finished step, top to bottom, one phase per line: each phase is a function over what the
+        ones before it made, in a module of its own, and calls nothing back here. `counters` and `held`
+        (the state) are given for a step written behind the run, which took them when it ended;
+        returns the counters written."""
+        path, top = step.path, not step.path
         begin = started[1] if started is not None else end
         t0 = self._t0
         if t0 is None:
-            t, end_t = self._rel(begin), self._rel(end)
-        else:  # `_rel`, inline
-            t, end_t = round_time(begin - t0), round_time(end - t0)
-        duration = None if t is None or end_t is None else round_time(end_t - t)
+            t0 = self._t0 = begin
 
+        # times: when the step began (from the run's start) and how long it took (`times`)
+        t, duration = step_times(begin, end, t0)
+        # node runs: each held value encoded in node order, tool calls without what their ToolsNode
+        # holds (`pending`, which calls `encode` and `elision`)
         runs = (
-            node_run_records(done, path, step.nodes, begin, self._nodes, self._value, self._max_str)
+            node_run_records(
+                done, path, step.nodes, begin, self._nodes, self._encoder.encode_held, self._max_str
+            )
             if done
             else None
         )
-
-        if held is None:
-            full, payload, delta_json = self._state(step)
-        else:
-            track = self._states[()]
-            full, payload, _ = track.record_held(held, self._encoder)
-            delta_json = track.delta_json
-
-        if counters is None:
+        # state: a snapshot, or the delta against the graph's last state (`state_track`, which calls
+        # `encode` and `statediff`)
+        full, payload, delta_json = self._state(step) if held is None else self._held_state(held)
+        if counters is None:  # after the state: an ADK state's iterations counter is read on the way
             c = self._counters  # `snapshot()`, inline
             counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
-        used = step.budget
-        implied_max = None if path else self._max_steps
-        budget = compact_budget(
-            used.steps_used, used.steps_max, used.steps_remaining, index + 1, implied_max, counters
+        # budgets: after the step and before it, without what the index and the header imply (`elision`)
+        budget, before = compact_budgets(
+            step.budget,
+            started[0].budget if top and started is not None else None,
+            step.index,
+            self._max_steps if top else None,
+            counters,
+            started[2] if started is not None else None,
+            self._last_budget,
         )
-        before = None
-        if not path:
-            if started is not None:
-                info = started[0].budget
-                before = compact_budget_before(
-                    info.steps_used,
-                    info.steps_max,
-                    info.steps_remaining,
-                    index,
-                    implied_max,
-                    started[2],
-                    self._last_budget,
-                )
+        if top:
             self._last_budget = budget
-
-        line = step_line(
-            path,
-            index,
-            self._decisions.of(step),
-            t,
-            duration,
-            budget,
-            before,
-            runs,
-            full,
-            payload,
-            delta_json,
-            step.ended,
-            step.errors,
-            getattr(step, "interrupted", ()),
-        )
+        # the line: the step's decisions as stored, and the parts above (`step_line`)
+        line = step_line(step, self._decisions, t, duration, budget, before, runs, full, payload, delta_json)
+        # the write: the values the line refers to first (`encode`), then the line, in one write (`sink`)
         if path:
             self._queue(line)
         elif self._out or not self._header_written:  # queued nested steps, or no header yet
@@ -361,6 +342,12 @@ class Recorder(RunWriter):
         else:  # the usual step: its new values, then its line, in one write
             self._sink.write(self._encoder.take_definition_bytes() + line)
         return counters
+
+    def _held_state(self, held: HeldState) -> tuple[bool, Any, bytes | None]:
+        """`_state` for a step written behind the run: the state `StateTrack.hold` took when it ended."""
+        track = self._states[()]
+        full, payload, _ = track.record_held(held, self._encoder)
+        return full, payload, track.delta_json
 
     def _state(self, step: StepInfo) -> tuple[bool, Any, bytes | None]:
         """(`full`, payload, the delta's JSON when made) of the step's state; the ADK iterations counter

@@ -34,7 +34,6 @@ from typing import Any
 from pydantic_core import to_json
 
 from graph_core.callbacks import StepInfo
-from graph_core.schema import Message
 from graph_core.topology import Topology
 from inspector.errors import RecorderBusyError
 from inspector.recording.continuation import (
@@ -46,12 +45,12 @@ from inspector.recording.continuation import (
 )
 from inspector.recording.encode import Encoder
 from inspector.recording.header import header_line, index_topology, scope_extra, topology_from_scope
-from inspector.recording.held import Encoded, Frozen, Held
-from inspector.recording.pending import Counters, Pending, error_record, node_run_records, round_time
+from inspector.recording.pending import Counters, Pending, error_record, node_run_records
 from inspector.recording.redact import RedactSpec, make_redaction
 from inspector.recording.sink import Sink, describe_fault
 from inspector.recording.state_track import StateTrack
 from inspector.recording.step_line import StepDecisions, unfinished_line
+from inspector.recording.times import round_time
 from inspector.trust import remember_recording
 
 __all__ = ["ProgressFn", "RunWriter"]
@@ -121,7 +120,7 @@ class RunWriter:
         self._max_steps: int | None = None
         # over `ends`, not `self`: no reference cycle, so a finished recorder and its memos are freed
         # when the run lets go of it, not by the garbage collector in some later step of another run
-        self._decisions = StepDecisions(lambda path, source, index: ends.get((path, source, index)))
+        self._decisions = StepDecisions(ends)
 
     def append_event(self, event: dict[str, Any], *, values: tuple[str, ...] = ()) -> None:
         """Write one out-of-band line between steps (the debugger's `edit` and `aborted` lines, see
@@ -162,19 +161,6 @@ class RunWriter:
         raise NotImplementedError  # `Recorder` writes its held steps
 
     # --- values and lines -----------------------------------------------------------------------
-
-    def _value(self, held: Any) -> Any:
-        """A held value encoded (in node order, at the step boundary); see `held`."""
-        cls = type(held)
-        if cls is Encoded:
-            return held.value
-        if cls is Message:
-            return self._encoder.encode_message(held)
-        if cls is Held:
-            return self._encoder.encode_list(held.value, held.n)
-        if cls is Frozen:
-            return self._encoder.encode_frozen(held)
-        return self._encoder.encode(held)
 
     def _queue(self, line: bytes) -> None:
         """Queue the value lines pending in the encoder, then `line`; all encoding already happened."""
@@ -265,7 +251,9 @@ class RunWriter:
             info, started, counters = self._steps[path]
             done = self._done.pop(path, [])
             done.extend(p for p in self._open_runs.values() if p.path[:-1] == path and p.component != "Tool")
-            runs = node_run_records(done, path, info.nodes, started, self._nodes, self._value, self._max_str)
+            runs = node_run_records(
+                done, path, info.nodes, started, self._nodes, self._encoder.encode_held, self._max_str
+            )
             self._queue(unfinished_line(path, info, self._rel(started), counters, runs))
         self._steps.clear()
         self._open_runs.clear()

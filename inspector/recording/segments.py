@@ -12,15 +12,11 @@ from __future__ import annotations
 import bisect
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from inspector.recording.fileindex import RunFile, RunFileWarning
 from inspector.recording.format import Header, Interrupted, RunFinished, SegmentStarted
-from inspector.recording.model import Segment
+from inspector.recording.model import RunSource, Segment
 from inspector.recording.valuelist import plain
-
-if TYPE_CHECKING:
-    from inspector.recording.reader import Run
 
 __all__ = ["check_order", "read_segments"]
 
@@ -28,7 +24,7 @@ ORDER_WARNINGS = 10
 """Out-of-order step lines warned about one by one (lenient reading); the rest are summed up."""
 
 
-def read_segments(run: Run, file: RunFile) -> list[Segment]:
+def read_segments(run: RunSource, file: RunFile) -> list[Segment]:
     """Split the file at its `segment` lines and read how each segment ended. A segment line without a
     topology runs under the one before it (the header's for the first)."""
     header = file.header
@@ -66,7 +62,7 @@ def read_segments(run: Run, file: RunFile) -> list[Segment]:
     return segments
 
 
-def _read_tail(run: Run, file: RunFile, segment: Segment) -> None:
+def _read_tail(run: RunSource, file: RunFile, segment: Segment) -> None:
     """How a segment ended, from its last line (and the `interrupted` line before `run_finished`)."""
     data, end = file.data, segment.end
     if end <= 0:

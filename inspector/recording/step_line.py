@@ -11,7 +11,7 @@ and template once per distinct decision, since loops repeat theirs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic_core import to_json
@@ -48,8 +48,8 @@ class Decided:
 class StepDecisions:
     """Stored decisions by the identity of the engine's (frozen, reused) decision objects."""
 
-    def __init__(self, ends: Callable[[tuple[str, ...], str, int], tuple[str, ...] | None]) -> None:
-        self._ends = ends
+    def __init__(self, ends: Mapping[tuple[tuple[str, ...], str, int], tuple[str, ...]]) -> None:
+        self._ends = ends  # the run writer's table (filled when a run starts): read, never copied whole
         self._cache: dict[tuple[Any, ...], Decided] = {}
 
     def of(self, step: StepInfo) -> Decided:
@@ -60,11 +60,10 @@ class StepDecisions:
             if len(self._cache) >= _MAX_DECISIONS:  # an engine making new decision objects every step
                 self._cache.clear()
             path = step.path
-            stored = (
-                compact_branches(branches, step.nodes, lambda s, i: self._ends(path, s, i))
-                if branches
-                else None
-            )
+            stored = None
+            if branches:
+                ends = {(s, i): t for (p, s, i), t in self._ends.items() if p == path}  # this graph's
+                stored = compact_branches(branches, step.nodes, ends)
             decided = self._cache[key] = Decided(
                 compact_next_nodes(step.next_nodes, branches), stored, branches, list(step.nodes)
             )
@@ -85,9 +84,8 @@ def _template(nodes: list[str], branches: list[dict[str, Any]]) -> bytes:
 
 
 def step_line(
-    path: tuple[str, ...],
-    index: int,
-    decided: Decided,
+    step: StepInfo,
+    decisions: StepDecisions,
     t: float | None,
     duration: float | None,
     budget: dict[str, Any],
@@ -96,12 +94,13 @@ def step_line(
     full: bool,
     payload: Any,
     delta_json: bytes | None,
-    ended: bool,
-    errors: Sequence[str],
-    interrupted: Sequence[str],
 ) -> bytes:
-    """A step line, newline included: the template when the step is a loop's usual one, else the
-    event dict serialised."""
+    """A step line, newline included: the step's decisions as stored (`decisions.of`) with the parts
+    the recorder's phases made; the template when the step is a loop's usual one, else the event dict
+    serialised."""
+    path, index = step.path, step.index
+    ended, errors, interrupted = step.ended, step.errors, getattr(step, "interrupted", ())
+    decided = decisions.of(step)
     template = decided.template
     if (
         template is not None

@@ -14,7 +14,7 @@ from typing import ClassVar, TypeVar
 from rich.text import Text
 from textual import events
 from textual.actions import SkipAction
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Grid, ScrollableContainer, Vertical
 from textual.reactive import reactive
@@ -26,6 +26,7 @@ from textual.widgets import Static
 from inspector.conversation import Said, state_messages, step_name
 from inspector.errors import InspectorError
 from inspector.recording.reader import Run
+from inspector.replay import Replay
 from inspector.tui import follow
 from inspector.tui.arrange import GRAPH_MIN_WIDTH, WIDE_REST, Arranger
 from inspector.tui.budget_bar import BudgetBar, budget_level
@@ -35,6 +36,7 @@ from inspector.tui.footer import KeyFooter
 from inspector.tui.goto import GotoError, goto_prompt, resolve_step
 from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
 from inspector.tui.help_screen import HelpScreen
+from inspector.tui.host import ReplayHost
 from inspector.tui.keys import DEBUG_KEYS, KEYS, bindings, help_rows
 from inspector.tui.literal import visible
 from inspector.tui.messages_pane import MessagesPane
@@ -61,7 +63,7 @@ agent's history grows by a message a step, and laying out (and keeping) 100,000 
 would take minutes and gigabytes. Shorter ones show whole, every message reachable by scrolling."""
 
 
-class ReplayApp(App[None]):
+class ReplayApp(ReplayHost):
     """Step through a recorded run: graph, timeline, state, messages, node detail and budget."""
 
     CSS_PATH = "replay.tcss"
@@ -76,7 +78,6 @@ class ReplayApp(App[None]):
     only with the user's consent (`fork_screen.fork_from`)."""
 
     diff_mode: reactive[bool] = reactive(False, init=False)
-    expand: reactive[bool] = reactive(False, init=False)
     playing: reactive[bool] = reactive(False, init=False)
     speed_index: reactive[int] = reactive(2, init=False)
 
@@ -146,7 +147,7 @@ class ReplayApp(App[None]):
         return self._session is None or not self._begun
 
     @property
-    def replay(self):
+    def replay(self) -> Replay:
         return self.session.replay
 
     # --- layout ---------------------------------------------------------------------------------
@@ -344,6 +345,9 @@ class ReplayApp(App[None]):
     def go(self, position: int) -> None:
         self.replay.go(position)
         self.show_cursor()
+
+    def start_background_walk(self) -> None:
+        self.walker.start()
 
     async def on_unmount(self) -> None:
         """End the background children and unfreeze (`Walker.stop`)."""

@@ -17,7 +17,7 @@ from inspector.tui.graph_pane import GraphPane, Painted
 from inspector.tui.timeline import Timeline
 
 if TYPE_CHECKING:
-    from inspector.tui.app import ReplayApp
+    from inspector.tui.host import ReplayHost
 
 __all__ = [
     "COMPACT_FOOTER_BELOW",
@@ -93,7 +93,7 @@ def _sizes(fit: tuple[tuple[int, int], Region | None, int, int]) -> tuple[tuple[
     return fit[0], fit[2], fit[3]
 
 
-def _below(app: ReplayApp) -> tuple[int, bool]:
+def _below(app: ReplayHost) -> tuple[int, bool]:
     """Rows the screen's other parts take (status line, budget, live panel, footer, their margins), and
     whether they have all been laid out (before the first layout their heights are not known)."""
     rows, known = 0, True
@@ -111,7 +111,7 @@ def _below(app: ReplayApp) -> tuple[int, bool]:
 class Arranger:
     """The grid's arrangement and the graph's scroll for one screen of `app`."""
 
-    def __init__(self, app: ReplayApp) -> None:
+    def __init__(self, app: ReplayHost) -> None:
         self.app = app
         self._fit: tuple[tuple[int, int], Region | None, int, int] | None = None
         self._arrangement: tuple[bool, Spans, int, bool, bool] | None = None

@@ -17,7 +17,7 @@ from inspector.tui.session import Session
 from inspector.tui.timeline import Timeline
 
 if TYPE_CHECKING:
-    from inspector.tui.app import ReplayApp
+    from inspector.tui.host import ReplayHost
 
 __all__ = ["poll", "waiting_text"]
 
@@ -37,7 +37,7 @@ def waiting_text(path: Path | None, poll_interval: float) -> Text:
     return text
 
 
-async def poll(app: ReplayApp) -> None:
+async def poll(app: ReplayHost) -> None:
     """Open the file once it has a header (the screen is then composed for it), or re-read it when it
     grew: new steps, the cursor following the end when it was there, diagnostics and counts again."""
     if not app.has_session:
@@ -60,5 +60,5 @@ async def poll(app: ReplayApp) -> None:
         timeline.session = session
         app.sync_columns()
         timeline.sync_size()
-        app.walker.start()
+        app.start_background_walk()
         app.show_cursor()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from inspector.tui.child import run_python
 
 if TYPE_CHECKING:
-    from inspector.tui.app import ReplayApp
+    from inspector.tui.host import ReplayHost
 
 __all__ = ["SEARCH_ON_KEY_STEPS", "SEARCH_SLICE_S", "Finder"]
 
@@ -46,7 +46,7 @@ class Finder:
     """The search state of one app: the text, its hits (sorted positions), whether they are still
     being collected."""
 
-    def __init__(self, app: ReplayApp) -> None:
+    def __init__(self, app: ReplayHost) -> None:
         self.app = app
         self.text = ""
         self.hits: list[int] = []

@@ -22,7 +22,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from inspector.tui import paths
 
 if TYPE_CHECKING:
-    from inspector.tui.app import ReplayApp
+    from inspector.tui.host import ReplayHost
 
 __all__ = ["FULL_COLLECTION_EVERY", "Walker"]
 
@@ -33,7 +33,7 @@ FULL_COLLECTION_EVERY = 100
 class Walker:
     """The background walk of one app's run, and whether the opening's objects are frozen."""
 
-    def __init__(self, app: ReplayApp) -> None:
+    def __init__(self, app: ReplayHost) -> None:
         self.app = app
         self.frozen = False
         self._thresholds: tuple[int, int, int] | None = None  # the collector's, put back by `stop`

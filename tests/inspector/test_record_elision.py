@@ -144,7 +144,7 @@ ENDS = {("route", 0): ("tools", "answer", END), ("route", 1): ("a", "b")}
     ],
 )
 def test_branches_and_next_nodes_round_trip(nodes: tuple[str, ...], decisions: list[_Decision]) -> None:
-    stored = compact_branches(decisions, nodes, lambda source, index: ENDS.get((source, index)))
+    stored = compact_branches(decisions, nodes, ENDS)
     records = [msgspec.convert(b, BranchDecided) for b in stored]
     back = expand_branches(records, ["sub"], 3, list(nodes), ENDS)
     assert [(b.source, b.branch_index, b.chosen, b.skipped) for b in back] == [
