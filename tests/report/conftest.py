@@ -35,8 +35,11 @@ def chromium_path() -> str:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One chromium per test module. Not per session: Playwright's sync API keeps an asyncio loop
+    running on the main thread while it is open, and later tests that start their own loop
+    (`asyncio.run`) would fail."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

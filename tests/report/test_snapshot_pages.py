@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 PROJECT = """
 import os
 
@@ -44,6 +46,7 @@ def _pytest(project: Path, *args: str, calls: int) -> subprocess.CompletedProces
     )  # fmt: skip
 
 
+@pytest.mark.timeout(600)  # three inner pytest runs and a browser: minutes on a loaded machine
 def test_failing_snapshots_leave_pages_named_in_the_failure(tmp_path: Path, open_page: Any) -> None:
     project = tmp_path / "project"
     project.mkdir()
