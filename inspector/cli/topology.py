@@ -38,7 +38,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     parser.add_argument(
-        "--run", metavar="RUN.jsonl", help="overlay a recorded run: visits, edges taken, how it ended"
+        "--run",
+        metavar="RUN",
+        action="append",
+        help="overlay a recorded run: visits, edges taken, how it ended; a folder, or --run given "
+        "several times, sums many runs (visits, and the share of runs that took each edge)",
     )
     parser.add_argument("--highlight", metavar="KEY", help="text format: draw this node with a heavy box")
     parser.add_argument("--expand", action="store_true", help="text format: draw nested graphs expanded")
@@ -161,13 +165,17 @@ def _recorded_topology(path: str) -> Topology:
     return run.topology
 
 
+def _foreign(run: Any, topology: Topology) -> list[str]:
+    keys = {node.key for node in topology.nodes}
+    return sorted({node for step in run.steps for node in step.nodes if node not in keys})
+
+
 def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
     from inspector.export import RunOverlay
     from inspector.recording import read_run
 
     run = read_run(path)
-    keys = {node.key for node in topology.nodes}
-    foreign = sorted({node for step in run.steps for node in step.nodes if node not in keys})
+    foreign = _foreign(run, topology)
     if foreign:
         listed = ", ".join(f"`{k}`" for k in foreign[:10])
         raise InspectorError(
@@ -175,6 +183,51 @@ def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
             f"not have. Draw the run on its own graph with `inspector topology {path}`."
         )
     return RunOverlay.from_run(run, topology)
+
+
+def _fleet_overlay(sources: list[str], topology: Topology, spec: str) -> RunOverlay:
+    """Many runs summed on the graph: the run files `sources` hold (folders searched as `inspector runs`
+    searches them). Runs of another graph in a folder are left out, with a note; a run named directly
+    that does not fit is an error, as with one run."""
+    from inspector.catalog.source import Skipped, kind_for
+    from inspector.export import RunOverlay
+    from inspector.recording import read_run
+
+    if len(sources) == 1 and not Path(sources[0]).is_dir():
+        return _overlay(sources[0], topology, spec)
+    kind = kind_for("runfile")
+    overlays: list[RunOverlay] = []
+    statuses: list[str] = []
+    misfits: list[str] = []
+    seen: set[str] = set()
+    for source in sources:
+        if not Path(source).is_dir():
+            run = read_run(source)
+            if _foreign(run, topology):
+                _overlay(source, topology, spec)  # raises the one-run message
+            overlays.append(RunOverlay.from_run(run, topology))
+            statuses.append(run.status)
+            continue
+        for found in kind.find(source, Skipped()):
+            if found.key in seen:
+                continue
+            seen.add(found.key)
+            try:
+                run = read_run(found.key)
+            except (InspectorError, OSError, ValueError):
+                misfits.append(f"{found.path} (unreadable)")
+                continue
+            if _foreign(run, topology):
+                misfits.append(found.path)
+                continue
+            overlays.append(RunOverlay.from_run(run, topology))
+            statuses.append(run.status)
+    if misfits:
+        print(f"inspector: note: left out {len(misfits)} runs that do not fit the graph of `{spec}`: "
+              + ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""), file=sys.stderr)
+    if not overlays:
+        raise InspectorError(f"--run {' '.join(sources)}: no run of the graph of `{spec}` found there")
+    return RunOverlay.combine(overlays, statuses=statuses)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -186,6 +239,11 @@ def run(args: argparse.Namespace) -> int:
             "`-o graph.png` (or redirect standard output), or use --format text to draw the graph here"
         )
     subject: Any
+    if Path(args.target).is_dir():
+        raise InspectorError(
+            f"{args.target} is a folder: draw a graph from a TARGET or one run file, and sum the folder's "
+            f"runs on it with `--run {args.target}`"
+        )
     if _is_run_file(args.target):
         subject = _recorded_topology(args.target)
         topology = subject
@@ -197,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
         where = f"TARGET `{args.target}`"
     if args.highlight is not None:
         _check_highlight(args.highlight, topology, where)
-    overlay = None if args.run is None else _overlay(args.run, topology, args.target)
+    overlay = None if not args.run else _fleet_overlay(list(args.run), topology, args.target)
     output = produce(subject, args, overlay)
     if args.output:
         _write(Path(args.output), output)
