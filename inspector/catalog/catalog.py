@@ -82,7 +82,8 @@ class Catalog:
     def _record(self, kind: SourceKind, run: Found, row: object, *, now: float, walk: bool) -> RunRecord:
         version, data, facts = row if row is not None else (None, None, None)  # pyright: ignore[reportGeneralTypeIssues]
         fresh = kind.changed(run, version)  # pyright: ignore[reportArgumentType]
-        if fresh is None and data is not None and data.get("status") != "running":
+        # A run without `run_finished` is read again every time: its lock or its age may have changed.
+        if fresh is None and data is not None and data.get("status") not in ("running", "incomplete"):
             record = RunRecord.from_json(
                 data, path=run.path, key=run.key, facts=None if facts is None else RunFacts.from_json(facts)
             )

@@ -262,11 +262,14 @@ def _read_tail(
                 except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                     return None, None, None, f"a step line near the end is not valid: {exc}"
                 return finished, step, unfinished, None
-            if last:
+            try:  # a line after the last step (a value, an interrupt): whole JSON, or the file is corrupt
+                msgspec.json.decode(line)
+            except msgspec.DecodeError:
                 try:
-                    json.loads(line)
+                    json.loads(line)  # what msgspec refuses and json reads (NaN) is still a line
                 except ValueError as exc:
-                    return None, None, None, f"its last whole line is not JSON: {exc}"
+                    where = "its last whole line" if last else "a line near the end"
+                    return None, None, None, f"{where} is not JSON: {exc}"
         if start <= header_end:
             return finished, None, unfinished, None
         block *= 4
