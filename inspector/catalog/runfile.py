@@ -90,7 +90,7 @@ class RunFileKind:
         if stat.S_ISDIR(mode):
             yield from self._search(path, skipped)
             return
-        head = _head(path, skipped)
+        head, _ = _head(path, skipped)
         if head is None:
             return
         planned = planned_kind_of(path, head)
@@ -125,6 +125,7 @@ class RunFileKind:
             except OSError as exc:
                 skipped.unreadable.append((folder, exc.strerror or str(exc)))
                 continue
+            resolved = os.path.realpath(folder)
             folders: list[str] = []
             for entry in entries:
                 try:
@@ -136,15 +137,16 @@ class RunFileKind:
                 if is_dir:
                     folders.append(entry.path)
                 elif is_file:
-                    key = os.path.realpath(entry.path)
+                    link = entry.is_symlink()
+                    key = os.path.realpath(entry.path) if link else os.path.join(resolved, entry.name)
                     if key in seen_files:
                         continue
                     seen_files.add(key)
-                    head = _head(Path(entry.path), skipped)
+                    head, version = _head(Path(entry.path), skipped)
                     if head is None:
                         continue
                     if is_run_head(head):
-                        yield Found(entry.path, key, self.name)
+                        yield Found(entry.path, key, self.name, version)
                     else:
                         skipped.not_runs.append(entry.path)
                 else:  # a dangling link, a socket, a fifo
@@ -152,6 +154,8 @@ class RunFileKind:
             stack.extend(reversed(folders))
 
     def changed(self, found: Found, known: tuple[int, int, str] | None) -> tuple[int, int, str] | None:
+        if found.version is not None:
+            return None if found.version == known else found.version
         try:
             with open(found.key, "rb") as f:
                 info = os.fstat(f.fileno())
@@ -176,13 +180,16 @@ class RunFileKind:
         return read_run(found.key)
 
 
-def _head(path: Path, skipped: Skipped) -> bytes | None:
+def _head(path: Path, skipped: Skipped) -> tuple[bytes | None, tuple[int, int, str] | None]:
+    """A file's first bytes and its version (size, mtime in ns, a hash of those bytes), read once."""
     try:
         with open(path, "rb") as f:
-            return f.read(HEAD)
+            info = os.fstat(f.fileno())
+            head = f.read(HEAD)
     except OSError as exc:
         skipped.unreadable.append((str(path), exc.strerror or str(exc)))
-        return None
+        return None, None
+    return head, (info.st_size, info.st_mtime_ns, hashlib.sha1(head).hexdigest()[:16])
 
 
 def _summarize(f: Any, record: RunRecord, *, now: float) -> None:

@@ -43,6 +43,8 @@ class Found:
     path: str
     key: str
     kind: str
+    version: tuple[int, int, str] | None = None
+    """The file's version when finding it already read it (size, mtime in ns, head hash)."""
 
 
 @dataclass
