@@ -14,13 +14,15 @@ read.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from inspector.catalog.errors import CatalogError
 from inspector.catalog.facts import facts_of
-from inspector.catalog.index import Index
+from inspector.catalog.index import Index, Row, Version
 from inspector.catalog.record import RunFacts, RunRecord
 from inspector.catalog.source import Found, Skipped, SourceKind, kind_for, planned_kind_of, split_spec
 
@@ -65,55 +67,50 @@ class Catalog:
         *,
         walk: bool = False,
         on_record: Callable[[RunRecord], None] | None = None,
+        jobs: int = 1,
     ) -> Scan:
+        """Every run's record (see the module docstring). With `walk`, the runs not walked at their
+        version are walked, in `jobs` processes at once when there are many (forked: only from a
+        process without threads of its own, the CLI; the browser reads without walking)."""
         scan = Scan()
         found = self.find(specs, scan.skipped)
         known = self.index.rows(f.key for _, f in found)
         now = self.clock()
+        unwalked: list[tuple[SourceKind, Found, RunRecord, Version | None]] = []
         for kind, run in found:
-            row = known.get(run.key)
-            record = self._record(kind, run, row, now=now, walk=walk)
+            record, version, stale = self._record(kind, run, known.get(run.key), now=now)
             scan.records.append(record)
+            if walk and record.facts is None and record.status != "corrupt":
+                unwalked.append((kind, run, record, version))
+            elif stale and version is not None:
+                self._keep(run, version, record)
             if on_record is not None:
                 on_record(record)
+        if unwalked:
+            for (_, run, record, version), outcome in zip(unwalked, _walk_all(unwalked, jobs), strict=True):
+                _apply(record, outcome)
+                if version is not None:
+                    self._keep(run, version, record)
         self.index.commit()
         return scan
 
-    def _record(self, kind: SourceKind, run: Found, row: object, *, now: float, walk: bool) -> RunRecord:
-        version, data, facts = row if row is not None else (None, None, None)  # pyright: ignore[reportGeneralTypeIssues]
-        fresh = kind.changed(run, version)  # pyright: ignore[reportArgumentType]
+    def _record(
+        self, kind: SourceKind, run: Found, row: Row | None, *, now: float
+    ) -> tuple[RunRecord, Version | None, bool]:
+        """The run's record, its version, and whether the index must be told (it was read again)."""
+        version, data, facts = row if row is not None else (None, None, None)
+        fresh = kind.changed(run, version)
         # A run without `run_finished` is read again every time: its lock or its age may have changed.
         if fresh is None and data is not None and data.get("status") not in ("running", "incomplete"):
             record = RunRecord.from_json(
                 data, path=run.path, key=run.key, facts=None if facts is None else RunFacts.from_json(facts)
             )
-            stored = False
-            fresh = version
-        else:
-            record = kind.summarize(run, now=now)
-            stored = True
-        if walk and record.facts is None and record.status != "corrupt":
-            self._walk(kind, run, record)
-            stored = True
-        if stored and fresh is not None:
-            self.index.put(run.key, fresh, record.to_json(), None if record.facts is None else record.facts.to_json())  # pyright: ignore[reportArgumentType]
-        return record
+            return record, version, False
+        return kind.summarize(run, now=now), fresh or version, True
 
-    def _walk(self, kind: SourceKind, run: Found, record: RunRecord) -> None:
-        import warnings
-
-        from inspector.errors import RunFileError
-
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                record.facts = facts_of(kind.open(run))
-        except RunFileError as exc:
-            record.status, record.reason = "corrupt", " ".join(str(exc).split())
-        except (OSError, ValueError) as exc:
-            record.status, record.reason = "corrupt", f"cannot be read: {exc}"
-        else:
-            record.steps = record.facts.steps
+    def _keep(self, run: Found, version: Version, record: RunRecord) -> None:
+        facts = None if record.facts is None else record.facts.to_json()
+        self.index.put(run.key, version, record.to_json(), facts)
 
     def open(self, record: RunRecord) -> object:
         """The whole run behind a record (for the browser and `topology --run`)."""
@@ -121,6 +118,53 @@ class Catalog:
 
     def close(self) -> None:
         self.index.close()
+
+
+Outcome = tuple[str, dict[str, Any] | None]
+"""What walking a run gave: its facts as JSON, or ("corrupt: ...", None) with the reason."""
+
+
+def walk_one(kind: SourceKind, run: Found) -> Outcome:
+    """Open `run` whole and walk it (`facts_of`); a run that cannot be read is corrupt, with the reason."""
+    from inspector.errors import RunFileError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "", facts_of(kind.open(run)).to_json()
+    except RunFileError as exc:
+        return " ".join(str(exc).split()), None
+    except (OSError, ValueError) as exc:
+        return f"cannot be read: {exc}", None
+
+
+def _walk_all(unwalked: Sequence[tuple[SourceKind, Found, RunRecord, Any]], jobs: int) -> list[Outcome]:
+    """Each run walked, in `jobs` forked processes taking every `jobs`-th run when there are enough of
+    them to be worth a process (`inspector.forked`: a part that fails is done again here)."""
+    from inspector.forked import do_in_parts
+
+    parts = max(1, min(jobs, len(unwalked) // _PER_PROCESS))
+
+    def part(k: int) -> list[Outcome]:
+        return [walk_one(kind, run) for kind, run, _, _ in unwalked[k::parts]]
+
+    done = do_in_parts(part, parts)
+    out: list[Outcome] = [("", None)] * len(unwalked)
+    for k, outcomes in enumerate(done):
+        out[k::parts] = outcomes
+    return out
+
+
+_PER_PROCESS = 16  # runs a forked walker must have to be worth its start
+
+
+def _apply(record: RunRecord, outcome: Outcome) -> None:
+    reason, facts = outcome
+    if facts is None:
+        record.status, record.reason = "corrupt", reason
+        return
+    record.facts = RunFacts.from_json(facts)
+    record.steps = record.facts.steps
 
 
 def _detect(where: str) -> str:

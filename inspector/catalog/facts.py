@@ -23,10 +23,14 @@ def facts_of(run: Any) -> RunFacts:
     facts = RunFacts()
     nodes = facts.nodes
     steps = run.steps
+    segment, previous = 0, 0
     for position in range(len(steps)):
         step = steps[position]
         findings.add(position, step)
-        spent = (step.budget.total_tokens or 0) - (step.budget_before.total_tokens or 0)
+        if step.segment != segment:  # a resumed run counts its budget afresh
+            segment, previous = step.segment, 0
+        total = step.budget.total_tokens or 0
+        spent, previous = total - previous, total
         for key in step.nodes:
             node = nodes.get(key)
             if node is None:

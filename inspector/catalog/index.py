@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SCHEMA", "Index", "Row", "default_index_path"]
+__all__ = ["SCHEMA", "Index", "Row", "Version", "default_index_path"]
 
 SCHEMA = 1
 """The index's layout; an index written with another one is rebuilt."""

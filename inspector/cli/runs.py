@@ -96,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
         sort_records([], args.sort)  # a bad field is refused before anything is read
     catalog = Catalog(index=index_path(args.index))
     try:
-        scan = catalog.scan(args.sources, walk=args.stats or filters.need_walk)
+        from inspector.forked import can_fork, usable_cpus
+
+        jobs = min(usable_cpus(), 4) if can_fork() else 1
+        scan = catalog.scan(args.sources, walk=args.stats or filters.need_walk, jobs=jobs)
     finally:
         catalog.close()
         for note in catalog.notes:

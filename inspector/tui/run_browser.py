@@ -29,7 +29,8 @@ from inspector.tui.prompt import PromptScreen
 
 __all__ = ["BrowsedReplayApp", "BrowserState", "DiffScreen", "RunListApp", "browse"]
 
-_SORTS = ("started_at", "path", "status", "steps", "tokens", "duration", "graph")
+_SORTS = ("found", "started_at", "path", "status", "steps", "tokens", "duration", "graph")
+"""`s` cycles through these; `found` is the order the catalog read the runs in."""
 
 
 @dataclass
@@ -245,7 +246,7 @@ class RunListApp(App[str | None]):
         except Exception as exc:  # noqa: BLE001 (a run that cannot be read: said, not raised)
             self.notify(f"cannot compare: {exc}", severity="error")
             return
-        self.push_screen(DiffScreen(text, f"A: {a.path}\nB: {b.path}"))
+        self.push_screen(DiffScreen(text, "step-aligned diff of the two marked runs (Esc: back to the list)"))
 
     def action_filter(self) -> None:
         def done(text: str | None) -> None:

@@ -33,3 +33,9 @@ def runs_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list
     code = main(["runs", *argv, "--json"])
     out = capsys.readouterr().out
     return code, json.loads(out)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Textual runs on asyncio."""
+    return "asyncio"

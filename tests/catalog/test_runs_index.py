@@ -153,3 +153,13 @@ def test_a_copy_of_a_folder_is_its_own_runs(folder: tuple[Path, list[Expected]],
     shutil.copytree(where, copy)
     _, runs = runs_json(capsys, str(where), str(copy))
     assert len(runs) == 12 and len({run["id"] for run in runs}) == 12
+
+
+def test_walking_in_parts_gives_what_one_process_gives(tmp_path: Path) -> None:
+    where = tmp_path / "runs"
+    generate(where, 40, rounds=(2, 4))
+    one = Catalog(index=None).scan([str(where)], walk=True, jobs=1).records
+    two = Catalog(index=None).scan([str(where)], walk=True, jobs=2).records
+    assert [r.to_json() for r in one] == [r.to_json() for r in two]
+    assert [r.facts for r in one] == [r.facts for r in two]
+    assert all(r.facts is not None for r in two)
