@@ -3,14 +3,17 @@ failed and runaway runs of three graphs) and over 10,000 small ones.
 
 Each command runs as a user runs it, `python3 -m inspector runs DIR` in a new process (start-up
 included: about 0.5 s of CPU importing the CLI), against a fresh index in a temporary cache folder;
-peak RSS and CPU time are the child's own (`os.wait4`). Byte-code is written (PYTHONDONTWRITEBYTECODE
-is dropped for the children, as an installed package has its .pyc files) and one `--version` warms it.
+peak RSS and CPU time are the child's own (`os.wait4`; the CPU time includes the processes it forked
+to walk runs in parts). Byte-code is written (PYTHONDONTWRITEBYTECODE is dropped for the children, as
+an installed package has its .pyc files) and one `--version` warms it.
 Wall clock is what the targets are about; the CPU time (user + system) is printed beside it because
-other sessions on a shared machine inflate the wall clock far more. Targets: the first listing <= 10 s and <= 500 MB (it reads each run's header and tail
-only), the second <= 1 s (the index: nothing changed, nothing read again); the first `--stats` (every
-run walked once) within 3x of parsing every file once with the standard library's `json`, measured in
-the same run; later `--stats` <= 2 s (the index's facts); 10,000 small runs' second listing <= 2 s and
-within 12x of 1,000 runs' (cost linear in the number of runs). Set BENCH_CATALOG_RUNS to change 1,000.
+other sessions on a shared machine inflate the wall clock far more.
+
+Targets: the first listing <= 10 s and <= 500 MB (it reads each run's header and tail only), the
+second <= 1 s (the index: nothing changed, nothing read again); the first `--stats` (every run walked
+once) within 3x of parsing every file once with the standard library's `json`, measured in the same
+run; later `--stats` <= 2 s (the index's facts); 10,000 small runs' second listing <= 2 s and within
+12x of 1,000 runs' (cost linear in the number of runs). Set BENCH_CATALOG_RUNS to change 1,000.
 """
 
 from __future__ import annotations
@@ -76,12 +79,19 @@ def run() -> None:
         written = generate(big, RUNS)
         steps = sum(e.steps for e in written)
         size = sum(e.path.stat().st_size for e in written) / 1e6
-        print(f"generated {RUNS} runs, {steps} steps, {size:.0f} MB in {time.perf_counter() - start:.1f} s (setup)")
+        print(
+            f"generated {RUNS} runs, {steps} steps, {size:.0f} MB "
+            f"in {time.perf_counter() - start:.1f} s (setup)"
+        )
 
-        subprocess.run([sys.executable, "-m", "inspector", "--version"], env=_env(cache), check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "inspector", "--version"], env=_env(cache), check=True, capture_output=True
+        )
         first, rss, cpu = _command(big, cache)
-        print(f"first `inspector runs DIR`: {first:.2f} s ({cpu:.2f} s CPU), peak RSS {rss:.0f} MB "
-              f"(targets 10 s, 500 MB): {_verdict(first <= 10 and rss <= 500)}")
+        print(
+            f"first `inspector runs DIR`: {first:.2f} s ({cpu:.2f} s CPU), peak RSS {rss:.0f} MB "
+            f"(targets 10 s, 500 MB): {_verdict(first <= 10 and rss <= 500)}"
+        )
         second, _, cpu = _command(big, cache)
         print(f"second listing: {second:.2f} s ({cpu:.2f} s CPU) (target 1 s): {_verdict(second <= 1)}")
         parse_start = time.process_time()
@@ -89,12 +99,16 @@ def run() -> None:
         parse_cpu = time.process_time() - parse_start
         stats_first, stats_rss, stats_cpu = _command(big, cache, "--stats")
         ratio, cpu_ratio = stats_first / parse, stats_cpu / parse_cpu
-        print(f"json.loads of every line ({seen} steps): {parse:.2f} s ({parse_cpu:.2f} s CPU); first --stats: "
-              f"{stats_first:.2f} s ({stats_cpu:.2f} s CPU), peak RSS {stats_rss:.0f} MB, {ratio:.2f}x "
-              f"({cpu_ratio:.2f}x in CPU) (target 3x): {_verdict(ratio <= 3)}")
+        print(
+            f"json.loads of every line ({seen} steps): {parse:.2f} s ({parse_cpu:.2f} s CPU); first --stats: "
+            f"{stats_first:.2f} s ({stats_cpu:.2f} s CPU), peak RSS {stats_rss:.0f} MB, {ratio:.2f}x "
+            f"({cpu_ratio:.2f}x in CPU) (target 3x): {_verdict(ratio <= 3)}"
+        )
         stats_again, _, cpu = _command(big, cache, "--stats")
-        print(f"later --stats from the index: {stats_again:.2f} s ({cpu:.2f} s CPU) (target 2 s): "
-              f"{_verdict(stats_again <= 2)}")
+        print(
+            f"later --stats from the index: {stats_again:.2f} s ({cpu:.2f} s CPU) (target 2 s): "
+            f"{_verdict(stats_again <= 2)}"
+        )
 
         start = time.perf_counter()
         generate(small, SMALL, rounds=(1, 3), nest=20)
@@ -102,9 +116,12 @@ def run() -> None:
         small_first, _, _ = _command(small, cache)
         small_second, _, small_cpu = _command(small, cache)
         scale = small_second / second
-        print(f"{SMALL} runs: first listing {small_first:.2f} s, second {small_second:.2f} s ({small_cpu:.2f} s CPU) "
-              f"(target 2 s): {_verdict(small_second <= 2)}; {SMALL} vs {RUNS} runs, second listing: "
-              f"{scale:.1f}x (target 12x): {_verdict(scale <= 12)}")
+        print(
+            f"{SMALL} runs: first listing {small_first:.2f} s, "
+            f"second {small_second:.2f} s ({small_cpu:.2f} s CPU) "
+            f"(target 2 s): {_verdict(small_second <= 2)}; {SMALL} vs {RUNS} runs, second listing: "
+            f"{scale:.1f}x (target 12x): {_verdict(scale <= 12)}"
+        )
 
 
 if __name__ == "__main__":

@@ -75,15 +75,28 @@ def generate(
 
 
 def _write(
-    path: Path, run_id: str, kind: str, graph: str, rounds: int, tags: dict[str, str], started: str,
+    path: Path,
+    run_id: str,
+    kind: str,
+    graph: str,
+    rounds: int,
+    tags: dict[str, str],
+    started: str,
     topology: dict[str, Any],
 ) -> Expected:
     max_steps = 2 * rounds + 1 if kind == "runaway" else 4 * rounds + 10
     header = {
-        "kind": "header", "format": "graph-inspector-run", "version": 2, "run_id": run_id,
-        "graph_name": "ReActAgent", "started_at": started, "trigger_mode": "AnyPredecessor",
-        "max_run_steps": max_steps, "topology": {**topology, "max_run_steps": max_steps},
-        "input": {"$refs": [[0, 1]]}, "resumed_from": None,
+        "kind": "header",
+        "format": "graph-inspector-run",
+        "version": 2,
+        "run_id": run_id,
+        "graph_name": "ReActAgent",
+        "started_at": started,
+        "trigger_mode": "AnyPredecessor",
+        "max_run_steps": max_steps,
+        "topology": {**topology, "max_run_steps": max_steps},
+        "input": {"$refs": [[0, 1]]},
+        "resumed_from": None,
         "meta": {"target": graph, "mode": "invoke", "tags": tags},
     }
     lines = [_dump(header), _dump({"kind": "value", "value": {"role": "user", "content": "Weather?"}})]
@@ -103,11 +116,16 @@ def _write(
             p, c = 100 + 3 * index, 20
             prompt, completion, tokens = prompt + p, completion + c, tokens + p + c
             final = last and kind == "ok"
-            message: dict[str, Any] = {"role": "assistant", "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}}
+            message: dict[str, Any] = {
+                "role": "assistant",
+                "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c},
+            }
             if final:
                 message["content"] = "Take an umbrella."
             else:
-                message["tool_calls"] = [{"id": f"call_{index}", "name": "get_weather", "arguments": "{\"city\": \"Hangzhou\"}"}]
+                message["tool_calls"] = [
+                    {"id": f"call_{index}", "name": "get_weather", "arguments": '{"city": "Hangzhou"}'}
+                ]
             lines.append(_dump({"kind": "value", "value": message}))
             step: dict[str, Any] = {"kind": "step"}
             if index == 0:
@@ -115,10 +133,22 @@ def _write(
             step.update({"index": index, "nodes": ["chat"], "t": round(t, 3), "duration": 0.003})
             if final:
                 step["ended"] = True
-            step["budget"] = {"model_calls": model, "tool_calls": tools, "prompt_tokens": prompt,
-                              "completion_tokens": completion, "total_tokens": tokens}
-            step["runs"] = [{"node": "chat", "input": {"$refs": [[0, value]]}, "output": {"$ref": value},
-                             "t": 0.001, "duration": 0.002 + (index % 7) / 1000}]
+            step["budget"] = {
+                "model_calls": model,
+                "tool_calls": tools,
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": tokens,
+            }
+            step["runs"] = [
+                {
+                    "node": "chat",
+                    "input": {"$refs": [[0, value]]},
+                    "output": {"$ref": value},
+                    "t": 0.001,
+                    "duration": 0.002 + (index % 7) / 1000,
+                }
+            ]
             step["branches"] = [{"chosen": ["end" if final else "tools"]}]
             if index == 0:
                 step["state"] = {"messages": {"$refs": [[0, value + 1]]}, "return_directly_tool_call_id": ""}
@@ -128,36 +158,135 @@ def _write(
             visited.add("chat")
         else:
             tools += 1
-            tool_message = {"role": "tool", "content": "light rain", "tool_call_id": f"call_{index - 1}", "tool_name": "get_weather"}
+            tool_message = {
+                "role": "tool",
+                "content": "light rain",
+                "tool_call_id": f"call_{index - 1}",
+                "tool_name": "get_weather",
+            }
             lines.append(_dump({"kind": "value", "value": tool_message}))
-            step = {"kind": "step", "index": index, "nodes": ["tools"], "t": round(t, 3), "duration": 0.005,
-                    "budget": {"model_calls": model, "tool_calls": tools, "prompt_tokens": prompt,
-                               "completion_tokens": completion, "total_tokens": tokens},
-                    "runs": [{"node": "tools", "input": {"$ref": value - 1}, "output": {"$refs": [[value, value + 1]]},
-                              "t": 0.001, "duration": 0.003 + (index % 5) / 1000,
-                              "tools": [{"tool_call_id": f"call_{index - 1}", "input": "{\"city\": \"Hangzhou\"}",
-                                         "output": {"$call": "content"}, "t": 0.001, "duration": 0.001}]}],
-                    "branches": [{"chosen": ["chat"]}],
-                    "delta": [["append", ["messages"], {"$refs": [[value, value + 1]]}]]}
+            step = {
+                "kind": "step",
+                "index": index,
+                "nodes": ["tools"],
+                "t": round(t, 3),
+                "duration": 0.005,
+                "budget": {
+                    "model_calls": model,
+                    "tool_calls": tools,
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": tokens,
+                },
+                "runs": [
+                    {
+                        "node": "tools",
+                        "input": {"$ref": value - 1},
+                        "output": {"$refs": [[value, value + 1]]},
+                        "t": 0.001,
+                        "duration": 0.003 + (index % 5) / 1000,
+                        "tools": [
+                            {
+                                "tool_call_id": f"call_{index - 1}",
+                                "input": '{"city": "Hangzhou"}',
+                                "output": {"$call": "content"},
+                                "t": 0.001,
+                                "duration": 0.001,
+                            }
+                        ],
+                    }
+                ],
+                "branches": [{"chosen": ["chat"]}],
+                "delta": [["append", ["messages"], {"$refs": [[value, value + 1]]}]],
+            }
             value += 1
             visited.add("tools")
         lines.append(_dump(step))
         t += 0.01
         index += 1
     if kind == "error":
-        error = {"type": "NodeRunError", "message": "[NodeRunError] node tools: ValueError: weather service down",
-                 "node_path": ["tools"], "cause_type": "ValueError", "cause_message": "weather service down"}
-        lines.append(_dump({"kind": "step_unfinished", "index": index, "nodes": ["tools"], "t": round(t, 3),
-                            "runs": [{"node": "tools", "input": {"$ref": value - 1}, "error": {"type": "ValueError", "message": "weather service down"}, "t": 0.001, "duration": 0.002}]}))
+        error = {
+            "type": "NodeRunError",
+            "message": "[NodeRunError] node tools: ValueError: weather service down",
+            "node_path": ["tools"],
+            "cause_type": "ValueError",
+            "cause_message": "weather service down",
+        }
+        lines.append(
+            _dump(
+                {
+                    "kind": "step_unfinished",
+                    "index": index,
+                    "nodes": ["tools"],
+                    "t": round(t, 3),
+                    "runs": [
+                        {
+                            "node": "tools",
+                            "input": {"$ref": value - 1},
+                            "error": {"type": "ValueError", "message": "weather service down"},
+                            "t": 0.001,
+                            "duration": 0.002,
+                        }
+                    ],
+                }
+            )
+        )
         visited.add("tools")
-        lines.append(_dump({"kind": "run_finished", "status": "error", "error": error, "t": round(t + 0.005, 3), "duration": round(t + 0.005, 3)}))
+        lines.append(
+            _dump(
+                {
+                    "kind": "run_finished",
+                    "status": "error",
+                    "error": error,
+                    "t": round(t + 0.005, 3),
+                    "duration": round(t + 0.005, 3),
+                }
+            )
+        )
         status = "error"
         diagnostics.add("tool-failed")
     elif kind == "runaway":
-        lines.append(_dump({"kind": "run_finished", "status": "error", "error": {"type": "MaxStepsExceededError", "message": "[GraphRunError] exceeds max steps"}, "t": round(t, 3), "duration": round(t, 3)}))
+        lines.append(
+            _dump(
+                {
+                    "kind": "run_finished",
+                    "status": "error",
+                    "error": {
+                        "type": "MaxStepsExceededError",
+                        "message": "[GraphRunError] exceeds max steps",
+                    },
+                    "t": round(t, 3),
+                    "duration": round(t, 3),
+                }
+            )
+        )
         status = "error"
         diagnostics.add("budget-exhausted")
     else:
-        lines.append(_dump({"kind": "run_finished", "status": "ok", "output": {"$ref": value - 1}, "t": round(t, 3), "duration": round(t, 3)}))
+        lines.append(
+            _dump(
+                {
+                    "kind": "run_finished",
+                    "status": "ok",
+                    "output": {"$ref": value - 1},
+                    "t": round(t, 3),
+                    "duration": round(t, 3),
+                }
+            )
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return Expected(path, run_id, kind, status, graph, steps_total, model, tools, tokens, started, tags, visited, diagnostics)
+    return Expected(
+        path,
+        run_id,
+        kind,
+        status,
+        graph,
+        steps_total,
+        model,
+        tools,
+        tokens,
+        started,
+        tags,
+        visited,
+        diagnostics,
+    )

@@ -47,7 +47,8 @@ class Catalog:
         self.clock = clock
 
     def find(self, specs: Sequence[str], skipped: Skipped) -> list[tuple[SourceKind, Found]]:
-        """Every run the sources hold, once each (a file named twice, or reached through a link, counts once)."""
+        """Every run the sources hold, once each (a file named twice, or reached through a link,
+        counts once)."""
         out: list[tuple[SourceKind, Found]] = []
         seen: set[str] = set()
         for spec in specs:

@@ -1,8 +1,8 @@
 """The catalog's errors.
 
-    InspectorError
-     └── CatalogError (also a ValueError): a source that cannot be opened, a filter that does not
-         parse, a field that does not exist. The CLI turns it into one paragraph and status 2.
+InspectorError
+ └── CatalogError (also a ValueError): a source that cannot be opened, a filter that does not
+     parse, a field that does not exist. The CLI turns it into one paragraph and status 2.
 """
 
 from __future__ import annotations

@@ -58,7 +58,9 @@ class Index:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
-            self.notes.append(f"the run index {self.path} cannot be opened ({exc}); this listing reads every run")
+            self.notes.append(
+                f"the run index {self.path} cannot be opened ({exc}); this listing reads every run"
+            )
             self.path = None
             return self._prepare(sqlite3.connect(":memory:", check_same_thread=False))
         try:
@@ -76,7 +78,9 @@ class Index:
         try:
             return self._prepare(sqlite3.connect(str(self.path), timeout=30, check_same_thread=False))
         except sqlite3.Error as exc:
-            self.notes.append(f"the run index {self.path} cannot be rebuilt ({exc}); this listing reads every run")
+            self.notes.append(
+                f"the run index {self.path} cannot be rebuilt ({exc}); this listing reads every run"
+            )
             self.path = None
             return self._prepare(sqlite3.connect(":memory:", check_same_thread=False))
 
@@ -86,10 +90,11 @@ class Index:
             db.execute("PRAGMA synchronous=NORMAL")
         db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if found is not None and found[0] != str(SCHEMA):
-            if self.path is not None:
-                db.close()
-                return self._rebuild(f"was written by another version (layout {found[0]}, this one reads {SCHEMA})")
+        if found is not None and found[0] != str(SCHEMA) and self.path is not None:
+            db.close()
+            return self._rebuild(
+                f"was written by another version (layout {found[0]}, this one reads {SCHEMA})"
+            )
         with db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
             db.execute(
@@ -107,9 +112,13 @@ class Index:
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            query = f"SELECT key, size, mtime, head, record, facts FROM runs WHERE key IN ({marks})"  # noqa: S608 (only marks)
+            query = f"SELECT key, size, mtime, head, record, facts FROM runs WHERE key IN ({marks})"
             for key, size, mtime, head, record, facts in self._db.execute(query, chunk):
-                out[key] = ((size, mtime, head), json.loads(record), None if facts is None else json.loads(facts))
+                out[key] = (
+                    (size, mtime, head),
+                    json.loads(record),
+                    None if facts is None else json.loads(facts),
+                )
         return out
 
     def put(self, key: str, version: Version, record: dict[str, Any], facts: dict[str, Any] | None) -> None:

@@ -19,7 +19,20 @@ from inspector.catalog.record import FIELDS, STATUSES, RunRecord
 
 __all__ = ["COLUMNS", "Filters", "parse_time", "select", "sort_records", "to_csv", "to_json", "to_table"]
 
-COLUMNS = ("id", "path", "graph", "status", "steps", "model", "tools", "tokens", "duration", "started", "diagnostics", "tags")
+COLUMNS = (
+    "id",
+    "path",
+    "graph",
+    "status",
+    "steps",
+    "model",
+    "tools",
+    "tokens",
+    "duration",
+    "started",
+    "diagnostics",
+    "tags",
+)
 _COLUMN_FIELDS = {"model": "model_calls", "tools": "tool_calls", "started": "started_at"}
 
 
@@ -28,7 +41,9 @@ def parse_time(text: str, *, option: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise CatalogError(f"{option} `{text}` is not an ISO date or time (for example 2026-02-03 or 2026-02-03T10:00)") from None
+        raise CatalogError(
+            f"{option} `{text}` is not an ISO date or time (for example 2026-02-03 or 2026-02-03T10:00)"
+        ) from None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
@@ -57,7 +72,9 @@ class Filters:
     def __post_init__(self) -> None:
         unknown = [s for s in self.status if s not in STATUSES]
         if unknown:
-            raise CatalogError(f"--status `{unknown[0]}` is not a status; the statuses are {', '.join(STATUSES)}")
+            raise CatalogError(
+                f"--status `{unknown[0]}` is not a status; the statuses are {', '.join(STATUSES)}"
+            )
 
     @property
     def need_walk(self) -> bool:
@@ -96,7 +113,10 @@ def sort_records(records: Sequence[RunRecord], spec: str | None) -> list[RunReco
     descending = spec.startswith("-")
     name = _COLUMN_FIELDS.get(spec.lstrip("-"), spec.lstrip("-"))
     if name not in FIELDS:
-        raise CatalogError(f"--sort `{spec}`: no field `{name}`; sort by one of {', '.join(FIELDS)} (`-FIELD` for descending)")
+        raise CatalogError(
+            f"--sort `{spec}`: no field `{name}`; sort by one of {', '.join(FIELDS)} "
+            "(`--sort=-FIELD` for descending)"
+        )
 
     def key(record: RunRecord) -> tuple[int, object, str]:
         value = record.field(name)
@@ -104,7 +124,9 @@ def sort_records(records: Sequence[RunRecord], spec: str | None) -> list[RunReco
 
     ordered = sorted(records, key=key, reverse=descending)
     if descending:  # runs without a value stay last either way
-        ordered = [r for r in ordered if r.field(name) is not None] + [r for r in ordered if r.field(name) is None]
+        ordered = [r for r in ordered if r.field(name) is not None] + [
+            r for r in ordered if r.field(name) is None
+        ]
     return ordered
 
 

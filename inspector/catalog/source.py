@@ -120,7 +120,13 @@ def split_spec(spec: str) -> tuple[str | None, str]:
     """`KIND:WHERE` when the spec names a kind (a word before the colon that is not an existing path
     nor a URL scheme's `//`), else (None, spec): detected from what the path is."""
     head, sep, rest = spec.partition(":")
-    if sep and head.isidentifier() and len(head) > 1 and not rest.startswith("//") and not Path(spec).exists():
+    if (
+        sep
+        and head.isidentifier()
+        and len(head) > 1
+        and not rest.startswith("//")
+        and not Path(spec).exists()
+    ):
         return head, rest
     return None, spec
 
@@ -141,4 +147,3 @@ def _load() -> None:
         from inspector.catalog.runfile import RunFileKind
 
         register(RunFileKind())
-

@@ -64,7 +64,10 @@ class FleetStats:
             "runs": self.runs,
             "nodes": [vars(n) for n in self.nodes],
             "branches": {
-                source: {t: {"count": self.branch_counts[source][t], "share": share} for t, share in targets.items()}
+                source: {
+                    t: {"count": self.branch_counts[source][t], "share": share}
+                    for t, share in targets.items()
+                }
                 for source, targets in self.branches.items()
             },
             "budget_exhausted": {"runs": self.exhausted, "rate": self.exhaustion_rate, "cycles": self.cycles},
@@ -125,15 +128,33 @@ def stats_text(stats: FleetStats) -> str:
     lines = [f"{stats.runs} runs", "", "nodes"]
     rows = [["node", "visits", "runs", "p50", "p95", "max", "tokens", "errors"]]
     for n in stats.nodes:
-        rows.append([n.node, str(n.visits), str(n.runs), _seconds(n.p50), _seconds(n.p95), _seconds(n.max), str(n.tokens), str(n.errors)])
+        rows.append(
+            [
+                n.node,
+                str(n.visits),
+                str(n.runs),
+                _seconds(n.p50),
+                _seconds(n.p95),
+                _seconds(n.max),
+                str(n.tokens),
+                str(n.errors),
+            ]
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
-        lines.append("  " + "  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row)).rstrip())
+        lines.append(
+            "  "
+            + "  ".join(
+                c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row)
+            ).rstrip()
+        )
     lines += ["", "branches"]
     if not stats.branches:
         lines.append("  (none taken)")
     for source, targets in stats.branches.items():
-        taken = ", ".join(f"{t} {share:.1%} ({stats.branch_counts[source][t]})" for t, share in targets.items())
+        taken = ", ".join(
+            f"{t} {share:.1%} ({stats.branch_counts[source][t]})" for t, share in targets.items()
+        )
         lines.append(f"  {source} -> {taken}")
     lines += ["", f"budget exhausted: {stats.exhausted} of {stats.runs} runs ({stats.exhaustion_rate:.1%})"]
     for cycle, count in stats.cycles.items():

@@ -48,7 +48,9 @@ def register(subparsers: Any) -> None:
         "Keys: →/n next, ←/p previous, Home/End, g go to step, / search, b breakpoint, c continue, "
         "space play, d diff, ? help, q quit.",
     )
-    parser.add_argument("run_file", metavar="RUN.jsonl", help="a run file, or a folder of runs: a list to pick from")
+    parser.add_argument(
+        "run_file", metavar="RUN.jsonl", help="a run file, or a folder of runs: a list to pick from"
+    )
     parser.add_argument(
         "--follow",
         "-f",

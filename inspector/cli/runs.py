@@ -43,21 +43,64 @@ def register(subparsers: Any) -> None:
         "Exit 0 with runs listed, 1 with none, 2 on bad input.",
     )
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="a folder of runs or a run file")
-    parser.add_argument("--status", action="append", default=[], help="keep runs with this status (ok, error, interrupted, incomplete, running, corrupt); repeat or comma-separate")
-    parser.add_argument("--graph", action="append", default=[], metavar="GLOB", help="keep runs of this graph (target or name; a glob)")
-    parser.add_argument("--visited", action="append", default=[], metavar="NODE", help="keep runs that ran NODE")
-    parser.add_argument("--diag", action="append", default=[], metavar="CODE", help="keep runs with this diagnostic (budget-exhausted, tool-failed, ...)")
-    parser.add_argument("--since", metavar="TIME", help="keep runs started at or after TIME (ISO date or date-time)")
+    parser.add_argument(
+        "--status",
+        action="append",
+        default=[],
+        help="keep runs with this status (ok, error, interrupted, incomplete, running, corrupt); "
+        "repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--graph",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="keep runs of this graph (target or name; a glob)",
+    )
+    parser.add_argument(
+        "--visited", action="append", default=[], metavar="NODE", help="keep runs that ran NODE"
+    )
+    parser.add_argument(
+        "--diag",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="keep runs with this diagnostic (budget-exhausted, tool-failed, ...)",
+    )
+    parser.add_argument(
+        "--since", metavar="TIME", help="keep runs started at or after TIME (ISO date or date-time)"
+    )
     parser.add_argument("--until", metavar="TIME", help="keep runs started at or before TIME")
-    parser.add_argument("--tag", action="append", default=[], type=_pair, metavar="KEY=VALUE", help="keep runs tagged KEY=VALUE (`inspector record --tag`)")
-    parser.add_argument("--where", metavar="COND", help='a condition on the fields, as `--when` takes it: "tokens > 5000 and steps >= 10"')
-    parser.add_argument("--sort", metavar="FIELD", help="sort by FIELD (steps, tokens, duration, started_at, ...); -FIELD for descending")
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        type=_pair,
+        metavar="KEY=VALUE",
+        help="keep runs tagged KEY=VALUE (`inspector record --tag`)",
+    )
+    parser.add_argument(
+        "--where",
+        metavar="COND",
+        help='a condition on the fields, as `--when` takes it: "tokens > 5000 and steps >= 10"',
+    )
+    parser.add_argument(
+        "--sort",
+        metavar="FIELD",
+        help="sort by FIELD (steps, tokens, duration, started_at, ...); -FIELD for descending",
+    )
     parser.add_argument("--limit", type=_count, metavar="N", help="list at most N runs (after sorting)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print a JSON list of runs")
     output.add_argument("--csv", action="store_true", help="print CSV")
-    parser.add_argument("--stats", action="store_true", help="statistics across the selected runs: per node, per branch, budget, slowest and costliest")
-    parser.add_argument("--index", metavar="PATH", help="the index file (default: the user's cache folder); `-` for none")
+    parser.add_argument(
+        "--stats",
+        action="store_true",
+        help="statistics across the selected runs: per node, per branch, budget, slowest and costliest",
+    )
+    parser.add_argument(
+        "--index", metavar="PATH", help="the index file (default: the user's cache folder); `-` for none"
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="name the files skipped")
     parser.set_defaults(handler=run)
 

@@ -223,8 +223,12 @@ def _fleet_overlay(sources: list[str], topology: Topology, spec: str) -> RunOver
             overlays.append(RunOverlay.from_run(run, topology))
             statuses.append(run.status)
     if misfits:
-        print(f"inspector: note: left out {len(misfits)} runs that do not fit the graph of `{spec}`: "
-              + ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""), file=sys.stderr)
+        print(
+            f"inspector: note: left out {len(misfits)} runs that do not fit the graph of `{spec}`: "
+            + ", ".join(misfits[:5])
+            + (" ..." if len(misfits) > 5 else ""),
+            file=sys.stderr,
+        )
     if not overlays:
         raise InspectorError(f"--run {' '.join(sources)}: no run of the graph of `{spec}` found there")
     return RunOverlay.combine(overlays, statuses=statuses)

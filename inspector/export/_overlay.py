@@ -260,7 +260,7 @@ class RunOverlay:
 
     def legend_samples(self) -> list[tuple[str, str, str]]:
         summed = [("Σ", "black", f"{self.runs} runs summed")] if self.runs > 1 else []
-        samples = summed + [("━━━▶", _TAKEN, "taken (width: how often)"), ("───▶", _NOT_TAKEN, "not taken")]
+        samples = [*summed, ("━━━▶", _TAKEN, "taken (width: how often)"), ("───▶", _NOT_TAKEN, "not taken")]
         if self.cycle:
             samples.append(("━━━▶", _CYCLE, "loop that burned the budget"))
         if self.ended_by:

@@ -21,6 +21,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -107,7 +108,21 @@ class RunListApp(App[str | None]):
     def on_mount(self) -> None:
         self.theme = self._theme_name
         table = self.query_one(DataTable)
-        for label in ("", "id", "status", "graph", "steps", "model", "tools", "tokens", "duration", "started", "diagnostics", "tags", "path"):
+        for label in (
+            "",
+            "id",
+            "status",
+            "graph",
+            "steps",
+            "model",
+            "tools",
+            "tokens",
+            "duration",
+            "started",
+            "diagnostics",
+            "tags",
+            "path",
+        ):
             table.add_column(label, key=label or "mark")
         self._refill()
         if not self.state.done:
@@ -120,8 +135,13 @@ class RunListApp(App[str | None]):
 
         catalog = Catalog(index=self.index)
         known = {r.key for r in self.state.records}
+
+        def arrived(record: Any) -> None:
+            if record.key not in known:
+                self.call_from_thread(self._arrived, record)
+
         try:
-            catalog.scan(self.sources, on_record=lambda r: r.key in known or self.call_from_thread(self._arrived, r))
+            catalog.scan(self.sources, on_record=arrived)
         except Exception as exc:  # noqa: BLE001 (shown on the screen; the list so far stays)
             self.state.notes.append(f"reading stopped: {exc}")
         finally:
@@ -143,7 +163,17 @@ class RunListApp(App[str | None]):
         text = self.state.filter.lower()
         if not text:
             return True
-        return any(text in str(v).lower() for v in (record.path, record.status, record.graph, record.run_id, record.field("tags"), record.field("diagnostics")))
+        return any(
+            text in str(v).lower()
+            for v in (
+                record.path,
+                record.status,
+                record.graph,
+                record.run_id,
+                record.field("tags"),
+                record.field("diagnostics"),
+            )
+        )
 
     def _cells(self, record: Any) -> list[Text]:
         from inspector.catalog.listing import cells
@@ -230,7 +260,7 @@ class RunListApp(App[str | None]):
             del marked[:-2]  # the last two marked are the pair `d` compares
         table = self.query_one(DataTable)
         for row, shown in enumerate(self._shown):
-            table.update_cell_at((row, 0), Text("●" if shown.key in marked else ""))
+            table.update_cell_at(Coordinate(row, 0), Text("●" if shown.key in marked else ""))
         self._status()
 
     def action_diff(self) -> None:
@@ -243,7 +273,7 @@ class RunListApp(App[str | None]):
         a, b = (by_key[k] for k in self.state.marked)
         try:
             text = diff_runs(a.key, b.key).to_text()
-        except Exception as exc:  # noqa: BLE001 (a run that cannot be read: said, not raised)
+        except Exception as exc:
             self.notify(f"cannot compare: {exc}", severity="error")
             return
         self.push_screen(DiffScreen(text, "step-aligned diff of the two marked runs (Esc: back to the list)"))
@@ -254,7 +284,9 @@ class RunListApp(App[str | None]):
                 self.state.filter = text.strip()
                 self._refill()
 
-        self.push_screen(PromptScreen("Show runs containing (path, status, graph, tags):", value=self.state.filter), done)
+        self.push_screen(
+            PromptScreen("Show runs containing (path, status, graph, tags):", value=self.state.filter), done
+        )
 
     def action_sort(self) -> None:
         record = self._current()

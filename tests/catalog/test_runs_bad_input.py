@@ -56,7 +56,9 @@ def test_a_corrupt_run_is_listed_with_its_reason_and_the_rest_still_are(
     assert "corrupt: a line near the end is not JSON" in capsys.readouterr().out
 
 
-def test_a_corrupt_middle_line_is_found_by_the_walk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_corrupt_middle_line_is_found_by_the_walk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = (FIXTURES / "weather.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     lines[3] = "{not json at all\n"
     (tmp_path / "bad.jsonl").write_text("".join(lines), encoding="utf-8")
@@ -99,13 +101,17 @@ def test_an_unreadable_file_is_named_and_the_rest_listed(
         ("no/such/folder", "no such file or folder"),
     ],
 )
-def test_sources_that_cannot_be_read_exit_2(source: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sources_that_cannot_be_read_exit_2(
+    source: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["runs", source]) == 2
     err = capsys.readouterr().err
     assert words in " ".join(err.split()) and "Traceback" not in err
 
 
-def test_planned_kinds_are_told_apart_by_their_first_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_planned_kinds_are_told_apart_by_their_first_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     sqlite = tmp_path / "checkpoints.sqlite"
     sqlite.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
     trace = tmp_path / "trace.json"

@@ -99,7 +99,7 @@ def test_an_index_of_another_version_is_rebuilt_with_a_note(
     runs_json(capsys, str(where), "--index", str(index))
     with sqlite3.connect(index) as db:
         db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
-        db.execute("UPDATE runs SET record = '{\"status\": \"ok\", \"steps\": 12345}'")
+        db.execute('UPDATE runs SET record = \'{"status": "ok", "steps": 12345}\'')
     capsys.readouterr()
     assert main(["runs", str(where), "--index", str(index), "--json"]) == 0
     captured = capsys.readouterr()
@@ -139,7 +139,18 @@ def test_two_processes_indexing_the_same_folder(tmp_path: Path) -> None:
     where = tmp_path / "runs"
     generate(where, 40, rounds=(2, 3))
     index = tmp_path / "index.sqlite"
-    command = [sys.executable, "-m", "inspector", "runs", str(where), "--index", str(index), "--diag", "tool-failed", "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "inspector",
+        "runs",
+        str(where),
+        "--index",
+        str(index),
+        "--diag",
+        "tool-failed",
+        "--json",
+    ]
     processes = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
     outputs = [p.communicate(timeout=120) for p in processes]
     assert [p.returncode for p in processes] == [0, 0], outputs
@@ -147,7 +158,9 @@ def test_two_processes_indexing_the_same_folder(tmp_path: Path) -> None:
     assert all(err == b"" for _, err in outputs)
 
 
-def test_a_copy_of_a_folder_is_its_own_runs(folder: tuple[Path, list[Expected]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_copy_of_a_folder_is_its_own_runs(
+    folder: tuple[Path, list[Expected]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     where, _ = folder
     copy = tmp_path / "copy"
     shutil.copytree(where, copy)

@@ -27,7 +27,10 @@ def test_every_run_is_listed_with_the_generators_counts(
         facts = (run["status"], run["steps"], run["model_calls"], run["tool_calls"], run["tokens"])
         assert facts == (e.status, e.steps, e.model_calls, e.tool_calls, e.tokens), e.path
         assert (run["graph"], run["run_id"], run["tags"], run["started_at"]) == (
-            e.graph, e.run_id, e.tags, e.started_at
+            e.graph,
+            e.run_id,
+            e.tags,
+            e.started_at,
         )
 
 
@@ -49,7 +52,10 @@ def _paths(expected: list[Expected], keep: object) -> set[str]:
         (["--since", "2026-02-10"], lambda e: e.started_at >= "2026-02-10"),
         (["--until", "2026-02-05T00:00"], lambda e: e.started_at <= "2026-02-05T00:00"),
         (["--where", "tokens > 2500 and steps >= 10"], lambda e: e.tokens > 2500 and e.steps >= 10),
-        (["--where", 'status == "error" or model_calls < 4'], lambda e: e.status == "error" or e.model_calls < 4),
+        (
+            ["--where", 'status == "error" or model_calls < 4'],
+            lambda e: e.status == "error" or e.model_calls < 4,
+        ),
     ],
 )
 def test_each_filter_returns_exactly_the_expected_runs(
@@ -87,8 +93,18 @@ def test_table_and_csv_carry_the_columns(
     assert main(["runs", str(folder), "--limit", "2"]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].split() == [
-        "id", "path", "graph", "status", "steps", "model", "tools", "tokens", "duration", "started",
-        "diagnostics", "tags",
+        "id",
+        "path",
+        "graph",
+        "status",
+        "steps",
+        "model",
+        "tools",
+        "tokens",
+        "duration",
+        "started",
+        "diagnostics",
+        "tags",
     ]
     assert len(table) == 3
     assert main(["runs", str(folder), "--csv"]) == 0

@@ -89,7 +89,9 @@ def _recompute(paths: list[Path]) -> dict[str, Any]:
         },
         "budget_exhausted": {"runs": exhausted, "rate": exhausted / len(paths), "cycles": dict(cycles)},
         "slowest": [{"path": p, "duration": d} for p, d in sorted(timed, key=lambda x: (-x[1], x[0]))[:5]],
-        "most_expensive": [{"path": p, "tokens": t} for p, t in sorted(costs, key=lambda x: (-x[1], x[0]))[:5]],
+        "most_expensive": [
+            {"path": p, "tokens": t} for p, t in sorted(costs, key=lambda x: (-x[1], x[0]))[:5]
+        ],
     }
 
 
