@@ -142,7 +142,7 @@ class RunListApp(App[str | None]):
 
         try:
             catalog.scan(self.sources, on_record=arrived)
-        except Exception as exc:  # noqa: BLE001 (shown on the screen; the list so far stays)
+        except Exception as exc:
             self.state.notes.append(f"reading stopped: {exc}")
         finally:
             catalog.close()
