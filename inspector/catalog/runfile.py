@@ -36,6 +36,7 @@ _TAIL = 65536
 _HEADER_RE = re.compile(rb'^\s*\{\s*"kind"\s*:\s*"header"')
 _TOP_STEP = (b'{"kind":"step","index":', b'{"kind":"step","full":true,')
 _TOP_UNFINISHED = b'{"kind":"step_unfinished","index":'
+_SEGMENT = b'{"kind":"segment",'
 
 
 def is_run_head(head: bytes) -> bool:
@@ -211,11 +212,13 @@ def _summarize(f: Any, record: RunRecord, *, now: float) -> None:
     if isinstance(tags, dict):
         record.tags = {str(k): str(v) for k, v in tags.items()}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
     record.started_at = header.started_at
-    finished, step, unfinished, bad = _read_tail(f, len(first), info.st_size)
+    finished, step, unfinished, bad, segmented = _read_tail(f, len(first), info.st_size)
     if bad is not None:
         record.status, record.reason = "corrupt", bad
     if step is not None:
         record.steps = step.index + 1
+        if segmented:  # a resumed run: each segment's steps count from 0 again
+            record.steps = _count_top_steps(f)
         if step.budget is not None:
             record.model_calls = step.budget.model_calls
             record.tool_calls = step.budget.tool_calls
@@ -236,9 +239,11 @@ def _summarize(f: Any, record: RunRecord, *, now: float) -> None:
 
 def _read_tail(
     f: Any, header_end: int, size: int
-) -> tuple[_Tail | None, _Tail | None, _Tail | None, str | None]:
+) -> tuple[_Tail | None, _Tail | None, _Tail | None, str | None, bool]:
     """The `run_finished` line (when it is the last whole line), the last top-level step line and a
-    `step_unfinished` after it; or why the end of the file is corrupt (a whole line that is not JSON)."""
+    `step_unfinished` after it; or why the end of the file is corrupt (a whole line that is not JSON);
+    and whether the block read holds a `segment` line (a resumed run recorded into the same file: one
+    resumed further back than the block is counted right once the run is walked)."""
     block = _TAIL
     while True:
         start = max(header_end, size - block)
@@ -247,6 +252,7 @@ def _read_tail(
         if start > header_end:
             lines = lines[1:]  # the first piece is the end of a line begun before the block
         lines.pop()  # after the last newline: empty, or a cut-off line (the run was killed mid-write)
+        segmented = any(line.startswith(_SEGMENT) for line in lines)
         finished = step = unfinished = None
         for position in range(len(lines) - 1, -1, -1):
             line = lines[position]
@@ -257,7 +263,7 @@ def _read_tail(
                 try:
                     finished = _tail.decode(line)
                 except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                    return None, None, None, f"its last line is not a valid run_finished line: {exc}"
+                    return None, None, None, f"its last line is not a valid run_finished line: {exc}", False
                 continue
             if line.startswith(_TOP_UNFINISHED) and step is None and unfinished is None:
                 with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
@@ -267,8 +273,8 @@ def _read_tail(
                 try:
                     step = _tail.decode(line)
                 except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                    return None, None, None, f"a step line near the end is not valid: {exc}"
-                return finished, step, unfinished, None
+                    return None, None, None, f"a step line near the end is not valid: {exc}", False
+                return finished, step, unfinished, None, segmented
             try:  # a line after the last step (a value, an interrupt): whole JSON, or the file is corrupt
                 msgspec.json.decode(line)
             except msgspec.DecodeError:
@@ -276,10 +282,17 @@ def _read_tail(
                     json.loads(line)  # what msgspec refuses and json reads (NaN) is still a line
                 except ValueError as exc:
                     where = "its last whole line" if last else "a line near the end"
-                    return None, None, None, f"{where} is not JSON: {exc}"
+                    return None, None, None, f"{where} is not JSON: {exc}", False
         if start <= header_end:
-            return finished, None, unfinished, None
+            return finished, None, unfinished, None, segmented
         block *= 4
+
+
+def _count_top_steps(f: Any) -> int:
+    """Top-level step lines in the whole file: a resumed run's step count (its segments' steps, which the
+    tail alone cannot tell), found by their prefixes without parsing a line."""
+    f.seek(0)
+    return sum(1 for line in f if line.startswith(_TOP_STEP))
 
 
 def _locked(f: Any) -> bool:

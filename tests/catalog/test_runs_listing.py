@@ -129,3 +129,18 @@ def test_bad_filters_exit_2_with_a_message(
     assert main(["runs", str(folder), *argv]) == 2
     err = capsys.readouterr().err
     assert words in " ".join(err.split()) and "Traceback" not in err
+
+
+def test_every_fixture_recording_lists_as_read_run_reads_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """The header and tail give what the whole reader gives, resumed runs (segments) included."""
+    from inspector.recording import read_run
+
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
+    _, runs = runs_json(capsys, str(fixtures))
+    assert len(runs) == len(list(fixtures.glob("*.jsonl")))
+    for listed in runs:
+        run = read_run(listed["path"])
+        budget = run.steps[-1].budget if len(run.steps) else None
+        assert (listed["status"], listed["steps"]) == (run.status, len(run.steps)), listed["path"]
+        assert listed["model_calls"] == (budget.model_calls if budget else 0), listed["path"]
+        assert listed["tokens"] == ((budget.total_tokens or 0) if budget else 0), listed["path"]
