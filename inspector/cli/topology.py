@@ -208,20 +208,16 @@ def _fleet_overlay(sources: list[str], topology: Topology, spec: str) -> RunOver
             overlays.append(RunOverlay.from_run(run, topology))
             statuses.append(run.status)
             continue
-        for found in kind.find(source, Skipped()):
-            if found.key in seen:
-                continue
-            seen.add(found.key)
-            try:
-                run = read_run(found.key)
-            except (InspectorError, OSError, ValueError):
-                misfits.append(f"{found.path} (unreadable)")
-                continue
-            if _foreign(run, topology):
-                misfits.append(found.path)
-                continue
-            overlays.append(RunOverlay.from_run(run, topology))
-            statuses.append(run.status)
+        found = [f for f in kind.find(source, Skipped()) if f.key not in seen]
+        seen.update(f.key for f in found)
+        for path, outcome in zip(
+            (f.path for f in found), _read_overlays([f.key for f in found], topology), strict=True
+        ):
+            if isinstance(outcome, str):
+                misfits.append(f"{path} ({outcome})" if outcome != "misfit" else path)
+            else:
+                overlays.append(outcome[0])
+                statuses.append(outcome[1])
     if misfits:
         print(
             f"inspector: note: left out {len(misfits)} runs that do not fit the graph of `{spec}`: "
@@ -232,6 +228,30 @@ def _fleet_overlay(sources: list[str], topology: Topology, spec: str) -> RunOver
     if not overlays:
         raise InspectorError(f"--run {' '.join(sources)}: no run of the graph of `{spec}` found there")
     return RunOverlay.combine(overlays, statuses=statuses)
+
+
+def _read_overlays(paths: list[str], topology: Topology) -> list[tuple[RunOverlay, str] | str]:
+    """Each run's overlay and status, or why it is left out (`misfit`: another graph's run;
+    `unreadable`), read in parts on several cores when there are many (`inspector.forked`)."""
+    from inspector.export import RunOverlay
+    from inspector.forked import can_fork, do_in_parts, usable_cpus
+    from inspector.recording import read_run
+
+    def one(path: str) -> tuple[RunOverlay, str] | str:
+        try:
+            run = read_run(path)
+        except (InspectorError, OSError, ValueError):
+            return "unreadable"
+        if _foreign(run, topology):
+            return "misfit"
+        return RunOverlay.from_run(run, topology), run.status
+
+    parts = max(1, min(min(usable_cpus(), 4) if can_fork() else 1, len(paths) // 16))
+    done = do_in_parts(lambda k: [one(p) for p in paths[k::parts]], parts)
+    out: list[tuple[RunOverlay, str] | str] = ["unreadable"] * len(paths)
+    for k, outcomes in enumerate(done):
+        out[k::parts] = outcomes
+    return out
 
 
 def run(args: argparse.Namespace) -> int:

@@ -81,3 +81,16 @@ def test_run_given_several_times_and_runs_of_other_graphs_left_out(
 def test_one_run_draws_as_before(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["topology", GRAPH, "--run", GRAPH, "--format", "json"]) == 0
     assert "runs" not in json.loads(capsys.readouterr().out)["run"]
+
+
+def test_many_runs_read_in_parts_sum_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.catalog_runs import generate
+
+    written = generate(tmp_path / "runs", 40, rounds=(1, 3))
+    capsys.readouterr()
+    assert main(["topology", GRAPH, "--run", str(tmp_path / "runs"), "--format", "json"]) == 0
+    summed = json.loads(capsys.readouterr().out)["run"]
+    one_by_one = RunOverlay.combine(
+        [RunOverlay.from_run(read_run(e.path)) for e in written], statuses=[e.status for e in written]
+    )
+    assert summed == json.loads(json.dumps(one_by_one.to_dict()))
