@@ -81,7 +81,22 @@ def register(subparsers: Any) -> None:
         metavar="JSON",
         help="with --resume: a JSON value handed to the interrupted nodes (get_resume_data())",
     )
+    parser.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        type=_tag,
+        metavar="KEY=VALUE",
+        help="a tag kept in the header's meta.tags (repeatable); `inspector runs --tag` filters on it",
+    )
     parser.set_defaults(handler=run)
+
+
+def _tag(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
+    return key.strip(), value
 
 
 def parse_json(raw: str, option: str) -> Any:
@@ -310,6 +325,8 @@ def run(args: argparse.Namespace) -> int:
     meta: dict[str, Any] = {"target": args.target, "mode": "stream" if args.stream else "invoke"}
     if args.resume and args.resume_data is not None:
         meta["resume_data"] = resume_data
+    if args.tag:
+        meta["tags"] = dict(args.tag)
     recorder = Recorder(
         output,
         topology=target.topology(),

@@ -48,7 +48,9 @@ def register(subparsers: Any) -> None:
         "Keys: →/n next, ←/p previous, Home/End, g go to step, / search, b breakpoint, c continue, "
         "space play, d diff, ? help, q quit.",
     )
-    parser.add_argument("run_file", metavar="RUN.jsonl")
+    parser.add_argument(
+        "run_file", metavar="RUN.jsonl", help="a run file, or a folder of runs: a list to pick from"
+    )
     parser.add_argument(
         "--follow",
         "-f",
@@ -81,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.follow and Path(args.run_file).is_dir():  # without --follow the reader says the same
         raise InspectorError(f"{args.run_file}: is a directory, not a run file")
+    if Path(args.run_file).is_dir():  # a folder of runs: the run browser (inspector.tui.run_browser)
+        from inspector.catalog import default_index_path
+        from inspector.tui.run_browser import browse
+
+        browse([args.run_file], index=default_index_path())
+        return 0
 
     if args.target:  # a typo or a standard-library module is said now, not at the first `f`
         from inspector.target import locate_target

@@ -38,7 +38,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     parser.add_argument(
-        "--run", metavar="RUN.jsonl", help="overlay a recorded run: visits, edges taken, how it ended"
+        "--run",
+        metavar="RUN",
+        action="append",
+        help="overlay a recorded run: visits, edges taken, how it ended; a folder, or --run given "
+        "several times, sums many runs (visits, and the share of runs that took each edge)",
     )
     parser.add_argument("--highlight", metavar="KEY", help="text format: draw this node with a heavy box")
     parser.add_argument("--expand", action="store_true", help="text format: draw nested graphs expanded")
@@ -161,13 +165,17 @@ def _recorded_topology(path: str) -> Topology:
     return run.topology
 
 
+def _foreign(run: Any, topology: Topology) -> list[str]:
+    keys = {node.key for node in topology.nodes}
+    return sorted({node for step in run.steps for node in step.nodes if node not in keys})
+
+
 def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
     from inspector.export import RunOverlay
     from inspector.recording import read_run
 
     run = read_run(path)
-    keys = {node.key for node in topology.nodes}
-    foreign = sorted({node for step in run.steps for node in step.nodes if node not in keys})
+    foreign = _foreign(run, topology)
     if foreign:
         listed = ", ".join(f"`{k}`" for k in foreign[:10])
         raise InspectorError(
@@ -175,6 +183,75 @@ def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
             f"not have. Draw the run on its own graph with `inspector topology {path}`."
         )
     return RunOverlay.from_run(run, topology)
+
+
+def _fleet_overlay(sources: list[str], topology: Topology, spec: str) -> RunOverlay:
+    """Many runs summed on the graph: the run files `sources` hold (folders searched as `inspector runs`
+    searches them). Runs of another graph in a folder are left out, with a note; a run named directly
+    that does not fit is an error, as with one run."""
+    from inspector.catalog.source import Skipped, kind_for
+    from inspector.export import RunOverlay
+    from inspector.recording import read_run
+
+    if len(sources) == 1 and not Path(sources[0]).is_dir():
+        return _overlay(sources[0], topology, spec)
+    kind = kind_for("runfile")
+    overlays: list[RunOverlay] = []
+    statuses: list[str] = []
+    misfits: list[str] = []
+    seen: set[str] = set()
+    for source in sources:
+        if not Path(source).is_dir():
+            run = read_run(source)
+            if _foreign(run, topology):
+                _overlay(source, topology, spec)  # raises the one-run message
+            overlays.append(RunOverlay.from_run(run, topology))
+            statuses.append(run.status)
+            continue
+        found = [f for f in kind.find(source, Skipped()) if f.key not in seen]
+        seen.update(f.key for f in found)
+        for path, outcome in zip(
+            (f.path for f in found), _read_overlays([f.key for f in found], topology), strict=True
+        ):
+            if isinstance(outcome, str):
+                misfits.append(f"{path} ({outcome})" if outcome != "misfit" else path)
+            else:
+                overlays.append(outcome[0])
+                statuses.append(outcome[1])
+    if misfits:
+        print(
+            f"inspector: note: left out {len(misfits)} runs that do not fit the graph of `{spec}`: "
+            + ", ".join(misfits[:5])
+            + (" ..." if len(misfits) > 5 else ""),
+            file=sys.stderr,
+        )
+    if not overlays:
+        raise InspectorError(f"--run {' '.join(sources)}: no run of the graph of `{spec}` found there")
+    return RunOverlay.combine(overlays, statuses=statuses)
+
+
+def _read_overlays(paths: list[str], topology: Topology) -> list[tuple[RunOverlay, str] | str]:
+    """Each run's overlay and status, or why it is left out (`misfit`: another graph's run;
+    `unreadable`), read in parts on several cores when there are many (`inspector.forked`)."""
+    from inspector.export import RunOverlay
+    from inspector.forked import can_fork, do_in_parts, usable_cpus
+    from inspector.recording import read_run
+
+    def one(path: str) -> tuple[RunOverlay, str] | str:
+        try:
+            run = read_run(path)
+        except (InspectorError, OSError, ValueError):
+            return "unreadable"
+        if _foreign(run, topology):
+            return "misfit"
+        return RunOverlay.from_run(run, topology), run.status
+
+    parts = max(1, min(min(usable_cpus(), 4) if can_fork() else 1, len(paths) // 16))
+    done = do_in_parts(lambda k: [one(p) for p in paths[k::parts]], parts)
+    out: list[tuple[RunOverlay, str] | str] = ["unreadable"] * len(paths)
+    for k, outcomes in enumerate(done):
+        out[k::parts] = outcomes
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -186,6 +263,11 @@ def run(args: argparse.Namespace) -> int:
             "`-o graph.png` (or redirect standard output), or use --format text to draw the graph here"
         )
     subject: Any
+    if Path(args.target).is_dir():
+        raise InspectorError(
+            f"{args.target} is a folder: draw a graph from a TARGET or one run file, and sum the folder's "
+            f"runs on it with `--run {args.target}`"
+        )
     if _is_run_file(args.target):
         subject = _recorded_topology(args.target)
         topology = subject
@@ -197,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
         where = f"TARGET `{args.target}`"
     if args.highlight is not None:
         _check_highlight(args.highlight, topology, where)
-    overlay = None if args.run is None else _overlay(args.run, topology, args.target)
+    overlay = None if not args.run else _fleet_overlay(list(args.run), topology, args.target)
     output = produce(subject, args, overlay)
     if args.output:
         _write(Path(args.output), output)

@@ -57,7 +57,14 @@ def to_mermaid(subject: Any, /, *, direction: str = "TD", overlay: RunOverlay | 
     if back_links and overlay is None:
         lines.append(f"    linkStyle {','.join(map(str, back_links))} stroke:#c62828,stroke-width:3px")
     lines.extend(styles)
+    if overlay is not None and overlay.runs > 1:
+        lines.append(f"    %% {mermaid_comment(overlay.summary)}")
     return "\n".join(lines) + "\n"
+
+
+def mermaid_comment(text: str) -> str:
+    """`text` on one Mermaid comment line (line breaks would end the comment)."""
+    return " ".join(text.split())
 
 
 def _class_name(kind: str) -> str:
@@ -113,8 +120,7 @@ def _emit(
             opening, closing = _SHAPES.get(node.kind, _DEFAULT_SHAPE)
         label = _label(node)
         if overlay is not None and node.key not in (START, END):
-            count = overlay.visits.get(node.key, 0)
-            label = f"{label}\nran {count}×" if count else f"{label}\nnot run"
+            label = overlay.node_words(node.key, label)
             notes.append(f"    style {node_id} {overlay.mermaid_node_style(node.key)}")
         lines.append(f"{indent}{node_id}{opening}{mermaid_text(label)}{closing}")
         classes.setdefault(node.kind, []).append(node_id)
@@ -128,8 +134,7 @@ def _emit(
             arrow = "-.->" if edge.kind == "branch" else "-->"
         text = edge_text(edge)
         if overlay is not None:
-            count = overlay.edges.get((edge.source, edge.target), 0)
-            text = f"{text or ''} ×{count}".strip() if count else text
+            text = overlay.edge_words((edge.source, edge.target), text)
             style = overlay.mermaid_link_style(edge.source, edge.target)
             if style is not None:
                 notes.append(f"    linkStyle {len(links)} {style}")

@@ -9,10 +9,16 @@ target), as the TUI's path does.
 How the run ended, as an edge: into END for a finished run; into the nodes of the step that failed for
 a failed run; for a run stopped by its step budget, the edge it was about to take (the last step's
 `next_nodes`), which is the move the budget did not allow.
+
+Many runs: `RunOverlay.combine(overlays)` sums them (a fleet on its graph): visits and edge counts
+added up, and for each node and edge how many of the runs took it, so edges read `×812 · 64% of
+runs`; the legend and the summary say how many runs were summed. How each run ended is not drawn
+(the summary counts the statuses); the loops that burned a budget are.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -51,6 +57,68 @@ class RunOverlay:
     summary: str = ""
     notes: tuple[str, ...] = field(default=())
     finished: bool = False
+    runs: int = 1
+    visit_runs: dict[str, int] = field(default_factory=lambda: {})
+    edge_runs: dict[Pair, int] = field(default_factory=lambda: {})
+
+    @classmethod
+    def combine(cls, overlays: Sequence[RunOverlay], *, statuses: Sequence[str] = ()) -> RunOverlay:
+        """Many runs' overlays summed (see the module docstring); `statuses` are the runs' statuses,
+        counted in the summary. One overlay is returned as it is."""
+        if len(overlays) == 1:
+            return overlays[0]
+        visits: dict[str, int] = {}
+        edges: dict[Pair, int] = {}
+        visit_runs: dict[str, int] = {}
+        edge_runs: dict[Pair, int] = {}
+        cycle: list[Pair] = []
+        exhausted = 0
+        for overlay in overlays:
+            for key, count in overlay.visits.items():
+                visits[key] = visits.get(key, 0) + count
+                visit_runs[key] = visit_runs.get(key, 0) + (1 if count else 0)
+            for pair, count in overlay.edges.items():
+                edges[pair] = edges.get(pair, 0) + count
+                edge_runs[pair] = edge_runs.get(pair, 0) + (1 if count else 0)
+            cycle.extend(overlay.cycle)
+            exhausted += 1 if overlay.cycle or any(n.startswith("budget:") for n in overlay.notes) else 0
+        counted = ", ".join(f"{n} {s}" for s, n in sorted(Counter(statuses).items()))
+        summary = f"{len(overlays)} runs summed" + (f": {counted}" if counted else "")
+        notes = (f"budget: ran out in {exhausted} of {len(overlays)} runs",) if exhausted else ()
+        return cls(
+            visits,
+            edges,
+            (),
+            tuple(dict.fromkeys(cycle)),
+            summary,
+            notes,
+            runs=len(overlays),
+            visit_runs=visit_runs,
+            edge_runs=edge_runs,
+        )
+
+    def share(self, pair: Pair) -> float:
+        """The share of the summed runs that took the edge `pair` (1 run: 1.0 when it was taken)."""
+        if self.runs == 1:
+            return 1.0 if self.edges.get(pair) else 0.0
+        return self.edge_runs.get(pair, 0) / self.runs
+
+    def edge_words(self, pair: Pair, text: str | None) -> str | None:
+        """An edge's label with its count (and, for many runs, the share of runs that took it)."""
+        count = self.edges.get(pair, 0)
+        if not count:
+            return text
+        words = f"{text or ''} ×{count}".strip()
+        return f"{words} · {self.share(pair):.0%} of runs" if self.runs > 1 else words
+
+    def node_words(self, key: str, label: str) -> str:
+        """A node's label with how often it ran (and, for many runs, in how many of them)."""
+        count = self.visits.get(key, 0)
+        if not count:
+            return f"{label}\nnot run"
+        if self.runs > 1:
+            return f"{label}\nran {count}× in {self.visit_runs.get(key, 0)}/{self.runs} runs"
+        return f"{label}\nran {count}×"
 
     # -- building -------------------------------------------------------------------------------------
 
@@ -158,7 +226,7 @@ class RunOverlay:
             }
         style = "rounded,filled" if node.kind in ("ChatModel", "Lambda") else "filled"
         darkest = fill in HEAT[-2:]
-        return f"{label}\nran {count}×", {
+        return self.node_words(node.key, label), {
             "style": style,
             "fillcolor": fill,
             "penwidth": "2",
@@ -173,12 +241,12 @@ class RunOverlay:
         attrs: dict[str, str] = {"constraint": "false"} if edge.back_edge else {}
         if pair in self.cycle:
             attrs.update(color=_CYCLE, fontcolor=_CYCLE, penwidth=str(self._width(count) + 1), style="bold")
-            words = f"{words} ×{count} · loop that burned the budget".strip(" ·")
+            words = f"{self.edge_words(pair, words) or ''} · loop that burned the budget".strip(" ·")
         elif count:
             attrs.update(color=_TAKEN, fontcolor=_TAKEN, penwidth=str(self._width(count)))
             if edge.kind == "branch":
                 attrs["style"] = "dashed"
-            words = f"{words} ×{count}".strip()
+            words = self.edge_words(pair, words) or ""
         else:
             attrs.update(color=_NOT_TAKEN, fontcolor=_UNVISITED_TEXT, penwidth="1")
         if pair in self.ended_by:
@@ -197,7 +265,8 @@ class RunOverlay:
         return 2 + round(3 * count / top) if count else 1
 
     def legend_samples(self) -> list[tuple[str, str, str]]:
-        samples = [("━━━▶", _TAKEN, "taken (width: how often)"), ("───▶", _NOT_TAKEN, "not taken")]
+        summed = [("Σ", "black", f"{self.runs} runs summed")] if self.runs > 1 else []
+        samples = [*summed, ("━━━▶", _TAKEN, "taken (width: how often)"), ("───▶", _NOT_TAKEN, "not taken")]
         if self.cycle:
             samples.append(("━━━▶", _CYCLE, "loop that burned the budget"))
         if self.ended_by:
@@ -216,7 +285,18 @@ class RunOverlay:
             "cycle": [{"source": a, "target": b} for a, b in self.cycle],
             "notes": list(self.notes),
             "finished": self.finished,
-        }
+        } | (
+            {
+                "runs": self.runs,
+                "visit_runs": dict(sorted(self.visit_runs.items())),
+                "edge_runs": [
+                    {"source": a, "target": b, "runs": n, "share": n / self.runs}
+                    for (a, b), n in sorted(self.edge_runs.items())
+                ],
+            }
+            if self.runs > 1
+            else {}
+        )
 
     def mermaid_link_style(self, source: str, target: str) -> str | None:
         """A Mermaid `linkStyle` body for an edge (None: leave it as exported)."""
@@ -242,7 +322,10 @@ class RunOverlay:
         return {k: f"×{v}" for k, v in self.visits.items() if k not in (START, END)}
 
     def edge_notes(self) -> dict[Pair, str]:
-        notes = {pair: f"×{count}" for pair, count in self.edges.items()}
+        notes = {
+            pair: f"×{count} {self.share(pair):.0%}" if self.runs > 1 else f"×{count}"
+            for pair, count in self.edges.items()
+        }
         for pair in self.ended_by:
             notes[pair] = f"{notes[pair]} ■" if pair in notes else "■"
         return notes
