@@ -205,11 +205,38 @@ def ask_human() -> StateGraph[Text, Any, Text, Text]:
     return graph
 
 
+class Research(TypedDict, total=False):
+    question: str
+    notes: str
+    answer: str
+
+
+class Answer(TypedDict):
+    answer: str
+
+
+def with_output_schema() -> StateGraph[Research, Any, Research, Answer]:
+    """`START -> take_notes -> answer` over a state of three keys; `invoke()` returns only `answer`
+    (`output_schema=Answer`)."""
+
+    def take_notes(state: Research) -> dict[str, Any]:
+        return {"notes": f"notes on {state.get('question', '')}"}
+
+    def answer(state: Research) -> dict[str, Any]:
+        return {"answer": state.get("notes", "").upper()}
+
+    graph = StateGraph(Research, output_schema=Answer).add_sequence([take_notes, answer])
+    graph.add_edge(START, "take_notes")
+    return graph
+
+
 __all__ = [
     "END",
+    "Answer",
     "Chat",
     "Counter",
     "FanOut",
+    "Research",
     "Text",
     "ask_human",
     "call",
@@ -221,4 +248,5 @@ __all__ = [
     "nested",
     "react_loop",
     "sequence",
+    "with_output_schema",
 ]
