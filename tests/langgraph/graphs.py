@@ -5,14 +5,14 @@ tool can fail. Each builder returns a `StateGraph`; tests compile them with or w
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage
 from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode, tools_condition
-from langgraph.types import Send
+from langgraph.types import Command, Send, interrupt
 
 from fixtures.langgraph_react import ScriptedToolModel
 
@@ -144,4 +144,109 @@ def react_loop(script: list[Any]) -> StateGraph[Chat, Any, Chat, Chat]:
     return graph
 
 
-__all__ = ["END", "Chat", "Counter", "FanOut", "call", "fan_out", "lookup", "loop", "nested", "react_loop"]
+class Text(TypedDict):
+    text: str
+
+
+def _upper(state: Text) -> dict[str, Any]:
+    return {"text": state["text"].upper()}
+
+
+def _exclaim(state: Text) -> dict[str, Any]:
+    return {"text": state["text"] + "!"}
+
+
+def sequence() -> StateGraph[Text, Any, Text, Text]:
+    """`add_sequence`: `START -> upper -> exclaim`, no edge out of `exclaim` (LangGraph ends there)."""
+    graph = StateGraph(Text).add_sequence([("upper", _upper), ("exclaim", _exclaim)])
+    graph.add_edge(START, "upper")
+    return graph
+
+
+def command_router() -> StateGraph[Text, Any, Text, Text]:
+    """`route` returns `Command[Literal["upper", "exclaim"]]` (the destinations come from the return
+    annotation); neither target has an edge out."""
+
+    def route(state: Text) -> Command[Literal["upper", "exclaim"]]:
+        return Command(goto="upper" if state["text"].islower() else "exclaim")
+
+    graph = StateGraph(Text)
+    graph.add_node("route", route)
+    graph.add_node("upper", _upper)
+    graph.add_node("exclaim", _exclaim)
+    graph.add_edge(START, "route")
+    return graph
+
+
+def declared_destinations() -> StateGraph[Text, Any, Text, Text]:
+    """`route` declares its `Command` targets with `destinations=` (a dict: the values are labels)."""
+
+    def route(state: Text) -> Command[Any]:
+        return Command(goto="exclaim", update={"text": state["text"] + "?"})
+
+    graph = StateGraph(Text)
+    graph.add_node("route", route, destinations={"upper": "quiet", "exclaim": "loud"})
+    graph.add_node("upper", _upper)
+    graph.add_node("exclaim", _exclaim)
+    graph.add_edge(START, "route")
+    return graph
+
+
+def ask_human() -> StateGraph[Text, Any, Text, Text]:
+    """`START -> ask`: `ask` waits at `interrupt()` and has no edge out (the smallest human-in-the-loop
+    graph of LangGraph's docs)."""
+
+    def ask(state: Text) -> dict[str, Any]:
+        return {"text": str(interrupt({"question": state["text"]}))}
+
+    graph = StateGraph(Text)
+    graph.add_node("ask", ask)
+    graph.add_edge(START, "ask")
+    return graph
+
+
+class Research(TypedDict, total=False):
+    question: str
+    notes: str
+    answer: str
+
+
+class Answer(TypedDict):
+    answer: str
+
+
+def with_output_schema() -> StateGraph[Research, Any, Research, Answer]:
+    """`START -> take_notes -> answer` over a state of three keys; `invoke()` returns only `answer`
+    (`output_schema=Answer`)."""
+
+    def take_notes(state: Research) -> dict[str, Any]:
+        return {"notes": f"notes on {state.get('question', '')}"}
+
+    def answer(state: Research) -> dict[str, Any]:
+        return {"answer": state.get("notes", "").upper()}
+
+    graph = StateGraph(Research, output_schema=Answer).add_sequence([take_notes, answer])
+    graph.add_edge(START, "take_notes")
+    return graph
+
+
+__all__ = [
+    "END",
+    "Answer",
+    "Chat",
+    "Counter",
+    "FanOut",
+    "Research",
+    "Text",
+    "ask_human",
+    "call",
+    "command_router",
+    "declared_destinations",
+    "fan_out",
+    "lookup",
+    "loop",
+    "nested",
+    "react_loop",
+    "sequence",
+    "with_output_schema",
+]

@@ -74,7 +74,8 @@ class StepTranslator:
 
     `callbacks` are graph_core observers (a `Recorder`, ...); `topology` the graph's (for node kinds
     and branch ends); `limit` the run's `recursion_limit`; `extras` go into the run scope the graph's
-    `on_start` sees (`topology`, `resumed_from`), as graph_core's runner provides them.
+    `on_start` sees (`topology`, `resumed_from`), as graph_core's runner provides them; `output`
+    turns the final state into the run's output (the graph's `output_schema`), the state when None.
     """
 
     def __init__(
@@ -84,8 +85,10 @@ class StepTranslator:
         topology: Topology,
         limit: int,
         extras: Mapping[str, Any] | None = None,
+        output: Callable[[Any], Any] | None = None,
     ) -> None:
         self._callbacks = tuple(callbacks)
+        self._output = output
         self._topology = topology
         self._limit = limit
         self._extras = dict(extras or {})
@@ -167,17 +170,18 @@ class StepTranslator:
 
     def finish(self, *, next_nodes: Sequence[str] = (), interrupted: InterruptInfo | None = None) -> Any:
         """The stream ended without an exception: the run ended, or stopped at an interrupt
-        (`interrupted`, with `next_nodes` the nodes that run when it is resumed). Returns the final
-        state, or the `InterruptError` reported for the interrupt."""
+        (`interrupted`, with `next_nodes` the nodes that run when it is resumed). Returns the run's
+        output (the final state, or its `output_schema` part), or the `InterruptError`
+        reported for the interrupt."""
         self._flush_all()
         self._close_nested(())
         top = self._graph(())
         if interrupted is None:
             if top.open:
                 self._close(top, (), ended=True)
-            output = self._neutral.value(top.state)
-            self._call("on_end", self._info, output)
-            return top.state
+            final = top.state if self._output is None else self._output(top.state)
+            self._call("on_end", self._info, self._neutral.value(final))
+            return final
         if top.open and not top.paused:  # a static interrupt: the last step finished
             self._close(top, next_nodes, ended=False, infer=False)
         interrupted.state = self._neutral.value(top.state)

@@ -25,7 +25,7 @@ from graph_core.topology import Topology
 from inspector.adapters.langgraph.recording import StepTranslator
 from inspector.adapters.langgraph.topology import LG_END, langgraph_topology, recursion_limit
 
-__all__ = ["LangGraphTarget", "ThreadStore"]
+__all__ = ["LangGraphTarget", "ThreadStore", "output_of"]
 
 _MODES = ["tasks", "values"]
 
@@ -76,14 +76,15 @@ class LangGraphTarget:
         checkpoint_id: str | None = None,
         resume_data: Any = None,
     ) -> Any:
-        """Run to the end and return the final state. Errors propagate as LangGraph raised them, after
+        """Run to the end and return what LangGraph's `invoke` returns: the final state, or the part of it
+        the graph's `output_schema` names. Errors propagate as LangGraph raised them, after
         the callbacks heard of them; a run that stops at an interrupt raises graph_core's
         `InterruptError` (LangGraph itself returns), as a graph_core graph's run does, with `.info`
         naming the interrupted nodes and `.checkpoint_id` the thread to resume."""
-        output: Any = None
+        final: Any = None
         for state in self._run(input, callbacks, config, checkpoint_id, resume_data):
-            output = state
-        return output
+            final = state
+        return output_of(self.graph, final)
 
     def stream(
         self,
@@ -133,7 +134,13 @@ class LangGraphTarget:
             value: Any = Command(resume=resume_data)
         else:
             value = input
-        translator = StepTranslator(callbacks, topology=topology, limit=int(limit), extras=extras)
+        translator = StepTranslator(
+            callbacks,
+            topology=topology,
+            limit=int(limit),
+            extras=extras,
+            output=lambda state: output_of(self.graph, state),
+        )
         translator.start(input)
         try:
             # nested graphs' events only when there are nested graphs: `subgraphs=True` costs LangGraph
@@ -177,6 +184,18 @@ class LangGraphTarget:
             rerun_nodes=paused,
         )
         return info, pending
+
+
+def output_of(graph: Any, state: Any) -> Any:
+    """What `graph.invoke()` returns for the final `state` (what the `values` stream gave last): the
+    keys of the graph's output channels that hold a value. They are the whole state unless the graph
+    was built with an `output_schema` (`StateGraph(State, output_schema=Out)`); a single channel (a
+    graph whose state is not a dict) is the state itself."""
+    channels = getattr(graph, "output_channels", None)
+    if not isinstance(state, Mapping) or isinstance(channels, str) or channels is None:
+        return state
+    keys = [str(k) for k in channels]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return {k: state[k] for k in keys if k in state}
 
 
 def _top_level(events: Iterator[tuple[str, Any]]) -> Iterator[tuple[tuple[str, ...], str, Any]]:

@@ -5,7 +5,10 @@ kept 253 of the 1,006 edges of a 1,000-node chain. The builder holds the whole t
 `nodes` (with their runnables, so a compiled subgraph or a `ToolNode` is recognisable), plain `edges`,
 `waiting_edges` (a node that runs once all of several sources finished), conditional edges in
 `branches` (each with its path map, whose keys become the edges' labels) and the destinations a node
-declared for the `Command`s it returns. START and END (`__start__`, `__end__`) become graph_core's
+declared for the `Command`s it returns (with `destinations=` or a `Command[Literal[...]]` return
+annotation; labelled "Command goto" unless the declaration gives labels). A node with none of these has
+no way out, and LangGraph ends the run after it: that edge into END is drawn, labelled "implicit end"
+(as `get_graph()` draws it). START and END (`__start__`, `__end__`) become graph_core's
 `start`/`end`, and `build_topology` marks the back edges of cycles.
 
 Edges are emitted source by source (START, then nodes in the order they were added), each source's plain
@@ -30,10 +33,24 @@ from graph_core.topology import (
 from inspector.adapters.detect import is_langgraph
 from inspector.errors import TargetError
 
-__all__ = ["LG_END", "LG_START", "builder_of", "langgraph_topology", "node_kind", "recursion_limit"]
+__all__ = [
+    "COMMAND_GOTO",
+    "IMPLICIT_END",
+    "LG_END",
+    "LG_START",
+    "builder_of",
+    "langgraph_topology",
+    "node_kind",
+    "recursion_limit",
+]
 
 LG_START = "__start__"
 LG_END = "__end__"
+IMPLICIT_END = "implicit end"
+"""The label of the edge into END after a node with no way out: LangGraph ends the run there (its
+`get_graph()` draws the same edge), though the builder holds no such edge."""
+COMMAND_GOTO = "Command goto"
+"""The label of an edge to a destination a node declared for the `Command`s it returns."""
 
 
 def builder_of(graph: Any) -> Any:
@@ -149,8 +166,10 @@ def langgraph_topology(graph: Any, *, max_run_steps: int | None = None) -> Topol
     order[LG_END] = len(names)
     edges: list[TopologyEdge] = []
     for source in [LG_START, *names]:
-        edges.extend(_plain_edges(builder, source, order))
-        edges.extend(_branch_edges(builder, source, names))
+        outgoing = [*_plain_edges(builder, source, order), *_branch_edges(builder, source, names)]
+        if not outgoing and source != LG_START:
+            outgoing.append(TopologyEdge(source=_key(source), target=END, label=IMPLICIT_END))
+        edges.extend(outgoing)
     name = getattr(graph, "name", None) if graph is not builder else None
     return build_topology(
         name=str(name or "LangGraph"),
@@ -201,7 +220,9 @@ def _branch_edges(builder: Any, source: str, names: list[str]) -> list[TopologyE
     if destinations:
         items = destinations.items() if isinstance(destinations, Mapping) else ((d, d) for d in destinations)
         out.extend(
-            _branch_edge(source, target, index, "command", None if str(label) == str(target) else str(label))
+            _branch_edge(
+                source, target, index, "command", COMMAND_GOTO if str(label) == str(target) else str(label)
+            )
             for target, label in items
         )
     return out
