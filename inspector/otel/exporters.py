@@ -21,7 +21,7 @@ from typing import Any
 from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     SimpleSpanProcessor,
@@ -58,9 +58,9 @@ _EXPORTER_LOGGERS = (
 
 
 def _provider(processor: SpanProcessor, ids: IdGenerator | None = None) -> TracerProvider:
-    provider = (
-        TracerProvider(resource=RESOURCE, id_generator=ids) if ids else TracerProvider(resource=RESOURCE)
-    )
+    # A run's root span carries an event per step, branch decision and state change: no event cap.
+    limits = SpanLimits(max_events=SpanLimits.UNSET)
+    provider = TracerProvider(resource=RESOURCE, id_generator=ids, span_limits=limits, shutdown_on_exit=False)
     provider.add_span_processor(processor)
     return provider
 

@@ -29,7 +29,7 @@ from inspector.recording.model import NodeRun, Segment, Step
 from inspector.recording.reader import Run
 from inspector.recording.redact import Redaction, make_redaction
 
-__all__ = ["capture_content", "emit_run", "epoch_ns"]
+__all__ = ["capture_content", "emit_run", "emit_segment", "epoch_ns"]
 
 _AGENT_KINDS = frozenset({"Agent", "ChatModelAgent", "ReActAgent", "Graph", "Workflow", "Chain"})
 _BUDGET_ERRORS = {"MaxStepsExceededError": "steps", "MaxIterationsExceededError": "iterations"}
@@ -61,9 +61,22 @@ def emit_run(
     """Make the spans of every segment of `run` with `tracer` (ended, so the provider's processors
     hand them on). `ids`, the provider's id generator, makes them deterministic; `content` adds message
     content and tool arguments/results, masked by `redaction` (the recordings' default rules)."""
-    mapper = _Mapper(run, tracer, ids, content, make_redaction(True) if redaction is None else redaction)
     for segment in run.segments:
-        mapper.segment(segment)
+        emit_segment(run, segment, tracer, ids, content=content, redaction=redaction)
+
+
+def emit_segment(
+    run: Run,
+    segment: Segment,
+    tracer: Tracer,
+    ids: KeyedIds | None = None,
+    *,
+    content: bool = False,
+    redaction: Redaction | None = None,
+) -> None:
+    """The spans of one segment of `run` (one trace): what a live sink sends when a run ends."""
+    mapper = _Mapper(run, tracer, ids, content, make_redaction(True) if redaction is None else redaction)
+    mapper.segment(segment)
 
 
 class _Mapper:

@@ -151,3 +151,11 @@ def test_a_down_backend_is_one_warning(capsys: pytest.CaptureFixture[str]) -> No
 def test_export_needs_a_destination(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", str(WEATHER)]) == 2
     assert "export needs somewhere" in capsys.readouterr().err
+
+
+def test_a_long_run_keeps_every_step_event() -> None:
+    spans = run_spans(read_run(RUNS / "runaway.jsonl"))
+    root = next(s for s in spans if s.parent is None)
+    assert len([e for e in root.events if e.name == "inspector.step"]) == len(
+        read_run(RUNS / "runaway.jsonl").steps
+    )
