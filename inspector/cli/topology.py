@@ -150,9 +150,9 @@ def _is_run_file(spec: str) -> bool:
 
 
 def _recorded_topology(path: str) -> Topology:
-    from inspector.recording import read_run
+    from inspector.sources import open_run
 
-    run = read_run(path)
+    run = open_run(path)
     if run.topology is None:
         raise InspectorError(
             f"run file {path} holds no topology (it was recorded without one): draw the graph from its "
@@ -163,9 +163,9 @@ def _recorded_topology(path: str) -> Topology:
 
 def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
     from inspector.export import RunOverlay
-    from inspector.recording import read_run
+    from inspector.sources import open_run
 
-    run = read_run(path)
+    run = open_run(path)
     keys = {node.key for node in topology.nodes}
     foreign = sorted({node for step in run.steps for node in step.nodes if node not in keys})
     if foreign:

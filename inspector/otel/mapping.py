@@ -103,7 +103,7 @@ class _Mapper:
         start = epoch_ns(segment.started_at)
         links: list[Link] = []
         if segment.index > 0:
-            links.append(Link(_context(run.run_id, segment.index - 1, "root")))
+            links.append(Link(_context(run.run_id, segment.index - 1, f"root {segment.index - 1}")))
         attrs: dict[str, Any] = {
             n.OPERATION: n.OP_WORKFLOW,
             n.WORKFLOW_NAME: self.graph,
@@ -113,7 +113,11 @@ class _Mapper:
             n.RUN_STATUS: segment.status,
             n.SEGMENT: segment.index,
             n.STARTED_AT: segment.started_at,
+            n.RUN_META: json.dumps(segment.meta, sort_keys=True, default=str),
         }
+        if self.content:
+            attrs[n.RUN_INPUT] = self._json(run.resolve(segment.input))
+            attrs[n.RUN_OUTPUT] = self._json(run.resolve(segment.output))
         conversation = segment.resumed_from or (
             segment.interrupt.checkpoint_id if segment.interrupt else None
         )
@@ -132,13 +136,23 @@ class _Mapper:
         if steps:
             attrs.update(_budget_attributes(steps[-1].budget))
         root = self._start(
-            "root", f"{n.OP_WORKFLOW} {self.graph}", None, start, attributes=attrs, links=links
+            f"root {segment.index}", f"{n.OP_WORKFLOW} {self.graph}", None, start, attributes=attrs, links=links
         )
         previous: dict[str, str] = {}
         for step in steps:
             previous = self.step(root, segment, step, previous)
         unfinished = segment.unfinished
         if unfinished is not None:
+            root.add_event(
+                n.EVENT_UNFINISHED,
+                {
+                    n.STEP: unfinished.index,
+                    n.STEP_T: unfinished.started.t,
+                    n.STEP_NODES: list(unfinished.nodes),
+                    **_budget_attributes(unfinished.budget_before),
+                },
+                timestamp=_at(start, unfinished.started.t),
+            )
             base = start
             for number, node_run in enumerate(unfinished.node_runs):
                 if len(node_run.path) > 1:
@@ -160,6 +174,8 @@ class _Mapper:
                 {
                     n.INTERRUPT_BEFORE: list(interrupt.before_nodes),
                     n.INTERRUPT_AFTER: list(interrupt.after_nodes),
+                    n.INTERRUPT_RERUN: list(interrupt.rerun_nodes),
+                    **({n.STATE: self._json(run.resolve(interrupt.state))} if self.content else {}),
                     **({n.CHECKPOINT_ID: interrupt.checkpoint_id} if interrupt.checkpoint_id else {}),
                 },
                 timestamp=epoch_ns(segment.started_at, interrupt.t),
@@ -197,10 +213,14 @@ class _Mapper:
             n.EVENT_STEP,
             {
                 n.STEP: step.index,
+                n.STEP_T: step.t,
                 n.STEP_NODES: list(step.nodes),
                 n.STEP_DURATION: step.duration if step.duration is not None else -1.0,
                 n.STEP_ENDED: step.ended,
+                n.STEP_ERRORS: list(step.errors),
+                n.STEP_INTERRUPTED: list(step.interrupted),
                 **_budget_attributes(step.budget),
+                **({n.STATE: self._json(step.state)} if self.content else {}),
             },
             timestamp=end,
         )
@@ -251,7 +271,12 @@ class _Mapper:
             n.NODE_PATH: list(node_run.path) or [node_run.node],
             n.NODE_TYPE: node_run.component,
             n.TRIGGERED_BY: [span for _, span in triggers],
+            n.NODE_T: node_run.started if node_run.started is not None else -1.0,
+            n.NODE_DURATION: node_run.duration if node_run.duration is not None else -1.0,
         }
+        if self.content:
+            attrs[n.NODE_INPUT] = self._json(node_run.input)
+            attrs[n.NODE_OUTPUT] = self._json(node_run.output)
         if node_run.name:
             attrs[n.NODE_NAME] = node_run.name
         if agent:
@@ -307,20 +332,26 @@ class _Mapper:
             n.OI_KIND: n.OI_TOOL,
             n.TOOL_NAME: tool.name,
             n.TOOL_TYPE: "function",
+            n.NODE_T: tool.started if tool.started is not None else -1.0,
+            n.NODE_DURATION: tool.duration if tool.duration is not None else -1.0,
         }
         if tool.tool_call_id:
             attrs[n.TOOL_CALL_ID] = tool.tool_call_id
         if self.content:
-            attrs[n.TOOL_ARGUMENTS] = self._json(tool.input)
-            attrs[n.TOOL_RESULT] = self._json(tool.output)
+            attrs[n.TOOL_ARGUMENTS] = self._json(tool.input, text=True)
+            attrs[n.TOOL_RESULT] = self._json(tool.output, text=True)
+            attrs[n.NODE_INPUT] = self._json(tool.input)
+            attrs[n.NODE_OUTPUT] = self._json(tool.output)
         span = self._start(key, f"{n.OP_TOOL} {tool.name}", parent, start, attributes=attrs)
         if tool.error is not None:
             _fail(span, tool.error)
         span.end(end_time=end)
 
-    def _json(self, value: Any) -> str:
-        text = value if isinstance(value, str) else json.dumps(_plain(value), ensure_ascii=False, default=str)
-        return self.redaction.scrub(text) if self.redaction.scrubs else text
+    def _json(self, value: Any, *, text: bool = False) -> str:
+        """`value` as JSON text (a string as itself when `text`: tool arguments), redacted."""
+        if not (text and isinstance(value, str)):
+            value = json.dumps(_plain(value), ensure_ascii=False, default=str)
+        return self.redaction.scrub(value) if self.redaction.scrubs else value
 
 
 def _plain(value: Any) -> Any:
@@ -357,6 +388,12 @@ def _fail(span: Span, error: ErrorRecord) -> None:
     span.set_status(Status(StatusCode.ERROR, f"{error.type}: {error.message}"))
     span.set_attribute(n.ERROR_TYPE, error.type)
     span.set_attribute(n.ERROR_MESSAGE, error.message)
+    if error.cause_type is not None:
+        span.set_attribute(n.ERROR_CAUSE_TYPE, error.cause_type)
+    if error.cause_message is not None:
+        span.set_attribute(n.ERROR_CAUSE_MESSAGE, error.cause_message)
+    if error.node_path is not None:
+        span.set_attribute(n.ERROR_NODE_PATH, list(error.node_path))
     exhausted = _BUDGET_ERRORS.get(error.type) or _BUDGET_ERRORS.get(error.cause_type or "")
     if exhausted:
         span.set_attribute(n.BUDGET_EXHAUSTED, exhausted)
@@ -374,6 +411,7 @@ def _budget_attributes(budget: BudgetRecord) -> dict[str, Any]:
         (n.PROMPT_TOKENS, budget.prompt_tokens),
         (n.COMPLETION_TOKENS, budget.completion_tokens),
         (n.TOTAL_TOKENS, budget.total_tokens),
+        (n.ITERATIONS_REMAINING, budget.iterations_remaining),
     ):
         if value is not None:
             attrs[name] = value

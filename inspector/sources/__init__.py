@@ -11,7 +11,7 @@ from pathlib import Path
 
 from inspector.recording.reader import Run, read_run
 
-__all__ = ["open_run"]
+__all__ = ["open_run", "run_file_path"]
 
 _HEAD = 4096
 
@@ -24,6 +24,17 @@ def open_run(path: str | Path, *, lenient: bool = False) -> Run:
     if head is not None and otlp.claims(Path(path), head):
         return otlp.open_trace(Path(path), lenient=lenient)
     return read_run(path, lenient=lenient)
+
+
+def run_file_path(path: str | Path) -> Path:
+    """A run file holding the run at `path`: `path` itself, or the converted trace (for readers that
+    follow a file, such as the replay TUI)."""
+    from inspector.sources import otlp
+
+    head = _head(path)
+    if head is not None and otlp.claims(Path(path), head):
+        return otlp.converted(Path(path))
+    return Path(path)
 
 
 def _head(path: str | Path) -> bytes | None:
