@@ -37,11 +37,11 @@ from inspector.diagnostics import Diagnostic, Findings, FoundInSteps, diagnose
 from inspector.errortext import error_text, without_node_path
 from inspector.forked import can_fork, do_in_parts, usable_cpus
 from inspector.recording import NodeRun, Run, RunFileWarning, Segment, Step
-from inspector.sources import open_run
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord, record_dict
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
+from inspector.sources import open_run
 
 __all__ = ["register", "run", "step_label", "summary", "timeline"]
 

@@ -135,9 +135,8 @@ class _Mapper:
         steps = [run.steps[i] for i in segment.steps]
         if steps:
             attrs.update(_budget_attributes(steps[-1].budget))
-        root = self._start(
-            f"root {segment.index}", f"{n.OP_WORKFLOW} {self.graph}", None, start, attributes=attrs, links=links
-        )
+        name = f"{n.OP_WORKFLOW} {self.graph}"
+        root = self._start(f"root {segment.index}", name, None, start, attributes=attrs, links=links)
         previous: dict[str, str] = {}
         for step in steps:
             previous = self.step(root, segment, step, previous)

@@ -9,6 +9,7 @@ and read with `read_run`: every command gets the same `Run` as from a recording.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -65,7 +66,8 @@ def read_spans(path: Path) -> list[TraceSpan]:
             request.ParseFromString(data)
         except DecodeError as exc:
             raise RunFileError(
-                f"not an OTLP protobuf trace (an ExportTraceServiceRequest): {exc}; the dump may be truncated",
+                f"not an OTLP protobuf trace (an ExportTraceServiceRequest): {exc}; the dump may be "
+                "truncated",
                 path=path,
             ) from None
         requests.append((None, request))
@@ -83,10 +85,9 @@ def _base64_ids(data: Any) -> Any:
                     for field in ("traceId", "spanId", "parentSpanId"):
                         value = item.get(field)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
                         if isinstance(value, str) and value:
-                            try:
+                            # already base64 when it is not hex (some writers use the plain mapping)
+                            with contextlib.suppress(ValueError):
                                 item[field] = base64.b64encode(bytes.fromhex(value)).decode()
-                            except ValueError:
-                                pass  # already base64 (some writers use the plain mapping)
     return data  # pyright: ignore[reportUnknownVariableType]
 
 

@@ -129,6 +129,10 @@ class _OwnRun:
             if span.parent_id:
                 self.children.setdefault((span.trace_id, span.parent_id), []).append(span)
 
+    def below(self, span: TraceSpan) -> list[TraceSpan]:
+        """The spans whose parent is `span`, in file order."""
+        return self.children.get((span.trace_id, span.span_id), [])
+
     def lines(self, roots: list[TraceSpan]) -> list[str]:
         out: list[str] = []
         for root in roots:
@@ -169,7 +173,7 @@ class _OwnRun:
                 "meta": meta,
             }
         lines = [_dump(head)]
-        nodes = [s for s in self.children.get((root.trace_id, root.span_id), []) if s.attributes.get(n.OPERATION) in _NODE_OPS]
+        nodes = [s for s in self.below(root) if s.attributes.get(n.OPERATION) in _NODE_OPS]
         by_step: dict[int, list[TraceSpan]] = {}
         for span in nodes:
             by_step.setdefault(int(span.attributes.get(n.STEP, 0)), []).append(span)
@@ -281,7 +285,7 @@ class _OwnRun:
             "t": None if started is None else round(started - step_t, 6),
             "duration": _time(a.get(n.NODE_DURATION)),
         }
-        tools = [s for s in self.children.get((span.trace_id, span.span_id), []) if s.attributes.get(n.OPERATION) == n.OP_TOOL]
+        tools = [s for s in self.below(span) if s.attributes.get(n.OPERATION) == n.OP_TOOL]
         run["tools"] = [self.tool_run(s, started or 0.0) for s in tools]
         return run
 
