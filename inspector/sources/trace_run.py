@@ -431,6 +431,8 @@ def _observed_lines(spans: Sequence[TraceSpan], path: Path) -> list[str]:
                     tools.append(
                         {
                             "tool_call_id": item.attributes.get(n.TOOL_CALL_ID),
+                            "input": _value_of(item, "input.value", n.TOOL_ARGUMENTS),
+                            "output": _value_of(item, "output.value", n.TOOL_RESULT),
                             "name": str(
                                 item.attributes.get(n.TOOL_NAME)
                                 or item.attributes.get("tool.name")
@@ -446,6 +448,8 @@ def _observed_lines(spans: Sequence[TraceSpan], path: Path) -> list[str]:
             runs.append(
                 {
                     "node": node,
+                    "input": _value_of(span, "input.value", n.INPUT_MESSAGES),
+                    "output": _value_of(span, "output.value", n.OUTPUT_MESSAGES),
                     "error": error,
                     "t": _seconds(span.start - node_spans[0].start),
                     "duration": _seconds(span.end - span.start),
@@ -487,11 +491,23 @@ def _observed_lines(spans: Sequence[TraceSpan], path: Path) -> list[str]:
     status = "error" if root.error or failed else "ok"
     duration = _seconds(root.end - root.start)
     finished: dict[str, Any] = {"kind": "run_finished", "status": status}
+    output = _value_of(root, "output.value", n.OUTPUT_MESSAGES)
+    if output is not None:
+        finished["output"] = output
     if root.error:
         finished["error"] = _error(root)
     finished.update({"t": duration, "duration": duration})
     lines.append(_dump(finished))
     return lines
+
+
+def _value_of(span: TraceSpan, *keys: str) -> Any:
+    """A value the other tracer recorded (OpenInference `input.value`, GenAI messages), as JSON when
+    it is JSON text; None when it recorded none (content capture off)."""
+    for key in keys:
+        if key in span.attributes:
+            return _loaded(span.attributes, key)
+    return None
 
 
 def _descendants(span: TraceSpan, children: dict[str, list[TraceSpan]]) -> list[TraceSpan]:
