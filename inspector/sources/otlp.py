@@ -26,7 +26,7 @@ from inspector.recording.reader import Run, read_run
 from inspector.sources.spans import TraceSpan, from_proto
 from inspector.sources.trace_run import trace_lines
 
-__all__ = ["claims", "open_trace", "read_spans"]
+__all__ = ["base64_ids", "claims", "converted", "open_trace", "read_spans"]
 
 _PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf", ".otlp")
 CACHE_ENV = "INSPECTOR_CACHE_DIR"
@@ -51,7 +51,7 @@ def read_spans(path: Path) -> list[TraceSpan]:
                 continue
             request = ExportTraceServiceRequest()
             try:
-                json_format.ParseDict(_base64_ids(json.loads(line)), request, ignore_unknown_fields=True)
+                json_format.ParseDict(base64_ids(json.loads(line)), request, ignore_unknown_fields=True)
             except (ValueError, json_format.ParseError, TypeError, AttributeError) as exc:
                 raise RunFileError(
                     f"not an OTLP JSON trace line ({' '.join(str(exc).split())[:200]}); each line must be "
@@ -74,7 +74,7 @@ def read_spans(path: Path) -> list[TraceSpan]:
     return [span for _, request in requests for span in from_proto(request)]
 
 
-def _base64_ids(data: Any) -> Any:
+def base64_ids(data: Any) -> Any:
     """OTLP/JSON writes ids as hex; the protobuf JSON mapping reads bytes as base64."""
     if not isinstance(data, dict):
         raise ValueError("a line is not a JSON object")
