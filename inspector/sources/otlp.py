@@ -99,7 +99,9 @@ def cache_dir() -> Path:
 
 def open_trace(path: Path, *, lenient: bool = False) -> Run:
     """The run in the trace file at `path`, converted once (per content) to a cached run file."""
-    return read_run(converted(path), lenient=lenient)
+    run = read_run(converted(path), lenient=lenient)
+    run.path = path  # what the person opened, in what commands print (the converted file is a cache)
+    return run
 
 
 def converted(path: Path) -> Path:
