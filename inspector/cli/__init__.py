@@ -14,12 +14,42 @@ import textwrap
 from collections.abc import Sequence
 
 from graph_core.errors import GraphError
-from inspector.cli import debug, demo, diff, fork, lint, record, replay, report, runs, serve, show, topology
+from inspector.cli import (
+    debug,
+    demo,
+    diff,
+    export,
+    fork,
+    lint,
+    receive,
+    record,
+    replay,
+    report,
+    runs,
+    serve,
+    show,
+    topology,
+)
 from inspector.errors import InspectorError
 
 __all__ = ["command", "main", "version"]
 
-_COMMANDS = (topology, lint, record, show, replay, runs, demo, diff, debug, fork, report, serve)
+_COMMANDS = (
+    topology,
+    lint,
+    record,
+    show,
+    replay,
+    runs,
+    demo,
+    diff,
+    debug,
+    fork,
+    report,
+    serve,
+    export,
+    receive,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

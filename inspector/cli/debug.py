@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.cli.record import check_output, created_text, input_hint, make_input
+from inspector.cli.record import add_otlp_option, check_output, created_text, input_hint, make_input
 from inspector.errors import InspectorError
 from inspector.recording import read_run
 from inspector.recording.sink import fault_error, refuse_busy
@@ -77,6 +77,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="run on an event loop (ainvoke; with --stream, astream)",
     )
+    add_otlp_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -140,6 +141,12 @@ def run(args: argparse.Namespace) -> int:
         f"{input_hint(target, args.input) if controller.outcome == 'error' else ''}",
         file=sys.stderr,
     )
+    if args.otlp is not None:  # the debugged run, with its edits, as it ended
+        from inspector.otel.exporters import send_run
+
+        _, warning = send_run(recorded, args.otlp or None)
+        if warning:
+            print(f"inspector: warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -13,8 +13,8 @@ import sys
 import warnings
 from typing import Any
 
-from inspector.recording import read_run
 from inspector.recording.reader import RunFileWarning
+from inspector.sources import open_run
 
 
 def register(subparsers: Any) -> None:
@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
-        run_a = read_run(args.run_a, lenient=args.lenient)
-        run_b = read_run(args.run_b, lenient=args.lenient)
+        run_a = open_run(args.run_a, lenient=args.lenient)
+        run_b = open_run(args.run_b, lenient=args.lenient)
         diff = diff_runs(run_a, run_b)  # a large file's steps are checked as they are read
     for warning in caught:
         print(f"inspector: warning: {warning.message}", file=sys.stderr)

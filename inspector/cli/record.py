@@ -19,7 +19,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -32,6 +32,9 @@ from inspector.recording import read_run
 from inspector.recording.format import FORMAT_NAME
 from inspector.recording.sink import fault_error
 from inspector.target import LoadedTarget, load_target
+
+if TYPE_CHECKING:
+    from inspector.otel.live import OtlpRecorder
 
 __all__ = [
     "CLOBBER_PEEK",
@@ -89,6 +92,7 @@ def register(subparsers: Any) -> None:
         metavar="KEY=VALUE",
         help="a tag kept in the header's meta.tags (repeatable); `inspector runs --tag` filters on it",
     )
+    add_otlp_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -97,6 +101,18 @@ def _tag(text: str) -> tuple[str, str]:
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
     return key.strip(), value
+
+
+def add_otlp_option(parser: Any) -> None:
+    """`--otlp [URL]`: also send the run to an OpenTelemetry backend (record and debug)."""
+    parser.add_argument(
+        "--otlp",
+        metavar="URL",
+        nargs="?",
+        const="",
+        help="also send the run over OTLP/HTTP to URL as it ends (without URL: OTEL_EXPORTER_OTLP_ENDPOINT); "
+        "a backend that is down is one warning line, never a failed run",
+    )
 
 
 def parse_json(raw: str, option: str) -> Any:
@@ -327,30 +343,37 @@ def run(args: argparse.Namespace) -> int:
         meta["resume_data"] = resume_data
     if args.tag:
         meta["tags"] = dict(args.tag)
-    recorder = Recorder(
-        output,
-        topology=target.topology(),
-        progress=None if args.quiet else _progress,
-        meta=meta,
-        resume=args.resume,
-        checkpoint_id=args.checkpoint_id if args.resume else None,
-        report_faults=False,  # said once, below, with what became of the file
-    )
+    options: dict[str, Any] = {
+        "topology": target.topology(),
+        "progress": None if args.quiet else _progress,
+        "meta": meta,
+        "resume": args.resume,
+        "checkpoint_id": args.checkpoint_id if args.resume else None,
+        "report_faults": False,  # said once, below, with what became of the file
+    }
+    live: OtlpRecorder | None = None
+    if args.otlp is not None:
+        from inspector.otel.live import OtlpRecorder
+
+        recorder: Recorder = OtlpRecorder(args.otlp or None, path=output, **options)
+        live = recorder
+    else:
+        recorder = Recorder(output, **options)
     recorder.open()  # locked now: a file another recording is writing is refused before the run
-    options: dict[str, Any] = {"callbacks": [recorder]}
+    run_options: dict[str, Any] = {"callbacks": [recorder]}
     if args.checkpoint_id is not None:
-        options["checkpoint_id"] = args.checkpoint_id
+        run_options["checkpoint_id"] = args.checkpoint_id
     if args.resume:
-        options["resume_data"] = resume_data
+        run_options["resume_data"] = resume_data
     # A resumed run's input is in the checkpoint: the compiled graph takes None (an agent would wrap it).
     runnable = target.compiled if args.resume else target.runnable
     failure: BaseException | None = None
     try:
         if args.stream:
-            for _ in runnable.stream(value, **options):
+            for _ in runnable.stream(value, **run_options):
                 pass
         else:
-            runnable.invoke(value, **options)
+            runnable.invoke(value, **run_options)
     except (GraphError, Exception) as exc:  # the run's own failure is part of the recording
         failure = exc
     except KeyboardInterrupt:
@@ -359,9 +382,12 @@ def run(args: argparse.Namespace) -> int:
         return 130
     finally:
         recorder.close()
+    warning = live.shutdown() if live is not None else None  # the backend's flush, bounded
     if recorder.fault is not None:
         removed = recorder.discard()
         raise fault_error(output, recorder.fault, removed=removed, appended=args.resume)
+    if warning:
+        print(f"inspector: warning: {warning}", file=sys.stderr)
     recorded = read_run(output)
     segment = recorded.segments[-1]
     count = len(recorded.segments)

@@ -79,6 +79,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspector.sources import run_file_path
     from inspector.tui import make_app  # Textual loads only for the commands that draw
 
     if args.follow and Path(args.run_file).is_dir():  # without --follow the reader says the same
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
         app = make_app(
-            args.run_file,
+            str(run_file_path(args.run_file)),
             follow=args.follow,
             poll_interval=args.poll,
             lenient=args.lenient,

@@ -36,11 +36,12 @@ from inspector.conversation import Conversation, Said, messages_of, step_name
 from inspector.diagnostics import Diagnostic, Findings, FoundInSteps, diagnose
 from inspector.errortext import error_text, without_node_path
 from inspector.forked import can_fork, do_in_parts, usable_cpus
-from inspector.recording import NodeRun, Run, RunFileWarning, Segment, Step, read_run
+from inspector.recording import NodeRun, Run, RunFileWarning, Segment, Step
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
 from inspector.recording.format import BudgetRecord, record_dict
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
+from inspector.sources import open_run
 
 __all__ = ["register", "run", "step_label", "summary", "timeline"]
 
@@ -518,7 +519,7 @@ def run(args: argparse.Namespace) -> int:
     lines: list[str] = []
     with warnings.catch_warnings(record=True) as caught, _without_cycle_collection():
         warnings.simplefilter("always", RunFileWarning)
-        recorded = read_run(args.run_file, lenient=args.lenient)
+        recorded = open_run(args.run_file, lenient=args.lenient)
         if args.json:
             report, diagnostics = summary(recorded, diagnose(recorded)), []
         else:  # one walk over the steps feeds the timeline and the diagnostics

@@ -154,9 +154,9 @@ def _is_run_file(spec: str) -> bool:
 
 
 def _recorded_topology(path: str) -> Topology:
-    from inspector.recording import read_run
+    from inspector.sources import open_run
 
-    run = read_run(path)
+    run = open_run(path)
     if run.topology is None:
         raise InspectorError(
             f"run file {path} holds no topology (it was recorded without one): draw the graph from its "
@@ -172,9 +172,9 @@ def _foreign(run: Any, topology: Topology) -> list[str]:
 
 def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
     from inspector.export import RunOverlay
-    from inspector.recording import read_run
+    from inspector.sources import open_run
 
-    run = read_run(path)
+    run = open_run(path)
     foreign = _foreign(run, topology)
     if foreign:
         listed = ", ".join(f"`{k}`" for k in foreign[:10])
@@ -191,7 +191,7 @@ def _fleet_overlay(sources: list[str], topology: Topology, spec: str) -> RunOver
     that does not fit is an error, as with one run."""
     from inspector.catalog.source import Skipped, kind_for
     from inspector.export import RunOverlay
-    from inspector.recording import read_run
+    from inspector.sources import open_run
 
     if len(sources) == 1 and not Path(sources[0]).is_dir():
         return _overlay(sources[0], topology, spec)
@@ -202,7 +202,7 @@ def _fleet_overlay(sources: list[str], topology: Topology, spec: str) -> RunOver
     seen: set[str] = set()
     for source in sources:
         if not Path(source).is_dir():
-            run = read_run(source)
+            run = open_run(source)
             if _foreign(run, topology):
                 _overlay(source, topology, spec)  # raises the one-run message
             overlays.append(RunOverlay.from_run(run, topology))

@@ -1,0 +1,121 @@
+"""An OTLP trace as a run source: OTLP JSON (the Collector file exporter's lines) or a protobuf dump.
+
+The spans are parsed with `opentelemetry-proto` (JSON lines through `google.protobuf.json_format`
+after turning OTLP/JSON's hex ids back into the mapping's base64), gathered per trace (`spans`), then
+made into a run file (`trace_run`), written once to a cache folder keyed by the trace file's bytes,
+and read with `read_run`: every command gets the same `Run` as from a recording.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from inspector.errors import RunFileError
+from inspector.recording.reader import Run, read_run
+from inspector.sources.spans import TraceSpan, from_proto
+from inspector.sources.trace_run import trace_lines
+
+__all__ = ["base64_ids", "claims", "converted", "open_trace", "read_spans"]
+
+_PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf", ".otlp")
+CACHE_ENV = "INSPECTOR_CACHE_DIR"
+
+
+def claims(path: Path, head: bytes) -> bool:
+    """OTLP JSON (its first object is an export request) or a protobuf dump (by suffix, or a first
+    byte that is protobuf field 1, which no JSON text starts with)."""
+    text = head.lstrip()
+    if text.startswith(b"{"):
+        return text[1:].lstrip().startswith(b'"resourceSpans"')
+    return path.suffix in _PROTOBUF_SUFFIXES or text[:1] == b"\n"
+
+
+def read_spans(path: Path) -> list[TraceSpan]:
+    """Every span in the file, in file order; a malformed line or a truncated dump is a `RunFileError`."""
+    data = path.read_bytes()
+    requests: list[tuple[int | None, ExportTraceServiceRequest]] = []
+    if data.lstrip().startswith(b"{"):
+        for number, line in enumerate(data.splitlines(), 1):
+            if not line.strip():
+                continue
+            request = ExportTraceServiceRequest()
+            try:
+                json_format.ParseDict(base64_ids(json.loads(line)), request, ignore_unknown_fields=True)
+            except (ValueError, json_format.ParseError, TypeError, AttributeError) as exc:
+                raise RunFileError(
+                    f"not an OTLP JSON trace line ({' '.join(str(exc).split())[:200]}); each line must be "
+                    "one ExportTraceServiceRequest, as the OpenTelemetry Collector's file exporter writes",
+                    path=path,
+                    line_no=number,
+                ) from None
+            requests.append((number, request))
+    else:
+        request = ExportTraceServiceRequest()
+        try:
+            request.ParseFromString(data)
+        except DecodeError as exc:
+            raise RunFileError(
+                f"not an OTLP protobuf trace (an ExportTraceServiceRequest): {exc}; the dump may be "
+                "truncated",
+                path=path,
+            ) from None
+        requests.append((None, request))
+    return [span for _, request in requests for span in from_proto(request)]
+
+
+def base64_ids(data: Any) -> Any:
+    """OTLP/JSON writes ids as hex; the protobuf JSON mapping reads bytes as base64."""
+    if not isinstance(data, dict):
+        raise ValueError("a line is not a JSON object")
+    for resource in data.get("resourceSpans", ()):  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        for scope in resource.get("scopeSpans", ()):  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            for span in scope.get("spans", ()):  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                for item in (span, *span.get("links", ())):  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                    for field in ("traceId", "spanId", "parentSpanId"):
+                        value = item.get(field)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                        if isinstance(value, str) and value:
+                            # already base64 when it is not hex (some writers use the plain mapping)
+                            with contextlib.suppress(ValueError):
+                                item[field] = base64.b64encode(bytes.fromhex(value)).decode()
+    return data  # pyright: ignore[reportUnknownVariableType]
+
+
+def cache_dir() -> Path:
+    """Where converted traces are kept (`INSPECTOR_CACHE_DIR`, else a folder in the temp directory)."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / f"inspector-otlp-{os.getuid()}"
+
+
+def open_trace(path: Path, *, lenient: bool = False) -> Run:
+    """The run in the trace file at `path`, converted once (per content) to a cached run file."""
+    run = read_run(converted(path), lenient=lenient)
+    run.path = path  # what the person opened, in what commands print (the converted file is a cache)
+    return run
+
+
+def converted(path: Path) -> Path:
+    """The cached run file made from the trace file at `path` (made now if it is not there yet)."""
+    try:
+        digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+    except OSError as exc:
+        raise RunFileError(f"cannot read the trace: {exc.strerror or exc}", path=path) from None
+    folder = cache_dir()
+    target = folder / f"{digest}.jsonl"
+    if not target.exists():
+        lines = trace_lines(read_spans(path), path)
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.part")
+        partial.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        partial.replace(target)
+    return target

@@ -1,0 +1,137 @@
+"""Live export: `inspector record --otlp` and the `OtlpRecorder` callback send a run as it ends, the
+same spans `inspector export` makes; a backend that is down never fails or holds up the run."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan
+
+from inspector.cli import main
+from inspector.otel.exporters import run_spans
+from inspector.recording import read_run
+from tests.otel.receiver import attrs, otlp_receiver
+
+
+def _span_id(span: ReadableSpan) -> bytes:
+    context = span.get_span_context()
+    assert context is not None
+    return context.span_id.to_bytes(8, "big")
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_record_sends_the_run_it_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run.jsonl"
+    with otlp_receiver() as received:
+        code = main(
+            [
+                "record",
+                "fixtures.weather:agent",
+                "--input",
+                "Weather?",
+                "-o",
+                str(out),
+                "-q",
+                "--otlp",
+                received.url,
+            ]
+        )
+    assert code == 0
+    assert "warning" not in capsys.readouterr().err
+    expected = run_spans(read_run(out))
+    assert sorted(s.name for s in received.spans) == sorted(s.name for s in expected)
+    assert {s.span_id for s in received.spans} == {_span_id(s) for s in expected}
+    chats = [s for s in received.spans if attrs(s)["gen_ai.operation.name"] == "chat"]
+    assert len(chats) == read_run(out).steps[-1].budget.model_calls
+
+
+def test_a_down_backend_never_fails_record_and_warns_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run.jsonl"
+    started = time.monotonic()
+    code = main(
+        [
+            "record",
+            "fixtures.weather:agent",
+            "--input",
+            "Weather?",
+            "-o",
+            str(out),
+            "-q",
+            "--otlp",
+            f"http://127.0.0.1:{_closed_port()}",
+        ]
+    )
+    assert code == 0
+    assert time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert err.count("inspector: warning:") == 1
+    assert "7 of 7 spans were not delivered" in err
+    assert read_run(out).status == "ok"
+
+
+def test_the_callback_sends_a_langgraph_run() -> None:
+    from fixtures.langgraph_react import build_agent
+    from inspector.adapters.langgraph import LangGraphTarget
+    from inspector.otel.live import OtlpRecorder
+
+    target = LangGraphTarget(build_agent())
+    with otlp_receiver() as received:
+        sink = OtlpRecorder(received.url)
+        target.invoke(target.input_from_text("Weather in Hangzhou?"), callbacks=[sink])
+        assert sink.shutdown() is None
+    names = [s.name for s in received.spans]
+    assert (
+        names.count(
+            "invoke_workflow "
+            + attrs(next(s for s in received.spans if not s.parent_span_id))["gen_ai.workflow.name"]
+        )
+        == 1
+    )
+    assert any(n.startswith("invoke_node") for n in names)
+    assert not Path(sink.path).exists()  # the temporary recording is gone
+
+
+class _HeadlessDebugApp:
+    """Stands in for the debug TUI: starts the run and continues it at every pause until it is over."""
+
+    def __init__(self, controller: Any) -> None:
+        self.controller = controller
+
+    def run(self) -> None:
+        controller = self.controller
+        if controller.status == "ready":
+            controller.start()
+        while controller.wait(60) is not None:
+            controller.resume()
+
+
+def test_debug_sends_the_debugged_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("inspector.tui.debug_app.make_debug_app", _HeadlessDebugApp)
+    out = tmp_path / "live.jsonl"
+    with otlp_receiver() as received:
+        args = [
+            "debug",
+            "fixtures.weather:agent",
+            "--input",
+            "Weather?",
+            "-o",
+            str(out),
+            "--otlp",
+            received.url,
+        ]
+        assert main(args) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert sorted(s.name for s in received.spans) == sorted(s.name for s in run_spans(read_run(out)))
