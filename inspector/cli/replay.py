@@ -12,6 +12,7 @@ from typing import Any
 
 from inspector.errors import InspectorError
 from inspector.recording.reader import RunFileWarning
+from inspector.sources.langgraph_threads import add_thread_options, run_source
 
 __all__ = ["register", "run"]
 
@@ -73,6 +74,7 @@ def register(subparsers: Any) -> None:
         help="the TARGET `f` forks with (default: the one the run names, run only if you recorded the "
         "run here or agree when asked)",
     )
+    add_thread_options(parser, target=False)
     parser.set_defaults(handler=run)
 
 
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
         app = make_app(
-            args.run_file,
+            run_source(args.run_file, args.thread, target=args.target),
             follow=args.follow,
             poll_interval=args.poll,
             lenient=args.lenient,

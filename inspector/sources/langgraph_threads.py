@@ -32,10 +32,12 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import sqlite3
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -147,7 +149,9 @@ def list_threads(path: str | Path) -> list[ThreadInfo]:
                 ts = _decode(row[0], row[1])
                 last_update = str(ts.get("ts", "")) if isinstance(ts, Mapping) else ""
                 threads.append(
-                    ThreadInfo(str(thread_id), int(count), step if isinstance(step, int) else None, last_update)
+                    ThreadInfo(
+                        str(thread_id), int(count), step if isinstance(step, int) else None, last_update
+                    )
                 )
     except sqlite3.Error as error:
         raise _not_a_checkpointer(file, f"cannot be read as a LangGraph checkpointer ({error})") from None
@@ -221,7 +225,9 @@ def read_thread(path: str | Path, thread_id: str) -> list[Checkpoint]:
             "WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id, task_id, idx",
             (thread_id,),
         ):
-            writes.setdefault(checkpoint_id, []).append((task_id, task_path or "", channel, _decode(kind, blob)))
+            writes.setdefault(checkpoint_id, []).append(
+                (task_id, task_path or "", channel, _decode(kind, blob))
+            )
     by_id = {row[0]: row for row in rows}
     chain: list[Checkpoint] = []
     current: str | None = rows[-1][0] if rows else None
@@ -346,12 +352,12 @@ def write_thread_run(
             "checkpoints": [{"id": c.id, "step": c.step, "source": c.source} for c in steps],
         }
     }
-    times = iter(range(1, 1_000_000_000))
+    now = [_seconds(chain[0].ts) if chain else 0.0]  # each step's time is its checkpoint's
     recorder = Recorder(
         out,
         topology=topology,
         run_id=f"thread-{thread_id}",
-        clock=lambda: float(next(times)),
+        clock=lambda: now[0],
         meta=meta,
         redact=False,
     )
@@ -366,12 +372,16 @@ def write_thread_run(
         tasks = _tasks(parent) if parent is not None else []
         if not tasks:  # a checkpoint no task wrote (`update_state`): one node run named by its source
             tasks = [_Task(checkpoint.id, f"({checkpoint.source})", None, _state(checkpoint), [], None)]
-        _feed(translator, checkpoint.step, tasks)
+        now[0] = _seconds(parent.ts) if parent is not None else now[0]
+        before = _state(parent) if parent is not None else {}
+        _feed(
+            translator, checkpoint.step, tasks, before, partial(now.__setitem__, 0, _seconds(checkpoint.ts))
+        )
         translator.feed((), "values", _state(checkpoint))
     last = chain[-1] if chain else None
     paused = [t for t in _tasks(last) if t.interrupts] if last is not None else []
     if last is not None and paused:
-        _feed(translator, last.step + 1, paused)
+        _feed(translator, last.step + 1, paused, _state(last), lambda: None)
         values = [_interrupt_value(i) for t in paused for i in t.interrupts]
         info = InterruptInfo(rerun_nodes=[t.name for t in paused])
         info.rerun_nodes_extra = {t.name: _interrupt_value(t.interrupts[0]) for t in paused}
@@ -383,19 +393,39 @@ def write_thread_run(
     return out
 
 
-def _feed(translator: Any, step: int, tasks: Sequence[_Task]) -> None:
+def _seconds(ts: str) -> float:
+    """A checkpoint's ISO time as seconds since the epoch (0 when it has none)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(ts).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _feed(
+    translator: Any, step: int, tasks: Sequence[_Task], before: dict[str, Any], ended: Callable[[], None]
+) -> None:
+    """One step's tasks; the state before them again (which makes the translator end the step before
+    and start this one, at the parent checkpoint's time); then, once `ended` has moved the clock to
+    the checkpoint's time, their results."""
     for task in tasks:
         payload = {"id": task.id, "name": task.name, "input": task.input}
         translator.feed((), "debug", {"type": "task", "step": step, "payload": payload})
+    translator.feed((), "values", before)
+    ended()
     for task in tasks:
-        result: dict[str, Any] = {
-            "id": task.id,
-            "name": task.name,
-            "result": task.result,
-            "error": task.error,
-            "interrupts": [{"value": _interrupt_value(i)} for i in task.interrupts],
-        }
-        translator.feed((), "debug", {"type": "task_result", "step": step, "payload": result})
+        translator.feed((), "debug", {"type": "task_result", "step": step, "payload": _result(task)})
+
+
+def _result(task: _Task) -> dict[str, Any]:
+    return {
+        "id": task.id,
+        "name": task.name,
+        "result": task.result,
+        "error": task.error,
+        "interrupts": [{"value": _interrupt_value(i)} for i in task.interrupts],
+    }
 
 
 def thread_run_file(path: str | Path, thread_id: str, *, topology: Topology | None = None) -> Path:
@@ -409,6 +439,77 @@ def thread_run_file(path: str | Path, thread_id: str, *, topology: Topology | No
     folder = Path(tempfile.gettempdir()) / "inspector-langgraph-threads"
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / f"{digest}.jsonl"
-    if out.exists():
-        out.unlink()
-    return write_thread_run(chain, out, thread_id=thread_id, topology=topology)
+    if not out.exists():  # written aside and moved in: another process may be reading the same one
+        aside = out.with_name(f"{out.stem}.{os.getpid()}.writing")
+        write_thread_run(chain, aside, thread_id=thread_id, topology=topology)
+        os.replace(aside, out)
+    return out
+
+
+def run_source(path: str, thread: str | None, *, target: str | None = None) -> str:
+    """What the CLI reads for a RUN argument: a run file as it is; a SQLite checkpointer's thread as
+    the run file `thread_run_file` writes (the graph's topology from `target` when given). A
+    checkpointer without `thread` prints its threads and is refused; `thread` for a file that is no
+    checkpointer is refused too."""
+    if not is_sqlite_checkpointer(path):
+        if thread is not None:
+            raise _not_a_checkpointer(
+                Path(path), "is not a LangGraph checkpointer, so --thread does not apply"
+            )
+        return path
+    if thread is None:
+        threads = list_threads(path)
+        print(threads_text(path, threads))
+        raise RunFileError(f"{path} is a LangGraph checkpointer: pass --thread ID to open one of its threads")
+    topology = None
+    if target is not None:
+        from inspector.target import load_target
+
+        topology = load_target(target).topology()
+    return str(thread_run_file(path, thread, topology=topology))
+
+
+def add_thread_options(parser: Any, *, target: bool = True, repeat: bool = False) -> None:
+    """`--thread ID` (repeated with `repeat`: one per checkpointer argument, in order) and, with
+    `target`, `--target TARGET` for the graph's topology."""
+    parser.add_argument(
+        "--thread",
+        metavar="ID",
+        action="append" if repeat else "store",
+        default=None,
+        help="when RUN is a LangGraph SQLite checkpointer: the thread to open (without it, the threads "
+        "are listed)" + ("; once per checkpointer argument, or once for both" if repeat else ""),
+    )
+    if target:
+        parser.add_argument(
+            "--target",
+            metavar="TARGET",
+            default=None,
+            help="with --thread: the LangGraph graph (module:attr) whose topology the thread ran on "
+            "(default: the nodes the checkpoints show, marked as observed)",
+        )
+
+
+def run_sources(paths: Sequence[str], threads: Sequence[str] | None) -> list[str]:
+    """`run_source` for several RUN arguments (`diff`): the checkpointers among them take the
+    `--thread` values in order, or all the one given."""
+    threads = list(threads or [])
+    checkpointers = [is_sqlite_checkpointer(path) for path in paths]
+    if len(threads) > max(1, sum(checkpointers)):
+        raise RunFileError(
+            f"{len(threads)} --thread values for {sum(checkpointers)} checkpointer argument(s): pass one "
+            "--thread per checkpointer, in order, or one for all"
+        )
+    chosen: list[str] = []
+    given = iter(threads)
+    for path, is_checkpointer in zip(paths, checkpointers, strict=True):
+        if not is_checkpointer:
+            chosen.append(run_source(path, None))
+            continue
+        thread = threads[0] if len(threads) == 1 else next(given, None)
+        chosen.append(run_source(path, thread))
+    if threads and not any(checkpointers):
+        raise _not_a_checkpointer(
+            Path(paths[0]), "is not a LangGraph checkpointer, so --thread does not apply"
+        )
+    return chosen
