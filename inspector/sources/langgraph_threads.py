@@ -1,7 +1,8 @@
 """A thread of a LangGraph SQLite checkpointer (`langgraph-checkpoint-sqlite`'s `SqliteSaver`) as a run.
 
 People who run LangGraph already have databases full of threads; this opens one as every command opens a
-run file. The database is opened read-only (`file:...?mode=ro`): reading never writes to it, not even
+run file. The database is opened read-only (`file:...?mode=ro`, see `_ReadOnly`): reading never writes
+to it, not even
 the `CREATE TABLE IF NOT EXISTS` that `SqliteSaver.setup()` would run, so the tables are read with plain
 SQL and the values decoded with LangGraph's own `JsonPlusSerializer`. A value it cannot decode (a type
 from a module that is not installed, a custom serializer) becomes `{"opaque": TYPE, "bytes": N}`: one
@@ -106,10 +107,17 @@ def is_sqlite_checkpointer(path: str | Path) -> bool:
 
 
 class _ReadOnly:
-    """A read-only connection, closed on leaving (sqlite3's own context manager only commits)."""
+    """A read-only connection, closed on leaving (sqlite3's own context manager only commits).
+
+    SQLite opens a database in WAL mode (as `SqliteSaver` leaves it) by creating its `-wal` and `-shm`
+    files, even read-only. When there is no `-wal` file, everything is in the database file itself,
+    so it is opened `immutable`: nothing is created beside it. With one (a writer is at work, or
+    did not close), read-only through the write-ahead log, which exists already."""
 
     def __init__(self, path: Path) -> None:
-        self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        wal = path.with_name(path.name + "-wal").exists()
+        mode = "mode=ro" if wal else "mode=ro&immutable=1"
+        self.db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
 
     def __enter__(self) -> sqlite3.Connection:
         return self.db
@@ -266,14 +274,19 @@ class _Task:
     error: Any
 
 
-def _tasks(parent: Checkpoint) -> list[_Task]:
-    """The tasks that ran from `parent`, from its pending writes."""
+def _tasks(parent: Checkpoint, source: str = "loop") -> list[_Task]:
+    """The tasks that ran from `parent`, from its pending writes: for a checkpoint `update_state`
+    made (`source` "update"), the update's own writes; else the node tasks' (a `Command(resume=...)`
+    write belongs to no task and is left out)."""
     sends = parent.values.get("__pregel_tasks")
     tasks: dict[str, _Task] = {}
     for task_id, task_path, channel, value in parent.writes:
+        is_update = task_path.startswith("~__interrupt__")
+        if not task_path or is_update != (source == "update"):
+            continue
         task = tasks.get(task_id)
         if task is None:
-            name, arg = _task_name(task_path, sends)
+            name, arg = ("(update)", None) if is_update else _task_name(task_path, sends)
             task = tasks[task_id] = _Task(task_id, name, arg, {}, [], None)
         if channel == "__interrupt__":
             task.interrupts.extend(value if isinstance(value, list) else [value])  # pyright: ignore[reportUnknownArgumentType]
@@ -282,6 +295,18 @@ def _tasks(parent: Checkpoint) -> list[_Task]:
         elif not _internal(channel):
             task.result[channel] = value
     return [t for t in tasks.values() if t.name != "__start__"]
+
+
+def next_nodes(checkpoint: Checkpoint) -> list[str]:
+    """The nodes that run from `checkpoint` (LangGraph's `StateSnapshot.next`): those its `branch:to:`
+    channels trigger, then those its `Send`s name."""
+    found = [k.removeprefix("branch:to:") for k in checkpoint.values if k.startswith("branch:to:")]
+    sends = checkpoint.values.get("__pregel_tasks")
+    for send in sends if isinstance(sends, list) else []:  # pyright: ignore[reportUnknownVariableType]
+        node = getattr(send, "node", None)
+        if isinstance(node, str):
+            found.append(node)
+    return list(dict.fromkeys(found))
 
 
 def _task_name(task_path: str, sends: Any) -> tuple[str, Any]:
@@ -316,7 +341,7 @@ def observed_topology(chain: Sequence[Checkpoint], name: str) -> Topology:
     edges: dict[tuple[str, str], None] = {}
     previous: list[str] = [START]
     for parent in chain:
-        names = list(dict.fromkeys(t.name for t in _tasks(parent)))
+        names = list(dict.fromkeys(t.name for t in _tasks(parent, "loop")))
         if not names:
             continue
         for node in names:
@@ -344,7 +369,7 @@ def write_thread_run(
     from inspector.adapters.langgraph.recording import StepTranslator
     from inspector.recording import Recorder
 
-    topology = topology or observed_topology(chain, f"thread {thread_id}")
+    topology = topology or observed_topology(chain, "LangGraph thread")
     steps = [c for c in chain if c.step >= 1]
     meta = {
         "langgraph_thread": {
@@ -369,7 +394,9 @@ def write_thread_run(
     translator.start(start_input)
     for checkpoint in steps:
         parent = by_id.get(checkpoint.parent_id or "")
-        tasks = _tasks(parent) if parent is not None else []
+        tasks = _tasks(parent, checkpoint.source) if parent is not None else []
+        for task in tasks:  # a later checkpoint exists: its tasks finished (an interrupt was resumed)
+            task.interrupts = []
         if not tasks:  # a checkpoint no task wrote (`update_state`): one node run named by its source
             tasks = [_Task(checkpoint.id, f"({checkpoint.source})", None, _state(checkpoint), [], None)]
         now[0] = _seconds(parent.ts) if parent is not None else now[0]
@@ -380,13 +407,14 @@ def write_thread_run(
         translator.feed((), "values", _state(checkpoint))
     last = chain[-1] if chain else None
     paused = [t for t in _tasks(last) if t.interrupts] if last is not None else []
-    if last is not None and paused:
+    waiting = next_nodes(last) if last is not None and last.step >= 0 else []
+    if last is not None and paused:  # an `interrupt()` waits for its `Command(resume=...)`
         _feed(translator, last.step + 1, paused, _state(last), lambda: None)
-        values = [_interrupt_value(i) for t in paused for i in t.interrupts]
         info = InterruptInfo(rerun_nodes=[t.name for t in paused])
         info.rerun_nodes_extra = {t.name: _interrupt_value(t.interrupts[0]) for t in paused}
-        del values
         translator.finish(next_nodes=[t.name for t in paused], interrupted=info)
+    elif waiting:  # stopped before nodes that have not run (a static interrupt, an update, a crash)
+        translator.finish(next_nodes=waiting, interrupted=InterruptInfo(before_nodes=waiting))
     else:
         translator.finish()
     recorder.close()
