@@ -78,7 +78,7 @@ def test_a_react_thread_is_a_run_whose_steps_are_its_checkpoints(tmp_path: Path)
         agent.checkpointer = SqliteSaver(conn)
         history = list(agent.get_state_history(_config("t1")))[::-1]  # oldest first
     run = read_run(thread_run_file(db, "t1"))
-    after_start = [s for s in history if s.metadata is not None and s.metadata["step"] >= 1]
+    after_start = [s for s in history if s.metadata is not None and s.metadata.get("step", -1) >= 1]
     assert [step.nodes for step in run.steps] == [("agent",), ("tools",), ("agent",)]
     assert len(run.steps) == len(after_start)
     roles = {"human": "user", "ai": "assistant", "tool": "tool"}
