@@ -15,6 +15,7 @@ from typing import Any
 
 from inspector.recording.reader import RunFileWarning
 from inspector.sources import open_run
+from inspector.sources.langgraph_threads import add_thread_options, run_sources
 
 
 def register(subparsers: Any) -> None:
@@ -29,6 +30,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("run_a", metavar="RUN_A", help="reference run file (JSONL from `inspector record`)")
     parser.add_argument("run_b", metavar="RUN_B", help="run file to compare with it")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    add_thread_options(parser, target=False, repeat=True)
     parser.add_argument("--lenient", action="store_true", help="skip corrupt lines instead of failing")
     parser.set_defaults(handler=run)
 
@@ -38,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
-        run_a = open_run(args.run_a, lenient=args.lenient)
-        run_b = open_run(args.run_b, lenient=args.lenient)
+        path_a, path_b = run_sources([args.run_a, args.run_b], args.thread)
+        run_a = open_run(path_a, lenient=args.lenient)
+        run_b = open_run(path_b, lenient=args.lenient)
         diff = diff_runs(run_a, run_b)  # a large file's steps are checked as they are read
     for warning in caught:
         print(f"inspector: warning: {warning.message}", file=sys.stderr)

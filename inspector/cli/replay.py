@@ -12,6 +12,7 @@ from typing import Any
 
 from inspector.errors import InspectorError
 from inspector.recording.reader import RunFileWarning
+from inspector.sources.langgraph_threads import add_thread_options, run_source
 
 __all__ = ["register", "run"]
 
@@ -75,6 +76,7 @@ def register(subparsers: Any) -> None:
         help="the TARGET `f` forks with (default: the one the run names, run only if you recorded the "
         "run here or agree when asked)",
     )
+    add_thread_options(parser, target=False)
     parser.set_defaults(handler=run)
 
 
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
         app = make_app(
-            str(run_file_path(args.run_file)),
+            str(run_file_path(run_source(args.run_file, args.thread, target=args.target))),
             follow=args.follow,
             poll_interval=args.poll,
             lenient=args.lenient,

@@ -42,6 +42,7 @@ from inspector.recording.format import BudgetRecord, record_dict
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
 from inspector.sources import open_run
+from inspector.sources.langgraph_threads import add_thread_options, run_source
 
 __all__ = ["register", "run", "step_label", "summary", "timeline"]
 
@@ -68,6 +69,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("run_file", metavar="RUN.jsonl")
     parser.add_argument("--json", action="store_true", help="machine-readable JSON instead of text")
+    add_thread_options(parser)
     parser.add_argument("--lenient", action="store_true", help="skip corrupt lines instead of failing")
     parser.add_argument(
         "--jobs",
@@ -519,7 +521,7 @@ def run(args: argparse.Namespace) -> int:
     lines: list[str] = []
     with warnings.catch_warnings(record=True) as caught, _without_cycle_collection():
         warnings.simplefilter("always", RunFileWarning)
-        recorded = open_run(args.run_file, lenient=args.lenient)
+        recorded = open_run(run_source(args.run_file, args.thread, target=args.target), lenient=args.lenient)
         if args.json:
             report, diagnostics = summary(recorded, diagnose(recorded)), []
         else:  # one walk over the steps feeds the timeline and the diagnostics
