@@ -23,6 +23,8 @@ from graph_core.tools import tool
 from inspector.cli import main
 from inspector.recording import Recorder, Redaction, read_run, redact
 from inspector.recording.redact import DEFAULT_REDACT_PATTERNS, make_redaction
+from inspector.recording.secret_keys import KEY_STEMS
+from inspector.recording.secret_shapes import SHAPES
 
 PASSWORD = "hunter2-Pa55"
 API_KEY = "k-0f1e2d3c4b5a"
@@ -283,7 +285,18 @@ def test_the_cheap_test_before_json_keys_and_values_never_skips_one() -> None:
 
 
 def test_each_literal_holds_one_of_the_characters_the_json_test_looks_for() -> None:
-    stems = [stem for stems in redact._KEY_STEMS.values() for stem in stems]  # pyright: ignore[reportPrivateUsage]
-    names = [*redact._NAME_STEMS, "sk-"]  # the value patterns' literals  # pyright: ignore[reportPrivateUsage]
-    for literal in stems + names:
-        assert set(literal) & set(redact._STEM_CHARS), literal  # pyright: ignore[reportPrivateUsage]
+    for stems in KEY_STEMS.values():
+        for stem in stems:
+            assert set(stem) & set(redact._STEM_CHARS), stem  # pyright: ignore[reportPrivateUsage]
+    folded_chars = set("kcwhbj")
+    raw_chars = set(redact._JSON_VALUE_CHARS) - folded_chars  # pyright: ignore[reportPrivateUsage]
+    for shape in SHAPES:
+        for literal in shape.literals:
+            held = set(literal.casefold()) & folded_chars or set(literal) & raw_chars
+            assert held or any(t[0] in raw_chars for t in shape.triggers), (shape.name, literal)
+
+
+def test_the_first_test_holds_the_first_character_of_every_trigger() -> None:
+    for shape in SHAPES:
+        for first, _second in shape.triggers:
+            assert first in redact._FIRST, shape.name  # pyright: ignore[reportPrivateUsage]
