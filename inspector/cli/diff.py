@@ -13,6 +13,7 @@ import sys
 import warnings
 from typing import Any
 
+from inspector.cli.plain import echo
 from inspector.recording import read_run
 from inspector.recording.reader import RunFileWarning
 
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         run_b = read_run(args.run_b, lenient=args.lenient)
         diff = diff_runs(run_a, run_b)  # a large file's steps are checked as they are read
     for warning in caught:
-        print(f"inspector: warning: {warning.message}", file=sys.stderr)
+        echo(f"inspector: warning: {warning.message}", file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     else:

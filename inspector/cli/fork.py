@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 from typing import Any, TextIO
 
+from inspector.cli.plain import echo
 from inspector.cli.record import refuse_to_clobber
 from inspector.errors import InspectorError, TargetConsentError
 from inspector.recording.sink import refuse_busy
@@ -97,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
         )
     except TargetConsentError as exc:
         # The command on a line of its own, unwrapped: a line break inside it would break it in a shell.
-        text = " ".join(f"inspector: error: {exc}. If you trust that code, run:".split())
+        text = visible(" ".join(f"inspector: error: {exc}. If you trust that code, run:".split()))
         print(textwrap.fill(text, width=100, break_on_hyphens=False, break_long_words=False), file=sys.stderr)
-        print(f"  {_with_target(args, exc.spec)}", file=sys.stderr)
+        print(f"  {visible(_with_target(args, exc.spec))}", file=sys.stderr)
         return 2
     result = run_fork(plan, output)
     n = result.steps
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
             f", {result.replayed_edits} recorded edit{'' if result.replayed_edits == 1 else 's'} replayed"
         )
     summary += f"); compare with `inspector diff {args.run_file} {output}`"
-    print(summary, file=sys.stderr)
+    echo(summary, file=sys.stderr)
     return 0
 
 
