@@ -147,7 +147,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "slack_webhook",
         r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
-        ((":", ""),),
+        ((":", "k"),),
         ("hooks.slack.com",),
     ),
     Shape(
@@ -180,8 +180,9 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "cookie",  # Cookie: / Set-Cookie: headers in text (as keys, they are masked by key)
-        r"(?<![A-Za-z0-9_\-])(?i:set-cookie|cookie)\s*:\s*(?P<cookie_s>[^\s=;,\"'\\]+=[^\r\n\"'\\]*)",
-        ((":", ""),),
+        r"(?<![A-Za-z0-9_\-])(?:[Ss]et-|SET-)?(?:[Cc]ookie|COOKIE)\s*:\s*"
+        r"(?P<cookie_s>[^\s=;,\"'\\]+=[^\r\n\"'\\]*)",
+        ((":", "k"), (":", "K")),
         ("ookie", "OOKIE"),
         secret=("cookie_s",),
         source="project",
