@@ -5,9 +5,13 @@ Two kinds of masking, both applied by the encoder during its one walk over each 
 - **By key** (dict keys, pydantic fields, dataclass fields) at any depth, so a secret placed in state, in
   a node input or in a message's `extra` is caught wherever it sits; also the keys of JSON held *in a
   string* (a tool call's arguments, a tool's JSON result), whose values are replaced in the text, which
-  stays the same JSON otherwise. A callable can mask by value as well.
+  stays the same JSON otherwise. A key counts by its whole words (`secret_keys`: `client_secret` and
+  `refreshToken` are secrets, `secretary` and `password_policy` are not). A callable can mask by value
+  as well.
 - **By value**: regular expressions searched in every recorded string (message texts, tool arguments
-  and results, error messages, `repr`s) for credential shapes (bearer tokens, `sk-...` keys, JWTs,
+  and results, error messages, `repr`s) for credential shapes with their real prefixes and lengths
+  (`secret_shapes`, modeled on detect-secrets: bearer and `Basic` headers, OpenAI, GitHub, AWS, Slack,
+  Google, Stripe, GitLab, npm and PyPI tokens, JWTs, URL passwords, PEM private keys, `Cookie` headers,
   `password=...`-style assignments), plus the secret values themselves when the caller knows them.
 
 Most strings hold nothing of the sort, and recording runs inside the observed run (every new message
