@@ -136,7 +136,7 @@ SHAPES: tuple[Shape, ...] = (
         "github",
         r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_])",
         (("_", ""),),
-        ("gh",),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     Shape(
         "slack",
@@ -158,9 +158,9 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "gitlab",
-        rf"(?<![A-Za-z0-9])(?:glpat|gldt|glrt|glsoat)-[{_B64}]{{20,50}}{_END_B64}",
+        rf"(?<![A-Za-z0-9])glpat-[{_B64}]{{20,50}}{_END_B64}",
         (("-", ""),),
-        ("gl",),
+        ("glpat-",),
     ),
     Shape("npm", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", (("_", ""),), ("npm_",)),
     Shape("pypi", rf"pypi-AgE[{_B64}]{{50,}}", (("-", ""),), ("pypi-AgE",)),

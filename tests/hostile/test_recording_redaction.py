@@ -219,6 +219,13 @@ PIECES = [
     *("API-KEY", "access_key", "pwd", "token", "Token", "{", "}", "[", "]", ",", " ", "\n", "\\", "é"),
     *("hello", "42", "b", "B", "J", "-", "max_tokens", "keyboard", "result 7: lorem ipsum"),
     *("eyJ0eXAi.eyJ4In0.s1g", "Bearer 0123456789aDeFgZ"),  # no other character the tests look for
+    # the shapes of issue 37, whole and in pieces
+    *("ghp_" + "a1" * 18, "github_pat_" + "Z9_" * 8, "ghp_", "AKIAIOSFODNN7EXAMPLE", "AKIA", "A", "_"),
+    *("AIza" + "x-Y_" * 9, "AIza", "xoxb-12-34-ab", "xox", "sk_live_" + "a1" * 12, "glpat-" + "k" * 20),
+    *("npm_" + "N" * 36, "https://hooks.slack.com/services/T1/B2/c3", "://", "@", "bob:", "pw@h", "db_pwd"),
+    *("Basic ", "basic ", "YWxpY2U6cHc=", "dXNlcg==", "-----BEGIN RSA PRIVATE KEY-----", "PRIVATE KEY"),
+    *("-----END RSA PRIVATE KEY-----", "MIIE", "Cookie: ", "cookie", "COOKIE:", "a=b; c=d", "Set-"),
+    *("passphrase", "credentials", "private_key", "max_token", "--", "pwd=/home", "k", "K"),
 ]
 
 

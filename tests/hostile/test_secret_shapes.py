@@ -145,7 +145,25 @@ def _corpus(seed: int) -> list[str]:
         out.append(str(uuid.UUID(int=rng.getrandbits(128), version=4)))
         out.append(hashlib.sha256(blob).hexdigest())
         out.append(hashlib.sha1(blob).hexdigest())
-    words = "the a graph node step run token key secret basic bearer cookie pass word agent tool said".split()
+    words = [
+        "the",
+        "a",
+        "graph",
+        "node",
+        "step",
+        "run",
+        "token",
+        "key",
+        "secret",
+        "basic",
+        "bearer",
+        "cookie",
+        "pass",
+        "word",
+        "agent",
+        "tool",
+        "said",
+    ]
     for n in range(2_000):
         out.append(" ".join(rng.choice(words) for _ in range(rng.randint(3, 12))).capitalize() + ".")
         out.append(f"/home/user{n}/project/src/module_{n}.py")
@@ -153,7 +171,7 @@ def _corpus(seed: int) -> list[str]:
         out.append(f"https://api.example.com/v{n % 3}/items/{n}?page={n % 7}&sort=name")
         out.append(f"postgres://db.internal:5432/app{n}")
         out.append(str(rng.randint(-(10**12), 10**12)))
-        out.append(repr(rng.random() * 10**rng.randint(-5, 9)))
+        out.append(repr(rng.random() * 10 ** rng.randint(-5, 9)))
         out.append(f"2026-{n % 12 + 1:02d}-{n % 28 + 1:02d}T{n % 24:02d}:{n % 60:02d}:00+00:00")
         out.append(json.dumps({"n": n, "query": f"item {n}", "max_tokens": 256, "temperature": 0.5}))
         out.append(f"--max_token={n} --max_tokens={n} pwd=/srv/app{n} key=k{n}")
