@@ -43,19 +43,22 @@ __all__ = [
 
 MASK = "[REDACTED]"
 
-Guard = tuple[tuple[Trigger, ...], tuple[str, ...], bool]
+Guard = tuple[tuple[Trigger, ...], tuple[str, ...], str]
 
-_GUARDS: dict[str, Guard] = {shape.regex: (shape.triggers, shape.literals, shape.folded) for shape in SHAPES}
+_GUARDS: dict[str, Guard] = {shape.regex: (shape.triggers, shape.literals, shape.fold) for shape in SHAPES}
 """Per default pattern, what every one of its matches holds: one of its triggers, and one of its
-literals (searched in the case-folded text when the flag says so: `bearer` is any case). The cheap test
-before the search, in two stages: text without a trigger is done after a few `memchr`s (most text),
-text with one is searched only when it holds a literal too. In JSON text a double quote before a colon
-is every key's, so that trigger is left out there: its keys are masked by key."""
+literals (searched in the lowered or case-folded text when its fold says so: `bearer` is any case).
+The cheap test before the search, in two stages: text without a trigger is done after a few
+`memchr`s (most text), text with one is searched only when it holds a literal too. In JSON text a
+double quote before a colon is every key's, so that trigger is left out there: its keys are masked by
+key."""
 
-_FIRST = ":=bB-JA_@"
-"""The first character of every default trigger: text with none of them cannot hold a default shape.
-`Redaction.scrub` writes the test out (a chain of `in` is the fastest test there is); a test checks it
-against `secret_shapes.SHAPES`."""
+_FIRST = "=bB-JA_@"
+_COLON_SECONDS = "kK'\""
+"""The first character of every default trigger, and for those whose first is a colon, the second (a
+colon alone is in most text): text with none of them cannot hold a default shape. `Redaction.scrub`
+writes the test out (a chain of `in` is the fastest test there is); a test checks both against
+`secret_shapes.SHAPES`."""
 
 _STEM_CHARS = "kcwhb"
 """A character of each key stem (`key` and `token`: k; `secret`: c; `passw`: w; `author`: h; `db`: b):
@@ -66,9 +69,11 @@ _JSON_VALUE_CHARS = "kcwhbjA-_@"
 `j`) or as written (`A` for `ASIA`/`AIza`, `-` for `xox-`/`glpat-`/`pypi-`, `_` for `npm_`, `@` for a
 URL password): the first test for JSON text, written out in `Redaction._scrub_json`."""
 
-TableRow = tuple[str, str, tuple[str, ...], tuple[str, ...]]
-"""A trigger (two characters, the second may be empty), the literals searched as written and those
-searched case-folded when the text holds it: the guards of every pattern merged by trigger."""
+Literals = tuple[str, ...]
+TableRow = tuple[str, tuple[tuple[str, Literals, Literals, Literals], ...]]
+"""A trigger's first character, and per second character (may be empty) the literals searched as
+written, lowered and case-folded when the text holds both: the guards of every pattern merged by
+trigger, and the triggers by their first character (each looked for once)."""
 
 _JSON_STARTS = ("{", "[")
 _JSON_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*')
@@ -158,8 +163,7 @@ class Redaction:
         nothing to mask: the first test (`_FIRST`, the first character of every trigger, written out)
         settles those in a few `memchr`s. A JSON object always passes it (its keys hold a colon)."""
         if self._quick and not (
-            ":" in text
-            or "=" in text
+            "=" in text
             or "b" in text
             or "B" in text
             or "-" in text
@@ -167,6 +171,7 @@ class Redaction:
             or "A" in text
             or "_" in text
             or "@" in text
+            or (":" in text and ("k" in text or "K" in text or '"' in text or "'" in text))
         ):
             return text
         if self._pattern is not None and _looks_like_json(text):
@@ -274,32 +279,51 @@ class Redaction:
 def _table(guards: Sequence[Guard], *, json_text: bool = False) -> tuple[TableRow, ...]:
     """`guards` merged by trigger, so a trigger shared by several patterns is looked for once. For JSON
     text, without the triggers that need a double quote (see `_GUARDS`)."""
-    rows: dict[Trigger, tuple[list[str], list[str]]] = {}
-    for triggers, literals, folded in guards:
-        for trigger in triggers:
-            if json_text and '"' in trigger:
+    rows: dict[str, dict[str, dict[str, list[str]]]] = {}
+    for triggers, literals, fold in guards:
+        for first, second in triggers:
+            if json_text and '"' in (first, second):
                 continue
-            exact, casefolded = rows.setdefault(trigger, ([], []))
-            (casefolded if folded else exact).extend(lit for lit in literals if lit not in exact + casefolded)
-    return tuple((first, second, tuple(e), tuple(f)) for (first, second), (e, f) in rows.items())
+            by_fold = rows.setdefault(first, {}).setdefault(second, {"": [], "ascii": [], "unicode": []})
+            by_fold[fold].extend(literal for literal in literals if literal not in by_fold[fold])
+    return tuple(
+        (
+            first,
+            tuple(
+                (second, tuple(f[""]), tuple(f["ascii"]), tuple(f["unicode"]))
+                for second, f in by_second.items()
+            ),
+        )
+        for first, by_second in rows.items()
+    )
 
 
 def _suspect(text: str, table: tuple[TableRow, ...]) -> bool:
     """Whether one of the patterns `table` stands for may match `text`: it holds one of their
     triggers and one of that trigger's literals."""
-    folded_text: str | None = None
-    for first, second, exact, folded in table:
-        if first not in text or (second and second not in text):
+    lowered: str | None = None
+    folded: str | None = None
+    for first, seconds in table:
+        if first not in text:
             continue
-        for literal in exact:
-            if literal in text:
-                return True
-        if folded:
-            if folded_text is None:
-                folded_text = text.casefold()
-            for literal in folded:
-                if literal in folded_text:
+        for second, exact, ascii_folded, unicode_folded in seconds:
+            if second and second not in text:
+                continue
+            for literal in exact:
+                if literal in text:
                     return True
+            if ascii_folded:
+                if lowered is None:
+                    lowered = text.lower()
+                for literal in ascii_folded:
+                    if literal in lowered:
+                        return True
+            if unicode_folded:
+                if folded is None:
+                    folded = text.casefold()
+                for literal in unicode_folded:
+                    if literal in folded:
+                        return True
     return False
 
 
