@@ -70,9 +70,12 @@ _JSON_VALUE_CHARS = "kcwhbjA-_@"
 URL password): the first test for JSON text, written out in `Redaction._scrub_json`."""
 
 Literals = tuple[str, ...]
-TableRow = tuple[str, tuple[tuple[str, Literals, Literals, Literals], ...]]
+Prefixed = tuple[re.Pattern[str], ...]
+TableRow = tuple[str, tuple[tuple[str, Literals, Prefixed, Literals, Literals], ...]]
 """A trigger's first character, and per second character (may be empty) the literals searched as
-written, lowered and case-folded when the text holds both: the guards of every pattern merged by
+written (alone with `in`, or several with one first character as one pattern: `AKIA|ASIA|AIza` is
+searched as `A(?:KIA|SIA|Iza)`, one scan for the `A`s where `in` would make three), lowered and
+case-folded when the text holds both: the guards of every pattern merged by
 trigger, and the triggers by their first character (each looked for once)."""
 
 _JSON_STARTS = ("{", "[")
@@ -290,12 +293,24 @@ def _table(guards: Sequence[Guard], *, json_text: bool = False) -> tuple[TableRo
         (
             first,
             tuple(
-                (second, tuple(f[""]), tuple(f["ascii"]), tuple(f["unicode"]))
+                (second, *_exact(f[""]), tuple(f["ascii"]), tuple(f["unicode"]))
                 for second, f in by_second.items()
             ),
         )
         for first, by_second in rows.items()
     )
+
+
+def _exact(literals: list[str]) -> tuple[Literals, Prefixed]:
+    """`literals` as those searched alone and patterns for those that share a first character."""
+    by_first: dict[str, list[str]] = {}
+    for literal in literals:
+        by_first.setdefault(literal[0], []).append(literal)
+    alone = tuple(group[0] for group in by_first.values() if len(group) == 1)
+    shared = tuple(
+        re.compile("|".join(map(re.escape, group))) for group in by_first.values() if len(group) > 1
+    )
+    return alone, shared
 
 
 def _suspect(text: str, table: tuple[TableRow, ...]) -> bool:
@@ -306,11 +321,14 @@ def _suspect(text: str, table: tuple[TableRow, ...]) -> bool:
     for first, seconds in table:
         if first not in text:
             continue
-        for second, exact, ascii_folded, unicode_folded in seconds:
+        for second, exact, prefixed, ascii_folded, unicode_folded in seconds:
             if second and second not in text:
                 continue
             for literal in exact:
                 if literal in text:
+                    return True
+            for pattern in prefixed:
+                if pattern.search(text) is not None:
                     return True
             if ascii_folded:
                 if lowered is None:
