@@ -169,3 +169,13 @@ def test_a_recorder_run_id_in_shows_header(tmp_path: Path, capsys: Any) -> None:
     recorder.on_end(RunInfo(None, "g", "Graph"), "out")
     assert main(["show", str(path)]) == 0
     assert f"run {ESCAPED}" in _printed(capsys)
+
+
+def test_the_fork_consent_refusal_quotes_the_recorded_target_escaped(tmp_path: Path, capsys: Any) -> None:
+    # The TARGET a recording names is the recording's text: shown, never obeyed, and never raw.
+    run = _record(tmp_path, _target(tmp_path, "g", "n"), "r.jsonl", capsys)
+    _edit_header(
+        run, lambda h: h.update(run_id="stranger", meta={**h["meta"], "target": f"evil{HOSTILE}:agent"})
+    )
+    assert main(["fork", str(run), "--step", "0", "-o", str(tmp_path / "f.jsonl")]) == 2
+    assert f"evil{ESCAPED}:agent" in _printed(capsys)
