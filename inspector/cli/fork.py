@@ -98,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
         )
     except TargetConsentError as exc:
         # The command on a line of its own, unwrapped: a line break inside it would break it in a shell.
-        text = visible(" ".join(f"inspector: error: {exc}. If you trust that code, run:".split()))
+        text = " ".join(f"inspector: error: {exc}. If you trust that code, run:".split())
         print(textwrap.fill(text, width=100, break_on_hyphens=False, break_long_words=False), file=sys.stderr)
-        print(f"  {visible(_with_target(args, exc.spec))}", file=sys.stderr)
+        print(f"  {_with_target(args, exc.spec)}", file=sys.stderr)
         return 2
     result = run_fork(plan, output)
     n = result.steps
