@@ -70,12 +70,9 @@ _JSON_VALUE_CHARS = "kcwhbjA-_@"
 URL password): the first test for JSON text, written out in `Redaction._scrub_json`."""
 
 Literals = tuple[str, ...]
-Prefixed = tuple[re.Pattern[str], ...]
-TableRow = tuple[str, tuple[tuple[str, Literals, Prefixed, Literals, Literals], ...]]
+TableRow = tuple[str, tuple[tuple[str, Literals, Literals, Literals], ...]]
 """A trigger's first character, and per second character (may be empty) the literals searched as
-written (alone with `in`, or several with one first character as one pattern: `AKIA|ASIA|AIza` is
-searched as `A(?:KIA|SIA|Iza)`, one scan for the `A`s where `in` would make three), lowered and
-case-folded when the text holds both: the guards of every pattern merged by
+written, lowered and case-folded when the text holds both: the guards of every pattern merged by
 trigger, and the triggers by their first character (each looked for once)."""
 
 _JSON_STARTS = ("{", "[")
@@ -281,8 +278,14 @@ class Redaction:
 
 def _table(guards: Sequence[Guard], *, json_text: bool = False) -> tuple[TableRow, ...]:
     """`guards` merged by trigger, so a trigger shared by several patterns is looked for once. For JSON
-    text, without the triggers that need a double quote (see `_GUARDS`)."""
+    text, without the triggers that need a double quote (see `_GUARDS`). Equal literal lists are one
+    tuple, so `_suspect` searches them once (`bearer` and `basic` for both `b` and `B`)."""
     rows: dict[str, dict[str, dict[str, list[str]]]] = {}
+    same: dict[Literals, Literals] = {}
+
+    def one(literals: list[str]) -> Literals:
+        return same.setdefault(tuple(literals), tuple(literals))
+
     for triggers, literals, fold in guards:
         for first, second in triggers:
             if json_text and '"' in (first, second):
@@ -293,24 +296,11 @@ def _table(guards: Sequence[Guard], *, json_text: bool = False) -> tuple[TableRo
         (
             first,
             tuple(
-                (second, *_exact(f[""]), tuple(f["ascii"]), tuple(f["unicode"]))
-                for second, f in by_second.items()
+                (second, one(f[""]), one(f["ascii"]), one(f["unicode"])) for second, f in by_second.items()
             ),
         )
         for first, by_second in rows.items()
     )
-
-
-def _exact(literals: list[str]) -> tuple[Literals, Prefixed]:
-    """`literals` as those searched alone and patterns for those that share a first character."""
-    by_first: dict[str, list[str]] = {}
-    for literal in literals:
-        by_first.setdefault(literal[0], []).append(literal)
-    alone = tuple(group[0] for group in by_first.values() if len(group) == 1)
-    shared = tuple(
-        re.compile("|".join(map(re.escape, group))) for group in by_first.values() if len(group) > 1
-    )
-    return alone, shared
 
 
 def _suspect(text: str, table: tuple[TableRow, ...]) -> bool:
@@ -318,30 +308,30 @@ def _suspect(text: str, table: tuple[TableRow, ...]) -> bool:
     triggers and one of that trigger's literals."""
     lowered: str | None = None
     folded: str | None = None
+    searched: list[Literals] = []  # lists already searched in vain (the same tuple under two triggers)
     for first, seconds in table:
         if first not in text:
             continue
-        for second, exact, prefixed, ascii_folded, unicode_folded in seconds:
+        for second, exact, ascii_folded, unicode_folded in seconds:
             if second and second not in text:
                 continue
             for literal in exact:
                 if literal in text:
                     return True
-            for pattern in prefixed:
-                if pattern.search(text) is not None:
-                    return True
-            if ascii_folded:
+            if ascii_folded and not any(ascii_folded is done for done in searched):
                 if lowered is None:
                     lowered = text.lower()
                 for literal in ascii_folded:
                     if literal in lowered:
                         return True
-            if unicode_folded:
+                searched.append(ascii_folded)
+            if unicode_folded and not any(unicode_folded is done for done in searched):
                 if folded is None:
                     folded = text.casefold()
                 for literal in unicode_folded:
                     if literal in folded:
                         return True
+                searched.append(unicode_folded)
     return False
 
 
