@@ -113,7 +113,7 @@ def test_the_text_run_overlay(tmp_path: Path, capsys: Any) -> None:
     run = _record(tmp_path, target, "r.jsonl", capsys, run_id=f"id{HOSTILE}")
     assert main(["topology", str(run), "--run", str(run)]) == 0
     printed = _printed(capsys)
-    assert f"run id{ESCAPED}: ok" in printed and f"{ESCAPED} -> end" in printed
+    assert f"id{ESCAPED}" in printed and f"{ESCAPED} -> end" in printed
 
 
 def test_diff(tmp_path: Path, capsys: Any) -> None:
