@@ -110,10 +110,10 @@ def test_the_highlight_error(tmp_path: Path, capsys: Any) -> None:
 
 def test_the_text_run_overlay(tmp_path: Path, capsys: Any) -> None:
     target = _target(tmp_path, "g", HOSTILE)
-    run = _record(tmp_path, target, "r.jsonl", capsys, run_id=f"id{HOSTILE}")
+    run = _record(tmp_path, target, f"r{HOSTILE}.jsonl", capsys, run_id=f"id{HOSTILE}")
     assert main(["topology", str(run), "--run", str(run)]) == 0
     printed = _printed(capsys)
-    assert f"id{ESCAPED}" in printed and f"{ESCAPED} -> end" in printed
+    assert f"run r{ESCAPED}.jsonl: ok" in printed and f"{ESCAPED} -> end" in printed
 
 
 def test_diff(tmp_path: Path, capsys: Any) -> None:
