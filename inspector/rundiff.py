@@ -32,6 +32,7 @@ from inspector.recording.valuelist import LISTS, json_default, plain
 from inspector.rundiff_state import StatePairs
 from inspector.snapshot.topology_diff import TopologyChange, diff_topologies
 from inspector.snapshot.trajectory import step_failures
+from inspector.terminaltext import visible
 
 __all__ = ["BudgetDelta", "RunDiff", "StepDiff", "diff_runs"]
 
@@ -191,7 +192,8 @@ class RunDiff:
         }
 
     def to_text(self) -> str:
-        """The report `inspector diff` prints."""
+        """The report `inspector diff` prints: one line per fact, recorded text (node keys, tool calls,
+        values, error types, paths) escaped as everywhere on a terminal (`terminaltext.visible`)."""
         lines = [f"A: {self.a}", f"B: {self.b}"]
         if not self.topology_known:
             lines.append("topology: not recorded in one of the runs; steps aligned by index")
@@ -224,7 +226,7 @@ class RunDiff:
         if self.final_budget:
             lines.append("budget at the end: " + ", ".join(d.describe() for d in self.final_budget))
         lines.append("result: equivalent" if self.equivalent else "result: the runs differ")
-        return "\n".join(lines) + "\n"
+        return "".join(f"{visible(line)}\n" for line in lines)
 
 
 def _list(items: list[str]) -> str:

@@ -17,7 +17,7 @@ _INVISIBLE = frozenset([*range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0
 """Zero-width characters (U+200B-U+200F), bidi embeddings/overrides (U+202A-U+202E), bidi isolates
 (U+2066-U+2069) and the BOM: they draw nothing, and the bidi ones reorder what is drawn around them."""
 
-ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
 """Matches every character `escape_at` may escape (and newlines and tabs): text without a match is
 shown as it is, the usual case, found without a call per character."""
 
@@ -27,7 +27,9 @@ _EMOJI_TAIL = frozenset([0xFE0F, *range(0x1F3FB, 0x1F400)])  # emoji presentatio
 
 def visible(text: str, *, keep_newlines: bool = False) -> str:
     """`text` with every control character (ESC, BEL, CR, DEL, C1 ...) replaced by a `\\xNN` escape,
-    and every zero-width or bidi character (U+200B, U+202E, U+2066, U+FEFF, ...) by a `\\uXXXX` one.
+    and every zero-width or bidi character (U+200B, U+202E, U+2066, U+FEFF, ...) by a `\\uXXXX` one, as
+    is a lone surrogate (the byte `\\x9b` in a command-line argument arrives as U+DC9B, and would be
+    written back as that byte).
 
     Tabs become four spaces; a CRLF counts as one newline; newlines stay only when `keep_newlines`,
     else they show as ` ⏎ `.
@@ -60,6 +62,8 @@ def escape_at(text: str, i: int) -> str | None:
     if code < 0x20 or 0x7F <= code < 0xA0:
         return f"\\x{code:02x}"
     if code in _INVISIBLE and not (ch == _ZWJ and _joins_pictographs(text, i)):
+        return f"\\u{code:04x}"
+    if 0xD800 <= code < 0xE000:  # a lone surrogate: an undecodable byte of a file name or argument
         return f"\\u{code:04x}"
     return None
 

@@ -31,6 +31,7 @@ from inspector.cli import (
     topology,
 )
 from inspector.errors import InspectorError
+from inspector.terminaltext import visible
 
 __all__ = ["command", "main", "version"]
 
@@ -94,7 +95,9 @@ def version() -> str:
 
 
 def _paragraph(error: BaseException) -> str:
-    text = " ".join(str(error).split())
+    # A message quotes what the user or a recording named (a path, a node key, an import's error):
+    # escaped like any run data on a terminal (`terminaltext.visible`).
+    text = visible(" ".join(str(error).split()))
     # Paths, identifiers and flags stay whole so they can be copied from the message.
     return textwrap.fill(
         f"inspector: error: {text}", width=100, break_on_hyphens=False, break_long_words=False

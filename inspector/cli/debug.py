@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspector.cli.plain import echo
 from inspector.cli.record import add_otlp_option, check_output, created_text, input_hint, make_input
 from inspector.errors import InspectorError
 from inspector.recording import read_run
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     created: Path | None = None
     if not args.output:
-        print(f"inspector: recording the debug run to {output}", file=sys.stderr)
+        echo(f"inspector: recording the debug run to {output}", file=sys.stderr)
     else:
         created = check_output(output, resume=False)  # after the checks above: a refused run writes nothing
         # the app follows this file: no earlier recording may show meanwhile, nor one being written
@@ -131,11 +132,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         recorded = read_run(output)
     except InspectorError:
-        print(f"inspector: nothing was recorded to {output}", file=sys.stderr)
+        echo(f"inspector: nothing was recorded to {output}", file=sys.stderr)
         return 0
     steps, edits = len(recorded.steps), len(controller.edits)
     status = recorded.status if controller.outcome != "aborted" else f"{recorded.status}, aborted"
-    print(
+    echo(
         f"recorded {steps} step{'' if steps == 1 else 's'} to {output} (status {status}; "
         f"{edits} edit{'' if edits == 1 else 's'}){created_text(created)}"
         f"{input_hint(target, args.input) if controller.outcome == 'error' else ''}",

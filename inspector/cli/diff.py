@@ -13,6 +13,7 @@ import sys
 import warnings
 from typing import Any
 
+from inspector.cli.plain import echo
 from inspector.recording.reader import RunFileWarning
 from inspector.sources import open_run
 from inspector.sources.langgraph_threads import add_thread_options, run_sources
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         run_b = open_run(path_b, lenient=args.lenient)
         diff = diff_runs(run_a, run_b)  # a large file's steps are checked as they are read
     for warning in caught:
-        print(f"inspector: warning: {warning.message}", file=sys.stderr)
+        echo(f"inspector: warning: {warning.message}", file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     else:

@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 from typing import Any, TextIO
 
+from inspector.cli.plain import echo
 from inspector.cli.record import refuse_to_clobber
 from inspector.errors import InspectorError, TargetConsentError
 from inspector.recording.sink import refuse_busy
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
             f", {result.replayed_edits} recorded edit{'' if result.replayed_edits == 1 else 's'} replayed"
         )
     summary += f"); compare with `inspector diff {args.run_file} {output}`"
-    print(summary, file=sys.stderr)
+    echo(summary, file=sys.stderr)
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from inspector.cli.plain import echo
 from inspector.errors import InspectorError
 from inspector.lint_codes import CODES
 
@@ -54,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
     findings = report.findings
     shown = [f for f in findings if not (args.quiet and f.severity == "info")]
     for finding in shown:
-        print(finding)
+        echo(str(finding))
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
     summary = f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"
     if report.silenced:
         hidden = ", ".join(f"{code} ×{n}" for code, n in report.silenced.items())
         summary += f" ({sum(report.silenced.values())} silenced: {hidden})"
-    print(summary)
+    echo(summary)
     return 1 if has_errors(findings) else 0

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from graph_core.errors import GraphError, InterruptError
 from graph_core.schema import Message
-from inspector.cli.plain import one_line_list
+from inspector.cli.plain import echo, one_line_list
 from inspector.errors import InspectorError
 from inspector.errortext import error_text
 from inspector.recording import read_run
@@ -278,7 +278,7 @@ def _progress(event: dict[str, Any]) -> None:
     if budget.get("total_tokens") is not None:
         extra += f", {budget['total_tokens']} tokens"
     nodes = one_line_list(event["nodes"])
-    print(f"step {event['index']}: {nodes}  (steps {used}{extra})", file=sys.stderr, flush=True)
+    echo(f"step {event['index']}: {nodes}  (steps {used}{extra})", file=sys.stderr, flush=True)
 
 
 def _check_options(args: argparse.Namespace, target: LoadedTarget) -> Any:
@@ -324,7 +324,7 @@ def _report_interrupted(output: Path) -> None:
         kept = f"{len(read_run(output).steps)} complete steps are in {output} (status incomplete)"
     except (InspectorError, OSError):
         kept = f"nothing readable was written to {output}"
-    print(
+    echo(
         f"inspector: record interrupted (Ctrl-C); {kept}. See it with `inspector show {output}`.",
         file=sys.stderr,
     )
@@ -332,6 +332,7 @@ def _report_interrupted(output: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from inspector.recording.recorder import Recorder  # (the writing side: not for every command's start-up)
+    from inspector.recording.redact import make_redaction
 
     target = load_target(args.target)
     resume_data = _check_options(args, target)
@@ -412,7 +413,8 @@ def run(args: argparse.Namespace) -> int:
             )
     elif failure is not None:
         first = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
+        first = make_redaction(True).scrub(first)  # masked as in the file: no secret on the terminal either
         summary += f"; the run failed: {error_text(type(failure).__name__, first)}"
         summary += input_hint(target, args.input)
-    print(summary, file=sys.stderr)
+    echo(summary, file=sys.stderr)
     return 1 if recorded.status == "error" else 0

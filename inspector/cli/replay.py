@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from inspector.cli.plain import echo
 from inspector.errors import InspectorError
 from inspector.recording.reader import RunFileWarning
 from inspector.sources.langgraph_threads import add_thread_options, run_source
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     if args.step is not None:
         app.open_at(args.step)
     for warning in caught:  # said before the screen takes over, as `show` says them
-        print(f"inspector: warning: {warning.message}", file=sys.stderr)
+        echo(f"inspector: warning: {warning.message}", file=sys.stderr)
     with warnings.catch_warnings():  # a followed file's skipped lines would otherwise garble the screen
         warnings.simplefilter("ignore", RunFileWarning)
         app.run()

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from inspector.cli.plain import one_line, one_line_list
+from inspector.cli.plain import echo, one_line, one_line_list
 from inspector.cli.preview import Previews, preview
 from inspector.conversation import Conversation, Said, messages_of, step_name
 from inspector.diagnostics import Diagnostic, Findings, FoundInSteps, diagnose
@@ -291,8 +291,8 @@ def script_restarts(run: Run) -> dict[int, tuple[str, ...]]:
 def _segment_head(segment: Segment) -> list[str]:
     if segment.index == 0:
         return []
-    started = f"segment {segment.index}, started {segment.started_at}"
-    return [f"— resumed from checkpoint {segment.resumed_from} ({started}) —"]
+    started = f"segment {segment.index}, started {one_line(segment.started_at)}"
+    return [f"— resumed from checkpoint {one_line(segment.resumed_from)} ({started}) —"]
 
 
 def _segment_tail(segment: Segment, debug: DebugLines | None) -> list[str]:
@@ -415,17 +415,19 @@ def timeline(run: Run, findings: Findings | None = None, *, jobs: int = 1) -> li
     are the same."""
     lines: list[str] = []
     head = one_line(run.graph_name or (run.topology.name if run.topology else "") or "(unnamed graph)")
-    lines.append(f"{head}  run {run.run_id}  started {run.started_at}  status {run.status}")
+    lines.append(
+        f"{head}  run {one_line(run.run_id)}  started {one_line(run.started_at)}  status {run.status}"
+    )
     if len(run.segments) > 1:
         lines.append(
             f"{len(run.segments)} segments: the run was interrupted and resumed {len(run.segments) - 1} "
             "time(s); step indices restart in each segment"
         )
     if run.header.resumed_from is not None:
-        lines.append(f"resumed from checkpoint {run.header.resumed_from}")
+        lines.append(f"resumed from checkpoint {one_line(run.header.resumed_from)}")
     fork = run.header.meta.get("fork")
     if isinstance(fork, dict):
-        lines.append(f"fork of {one_line(fork.get('parent'))} at step {fork.get('step')}")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        lines.append(f"fork of {one_line(fork.get('parent'))} at step {one_line(fork.get('step'))}")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     restarted = script_restarts(run)
     debug: DebugLines | None = read_debug_lines(run)
     if debug is not None and not debug.edits and debug.aborted is None:
@@ -529,7 +531,7 @@ def run(args: argparse.Namespace) -> int:
             lines = timeline(recorded, findings, jobs=args.jobs or auto_jobs())
             diagnostics = findings.finish()
     for warning in caught:
-        print(f"inspector: warning: {warning.message}", file=sys.stderr)
+        echo(f"inspector: warning: {warning.message}", file=sys.stderr)
     if report is not None:
         sys.stdout.write(indented_json(report) + "\n")
         return 0

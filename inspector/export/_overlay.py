@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from graph_core.topology import END, START, Topology, TopologyEdge, TopologyNode
+from inspector.terminaltext import visible
 
 __all__ = ["BACK_EDGE", "HEAT", "RunOverlay"]
 
@@ -331,7 +332,8 @@ class RunOverlay:
         return notes
 
     def key_lines(self) -> list[str]:
-        """The lines under a text drawing: the summary, the loop and how the run ended."""
+        """The lines under a text drawing: the summary, the loop and how the run ended; recorded text
+        (run ID, node keys, the budget's message) escaped for the terminal (`terminaltext.visible`)."""
         lines = [self.summary] if self.summary else []
         lines.extend(self.notes)
         if self.cycle:
@@ -339,7 +341,7 @@ class RunOverlay:
             lines.append("loop that burned the budget: " + " -> ".join(loop))
         if self.ended_by:
             lines.append("■ marks how the run ended: " + ", ".join(f"{a} -> {b}" for a, b in self.ended_by))
-        return lines
+        return [visible(line) for line in lines]
 
 
 def _run_name(run: Any) -> str:

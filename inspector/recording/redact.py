@@ -5,9 +5,13 @@ Two kinds of masking, both applied by the encoder during its one walk over each 
 - **By key** (dict keys, pydantic fields, dataclass fields) at any depth, so a secret placed in state, in
   a node input or in a message's `extra` is caught wherever it sits; also the keys of JSON held *in a
   string* (a tool call's arguments, a tool's JSON result), whose values are replaced in the text, which
-  stays the same JSON otherwise. A callable can mask by value as well.
+  stays the same JSON otherwise. A key counts by its whole words (`secret_keys`: `client_secret` and
+  `refreshToken` are secrets, `secretary` and `password_policy` are not). A callable can mask by value
+  as well.
 - **By value**: regular expressions searched in every recorded string (message texts, tool arguments
-  and results, error messages, `repr`s) for credential shapes (bearer tokens, `sk-...` keys, JWTs,
+  and results, error messages, `repr`s) for credential shapes with their real prefixes and lengths
+  (`secret_shapes`, modeled on detect-secrets: bearer and `Basic` headers, OpenAI, GitHub, AWS, Slack,
+  Google, Stripe, GitLab, npm and PyPI tokens, JWTs, URL passwords, PEM private keys, `Cookie` headers,
   `password=...`-style assignments), plus the secret values themselves when the caller knows them.
 
 Most strings hold nothing of the sort, and recording runs inside the observed run (every new message
@@ -25,6 +29,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.recording.secret_keys import DEFAULT_REDACT_KEYS, KEY_STEMS, key_words
+from inspector.recording.secret_shapes import DEFAULT_REDACT_PATTERNS, SHAPES, Trigger, shape_of
+
 __all__ = [
     "DEFAULT_REDACT_KEYS",
     "DEFAULT_REDACT_PATTERNS",
@@ -34,76 +41,39 @@ __all__ = [
     "make_redaction",
 ]
 
-TOKEN_KEY = r"(?:^|[^a-z0-9]|(?<=[a-z])(?=(?-i:T)))token$"
-"""`token` as the last word of a key: `token`, `access_token`, `id-token`, `refreshToken`, `AUTH_TOKEN`;
-not `max_tokens`, `tokens_used`, `token_type` or `tokenizer` (counts and settings, not credentials)."""
-
-DEFAULT_REDACT_KEYS: tuple[str, ...] = (
-    r"api[_-]?key",
-    r"authorization",
-    r"password",
-    r"passwd",
-    r"secret",
-    r"bearer",
-    TOKEN_KEY,
-)
-"""Regular expressions searched (case-insensitively) in every key."""
-
-_KEY_STEMS: dict[str, tuple[str, ...]] = {
-    r"api[_-]?key": ("key",),
-    r"authorization": ("author",),
-    r"password": ("passw",),
-    r"passwd": ("passw",),
-    r"secret": ("secret",),
-    r"bearer": ("bearer",),
-    TOKEN_KEY: ("token",),
-}
-"""Per default key pattern, literals one of which every matching key contains, case-folded: JSON text
-whose case-folded form holds none of them (and no `\\u` escape) has no key to mask, and is not searched
-for keys. None holds an `i`, which a case-insensitive pattern also matches as `ı` or `İ`, and case
-folding keeps apart; `casefold` (unlike `lower`) turns `ſ` into the `s` it matches."""
-
-_STEM_CHARS = "kcwhb"
-"""A character of each key stem (`key` and `token`: k; `secret`: c; `passw`: w; `author`: h; `bearer`:
-b): case-folded JSON text with none of them has no key to mask. The value patterns are covered too:
-each name of `_NAMES` holds k, c or w, `sk-` a k and `bearer` a b, so with the J of `eyJ` they make the
-whole first test for JSON text, written out in `Redaction._scrub_json`."""
-
 MASK = "[REDACTED]"
 
-_NAMES = r"api[_-]?key|access[_-]?key|secret|passw(?:or)?d|pwd|token"
-_ASSIGNMENT = (
-    rf"(?P<redact_key>(?<![A-Za-z0-9])(?i:{_NAMES})(?:\s*=\s*|['\"]\s*:\s*))"
-    r"""(?:"(?P<redact_dq>[^"\n]*)"|'(?P<redact_sq>[^'\n]*)'|[^\s'",;&<>{}\[\]()]+)"""
-)
-BEARER_PATTERN = r"(?i:bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*"
-OPENAI_KEY_PATTERN = r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{16,}"
-JWT_PATTERN = r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*"
+Guard = tuple[tuple[Trigger, ...], tuple[str, ...], str]
 
-DEFAULT_REDACT_PATTERNS: tuple[str, ...] = (BEARER_PATTERN, OPENAI_KEY_PATTERN, JWT_PATTERN, _ASSIGNMENT)
-"""Credential shapes searched in every recorded string: `Bearer <token>`, `sk-...` keys, JWTs, and the
-value of `password=...`, `'secret': '...'`, `api_key="..."`-style assignments (the name is kept)."""
-
-_NAME_STEMS = ("key", "secret", "passw", "pwd", "token")
-"""Case-folded literals one of which every name in `_NAMES` contains (`api_key`, `ACCESS-KEY`: `key`;
-see `_KEY_STEMS` on case folding)."""
-
-Trigger = tuple[str, str]
-"""Two characters a text must both hold (the second may be empty): `in` finds one at `memchr` speed,
-several times faster than a longer literal, and far faster than running a pattern."""
-Guard = tuple[tuple[Trigger, ...], tuple[str, ...], bool]
-
-_GUARDS: dict[str, Guard] = {
-    BEARER_PATTERN: ((("b", ""), ("B", "")), ("bearer",), True),
-    OPENAI_KEY_PATTERN: ((("-", ""),), ("sk-",), False),
-    JWT_PATTERN: ((("J", ""),), ("eyJ",), False),
-    _ASSIGNMENT: ((("=", ""), (":", "'"), (":", '"')), _NAME_STEMS, True),
-}
+_GUARDS: dict[str, Guard] = {shape.regex: (shape.triggers, shape.literals, shape.fold) for shape in SHAPES}
 """Per default pattern, what every one of its matches holds: one of its triggers, and one of its
-literals (searched in the case-folded text when the flag says so: `bearer` is any case). The cheap test
-before the search, in two stages: text without a trigger is done after a few `memchr`s (most text),
-text with one is searched only when it holds a literal too. In JSON text a double quote before a colon
-is every key's, so that trigger is left out there: its keys are masked by key."""
+literals (searched in the lowered or case-folded text when its fold says so: `bearer` is any case).
+The cheap test before the search, in two stages: text without a trigger is done after a few
+`memchr`s (most text), text with one is searched only when it holds a literal too. In JSON text a
+double quote before a colon is every key's, so that trigger is left out there: its keys are masked by
+key."""
+
+_FIRST = "=bB-JA_@"
+_COLON_SECONDS = "kK'\""
+"""The first character of every default trigger, and for those whose first is a colon, the second (a
+colon alone is in most text): text with none of them cannot hold a default shape. `Redaction.scrub`
+writes the test out (a chain of `in` is the fastest test there is); a test checks both against
+`secret_shapes.SHAPES`."""
+
+_STEM_CHARS = "kcwhb"
+"""A character of each key stem (`key` and `token`: k; `secret`: c; `passw`: w; `author`: h; `db`: b):
+case-folded JSON text with none of them has no key to mask."""
+
+_JSON_VALUE_CHARS = "kcwhbjA-_@"
+"""Characters one of which every default value literal holds, in case-folded text (`k` `c` `w` `h` `b`
+`j`) or as written (`A` for `ASIA`/`AIza`, `-` for `xox-`/`glpat-`/`pypi-`, `_` for `npm_`, `@` for a
+URL password): the first test for JSON text, written out in `Redaction._scrub_json`."""
+
+Literals = tuple[str, ...]
+TableRow = tuple[str, tuple[tuple[str, Literals, Literals, Literals], ...]]
+"""A trigger's first character, and per second character (may be empty) the literals searched as
+written, lowered and case-folded when the text holds both: the guards of every pattern merged by
+trigger, and the triggers by their first character (each looked for once)."""
 
 _JSON_STARTS = ("{", "[")
 _JSON_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*')
@@ -131,8 +101,8 @@ class Redaction:
     _pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
     _cache: dict[str, bool] = field(init=False, repr=False, compare=False, default_factory=lambda: {})
     _scan: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
-    _guards: tuple[Guard, ...] | None = field(init=False, repr=False, compare=False, default=None)
-    _json_guards: tuple[Guard, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _guards: tuple[TableRow, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _json_guards: tuple[TableRow, ...] | None = field(init=False, repr=False, compare=False, default=None)
     _quick: bool = field(init=False, repr=False, compare=False, default=False)
     _forms: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
     _stems: tuple[str, ...] | None = field(init=False, repr=False, compare=False, default=None)
@@ -148,14 +118,14 @@ class Redaction:
         if self.keys:
             joined = "|".join(f"(?:{k})" for k in self.keys)
             set_(self, "_pattern", re.compile(joined, re.IGNORECASE))
-            if all(k in _KEY_STEMS for k in self.keys):
-                set_(self, "_stems", tuple(dict.fromkeys(s for k in self.keys for s in _KEY_STEMS[k])))
+            if all(k in KEY_STEMS for k in self.keys):
+                set_(self, "_stems", tuple(dict.fromkeys(s for k in self.keys for s in KEY_STEMS[k])))
         if self.patterns:
             set_(self, "_scan", re.compile("|".join(f"(?:{p})" for p in self.patterns)))
         if all(p in _GUARDS for p in self.patterns):
-            guards = tuple(_GUARDS[p] for p in self.patterns)
-            set_(self, "_guards", guards)
-            set_(self, "_json_guards", tuple(_json_guard(g) for g in guards))
+            guards = [_GUARDS[p] for p in self.patterns]
+            set_(self, "_guards", _table(guards))
+            set_(self, "_json_guards", _table(guards, json_text=True))
         forms = {form for value in self.values if value for form in _forms_of(value)}
         set_(self, "_forms", tuple(sorted(forms, key=len, reverse=True)))
         # `scrub`'s first test holds every default pattern's triggers, so it serves any subset of them
@@ -172,10 +142,15 @@ class Redaction:
         return self._scan is not None or bool(self._forms) or self._pattern is not None
 
     def masks_key(self, key: str) -> bool:
-        """Whether values under `key` are masked; cached because the same keys recur on every step."""
+        """Whether values under `key` are masked: a key pattern is searched in the key as written and
+        in its words (`secret_keys.key_words`: `refreshToken` is `refresh_token`). Cached because the
+        same keys recur on every step."""
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._pattern is not None and self._pattern.search(key) is not None
+            pattern = self._pattern
+            hit = pattern is not None and (
+                pattern.search(key) is not None or pattern.search(key_words(key)) is not None
+            )
             if len(self._cache) < 10_000:
                 self._cache[key] = hit
         return hit
@@ -185,15 +160,18 @@ class Redaction:
         values, and matches of the value patterns. The same object when there is nothing to mask.
 
         Recording calls this for every new string, inside the observed run, and most strings hold
-        nothing to mask: the first test (`_GUARDS`' triggers, all of them, written out) settles those
-        in a few `memchr`s. A JSON object always passes it (its keys hold a quote and a colon)."""
+        nothing to mask: the first test (`_FIRST`, the first character of every trigger, written out)
+        settles those in a few `memchr`s. A JSON object always passes it (its keys hold a colon)."""
         if self._quick and not (
-            (":" in text and ('"' in text or "'" in text))
-            or "=" in text
+            "=" in text
             or "b" in text
             or "B" in text
             or "-" in text
             or "J" in text
+            or "A" in text
+            or "_" in text
+            or "@" in text
+            or (":" in text and ("k" in text or "K" in text or '"' in text or "'" in text))
         ):
             return text
         if self._pattern is not None and _looks_like_json(text):
@@ -214,7 +192,7 @@ class Redaction:
         folded = None
         if self._quick and self._stems is not None:
             folded = text.casefold()
-            if not (  # a character of each key stem (`_STEM_CHARS`), an escape, `eyJ`'s J
+            if not (  # a character of each key stem and value literal (`_JSON_VALUE_CHARS`), an escape
                 "k" in folded
                 or "c" in folded
                 or "w" in folded
@@ -222,20 +200,16 @@ class Redaction:
                 or "b" in folded
                 or "j" in folded
                 or "\\" in folded
+                or "A" in text
+                or "-" in text
+                or "_" in text
+                or "@" in text
             ):
                 return text
         out = self._mask_json_keys(text, folded)
         if self._forms:
             out = self._mask_values(out)
-        if self._scan is not None and (
-            not self._quick
-            or "=" in out
-            or "b" in out
-            or "B" in out
-            or "-" in out
-            or "J" in out
-            or (":" in out and "'" in out)
-        ):  # `scrub`'s first test, for JSON
+        if self._scan is not None:
             out = self._mask_patterns(out, self._json_guards)
         return out
 
@@ -245,7 +219,7 @@ class Redaction:
                 text = text.replace(form, self.mask)
         return text
 
-    def _mask_patterns(self, text: str, guards: tuple[Guard, ...] | None) -> str:
+    def _mask_patterns(self, text: str, guards: tuple[TableRow, ...] | None) -> str:
         """Matches of the value patterns masked; searched only when `guards` (None: unknown) say a
         match is possible."""
         scan = self._scan
@@ -254,14 +228,19 @@ class Redaction:
         return scan.sub(self._replace, text)
 
     def _replace(self, match: re.Match[str]) -> str:
-        name = match.group("redact_key") if "redact_key" in match.re.groupindex else None
-        if name is None:
+        """A match masked: whole, or only its shape's secret part (`secret_shapes.Shape.secret`);
+        left as it is when the shape's check says it only looks like one."""
+        shape = shape_of(match)
+        if shape is None:
             return self.mask
-        if match.group("redact_dq") is not None:
-            return f'{name}"{self.mask}"'
-        if match.group("redact_sq") is not None:
-            return f"{name}'{self.mask}'"
-        return name + self.mask
+        if shape.check is not None and not shape.check(match):
+            return match.group(0)
+        for group in shape.secret:
+            start, end = match.span(group)
+            if start >= 0:
+                text = match.string
+                return f"{text[match.start() : start]}{self.mask}{text[end : match.end()]}"
+        return self.mask
 
     def _mask_json_keys(self, text: str, folded: str | None = None) -> str:
         """The values of secret keys in JSON text replaced by the mask (as a JSON string), the rest of the
@@ -297,31 +276,62 @@ class Redaction:
         return "".join(out)
 
 
-def _json_guard(guard: Guard) -> Guard:
-    """`guard` for JSON text: without the triggers that need a double quote (see `_GUARDS`)."""
-    triggers, literals, folded = guard
-    return tuple(t for t in triggers if '"' not in t), literals, folded
+def _table(guards: Sequence[Guard], *, json_text: bool = False) -> tuple[TableRow, ...]:
+    """`guards` merged by trigger, so a trigger shared by several patterns is looked for once. For JSON
+    text, without the triggers that need a double quote (see `_GUARDS`). Equal literal lists are one
+    tuple, so `_suspect` searches them once (`bearer` and `basic` for both `b` and `B`)."""
+    rows: dict[str, dict[str, dict[str, list[str]]]] = {}
+    same: dict[Literals, Literals] = {}
 
+    def one(literals: list[str]) -> Literals:
+        return same.setdefault(tuple(literals), tuple(literals))
 
-def _suspect(text: str, guards: tuple[Guard, ...]) -> bool:
-    """Whether one of the patterns `guards` stand for may match `text`: it holds one of a guard's
-    triggers and one of its literals."""
-    folded_text: str | None = None
-    for triggers, literals, folded in guards:
+    for triggers, literals, fold in guards:
         for first, second in triggers:
-            if first in text and (not second or second in text):
-                break
-        else:
+            if json_text and '"' in (first, second):
+                continue
+            by_fold = rows.setdefault(first, {}).setdefault(second, {"": [], "ascii": [], "unicode": []})
+            by_fold[fold].extend(literal for literal in literals if literal not in by_fold[fold])
+    return tuple(
+        (
+            first,
+            tuple(
+                (second, one(f[""]), one(f["ascii"]), one(f["unicode"])) for second, f in by_second.items()
+            ),
+        )
+        for first, by_second in rows.items()
+    )
+
+
+def _suspect(text: str, table: tuple[TableRow, ...]) -> bool:
+    """Whether one of the patterns `table` stands for may match `text`: it holds one of their
+    triggers and one of that trigger's literals."""
+    lowered: str | None = None
+    folded: str | None = None
+    searched: list[Literals] = []  # lists already searched in vain (the same tuple under two triggers)
+    for first, seconds in table:
+        if first not in text:
             continue
-        if folded:
-            if folded_text is None:
-                folded_text = text.casefold()
-            haystack = folded_text
-        else:
-            haystack = text
-        for literal in literals:
-            if literal in haystack:
-                return True
+        for second, exact, ascii_folded, unicode_folded in seconds:
+            if second and second not in text:
+                continue
+            for literal in exact:
+                if literal in text:
+                    return True
+            if ascii_folded and not any(ascii_folded is done for done in searched):
+                if lowered is None:
+                    lowered = text.lower()
+                for literal in ascii_folded:
+                    if literal in lowered:
+                        return True
+                searched.append(ascii_folded)
+            if unicode_folded and not any(unicode_folded is done for done in searched):
+                if folded is None:
+                    folded = text.casefold()
+                for literal in unicode_folded:
+                    if literal in folded:
+                        return True
+                searched.append(unicode_folded)
     return False
 
 

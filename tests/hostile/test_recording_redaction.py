@@ -23,6 +23,8 @@ from graph_core.tools import tool
 from inspector.cli import main
 from inspector.recording import Recorder, Redaction, read_run, redact
 from inspector.recording.redact import DEFAULT_REDACT_PATTERNS, make_redaction
+from inspector.recording.secret_keys import KEY_STEMS
+from inspector.recording.secret_shapes import SHAPES
 
 PASSWORD = "hunter2-Pa55"
 API_KEY = "k-0f1e2d3c4b5a"
@@ -217,6 +219,13 @@ PIECES = [
     *("API-KEY", "access_key", "pwd", "token", "Token", "{", "}", "[", "]", ",", " ", "\n", "\\", "é"),
     *("hello", "42", "b", "B", "J", "-", "max_tokens", "keyboard", "result 7: lorem ipsum"),
     *("eyJ0eXAi.eyJ4In0.s1g", "Bearer 0123456789aDeFgZ"),  # no other character the tests look for
+    # the shapes of issue 37, whole and in pieces
+    *("ghp_" + "a1" * 18, "github_pat_" + "Z9_" * 8, "ghp_", "AKIAIOSFODNN7EXAMPLE", "AKIA", "A", "_"),
+    *("AIza" + "x-Y_" * 9, "AIza", "xoxb-12-34-ab", "xox", "sk_live_" + "a1" * 12, "glpat-" + "k" * 20),
+    *("npm_" + "N" * 36, "https://hooks.slack.com/services/T1/B2/c3", "://", "@", "bob:", "pw@h", "db_pwd"),
+    *("Basic ", "basic ", "YWxpY2U6cHc=", "dXNlcg==", "-----BEGIN RSA PRIVATE KEY-----", "PRIVATE KEY"),
+    *("-----END RSA PRIVATE KEY-----", "MIIE", "Cookie: ", "cookie", "COOKIE:", "a=b; c=d", "Set-"),
+    *("passphrase", "credentials", "private_key", "max_token", "--", "pwd=/home", "k", "K"),
 ]
 
 
@@ -283,7 +292,20 @@ def test_the_cheap_test_before_json_keys_and_values_never_skips_one() -> None:
 
 
 def test_each_literal_holds_one_of_the_characters_the_json_test_looks_for() -> None:
-    stems = [stem for stems in redact._KEY_STEMS.values() for stem in stems]  # pyright: ignore[reportPrivateUsage]
-    names = [*redact._NAME_STEMS, "sk-"]  # the value patterns' literals  # pyright: ignore[reportPrivateUsage]
-    for literal in stems + names:
-        assert set(literal) & set(redact._STEM_CHARS), literal  # pyright: ignore[reportPrivateUsage]
+    for stems in KEY_STEMS.values():
+        for stem in stems:
+            assert set(stem) & set(redact._STEM_CHARS), stem  # pyright: ignore[reportPrivateUsage]
+    folded_chars = set("kcwhbj")
+    raw_chars = set(redact._JSON_VALUE_CHARS) - folded_chars  # pyright: ignore[reportPrivateUsage]
+    for shape in SHAPES:
+        for literal in shape.literals:
+            held = set(literal.casefold()) & folded_chars or set(literal) & raw_chars
+            assert held or any(t[0] in raw_chars for t in shape.triggers), (shape.name, literal)
+
+
+def test_the_first_test_holds_the_first_character_of_every_trigger() -> None:
+    first_chars = redact._FIRST  # pyright: ignore[reportPrivateUsage]
+    colon_seconds = redact._COLON_SECONDS  # pyright: ignore[reportPrivateUsage]
+    for shape in SHAPES:
+        for first, second in shape.triggers:
+            assert first in first_chars or (first == ":" and second and second in colon_seconds), shape.name

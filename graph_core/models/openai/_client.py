@@ -26,7 +26,7 @@ from graph_core.models.openai._retry import (
     status_failure,
     transport_failure,
 )
-from graph_core.models.openai._secrets import CREDENTIAL_HEADERS, Redactor, mask_http_logs
+from graph_core.models.openai._secrets import CREDENTIAL_HEADERS, Redactor, mask_http_logs, url_password
 from graph_core.models.openai._sse import StreamDecoder
 from graph_core.models.openai._wire import decode_completion_text, encode_message, encode_tool
 from graph_core.schema import Message, ToolInfo
@@ -81,7 +81,11 @@ class OpenAIChatModel:
         if max_retries < 0:
             raise ValueError("`max_retries` must be >= 0")
         self.model = model
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        # A password in the URL (`https://user:pw@gateway/v1`) is a credential: `base_url`, `endpoint`,
+        # `repr` and errors show `***` in its place; only the request uses the URL as given.
+        self.base_url, url_secrets = url_password(url)
+        self._url = SecretStr(url)
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self._api_key: SecretStr | None = (
             key if isinstance(key, SecretStr) else SecretStr(key) if key else None
@@ -100,7 +104,9 @@ class OpenAIChatModel:
             for name, value in (headers or {}).items()
         }
         secrets = [v.get_secret_value() for v in self._headers.values() if isinstance(v, SecretStr)]
-        self._redact = Redactor(self._api_key.get_secret_value() if self._api_key else None, *secrets)
+        self._redact = Redactor(
+            self._api_key.get_secret_value() if self._api_key else None, *secrets, *url_secrets
+        )
         mask_http_logs(self._redact)
         self._tools: tuple[ToolInfo, ...] = ()
         self._client = SharedClient(http_client)
@@ -182,7 +188,7 @@ class OpenAIChatModel:
     ) -> httpx.Request:
         return client.build_request(
             "POST",
-            self.endpoint,
+            f"{self._url.get_secret_value()}/chat/completions",
             json=self.request_body(messages, stream=stream),
             headers=self._request_headers(stream=stream),
             timeout=self.timeout,

@@ -1,7 +1,9 @@
 """Keeping the credentials the client sends out of everything it produces: errors, answers, logs.
 
-A credential is the API key and the value of every header that carries one (`Authorization`,
-`Api-Key`, `X-Api-Key`, and any header the user marks). A server may echo any of them back: in an
+A credential is the API key, the value of every header that carries one (`Authorization`,
+`Api-Key`, `X-Api-Key`, and any header the user marks), and the password of a `base_url` that holds
+one (`https://user:password@gateway/v1`: `url_password` splits it off, and the URL is shown with
+`***` in its place). A server may echo any of them back: in an
 error body, in a stream error event, in a 200 answer's text, in a response header that httpx and
 httpcore log at DEBUG. Each of those paths goes through one `Redactor`:
 
@@ -18,8 +20,9 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-__all__ = ["CREDENTIAL_HEADERS", "MASK", "Redactor", "StreamMasker", "mask_http_logs"]
+__all__ = ["CREDENTIAL_HEADERS", "MASK", "Redactor", "StreamMasker", "mask_http_logs", "url_password"]
 
 MASK = "***"
 
@@ -35,6 +38,21 @@ HTTP_LOGGERS = (
     "httpcore.socks",
 )
 """The loggers httpx and httpcore write to (a filter on a logger does not apply to its children)."""
+
+
+def url_password(url: str) -> tuple[str, tuple[str, ...]]:
+    """`url` with the password of its user-info replaced by `MASK`, and that password as written and
+    percent-decoded (a server or a log may quote either); `url` itself and `()` when it holds none."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL httpx could send to either: its own error says so
+        return url, ()
+    userinfo, at, host = parts.netloc.rpartition("@")
+    user, colon, password = userinfo.partition(":")
+    if not (at and colon and password):
+        return url, ()
+    shown = urlunsplit(parts._replace(netloc=f"{user}:{MASK}@{host}"))
+    return shown, tuple(dict.fromkeys((password, unquote(password))))
 
 
 class Redactor:
