@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector.cli.record import check_output, created_text, input_hint, make_input
+from inspector.cli.terminal import require_terminal
 from inspector.errors import InspectorError
 from inspector.recording import read_run
 from inspector.recording.sink import fault_error, refuse_busy
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else default_output()
     try:
         controller = _controller(args, spec, breaks, target, value, output)
+        require_terminal("debug", f"inspector record {spec} ...")  # after the checks above
     except BaseException:
         if not args.output:  # a refused debug run leaves nothing behind
             output.unlink(missing_ok=True)

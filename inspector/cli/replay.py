@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from inspector.cli.terminal import require_terminal
 from inspector.errors import InspectorError
 from inspector.recording.reader import RunFileWarning
 
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         app.open_at(args.step)
     for warning in caught:  # said before the screen takes over, as `show` says them
         print(f"inspector: warning: {warning.message}", file=sys.stderr)
+    require_terminal("replay", f"inspector show {args.run_file}")  # after the file's own checks
     with warnings.catch_warnings():  # a followed file's skipped lines would otherwise garble the screen
         warnings.simplefilter("ignore", RunFileWarning)
         app.run()
