@@ -122,13 +122,16 @@ def run(args: argparse.Namespace) -> int:
         refuse_busy(output, empty=True)
     from inspector.tui.debug_app import make_debug_app  # Textual loads only for the commands that draw
 
-    make_debug_app(controller).run()
+    app = make_debug_app(controller)
+    app.run()
     if controller.status != "finished":
         controller.abort()  # a held run ends now, a running one at its next step boundary
     controller.join(60)
     recorder = controller.recorder
     if recorder is not None and recorder.fault is not None:
         raise fault_error(output, recorder.fault, removed=_remove(output))
+    if app.run_file_error is not None:  # the recording could not be read back where the app read it
+        raise app.run_file_error
     try:
         recorded = read_run(output)
     except InspectorError:

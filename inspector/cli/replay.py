@@ -104,4 +104,6 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():  # a followed file's skipped lines would otherwise garble the screen
         warnings.simplefilter("ignore", RunFileWarning)
         app.run()
+    if app.run_file_error is not None:  # corrupt where the app read it: said as `show` says it
+        raise app.run_file_error
     return 0
