@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from inspector.errors import RunFileError
-from inspector.terminaltext import visible
 from inspector.recording.format import (
     EVENT_KINDS,
     FORMAT_NAME,
@@ -51,6 +50,7 @@ from inspector.recording.line_parse import (
     usual_lines,
     utf8,
 )
+from inspector.terminaltext import visible
 
 __all__ = [
     "LRU",
@@ -184,6 +184,8 @@ class RunFile:
                 path=self.path,
                 line_no=line_no,
             )
+        if offset in self.skipped:
+            return  # (found at open and met again when read: skipped and said once)
         self.skipped_lines.append(line_no)
         self.skipped.add(offset)
         warnings.warn(f"{self.path}:{line_no}: skipped a corrupt line", RunFileWarning, stacklevel=5)

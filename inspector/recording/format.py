@@ -42,11 +42,11 @@ from pydantic import ValidationError as _PydanticError
 from graph_core.topology import END, Topology
 
 __all__ = [
+    "EVENT_KINDS",
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "BranchDecided",
     "BudgetFields",
-    "EVENT_KINDS",
     "BudgetRecord",
     "ErrorRecord",
     "Event",
@@ -67,10 +67,10 @@ __all__ = [
     "decode_event",
     "decode_line",
     "event_from",
-    "message_problem",
     "header_from",
     "line_from",
     "line_schema",
+    "message_problem",
     "next_from_branches",
     "record_dict",
     "replace",

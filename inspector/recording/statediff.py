@@ -172,7 +172,7 @@ def _apply(value: Any, op: Any) -> Any:
             return _concat(value, op[2])
         return None
     root = _copy(value)
-    parent = root
+    parent: Any = root
     for key in path[:-1]:
         child = _copy(parent[key])
         parent[key] = child
@@ -184,7 +184,7 @@ def _apply(value: Any, op: Any) -> Any:
         elif type(parent) is dict and type(last) is not str:
             raise DeltaError(f"sets key {last!r} of a mapping, whose keys are strings")
         else:
-            parent[last] = op[2]
+            parent[last] = op[2]  # pyright: ignore[reportCallIssue, reportArgumentType]  (a list, by index)
     elif kind == "del":
         del parent[last]
     else:

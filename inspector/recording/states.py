@@ -141,10 +141,7 @@ _ABSENT: Any = object()
 def _within(runs: list[list[int]], size: int) -> bool:
     """Whether every run names values the file defines (a hand-edited `$refs` may claim any span: the
     resolving path, bounded by the file's real value count, reports it)."""
-    for start, stop in runs:
-        if not 0 <= start <= stop <= size:
-            return False
-    return True
+    return all(0 <= start <= stop <= size for start, stop in runs)
 
 
 def _is_marker(value: dict[str, Any]) -> bool:
