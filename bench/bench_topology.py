@@ -2,10 +2,12 @@
 
 Targets (issue 4): `CompiledGraph.topology()` plus each text export (JSON, DOT, Mermaid, networkx)
 under 1 s at 10,000 nodes; the terminal drawing of a 200-node graph under 1 s. Also printed, with no
-target: a node with 150 and 500 branch targets (too wide side by side, such a fan-out is stacked one
-node per row with a lane per target, so the drawing itself holds about n^2 cells: printed with the size).
-Baselines, measured in the same process: pydantic's own `model_dump_json` for the exports (the cheapest
-possible serialisation of the same model) and a plain `"\\n".join` of one line per node for the drawing.
+target: a node with 150 and 500 branch targets, and 100, 200 and 400 parallel nodes. Stacked one node
+per row with a lane each, such a rank was a drawing of n^2 cells (issue 37: 400 parallel nodes, 7.3 s
+and 1.4 GB); past `MAX_RANK` nodes in one rank it is now refused, and the bench prints the time to
+refuse with its ratio to the size before (2.0 is linear). Baselines, measured in the same process:
+pydantic's own `model_dump_json` for the exports (the cheapest possible serialisation of the same
+model) and a plain `"\\n".join` of one line per node for the drawing.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from typing import Any
 from bench.timing import best_time
 from graph_core import END, START, Branch, Graph
 from graph_core.topology import Topology
+from inspector.errors import GraphTooWide
 from inspector.export import from_json, to_dot, to_json, to_mermaid, to_networkx
 from inspector.layout import draw
+from inspector.layout._draw import MAX_RANK
 
 TARGET_S = 1.0
 
@@ -92,9 +96,43 @@ def run() -> None:
     print(f"draw 10,000 nodes (no target, for scale): {seconds:.3f} s")
     for n in FAN_SIZES:
         fan = fan_out(n)
-        seconds = best_time(lambda fan=fan: draw(fan), 1)
-        text = draw(fan)
-        lines = text.count("\n")
-        width = max(len(line) for line in text.splitlines())
-        size = f"{lines} x {width} cells"
-        print(f"draw a {n}-target fan-out (no target, for scale): {seconds:.3f} s ({size})")
+        seconds = best_time(lambda fan=fan: _refused(fan), 1)
+        print(f"draw a {n}-target fan-out: refused (more than {MAX_RANK} in one rank) in {seconds:.3f} s")
+    _wide_ratios()
+
+
+WIDE_SIZES = (100, 200, 400)
+
+
+def wide(n: int) -> Topology:
+    """n parallel nodes, each between START and END: one rank n nodes wide."""
+    graph = Graph()
+    for i in range(n):
+        graph.add_lambda_node(f"p{i}", _identity)
+        graph.add_edge(START, f"p{i}")
+        graph.add_edge(f"p{i}", END)
+    return graph.compile().topology()
+
+
+def _refused(topology: Topology) -> None:
+    try:
+        draw(topology)
+    except GraphTooWide:
+        return
+    raise AssertionError("a graph wider than MAX_RANK was drawn")
+
+
+def _wide_ratios() -> None:
+    """The text drawing of a wide graph (issue 37: 100 -> 200 -> 400 parallel nodes took 0.8 -> 2.1 ->
+    7.3 s, 122 MB -> 1.4 GB): now refused past `MAX_RANK`, in time linear in the graph. Printed with the
+    ratio to the size before (2.0 is linear), and the widest graph still drawn for scale."""
+    before = None
+    for n in WIDE_SIZES:
+        topology = wide(n)
+        seconds = best_time(lambda topology=topology: _refused(topology))
+        ratio = "" if before is None else f"  ratio {seconds / before:.1f} to {n // 2}"
+        print(f"draw {n} parallel nodes: refused in {seconds:.4f} s{ratio}")
+        before = seconds
+    widest = wide(MAX_RANK)
+    seconds = best_time(lambda: draw(widest), 1)
+    print(f"draw {MAX_RANK} parallel nodes (the most drawn, for scale): {seconds:.3f} s")

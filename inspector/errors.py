@@ -5,6 +5,7 @@ InspectorError
 ├── TargetError (ValueError)      a TARGET could not be loaded or is not a graph or agent
 ├── RunFileError (ValueError)     a run file is unreadable; `path` and `line_no` say where
 ├── RenderError (RuntimeError)    Graphviz rendering failed (for example the `dot` binary is missing)
+├── GraphTooWide (ValueError)     a graph has more nodes in one rank than a terminal drawing can show
 ├── TopologyFormatError (ValueError)  a topology JSON document is malformed or of another version
 ├── ReportError (ValueError)      a page cannot be made as asked (steps outside the run, too large)
 ├── DebugError (ValueError)       a debugger command or fork does not fit the run (path, value, step,
@@ -28,6 +29,7 @@ from graph_core.errors import GraphError
 
 __all__ = [
     "DebugError",
+    "GraphTooWide",
     "InspectorError",
     "RecorderBusyError",
     "RenderError",
@@ -63,6 +65,20 @@ class RunFileError(InspectorError, ValueError):
 
 class RenderError(InspectorError, RuntimeError):
     """Rendering through Graphviz failed; the message says how to fix it."""
+
+
+class GraphTooWide(InspectorError, ValueError):
+    """A graph has more nodes side by side in one rank than the text drawing lays out (`nodes`, `limit`):
+    stacked one per row they would need a lane each, a drawing of n^2 cells. The picture formats
+    (SVG, PNG, DOT, Mermaid) draw it."""
+
+    def __init__(self, nodes: int, limit: int) -> None:
+        self.nodes = nodes
+        self.limit = limit
+        super().__init__(
+            f"graph too wide to draw in a terminal ({nodes} nodes in one rank, limit {limit}): use "
+            "--format svg (or png, dot, mermaid)"
+        )
 
 
 class TopologyFormatError(InspectorError, ValueError):

@@ -33,3 +33,11 @@ def value_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(ValueTable, "_read", counting)
     return seen
+
+
+@pytest.fixture(autouse=True)
+def _a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`demo`, `replay` and `debug` refuse to start without a terminal (`inspector.cli.terminal`); tests
+    call `main()` in-process with the app replaced or run off-screen, so the check answers yes here. The
+    check itself is tested in child processes without a terminal (tests/hostile/test_no_terminal.py)."""
+    monkeypatch.setattr("inspector.cli.terminal.has_terminal", lambda: True)

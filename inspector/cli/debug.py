@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.cli.plain import echo
 from inspector.cli.record import add_otlp_option, check_output, created_text, input_hint, make_input
+from inspector.cli.terminal import require_terminal
 from inspector.errors import InspectorError
 from inspector.recording import read_run
 from inspector.recording.sink import fault_error, refuse_busy
@@ -109,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else default_output()
     try:
         controller = _controller(args, spec, breaks, target, value, output)
+        require_terminal("debug", f"inspector record {spec} ...")  # after the checks above
     except BaseException:
         if not args.output:  # a refused debug run leaves nothing behind
             output.unlink(missing_ok=True)
@@ -122,13 +124,17 @@ def run(args: argparse.Namespace) -> int:
         refuse_busy(output, empty=True)
     from inspector.tui.debug_app import make_debug_app  # Textual loads only for the commands that draw
 
-    make_debug_app(controller).run()
+    app = make_debug_app(controller)
+    app.run()
     if controller.status != "finished":
         controller.abort()  # a held run ends now, a running one at its next step boundary
     controller.join(60)
     recorder = controller.recorder
     if recorder is not None and recorder.fault is not None:
         raise fault_error(output, recorder.fault, removed=_remove(output))
+    error = getattr(app, "run_file_error", None)  # (None from an app a test put in its place)
+    if error is not None:  # the recording could not be read back where the app read it
+        raise error
     try:
         recorded = read_run(output)
     except InspectorError:

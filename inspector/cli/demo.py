@@ -17,6 +17,7 @@ from typing import Any
 
 from graph_core.schema import Message
 from inspector.cli.record import check_output
+from inspector.cli.terminal import require_terminal
 from inspector.errors import InspectorError
 
 __all__ = ["AGENTS", "CHECKPOINT_ID", "opening_position", "record_demo", "register", "run", "summary"]
@@ -161,6 +162,8 @@ def _walk(app: Any) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Record and show the demo; without `-o` the recording lives in a temporary folder that is removed
     when the demo ends (a folder left per run filled the temp directory)."""
+    if not args.headless:
+        require_terminal("demo", "inspector demo --headless")
     if args.output:
         path = Path(args.output)
         check_output(path, resume=False)  # refused before the run, as `inspector record -o` does

@@ -13,6 +13,7 @@ import sys
 import warnings
 from typing import Any
 
+from inspector.cli.console import write_json, write_text
 from inspector.cli.plain import echo
 from inspector.recording.reader import RunFileWarning
 from inspector.sources import open_run
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in caught:
         echo(f"inspector: warning: {warning.message}", file=sys.stderr)
     if args.json:
-        sys.stdout.write(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+        write_json(json.dumps(diff.to_dict(), ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     else:
-        sys.stdout.write(diff.to_text())
+        write_text(diff.to_text())
     return 0 if diff.equivalent else 1

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.cli.plain import echo
+from inspector.cli.terminal import require_terminal
 from inspector.errors import InspectorError
 from inspector.recording.reader import RunFileWarning
 from inspector.sources.langgraph_threads import add_thread_options, run_source
@@ -111,7 +112,11 @@ def run(args: argparse.Namespace) -> int:
         app.open_at(args.step)
     for warning in caught:  # said before the screen takes over, as `show` says them
         echo(f"inspector: warning: {warning.message}", file=sys.stderr)
+    require_terminal("replay", f"inspector show {args.run_file}")  # after the file's own checks
     with warnings.catch_warnings():  # a followed file's skipped lines would otherwise garble the screen
         warnings.simplefilter("ignore", RunFileWarning)
         app.run()
+    error = getattr(app, "run_file_error", None)  # (None from an app a test put in its place)
+    if error is not None:  # corrupt where the app read it: said as `show` says it
+        raise error
     return 0

@@ -30,6 +30,7 @@ from typing import Any
 
 import msgspec
 
+from inspector.cli.console import write_json, write_text
 from inspector.cli.plain import echo, one_line, one_line_list
 from inspector.cli.preview import Previews, preview
 from inspector.conversation import Conversation, Said, messages_of, step_name
@@ -533,7 +534,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in caught:
         echo(f"inspector: warning: {warning.message}", file=sys.stderr)
     if report is not None:
-        sys.stdout.write(indented_json(report) + "\n")
+        write_json(indented_json(report) + "\n")
         return 0
     lines.append("")
     if diagnostics:
@@ -543,5 +544,5 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"  {d.severity}: [{d.code}]{where} {one_line(d.message)}")
     else:
         lines.append("diagnostics: none")
-    sys.stdout.write("\n".join(lines) + "\n")
+    write_text("\n".join(lines) + "\n")
     return 0

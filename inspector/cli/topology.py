@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspector.cli.console import write_json, write_text
 from inspector.errors import InspectorError
 
 if TYPE_CHECKING:  # the exporters, the drawing and networkx load only for this command
@@ -288,6 +289,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stdout.buffer.write(output)
         sys.stdout.buffer.flush()
+    elif args.format == "json":
+        write_json(output)
     else:
-        sys.stdout.write(output)
+        write_text(output)
     return 0

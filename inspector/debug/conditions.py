@@ -14,7 +14,9 @@ the step that runs them: a pending node's input when one is an assistant message
 tool message answers yet, in the state or in a pending input (a graph whose tools node reads the
 state); once the tool results are there, it is false until the model calls again. A path
 that does not exist at a boundary makes its comparison false (the state's shape may change during a
-run); a condition that does not parse raises `DebugError` naming the column.
+run); a condition that does not parse raises `DebugError` naming the column. Parentheses and `not`
+nest at most `MAX_CONDITION_DEPTH` levels: the parser and the test it builds recurse once per level,
+and a condition is typed by a person, so a deeper one is refused before it can exhaust the stack.
 """
 
 from __future__ import annotations
@@ -29,7 +31,10 @@ from graph_core.schema import Message
 from inspector.debug.paths import Path, get_at, parse_path, plain
 from inspector.errors import DebugError
 
-__all__ = ["Condition", "View", "parse_condition"]
+__all__ = ["MAX_CONDITION_DEPTH", "Condition", "View", "parse_condition"]
+
+MAX_CONDITION_DEPTH = 50
+"""Levels of parentheses and `not` a condition may nest (each level is one Python call deep)."""
 
 _PATH = r'[A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z_][A-Za-z0-9_\-]*|\[\s*-?\d+\s*\]|\[\s*"(?:[^"\\]|\\.)*"\s*\])*'
 _TOKEN = re.compile(
@@ -108,9 +113,7 @@ class _Parser:
         self.text = text
         self.tokens: list[tuple[str, str, int]] = []
         pos = 0
-        while pos < len(text):
-            if text[pos:].strip() == "":
-                break
+        while pos < len(text):  # (text ends in a token: trailing blanks were stripped above)
             match = _TOKEN.match(text, pos)
             if match is None or match.end() == pos:
                 column = len(text) - len(text[pos:].lstrip()) + 1
@@ -120,12 +123,14 @@ class _Parser:
             self.tokens.append((kind, match.group(kind), start + 1))
             pos = match.end()
         self.at = 0
+        self.depth = 0
 
     def error(self, what: str, column: int | None = None) -> DebugError:
         if column is None:
             column = self.tokens[self.at][2] if self.at < len(self.tokens) else len(self.text) + 1
+        shown = self.text if len(self.text) <= 120 else f"{self.text[:60]}…{self.text[-20:]}"
         return DebugError(
-            f"condition `{self.text}`: {what} at column {column} (see `len(PATH) > N`, `calls(TOOL)`, "
+            f"condition `{shown}`: {what} at column {column} (see `len(PATH) > N`, `calls(TOOL)`, "
             "`before(NODE)`, `PATH == JSON`, joined with and/or/not)"
         )
 
@@ -173,15 +178,17 @@ class _Parser:
             raise self.error("expected a condition, found the end")
         kind, value, _ = token
         if kind == "paren" and value == "(":
-            self.at += 1
+            self.deeper()
             inner = self.or_expr()
             self.take("paren", ")")
+            self.depth -= 1
             return inner
         if kind != "word":
             raise self.error(f"expected a condition, found `{value}`")
         if value == "not":
-            self.at += 1
+            self.deeper()
             inner = self.atom()
+            self.depth -= 1
             return lambda view: not inner(view)
         if value in ("calls", "before", "len"):
             self.at += 1
@@ -195,6 +202,15 @@ class _Parser:
             return self.comparison(self.path(arg), measure=True)
         self.at += 1
         return self.comparison(self.path(value), measure=False)
+
+    def deeper(self) -> None:
+        """Take the `(` or `not` at hand, one level deeper; past `MAX_CONDITION_DEPTH`, refused."""
+        if self.depth == MAX_CONDITION_DEPTH:
+            raise self.error(
+                f"parentheses and `not` nest more than {MAX_CONDITION_DEPTH} levels deep (the limit)"
+            )
+        self.depth += 1
+        self.at += 1
 
     def path(self, text: str) -> Path:
         try:

@@ -54,7 +54,7 @@ from pydantic import BaseModel, ValidationError
 from graph_core.callbacks import Boundary, StepInfo
 from graph_core.schema import Message
 from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
-from inspector.debug.paths import parse_path, rebuild_like
+from inspector.debug.paths import check_value_depth, parse_path, rebuild_like
 from inspector.debug.settled import Settled
 from inspector.errors import DebugError, RunWriteError, TargetConsentError, TargetError
 from inspector.recording import Run, read_run
@@ -141,6 +141,7 @@ def parse_sets(items: Sequence[str]) -> list[tuple[str, Any]]:
         if not sep:
             raise DebugError(f'--set `{item}`: write PATH=JSON, as in `state.messages[0].content="hi"`')
         parse_path(path)
+        check_value_depth(raw, f"the value of --set `{path.strip()}`")
         try:
             out.append((path.strip(), json.loads(raw)))
         except ValueError as exc:
@@ -152,6 +153,7 @@ def parse_sets(items: Sequence[str]) -> list[tuple[str, Any]]:
 
 def parse_model_answer(raw: str) -> Message:
     """`--model-answer`: an assistant message as JSON (tool calls as in the run file)."""
+    check_value_depth(raw, "--model-answer")
     try:
         data = json.loads(raw)
     except ValueError as exc:

@@ -26,8 +26,22 @@ from pydantic import BaseModel, ValidationError
 
 from graph_core.schema import Message
 from inspector.errors import DebugError
+from inspector.recording.line_parse import too_deep
 
-__all__ = ["Path", "get_at", "parse_path", "plain", "rebuild_like", "replace_at"]
+__all__ = [
+    "MAX_VALUE_DEPTH",
+    "Path",
+    "check_value_depth",
+    "get_at",
+    "parse_path",
+    "plain",
+    "rebuild_like",
+    "replace_at",
+]
+
+MAX_VALUE_DEPTH = 100
+"""Levels of arrays and objects a typed value (`--set`, `--model-answer`) may nest: far more than a
+state or a message needs, and far less than the parser and the rebuild's recursion can take."""
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
@@ -82,6 +96,18 @@ def _segments(text: str, source: str) -> list[Segment]:
             '`["key"]`)'
         )
     return out
+
+
+def check_value_depth(raw: str, what: str) -> None:
+    """Refuse JSON text `raw` (given as `what`, e.g. ``--set `PATH=...` ``) that nests deeper than
+    `MAX_VALUE_DEPTH`: `json.loads` would exhaust the recursion limit on it (a `RecursionError`, not
+    a `ValueError`), and the edit's copies and rebuild recurse once per level too."""
+    if too_deep(raw.encode("utf-8", "surrogatepass"), limit=MAX_VALUE_DEPTH):
+        shown = raw if len(raw) <= 80 else f"{raw[:40]}…{raw[-20:]}"
+        raise DebugError(
+            f"{what} `{shown}` nests arrays and objects more than {MAX_VALUE_DEPTH} levels deep (the limit "
+            "for a value given to the debugger)"
+        )
 
 
 def parse_path(text: str) -> Path:

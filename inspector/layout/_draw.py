@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from graph_core.topology import Topology, TopologyEdge, TopologyNode
+from inspector.errors import GraphTooWide
 from inspector.export import as_topology
 from inspector.export._escape import visible
 from inspector.layout._canvas import Canvas, cell_width
@@ -47,10 +48,15 @@ from inspector.layout._paint import box_style, mark_up, paint_box, paint_lane, p
 from inspector.layout._parts import Box, Channel, Lane, Net, Options
 from inspector.layout._place import assign_lanes, assign_tracks, attach, place_columns, place_rows, port_order
 
-__all__ = ["MAX_WIDTH", "Drawing", "EdgeRoute", "NodeBox", "draw", "layout"]
+__all__ = ["MAX_RANK", "MAX_WIDTH", "Drawing", "EdgeRoute", "NodeBox", "draw", "layout"]
 
 
 MAX_WIDTH = 120  # default widest drawing before rows are stacked one node each
+MAX_RANK = 50
+"""Most nodes one rank may hold. Past `MAX_WIDTH` a rank is stacked one node per row, each edge on a
+lane of its own: a drawing of n^2 cells (400 parallel nodes took 7 s and 1.4 GB, the TUI's graph
+pane 43 s and 2.3 GB at 300). A rank wider than this is refused with `GraphTooWide`, which names the
+picture formats, before anything is drawn."""
 _Options = Options  # the name tests that drive `_draw_layers` directly import
 
 
@@ -153,8 +159,11 @@ def _content(
 def _draw_graph(
     topology: Topology, prefix: Path, options: Options
 ) -> tuple[Canvas, list[NodeBox], list[EdgeRoute]]:
-    """Side by side if it fits in `max_width`, else one node per row."""
+    """Side by side if it fits in `max_width`, else one node per row; `GraphTooWide` past `MAX_RANK`."""
     layers = node_layers(topology)
+    widest = max(map(len, layers), default=0)
+    if widest > MAX_RANK:
+        raise GraphTooWide(widest, MAX_RANK)
     contents = {n.key: _content(n, prefix, options) for n in topology.nodes}
     side_by_side = any(len(layer) > 1 for layer in layers)
     limit = options.max_width if side_by_side else None

@@ -29,6 +29,7 @@ from typing import Any
 
 from inspector.errors import RunFileError
 from inspector.recording.format import (
+    EVENT_KINDS,
     FORMAT_NAME,
     FORMAT_VERSION,
     Header,
@@ -49,6 +50,7 @@ from inspector.recording.line_parse import (
     usual_lines,
     utf8,
 )
+from inspector.terminaltext import visible
 
 __all__ = [
     "LRU",
@@ -67,6 +69,11 @@ _INDEXED = (b'{"kind":"step","index":', _STEP_FULL[1:], _SEGMENT[1:])
 # (always, from the recorder; a hand-edited line may hold something else, read by parsing the line).
 _STEP_LINE = re.compile(rb'\n\{"kind":"step",(?:("full":true,)(?:"index":)?|"index":)(-?\d+)?')
 _BAD_START = re.compile(rb'\n(?!\{"kind":"|\Z)')
+_BAD_KIND = re.compile(
+    rb'\n\{"kind":"(?!(?:' + b"|".join(re.escape(k.encode()) for k in EVENT_KINDS) + rb')")([^"\n]{0,40})'
+)
+"""An event line of no kind an event has (a second header, a kind from elsewhere): the `kind` key is
+first on every line, so its value is found without parsing the line."""
 CHECK_LIMIT = 32 * 1024 * 1024
 STEP_CACHE = 32
 """Parsed step lines (and `Step`s) kept for reuse: enough for the steps around the one being read (a
@@ -154,6 +161,7 @@ class RunFile:
             self._check_all_lines(end)
         else:
             self._check_line_starts(end)
+        self._check_kinds(end)
         self.end = end
         self._index(end)
 
@@ -176,6 +184,8 @@ class RunFile:
                 path=self.path,
                 line_no=line_no,
             )
+        if offset in self.skipped:
+            return  # (found at open and met again when read: skipped and said once)
         self.skipped_lines.append(line_no)
         self.skipped.add(offset)
         warnings.warn(f"{self.path}:{line_no}: skipped a corrupt line", RunFileWarning, stacklevel=5)
@@ -310,6 +320,20 @@ class RunFile:
     def _check_line_starts(self, end: int) -> None:
         for match in _BAD_START.finditer(self.data, 0, end - 1):
             self.corrupt(match.start() + 1, "does not start like an event line")
+
+    def _check_kinds(self, end: int) -> None:
+        """Every line after the header is of a kind an event has: a second header (two recordings
+        joined into one file) or a line of an unknown kind is corrupt, not silently passed over."""
+        for match in _BAD_KIND.finditer(self.data, 0, end):  # pyright: ignore[reportCallIssue, reportArgumentType]
+            offset = match.start() + 1
+            if offset in self.skipped:
+                continue
+            kind = bytes(match.group(1)).decode("utf-8", "replace")
+            if kind == "header":
+                what = "is a second header (a run file has one, on its first line: were two files joined?)"
+            else:
+                what = f"is of an unknown kind `{visible(kind)}` (not one of {', '.join(EVENT_KINDS)})"
+            self.corrupt(offset, what)
 
     def find_all(self, needle: bytes, end: int) -> list[int]:
         """Offsets of the lines starting with `needle` (which starts with a newline)."""

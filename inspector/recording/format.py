@@ -42,6 +42,7 @@ from pydantic import ValidationError as _PydanticError
 from graph_core.topology import END, Topology
 
 __all__ = [
+    "EVENT_KINDS",
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "BranchDecided",
@@ -69,6 +70,7 @@ __all__ = [
     "header_from",
     "line_from",
     "line_schema",
+    "message_problem",
     "next_from_branches",
     "record_dict",
     "replace",
@@ -353,6 +355,21 @@ Event = (
 Line = Header | Event
 """Any line: the header or an event."""
 
+EVENT_KINDS: tuple[str, ...] = tuple(
+    str(kind.__struct_config__.tag)
+    for kind in (
+        ValueDefined,
+        StepRecord,
+        StepUnfinished,
+        Interrupted,
+        RunFinished,
+        SegmentStarted,
+        StateEdited,
+        RunAborted,
+    )
+)
+"""The `kind`s a line after the header may have (`Event`'s tags)."""
+
 
 def _from_builtin(kind: type, obj: Any) -> Any:
     """The decoders' hook for what msgspec does not know: a `Topology`, checked by pydantic, whose
@@ -389,6 +406,23 @@ def decode_event(raw: bytes) -> Any:
 def decode_line(raw: bytes) -> Any:
     """Any line, the header included (as `decode_event`)."""
     return _decode(_lines, Line, raw)
+
+
+def message_problem(value: Any) -> str | None:
+    """What makes a `value` line's value no message the recorder could have written, or None: its
+    `tool_calls`, when it has them, must be a list of objects (the conversation and the tool-call
+    columns read each as one). Checked when a value is first read: one lookup for the usual message."""
+    if type(value) is not dict:
+        return None
+    calls = value.get("tool_calls")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if calls is None:
+        return None
+    if type(calls) is not list:
+        return f"a message's `tool_calls` is a {type(calls).__name__}, not a list of tool calls"  # pyright: ignore[reportUnknownArgumentType]
+    for i, call in enumerate(calls):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        if type(call) is not dict:
+            return f"a message's `tool_calls[{i}]` is {json.dumps(call)[:40]}, not a tool call object"
+    return None
 
 
 def event_from(obj: Any) -> Any:

@@ -34,11 +34,11 @@ MAX_NESTING = 200
 """Brackets a line may nest: the encoder stops at 64 levels of data inside a few of the format's."""
 
 
-def too_deep(raw: bytes) -> bool:
-    """Whether a JSON line nests more than `MAX_NESTING` brackets (strings may hold brackets too:
-    counting them all errs on the side of checking, and only lines with that many are walked)."""
+def too_deep(raw: bytes, limit: int = MAX_NESTING) -> bool:
+    """Whether a JSON line nests more than `limit` brackets (strings may hold brackets too: counting
+    them all errs on the side of checking, and only lines with that many are walked)."""
     data = bytes(raw)
-    if data.count(b"[") + data.count(b"{") <= MAX_NESTING:
+    if data.count(b"[") + data.count(b"{") <= limit:
         return False
     depth = 0
     in_string = escaped = False
@@ -54,7 +54,7 @@ def too_deep(raw: bytes) -> bool:
             in_string = True
         elif byte in (0x5B, 0x7B):
             depth += 1
-            if depth > MAX_NESTING:
+            if depth > limit:
                 return True
         elif byte in (0x5D, 0x7D):
             depth -= 1

@@ -19,7 +19,17 @@ from msgspec import Struct
 
 from inspector.recording.valuelist import LISTS
 
-__all__ = ["Change", "ChangeOp", "Path", "appended_runs", "apply_delta", "changes", "delta", "delta_into"]
+__all__ = [
+    "Change",
+    "ChangeOp",
+    "DeltaError",
+    "Path",
+    "appended_runs",
+    "apply_delta",
+    "changes",
+    "delta",
+    "delta_into",
+]
 
 Path = tuple[str | int, ...]
 ChangeOp = Literal["added", "removed", "changed", "appended"]
@@ -106,8 +116,20 @@ def appended_runs(old: dict[str, Any], new: dict[str, Any]) -> list[list[int]] |
     return tail or None
 
 
+class DeltaError(ValueError):
+    """A state delta op that does not apply to the state it follows: an index past the list's end, a
+    key that is not there, a path through a string or a stored reference, an op that is not one. Only a
+    file edited by hand has one (the recorder writes deltas against its own state); the message names
+    the op and says why, for the reader to put the file, line and step in front."""
+
+
+_KINDS = ("set", "del", "append")
+
+
 def _concat(value: Any, items: Any) -> Any:
     if type(items) is dict and "$refs" in items:
+        if type(value) is not dict or "$refs" not in value:
+            raise DeltaError(f"appends stored messages to a {_kind_of(value)}, not to a stored message list")
         # The runs are shared with `value`, never changed in place: a run that grows is replaced (a
         # history of many runs is not copied run by run at every step).
         runs = list(value["$refs"])
@@ -117,49 +139,92 @@ def _concat(value: Any, items: Any) -> Any:
             else:
                 runs.append([start, stop])
         return {"$refs": runs}
+    if type(value) is not list or type(items) is not list:
+        raise DeltaError(f"appends a {_kind_of(items)} to a {_kind_of(value)}; only lists are appended to")
     return [*value, *items]
 
 
 def apply_delta(value: Any, ops: list[list[Any]]) -> Any:
-    """`value` with `ops` applied; copy-on-write along each path, so `value` itself is never changed."""
+    """`value` with `ops` applied; copy-on-write along each path, so `value` itself is never changed.
+    An op that does not apply raises `DeltaError` naming it."""
     for op in ops:
-        kind, path = op[0], op[1]
-        if not path:
-            if kind == "set":
-                value = op[2]
-            elif kind == "append":
-                value = _concat(value, op[2])
-            else:
-                value = None
-            continue
-        root = _copy(value)
-        parent = root
-        for key in path[:-1]:
-            child = _copy(parent[key])
-            parent[key] = child
-            parent = child
-        last = path[-1]
-        if kind == "set":
-            if type(parent) is list and last == len(parent):
-                parent.append(op[2])
-            else:
-                parent[last] = op[2]
-        elif kind == "del":
-            del parent[last]
-        elif kind == "append":
-            parent[last] = _concat(parent[last], op[2])
-        else:
-            raise ValueError(f"unknown state delta op `{kind}`")
-        value = root
+        try:
+            value = _apply(value, op)
+        except DeltaError as exc:
+            raise DeltaError(f"{_op_text(op)} {exc}") from None
+        except (KeyError, IndexError, TypeError) as exc:
+            raise DeltaError(f"{_op_text(op)} {_why(exc)}") from None
     return value
+
+
+def _apply(value: Any, op: Any) -> Any:
+    if type(op) is not list or len(op) < 2 or type(op[1]) is not list:
+        raise DeltaError("is not an op (`[OP, PATH, VALUE]`, PATH a list of keys and indexes)")
+    kind, path = op[0], op[1]
+    if kind not in _KINDS:
+        raise DeltaError("is of no known kind (a state change is `set`, `del` or `append`)")
+    if kind != "del" and len(op) < 3:
+        raise DeltaError("has no value")
+    if not path:
+        if kind == "set":
+            return op[2]
+        if kind == "append":
+            return _concat(value, op[2])
+        return None
+    root = _copy(value)
+    parent: Any = root
+    for key in path[:-1]:
+        child = _copy(parent[key])
+        parent[key] = child
+        parent = child
+    last = path[-1]
+    if kind == "set":
+        if type(parent) is list and last == len(parent):
+            parent.append(op[2])
+        elif type(parent) is dict and type(last) is not str:
+            raise DeltaError(f"sets key {last!r} of a mapping, whose keys are strings")
+        else:
+            parent[last] = op[2]  # pyright: ignore[reportCallIssue, reportArgumentType]  (a list, by index)
+    elif kind == "del":
+        del parent[last]
+    else:
+        parent[last] = _concat(parent[last], op[2])
+    return root
 
 
 def _copy(value: Any) -> Any:
     if type(value) is dict:
+        if _is_marker(value):
+            raise DeltaError("goes into a stored value (a `$ref` marker), which deltas replace whole")
         return dict(value)
     if type(value) is list:
         return list(value)
-    raise ValueError(f"state delta path goes through a {type(value).__name__}")
+    raise DeltaError(f"goes through a {_kind_of(value)}, which has no keys or items")
+
+
+def _kind_of(value: Any) -> str:
+    if type(value) is dict:
+        return "stored message list" if "$refs" in value else "mapping"
+    return {list: "list", str: "string", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), "null" if value is None else type(value).__name__
+    )
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, KeyError):
+        return f"names key {error.args[0]!r}, which the state does not have there"
+    if isinstance(error, IndexError):
+        return "names an index past the end of a list"
+    return f"does not fit the state's shape ({error})"
+
+
+def _op_text(op: Any) -> str:
+    """`set messages[3]`, as an op reads (a malformed one as its JSON, shortened)."""
+    if type(op) is list and len(op) >= 2 and type(op[1]) is list:
+        text = f"`{op[0]} {format_path(tuple(op[1]))}`"
+    else:
+        text = f"`{op!r}`"
+    return text if len(text) <= 80 else f"{text[:60]}…`"
 
 
 class Change(Struct, frozen=True, gc=False):

@@ -18,7 +18,7 @@ import warnings
 from typing import Any
 
 from inspector.recording.fileindex import LRU, RunFile, RunFileWarning
-from inspector.recording.statediff import Change, Path, appended_runs, apply_delta, changes
+from inspector.recording.statediff import Change, DeltaError, Path, appended_runs, apply_delta, changes
 from inspector.recording.values import ValueTable
 
 __all__ = ["StateHistory"]
@@ -63,9 +63,9 @@ class StateHistory:
                 continue
             try:
                 value = apply_delta(value, line.delta or [])
-            except (KeyError, IndexError, TypeError, ValueError) as exc:
+            except DeltaError as exc:
                 # Only a file edited by hand gets here: the recorder writes deltas against its own state.
-                what = f"the state change on this line does not apply to the state before it ({exc!r})"
+                what = f"step {n}: the state change on this line does not apply to the state before it: {exc}"
                 if not file.lenient:
                     raise file.error(what, spans[n]) from None
                 warnings.warn(
@@ -100,7 +100,7 @@ class StateHistory:
         if type(old) is dict and type(new) is dict:
             if _is_refs(old) and _is_refs(new):
                 tail = appended_runs(old, new)
-                if tail is not None:
+                if tail is not None and _within(tail, len(self._values)):
                     value = self._values.value
                     n = 0
                     for start, stop in old["$refs"]:
@@ -136,6 +136,12 @@ class StateHistory:
 
 
 _ABSENT: Any = object()
+
+
+def _within(runs: list[list[int]], size: int) -> bool:
+    """Whether every run names values the file defines (a hand-edited `$refs` may claim any span: the
+    resolving path, bounded by the file's real value count, reports it)."""
+    return all(0 <= start <= stop <= size for start, stop in runs)
 
 
 def _is_marker(value: dict[str, Any]) -> bool:

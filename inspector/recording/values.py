@@ -20,6 +20,7 @@ from typing import Any
 
 from inspector.errors import RunFileError
 from inspector.recording.fileindex import RunFile, RunFileWarning
+from inspector.recording.format import message_problem
 from inspector.recording.line_parse import load_json
 from inspector.recording.valuelist import ValueList
 
@@ -84,12 +85,20 @@ class ValueTable:
         try:
             value = load_json(raw, nesting_checked=file.nesting_checked(offset))["value"]
         except (ValueError, KeyError, TypeError):
-            if not file.lenient:
-                raise file.error("a value line is corrupt", offset) from None
-            if offset not in file.skipped:
-                file.corrupt(offset, "is a corrupt value line")
-            return {"$repr": f"<value {ref} lost: line {file.line_no(offset)} was corrupt>", "$type": "lost"}
+            return self._lost(ref, offset, "")
+        problem = message_problem(value)
+        if problem is not None:
+            return self._lost(ref, offset, f" ({problem})")
         return self.resolve(value) if b'"$$' in raw else value
+
+    def _lost(self, ref: int, offset: int, why: str) -> Any:
+        """A corrupt value line: an error, or when lenient a warning and a marked placeholder."""
+        file = self._file
+        if not file.lenient:
+            raise file.error(f"a value line is corrupt{why}", offset)
+        if offset not in file.skipped:
+            file.corrupt(offset, f"is a corrupt value line{why}")
+        return {"$repr": f"<value {ref} lost: line {file.line_no(offset)} was corrupt>", "$type": "lost"}
 
     def resolve(self, value: Any) -> Any:
         """`value` with every `{"$ref": n}` replaced by the stored value, every `{"$refs": runs}` by a
@@ -106,7 +115,7 @@ class ValueTable:
                     size, total = len(self._resolved), 0
                     for start, stop in runs:  # (a loop: the usual history is one run)
                         if not 0 <= start <= stop <= size:
-                            return [self.value(i) for start, stop in runs for i in range(start, stop)]
+                            return self._outside(runs)
                         total += stop - start
                     if total > _SHORT:
                         return ValueList(self, [(start, stop) for start, stop in runs if stop > start])
@@ -118,6 +127,18 @@ class ValueTable:
         if type(value) is list:
             return [self.resolve(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
         return value
+
+    def _outside(self, runs: list[list[int]]) -> list[Any]:
+        """A `$refs` list with a run past the values the file defines (a hand-edited file): the values
+        it does define, and one placeholder per run for the rest (an error unless lenient). Bounded by
+        the file's real value count, not the run's claim: `[[1, 10**12]]` must not take forever."""
+        size, out = len(self._resolved), []
+        for start, stop in runs:
+            real_start, real_stop = max(start, 0), min(stop, size)
+            out.extend(self.value(i) for i in range(real_start, real_stop))
+            if stop > start and (start < 0 or stop > size):
+                out.append(self._undefined(start if start < 0 else max(start, size)))
+        return out
 
     def check(self, value: Any) -> None:
         """Raise the `RunFileError` that `resolve(value)` would raise for a malformed or dangling

@@ -19,12 +19,38 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from graph_core.topology import Topology
 from inspector.errors import TopologyFormatError
 from inspector.export import VERSION, from_json, to_json
+from inspector.recording.line_parse import MAX_NESTING, too_deep
 from inspector.snapshot.topology_diff import diff_topologies
 from inspector.snapshot.trajectory import first_divergence, from_text, to_text
 
 __all__ = ["TopologySnapshotExtension", "TrajectorySnapshotExtension"]
 
 _UPDATE_HINT = "if this change is intended, run `pytest --snapshot-update` and commit the snapshot"
+
+
+class _Unreadable(str):
+    """What a snapshot file that cannot be read as one holds instead of its text: never equal to a
+    received value (so the assertion fails, and `--snapshot-update` writes the file again), with
+    `problem` saying what is wrong with the file for the failure's explanation."""
+
+    problem: str
+    location: str
+
+    def __new__(cls, problem: str, location: str) -> _Unreadable:
+        unreadable = super().__new__(cls, "")
+        unreadable.problem = problem
+        unreadable.location = location
+        return unreadable
+
+
+def _read_problem(error: Exception) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return f"is not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset {error.start})"
+    if isinstance(error, IsADirectoryError):
+        return "is a directory, not a snapshot file"
+    if isinstance(error, OSError):
+        return f"cannot be read ({error.strerror or error})"
+    return str(error)
 
 
 class _TextSnapshotExtension(SingleFileSnapshotExtension):
@@ -52,7 +78,47 @@ class _TextSnapshotExtension(SingleFileSnapshotExtension):
             return
         yield f"inspector report: {', '.join(str(path) for path in paths)} ({page_name(self.test_id)})"
 
+    def read_snapshot_data_from_location(
+        self, *, snapshot_location: str, snapshot_name: str, session_id: str
+    ) -> Any:
+        """syrupy's read, with a file that is no snapshot this plugin could have written (other bytes
+        than UTF-8, a directory in its place, JSON nested past what the explanation may parse) turned
+        into an `_Unreadable` that the failure explains."""
+        try:
+            text = super().read_snapshot_data_from_location(
+                snapshot_location=snapshot_location, snapshot_name=snapshot_name, session_id=session_id
+            )
+        except (UnicodeDecodeError, OSError) as error:
+            return _Unreadable(_read_problem(error), snapshot_location)
+        if isinstance(text, str) and too_deep(text.encode("utf-8", "surrogatepass")):
+            return _Unreadable(
+                f"nests arrays and objects more than {MAX_NESTING} levels deep (the limit; graph-inspector "
+                "never writes one so deep: the file was damaged or written by something else)",
+                snapshot_location,
+            )
+        return text
+
+    def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
+        if isinstance(snapshot_data, _Unreadable):
+            return False
+        return super().matches(serialized_data=serialized_data, snapshot_data=snapshot_data)
+
+    @classmethod
+    def write_snapshot_collection(cls, *, snapshot_collection: Any, name_order: Any = None) -> None:
+        """syrupy's write, refusing to replace a directory that stands where the file goes (it may hold
+        anything: the person removes it)."""
+        location = Path(snapshot_collection.location)
+        if location.is_dir():
+            raise IsADirectoryError(
+                f"cannot write the snapshot {location}: a directory stands in its place; remove it, then "
+                "run `pytest --snapshot-update` again"
+            )
+        super().write_snapshot_collection(snapshot_collection=snapshot_collection, name_order=name_order)
+
     def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
+        if isinstance(snapshot_data, _Unreadable):
+            yield from _unreadable_lines(snapshot_data)
+            return
         received, stored = str(serialized_data), str(snapshot_data)
         yield from self._page_lines(received, stored)
         explanation = None
@@ -66,6 +132,14 @@ class _TextSnapshotExtension(SingleFileSnapshotExtension):
             return
         yield from explanation
         yield f"({_UPDATE_HINT})"
+
+
+def _unreadable_lines(unreadable: _Unreadable) -> Iterator[str]:
+    yield f"the snapshot file {unreadable.location} {unreadable.problem}"
+    if unreadable.problem.startswith("is a directory"):
+        yield "(remove that directory, then run `pytest --snapshot-update` to write the snapshot again)"
+    else:
+        yield "(to write it again from this run, use `pytest --snapshot-update` and commit it)"
 
 
 class TopologySnapshotExtension(_TextSnapshotExtension):

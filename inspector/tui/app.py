@@ -112,6 +112,21 @@ class ReplayApp(ReplayHost):
         self._panes: dict[tuple[str, type[Widget]], Widget] = {}
         self.walker = Walker(self)
 
+    run_file_error: InspectorError | None = None
+    """The error that ended the app: a run file found corrupt while it was read (a state change that
+    does not apply, a value line that is no message), for the command to say as `show` says it."""
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An `InspectorError` escaping a handler (the run file is corrupt where the app just read it)
+        ends the app with status 2 and the error kept in `run_file_error`, instead of Textual's
+        traceback printed over the terminal; anything else is Textual's to report."""
+        if isinstance(error, InspectorError):
+            if self.run_file_error is None:  # (the first one: panes reading the same line raise it again)
+                self.run_file_error = error
+                self.exit(return_code=2)
+            return
+        super()._handle_exception(error)
+
     @property
     def session(self) -> Session:
         if self._session is None:

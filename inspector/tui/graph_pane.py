@@ -15,6 +15,7 @@ its container there, so the active node stays in view however tall the drawing i
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -24,6 +25,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from graph_core.topology import END, Topology
+from inspector.errors import GraphTooWide
 from inspector.layout import Drawing, layout
 from inspector.layout._canvas import cell_width, clusters
 from inspector.tui.literal import one_line
@@ -74,7 +76,10 @@ def _drawing(
         return cached[1]
     if len(_drawings) > 256:
         _drawings.clear()
-    drawing = layout(topology, highlight=highlight, executed_nodes=nodes, executed_edges=edges)
+    try:
+        drawing = layout(topology, highlight=highlight, executed_nodes=nodes, executed_edges=edges)
+    except GraphTooWide as exc:  # the pane says so instead of a drawing that would take minutes
+        drawing = Drawing(lines=tuple(textwrap.wrap(f"{exc} (inspector topology)", 40)), nodes=(), edges=())
     _drawings[key] = (topology, drawing)
     return drawing
 

@@ -40,6 +40,7 @@ class PromptScreen(ModalScreen[str | None]):
         self.question = question
         self.value = value
         self.placeholder = placeholder
+        self._answered = False
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -56,7 +57,16 @@ class PromptScreen(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value)
+        self._answer(event.value)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self._answer(None)
+
+    def _answer(self, answer: str | None) -> None:
+        """Dismiss with `answer`, once. Enter and Esc arriving together (a slow file keeps the app busy
+        while both keys queue up) would dismiss twice, and the second pop of the screen stack raised
+        `ScreenStackError`: the first answer wins, the later one is dropped."""
+        if self._answered or not self.is_active:
+            return
+        self._answered = True
+        self.dismiss(answer)

@@ -64,6 +64,7 @@ def test_replay_lenient_opens_the_file_and_reports_skipped_lines(
 
     opened: list[ReplayApp] = []
     monkeypatch.setattr(ReplayApp, "run", lambda self, *a, **k: opened.append(self))  # pyright: ignore[reportUnknownLambdaType]
+    monkeypatch.setattr("inspector.cli.terminal.has_terminal", lambda: True)  # the app's run is replaced
     path = _record(tmp_path / "run.jsonl")
     line_no = _corrupt(path)
     assert main(["replay", str(path)]) == 2
