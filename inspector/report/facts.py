@@ -62,18 +62,8 @@ def excerpt(value: Any) -> str:
 
 
 def _budget(budget: BudgetRecord) -> dict[str, int]:
-    fields = (
-        "steps_used",
-        "steps_max",
-        "steps_remaining",
-        "model_calls",
-        "tool_calls",
-        "prompt_tokens",
-        "completion_tokens",
-        "total_tokens",
-        "iterations_remaining",
-    )
-    return {name: value for name in fields if (value := getattr(budget, name)) is not None}
+    """The budget's counters that are set, in the record's own field order."""
+    return {name: value for name in budget.__struct_fields__ if (value := getattr(budget, name)) is not None}
 
 
 def _error(error: ErrorRecord | None) -> str | None:
