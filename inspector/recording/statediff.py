@@ -133,7 +133,12 @@ def _concat(value: Any, items: Any) -> Any:
         # The runs are shared with `value`, never changed in place: a run that grows is replaced (a
         # history of many runs is not copied run by run at every step).
         runs = list(value["$refs"])
-        for start, stop in items["$refs"]:
+        appended = items["$refs"]
+        if type(appended) is not list or not all(
+            type(run) is list and len(run) == 2 and all(type(end) is int for end in run) for run in appended
+        ):
+            raise DeltaError(f"appends `$refs` {appended!r:.60}, which is not a list of [start, stop] pairs")
+        for start, stop in appended:
             if runs and runs[-1][1] == start:
                 runs[-1] = [runs[-1][0], stop]
             else:

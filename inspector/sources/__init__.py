@@ -38,7 +38,11 @@ def run_file_path(path: str | Path) -> Path:
 
 
 def _head(path: str | Path) -> bytes | None:
+    """The first bytes of a regular file; None for anything else (a FIFO would block the read, a folder
+    cannot be read): `read_run` then says what is wrong with it."""
     try:
+        if not Path(path).is_file():
+            return None
         with open(path, "rb") as file:
             return file.read(_HEAD)
     except OSError:

@@ -93,6 +93,8 @@ def is_sqlite_checkpointer(path: str | Path) -> bool:
     """`path` is a SQLite file with a `checkpoints` table (checked read-only)."""
     file = Path(path)
     try:
+        if not file.is_file():  # a FIFO would block the read; `read_run` names what it is instead
+            return False
         with file.open("rb") as handle:
             if handle.read(16) != _SQLITE_HEADER:
                 return False
