@@ -23,7 +23,11 @@ from inspector.catalog.errors import CatalogError
 from inspector.catalog.index import default_index_path
 from inspector.catalog.listing import Filters
 from inspector.catalog.record import RunFacts, RunRecord
+from inspector.catalog.runfile import RunFileKind
+from inspector.catalog.source import register
 from inspector.catalog.stats import FleetStats, fleet_stats, stats_text
+
+register(RunFileKind())  # the built-in kind; each kind's module registers through `source.register`
 
 __all__ = [
     "Catalog",

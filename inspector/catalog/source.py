@@ -97,13 +97,12 @@ def register(kind: SourceKind) -> None:
 
 
 def kinds() -> list[str]:
-    _load()
     return sorted(_KINDS)
 
 
 def kind_for(name: str) -> SourceKind:
-    """The registered kind `name`; `CatalogError` for a planned or unknown one."""
-    _load()
+    """The registered kind `name`; `CatalogError` for a planned or unknown one. The built-in kinds are
+    registered by the package (`inspector/catalog/__init__.py`), so this module knows none of them."""
     kind = _KINDS.get(name)
     if kind is not None:
         return kind
@@ -139,11 +138,3 @@ def planned_kind_of(path: Path, head: bytes) -> str | None:
     if stripped.startswith(b"{") and b'"resourceSpans"' in stripped[:64]:
         return "otlp"
     return None
-
-
-def _load() -> None:
-    """Register the built-in kinds (imported on first use: a module per kind)."""
-    if "runfile" not in _KINDS:
-        from inspector.catalog.runfile import RunFileKind
-
-        register(RunFileKind())
