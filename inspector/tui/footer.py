@@ -17,7 +17,7 @@ from itertools import pairwise
 from typing import NamedTuple
 
 from textual.app import ComposeResult
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -67,7 +67,11 @@ class KeyFooter(Footer):
         """Build the keys again only when the screen's shown keys changed, and only reorder them when
         just their order did. Textual's footer rebuilds them whenever the bindings may have changed:
         when focus moves and when a prompt closes, which is every `g` and `/`, though the keys are the
-        same."""
+        same. While a prompt (a modal screen) covers this footer's screen, the run's keys are not offered
+        (`ReplayApp.check_action`) but this footer still shows under the prompt: it is left as it is, so
+        closing the prompt finds the same keys and builds nothing."""
+        if self.app.screen is not self.screen and isinstance(self.app.screen, ModalScreen):
+            return
         shown = self._keys(screen)
         if shown == self._shown or (self._shown is not None and self._reorder(shown)):
             self._shown = shown
