@@ -7,6 +7,7 @@ Nothing here reaches the network.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -117,8 +118,24 @@ def tool_delta(
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+    """Closing joins every handler thread after cutting its connection, so nothing of a test's server
+    outlives its `with` block (a handler still parked on a keep-alive socket would otherwise end during
+    a later test and leave that test its garbage)."""
+
+    daemon_threads = False
+    block_on_close = True
     chat: ChatServer
+    connections: list[socket.socket]
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.connections.append(request)
+        super().process_request(request, client_address)
+
+    def server_close(self) -> None:
+        for connection in self.connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+        super().server_close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that time out close their end early; that is the point of those tests, not a failure."""
@@ -206,6 +223,7 @@ class ChatServer:
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.chat = self
+        self._server.connections = []
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02})
 
     @property
