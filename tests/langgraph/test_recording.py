@@ -266,3 +266,36 @@ def test_the_debug_stream_translates_as_the_tasks_stream_does(case: str) -> None
         logs.append(log.calls)
     assert logs[0] == logs[1]
     assert [c for c, _ in logs[0]].count("on_step_end") >= 2
+
+
+def test_parallel_results_are_reported_in_the_order_of_the_steps_tasks() -> None:
+    """Parallel tasks (a `Send` fan-out) finish in any order; the node runs are reported in the order
+    LangGraph listed the step's tasks, so a run recorded twice lists them alike. The stream of a real
+    run is fed with each step's results reversed, and the callbacks equal those of the stream as is."""
+    build, value = CASES["send_fan_out"]
+    graph = build().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "t"}}
+    events = list(graph.stream(value, config, stream_mode=["tasks", "values"]))
+    shuffled: list[tuple[str, Any]] = []
+    results: list[tuple[str, Any]] = []
+    for event in events:
+        if event[0] == "tasks" and "result" in event[1]:
+            results.append(event)
+            continue
+        shuffled.extend(reversed(results))
+        results = []
+        shuffled.append(event)
+    shuffled.extend(reversed(results))
+    assert shuffled != events  # (the fan-out step's three results did come in another order)
+    logs: list[list[tuple[str, Any]]] = []
+    for stream in (events, shuffled):
+        log = _Log()
+        translator = StepTranslator([log], topology=as_target(graph).topology(), limit=25)
+        translator.start(value)
+        for event_mode, chunk in stream:
+            translator.feed((), event_mode, chunk)
+        translator.finish()
+        logs.append(log.calls)
+    assert logs[0] == logs[1]
+    workers = [call[1][2] for call in logs[0] if call[0] == "on_start" and call[1][0] == ("worker",)]
+    assert [w["topic"] for w in workers] == ["a", "b", "c"]  # the order `plan` sent them in

@@ -12,8 +12,9 @@ the graph has a checkpointer, which LangGraph builds at a cost and the translato
   run), `on_step_end(StepInfo)` when the next step's tasks are known or the run ends, with the state
   after the step, the next nodes and the budget: step `index` (0-based, LangGraph step `index + 1`:
   LangGraph's step 0 only writes the input) uses `index + 1` of `recursion_limit` steps;
-- `on_start`/`on_end`/`on_error` per node task when its result arrives (a node's recorded time is when
-  LangGraph reported its result), with per-tool-call facts for a `ToolNode` and the model's message as
+- `on_start`/`on_end`/`on_error` per node task when its result arrives, in the order of the step's
+  tasks (a result waits for those of the tasks listed before it: parallel tasks finish in any order,
+  and a run recorded twice must list its node runs alike), with per-tool-call facts for a `ToolNode` and the model's message as
   the output of the prebuilt agent's model node;
 - the graph's own `on_start`/`on_end`/`on_error` around the run, where a `GraphRecursionError` becomes
   graph_core's `MaxStepsExceededError` (its cause is the original), a node's exception a `NodeRunError`
@@ -57,6 +58,8 @@ class _Graph:
     state: Any = None
     paused: list[str] = field(default_factory=lambda: [])
     failed: str | None = None
+    finished: dict[str, Mapping[str, Any]] = field(default_factory=lambda: {})  # results held back
+    released: int = 0  # how many of the open step's tasks, in their order, have been reported
 
 
 def _path_of(namespace: Sequence[str]) -> tuple[str, ...]:
@@ -174,6 +177,7 @@ class StepTranslator:
         output (the final state, or its `output_schema` part), or the `InterruptError`
         reported for the interrupt."""
         self._flush_all()
+        self._release_everywhere()
         self._close_nested(())
         top = self._graph(())
         if interrupted is None:
@@ -192,6 +196,7 @@ class StepTranslator:
     def fail(self, error: BaseException) -> BaseException:
         """The stream raised `error`; returns what was reported to the graph's `on_error`."""
         self._flush_all()
+        self._release_everywhere()
         reported: BaseException = error
         if type(error).__name__ == "GraphRecursionError":
             self._close_nested(())
@@ -251,6 +256,7 @@ class StepTranslator:
         graph.lg_step = graph.incoming_step
         graph.nodes = names
         graph.tasks = {task_id: (name, value) for task_id, name, value in graph.incoming}
+        graph.released = 0
         graph.incoming = []
         graph.paused = []
         graph.open = True
@@ -259,6 +265,7 @@ class StepTranslator:
 
     def _close(self, graph: _Graph, next_nodes: Sequence[str], *, ended: bool, infer: bool = True) -> None:
         """`on_step_end` for the open step of `graph`, with the state after it and what runs next."""
+        self._release(graph, all_held=True)
         graph.open = False
         next_nodes = _unique(next_nodes)
         branches = self._branches(graph, next_nodes, ended) if infer else ()
@@ -323,6 +330,36 @@ class StepTranslator:
     # --- node runs ------------------------------------------------------------------------------
 
     def _result(self, graph: _Graph, payload: Mapping[str, Any]) -> None:
+        """A task finished: reported now if every task listed before it in its step has been, else held
+        until they are (or until the step ends, for tasks that never report)."""
+        task_id = str(payload.get("id"))
+        if task_id not in graph.tasks:
+            self._report(graph, payload)
+            return
+        graph.finished[task_id] = payload
+        self._release(graph, all_held=False)
+
+    def _release(self, graph: _Graph, *, all_held: bool) -> None:
+        """Report the held results in the order of the step's tasks: the ones now next in line, or
+        (`all_held`, the step is ending) every one still held."""
+        order = list(graph.tasks)
+        while graph.finished and graph.released < len(order):
+            task_id = order[graph.released]
+            payload = graph.finished.pop(task_id, None)
+            if payload is None and not all_held:
+                return
+            graph.released += 1
+            if payload is not None:
+                self._report(graph, payload)
+
+    def _release_everywhere(self) -> None:
+        """Report every held result, nested graphs first (a parent's result closes its children)."""
+        for path in sorted(self._graphs, key=len, reverse=True):
+            graph = self._graphs.get(path)
+            if graph is not None:
+                self._release(graph, all_held=True)
+
+    def _report(self, graph: _Graph, payload: Mapping[str, Any]) -> None:
         """A task finished (or failed, or paused): its node's callbacks, in one go."""
         name = str(payload["name"])
         task = graph.tasks.get(str(payload.get("id")))
