@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events
@@ -23,44 +23,36 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from inspector.conversation import Said, state_messages, step_name
 from inspector.errors import InspectorError
 from inspector.recording.reader import Run
 from inspector.replay import Replay
 from inspector.tui import follow
 from inspector.tui.arrange import GRAPH_MIN_WIDTH, WIDE_REST, Arranger
-from inspector.tui.budget_bar import BudgetBar, budget_level
+from inspector.tui.budget_bar import BudgetBar
+from inspector.tui.cursor_view import CursorView
 from inspector.tui.focus_mark import mark_focus
 from inspector.tui.follow import waiting_text
 from inspector.tui.footer import KeyFooter
-from inspector.tui.goto import GotoError, goto_prompt, resolve_step
-from inspector.tui.graph_pane import GraphPane, Painted, count_gutter
+from inspector.tui.goto import GotoError, resolve_step
+from inspector.tui.graph_pane import GraphPane, Painted
 from inspector.tui.help_screen import HelpScreen
 from inspector.tui.host import ReplayHost
 from inspector.tui.keys import DEBUG_KEYS, KEYS, bindings, help_rows
-from inspector.tui.literal import visible
 from inspector.tui.messages_pane import MessagesPane
 from inspector.tui.node_detail import NodeDetail
-from inspector.tui.notes import counting_note, status_text, timeline_note
-from inspector.tui.prompt import PromptScreen
-from inspector.tui.repaint import repaint, retitle
+from inspector.tui.notes import status_text
+from inspector.tui.repaint import repaint
 from inspector.tui.search import Finder
 from inspector.tui.session import Session
 from inspector.tui.state_pane import StatePane
+from inspector.tui.step_prompts import StepPrompts
 from inspector.tui.timeline import Columns, Timeline, header
 from inspector.tui.walker import Walker
 
 __all__ = ["GRAPH_MIN_WIDTH", "SPEEDS", "WIDE_REST", "ReplayApp", "make_app"]
 
-_W = TypeVar("_W", bound=Widget)
-
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 """Play speeds in steps per second; `+`/`-` move along this list."""
-MESSAGES_ALL_UP_TO = 1_000
-MESSAGES_SHOWN = 60
-"""A conversation longer than `MESSAGES_ALL_UP_TO` shows only its newest `MESSAGES_SHOWN` messages: an
-agent's history grows by a message a step, and laying out (and keeping) 100,000 messages at each key
-would take minutes and gigabytes. Shorter ones show whole, every message reachable by scrolling."""
 
 
 class ReplayApp(ReplayHost):
@@ -103,13 +95,13 @@ class ReplayApp(ReplayHost):
         self._theme_name = theme
         self._start = start
         self.finder = Finder(self)
-        self.last_key = ""
+        self.prompts = StepPrompts(self)
         self._play_timer: Timer | None = None
         self._poll_timer: Timer | None = None
         self.arranger = Arranger(self)
         self._begun = False
         self.graph_counting = False  # the graph shows no counts: the background count is not there yet
-        self._panes: dict[tuple[str, type[Widget]], Widget] = {}
+        self.view = CursorView(self)
         self.walker = Walker(self)
 
     run_file_error: InspectorError | None = None
@@ -168,7 +160,7 @@ class ReplayApp(ReplayHost):
     # --- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        self._panes.clear()  # a followed file's screen is composed again: new panes
+        self.view.forget_panes()  # a followed file's screen is composed again: new panes
         if self._session is None:
             yield Static(waiting_text(self.path, self.poll_interval), id="waiting")
             yield KeyFooter()
@@ -235,80 +227,10 @@ class ReplayApp(ReplayHost):
 
     # --- showing --------------------------------------------------------------------------------
 
-    def _pane(self, kind: type[_W], selector: str | None = None) -> _W:
-        """The screen's pane of type `kind` (or `selector`), looked up once per composed screen: a
-        lookup walks the screen's widgets, and a step asked for a dozen."""
-        key = (selector or "", kind)
-        pane = self._panes.get(key)
-        if not isinstance(pane, kind):
-            pane = self.query_one(selector, kind) if selector else self.query_one(kind)
-            self._panes[key] = pane
-        return pane
-
     def show_cursor(self) -> None:
-        """Push the cursor's position into every pane."""
-        session, replay = self.session, self.replay
-        run = session.run
-        cursor = replay.cursor
-        step = replay.current
-        at_end = cursor >= len(replay) - 1
-        stop = session.stop_report() if at_end else None
-        timeline = self._pane(Timeline)
-        timeline.breakpoints = replay.breakpoints
-        timeline.hits = self.finder.hit_set
-        timeline.cursor = cursor
-        active = step.nodes if step is not None else (stop.unfinished_nodes if stop else ())
-        mark = session.interrupt_at(cursor) if step is not None else (stop.interrupt if stop else None)
-        so_far = session.path_known(cursor)
-        self.graph_counting = so_far is None
-        painted = self._pane(GraphPane).show(
-            run.topology,
-            active=active,
-            so_far=so_far if so_far is not None else session.path_partial(cursor),
-            breakpoints=replay.breakpoints,
-            failed=stop.unfinished_nodes if stop and stop.status == "error" else (),
-            interrupted=mark.nodes if mark is not None else (),
-            gutter=count_gutter(len(session)),
-        )
-        self._fit_graph(painted)
-        retitle(self._pane(Widget, "#graph-box"), subtitle=counting_note(session, known=so_far is not None))
-        state = replay.state_at(cursor) if step is not None else None
-        changes = replay.changes_at(cursor) if step is not None else []
-        empty = None
-        if step is None:
-            empty = "(no complete step recorded)"
-        elif state is None:
-            empty = "(no state: this graph keeps none)"
-        self._pane(StatePane).show(state, changes, diff=self.diff_mode, empty=empty)
-        held = len(state_messages(state))
-        last = MESSAGES_SHOWN if held > MESSAGES_ALL_UP_TO else None
-        said = session.conversation.at(cursor, state, last=last) if step is not None else []
-        retitle(
-            self._pane(MessagesPane),
-            subtitle=f"newest {len(said)} of {held} messages" if held > len(said) else "",
-        )
-        by = [self._said_by(item) for item in said]
-        if self._pane(MessagesPane).show(said, by=by, expand=self.expand):
-            self._pane(MessagesPane).show_newest()
-        self._pane(NodeDetail).show(
-            step, stop=stop, mark=mark, expand=self.expand, segments=len(run.segments)
-        )
-        budget = step.budget if step else None
-        iterations_max = session.iterations_max_at(cursor)
-        level = budget_level(budget, iterations_max=iterations_max) if budget else "none"
-        bar = self._pane(BudgetBar)
-        bar.show(
-            budget,
-            cycle=session.budget_cycle() if at_end else None,  # said from the step that spent it
-            iterations_max=iterations_max,
-            consuming=session.consuming_cycle(cursor, so_far=so_far)
-            if so_far is not None and level in ("low", "critical")
-            else None,
-        )
-        if len(run.segments) > 1:  # each resumed run has its own step budget
-            retitle(bar, title=f"budget · segment {session.segment_at(cursor)} (restarts at each resume)")
-        retitle(self._pane(Widget, "#timeline-box"), subtitle=timeline_note(session, expand=self.expand))
-        repaint(self._pane(Static, "#status"), self._status())
+        """Push the cursor's position into every pane (`CursorView`), then the status line."""
+        self.view.show(hits=self.finder.hit_set, diff=self.diff_mode, expand=self.expand, fit=self._fit_graph)
+        repaint(self.view.status(), self._status())
         self.mark_focus()
 
     PANES = ("#graph-box", "#timeline-box", "#state", "#messages-box", "#detail-box")
@@ -318,14 +240,7 @@ class ReplayApp(ReplayHost):
         """Put the focus mark on the focused pane's title (after titles change, and when focus moves)."""
         if self.waiting:
             return
-        mark_focus(self._pane(Widget, selector) for selector in self.PANES)
-
-    def _said_by(self, said: Said) -> str:
-        """Who said a message and when, as its block's header shows it: `chat · step 0`, `input`."""
-        if said.position is None:
-            return said.origin
-        where = f"{said.node} · {step_name(self.session.run, said.position)}"
-        return f"{where} (into the state)" if said.origin == "state" else where
+        mark_focus(self.view.pane(Widget, selector) for selector in self.PANES)
 
     def _fit_graph(self, painted: Painted | None) -> None:
         """Lay the screen out for the drawing and scroll its highlighted box into view (`Arranger`)."""
@@ -404,18 +319,7 @@ class ReplayApp(ReplayHost):
 
     def action_goto(self) -> None:
         self._main_screen_only()
-
-        def done(answer: str | None) -> None:
-            if answer is None or not answer.strip():
-                return
-            try:
-                position = resolve_step(answer, self.session.run)
-            except GotoError as exc:
-                self.notify(str(exc), severity="warning", markup=False)
-                return
-            self.go(position)
-
-        self.push_screen(PromptScreen(goto_prompt(self.session.run)), done)
+        self.prompts.goto()
 
     def action_search(self) -> None:
         self._main_screen_only()
@@ -431,28 +335,15 @@ class ReplayApp(ReplayHost):
 
     def action_next_change(self) -> None:
         self._main_screen_only()
-
-        def done(answer: str | None) -> None:
-            if answer:
-                self.next_change(answer.strip())
-
-        prompt = "Next change of state key (e.g. messages, a.b[2])"
-        self.push_screen(PromptScreen(prompt, value=self.last_key), done)
+        self.prompts.next_change()
 
     def action_repeat_next_change(self) -> None:
         self._main_screen_only()
-        if self.last_key:
-            self.next_change(self.last_key)
-        else:
-            self.action_next_change()
+        self.prompts.repeat_next_change()
 
     def next_change(self, key: str) -> None:
-        self.last_key = key
-        found = self.replay.next_change(key)
-        if found is None:
-            self.notify(f"no later change of {key!r}", severity="warning", markup=False)
-            return
-        self.go(found)
+        """Jump to where state key `key` next changes (`k`'s answer)."""
+        self.prompts.jump_to_change(key)
 
     def action_breakpoint(self) -> None:
         self._main_screen_only()
@@ -466,23 +357,7 @@ class ReplayApp(ReplayHost):
 
     def action_breakpoint_on(self) -> None:
         self._main_screen_only()
-
-        def done(answer: str | None) -> None:
-            if answer and answer.strip():
-                node = answer.strip()
-                known = self.session.node_keys()
-                if known is not None and node not in known and node not in self.replay.breakpoints:
-                    listed = ", ".join(known[:20]) + (
-                        f" and {len(known) - 20} more" if len(known) > 20 else ""
-                    )
-                    said = f"no breakpoint set: {node!r} is not a node of this graph; its nodes are {listed}"
-                    self.notify(visible(said), severity="warning", markup=False)
-                    return
-                on = self.replay.toggle_breakpoint(node)
-                self.notify(f"breakpoint {'on' if on else 'off'}: {node}", markup=False)
-                self.show_cursor()
-
-        self.push_screen(PromptScreen("Toggle a breakpoint on node"), done)
+        self.prompts.breakpoint_on()
 
     def action_continue(self) -> None:
         self._main_screen_only()

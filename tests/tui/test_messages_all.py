@@ -103,10 +103,10 @@ async def test_a_sliding_window_lays_out_only_its_new_message(
 def _count_wraps(monkeypatch: pytest.MonkeyPatch, *, shown: int) -> list[int | None]:
     """A conversation over 10 messages shows its newest `shown`; the state index of every message the
     pane wraps (lays out) from now on is appended to the list returned."""
-    from inspector.tui import app as app_module
+    from inspector.tui import cursor_view as view_module
 
-    monkeypatch.setattr(app_module, "MESSAGES_ALL_UP_TO", 10)
-    monkeypatch.setattr(app_module, "MESSAGES_SHOWN", shown)
+    monkeypatch.setattr(view_module, "MESSAGES_ALL_UP_TO", 10)
+    monkeypatch.setattr(view_module, "MESSAGES_SHOWN", shown)
     wrapped: list[int | None] = []
     wrap = MessagesPane._wrap  # pyright: ignore[reportPrivateUsage]
 
@@ -155,10 +155,10 @@ async def test_a_jump_lays_out_the_newest_messages_on_the_key_and_the_rest_after
 async def test_a_block_scrolled_to_before_it_was_laid_out_is_laid_out_as_it_is_drawn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspector.tui import app as app_module
+    from inspector.tui import cursor_view as view_module
 
-    monkeypatch.setattr(app_module, "MESSAGES_ALL_UP_TO", 10)
-    monkeypatch.setattr(app_module, "MESSAGES_SHOWN", 30)
+    monkeypatch.setattr(view_module, "MESSAGES_ALL_UP_TO", 10)
+    monkeypatch.setattr(view_module, "MESSAGES_SHOWN", 30)
     app = make_app(synthetic(tmp_path / "long.jsonl", 40))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
