@@ -121,10 +121,17 @@ def plan_langgraph_fork(
     )
 
 
-def _replayed_runs(parent: Run, index: int) -> list[ReplayedRun]:
+def _replayed_runs(parent: Run, index: int, commands: dict[str, set[str]]) -> list[ReplayedRun]:
     """Step `index`'s top-level node runs as LangGraph values: the recorded input and output (a model's
     answer as the `{"messages": [AIMessage]}` update its node returned). A nested graph's node runs are
-    left out: its graph node's output is replayed whole."""
+    left out: its graph node's output is replayed whole.
+
+    A node that returns `Command(goto=...)` wrote no state for where it went (the recording holds its
+    state update only): when it declared its destinations (`commands`, node -> targets), the nodes
+    of the next step among them are where it went, and its output is replayed as that `Command`."""
+    from langgraph.types import Command
+
+    following = list(parent.steps[index + 1].nodes) if index + 1 < len(parent.steps) else []
     runs: list[ReplayedRun] = []
     for j, node_run in enumerate(parent.steps[index].node_runs):
         if len(node_run.path) > 1:
@@ -142,6 +149,9 @@ def _replayed_runs(parent: Run, index: int) -> list[ReplayedRun]:
             update: Any = {"messages": [from_message(output, id=f"lc_run--inspector-replay-{seed}")]}
         else:
             update = to_langchain(output)
+        goto = [n for n in following if n in commands.get(node, ())]
+        if goto:
+            update = Command(update=update or None, goto=goto)
         try:
             given = to_langchain(decode_value(node_run.input, "input"))
         except DebugError:  # an input the recording cut short is shown as it was recorded
@@ -158,6 +168,10 @@ def _rebuild(plan: ForkPlan) -> tuple[Rebuild, list[Edit], int]:
     rebuild.start(to_langchain(plan.input))
     edits: list[Edit] = []
     replayed = 0
+    commands: dict[str, set[str]] = {}
+    for edge in plan.target.topology().edges:
+        if edge.branch_kind == "command":
+            commands.setdefault(edge.source, set()).add(edge.target)
     for i in range(plan.step + 1):
         if i > 0:
             rebuild.check_state(i - 1)
@@ -173,7 +187,7 @@ def _rebuild(plan: ForkPlan) -> tuple[Rebuild, list[Edit], int]:
                 replayed += 1
         rebuild.check_nodes(i)
         if i < plan.step:
-            rebuild.replay(i, _replayed_runs(parent, i))
+            rebuild.replay(i, _replayed_runs(parent, i, commands))
             continue
         if plan.sets:
             edits += rebuild.edit(i, plan.sets, before)
@@ -210,21 +224,69 @@ def _feed_replayed(translator: StepTranslator, steps: Sequence[ReplayedStep]) ->
         translator.feed((), "values", step.state)
 
 
-def _live(graph: Any, config: dict[str, Any], nested: bool) -> Iterator[tuple[Sequence[str], str, Any]]:
-    """The live run from the forked checkpoint, as (namespace, mode, chunk); the state LangGraph emits
-    before the first task (the checkpoint's own, edits included) is left out: the step before was
-    recorded with the state it ended with, and the edits as `edit` lines."""
-    events = (
-        graph.stream(None, config, stream_mode=_MODES, subgraphs=True)
-        if nested
-        else (((), mode, chunk) for mode, chunk in graph.stream(None, config, stream_mode=_MODES))
-    )
+def _live(
+    graph: Any,
+    config: dict[str, Any],
+    *,
+    nested: bool,
+    left: int,
+    limit: int,
+    order: Sequence[str],
+) -> Iterator[tuple[Sequence[str], str, Any]]:
+    """The live run from the forked checkpoint, as (namespace, mode, chunk), within `left` steps.
+
+    The state LangGraph emits before the first task (the checkpoint's own, edits included) is left
+    out: the step before was recorded with the state it ended with, and the edits as `edit` lines. A
+    run resumed from a checkpoint at LangGraph step s stops after step s + `recursion_limit` + 2, so
+    `recursion_limit` is `left - 2` (LangGraph's `remaining_steps` then counts down as in the recorded
+    run); below 1, which LangGraph refuses, the step that would go past `left` raises LangGraph's own
+    `GraphRecursionError` here instead."""
+    from langgraph.errors import GraphRecursionError
+
+    run_config = {**config, "recursion_limit": max(1, left - 2)}
+    stream = graph.stream(None, run_config, stream_mode=_MODES, subgraphs=nested)
     started = False
-    for namespace, mode, chunk in events:
-        if not started and mode == "values" and not namespace:
-            continue
-        started = True
-        yield namespace, mode, chunk
+    first: list[tuple[Sequence[str], str, Any]] | None = []  # the first step's tasks, until complete
+    steps = 0
+    batch = False  # inside a top-level step's batch of tasks (LangGraph announces them together)
+    try:
+        for event in stream:
+            namespace, mode, chunk = event if nested else ((), *event)
+            top = not namespace
+            if top and mode == "tasks" and "result" not in chunk:
+                if not batch:
+                    batch, steps = True, steps + 1
+                    if steps > left:
+                        raise GraphRecursionError(
+                            f"Recursion limit of {limit} reached without hitting a stop condition "
+                            "(the recorded run's step budget, counted from its step 0)"
+                        )
+            elif top:
+                batch = False
+            if not started and mode == "values" and top:
+                continue
+            started = True
+            if first is not None:
+                if top and mode == "tasks" and "result" not in chunk:
+                    first.append((namespace, mode, chunk))
+                    continue
+                yield from _in_order(first, order)
+                first = None
+            yield namespace, mode, chunk
+        yield from _in_order(first or [], order)
+    finally:
+        stream.close()
+
+
+def _in_order(
+    tasks: list[tuple[Sequence[str], str, Any]], order: Sequence[str]
+) -> list[tuple[Sequence[str], str, Any]]:
+    """A step's task announcements in the recorded order of its nodes. A run resumed from a checkpoint
+    lists its first step's tasks in the order the nodes were added to the graph, where a running graph
+    lists those its last step triggered: the same tasks, run in parallel, which `diff` would otherwise
+    report as a different step."""
+    rank = {name: i for i, name in enumerate(order)}
+    return sorted(tasks, key=lambda event: rank.get(str(event[2].get("name")), len(rank)))
 
 
 def _interrupt(
@@ -289,13 +351,13 @@ def _record(
     thread = {"configurable": dict(rebuild.config["configurable"])}
     thread["configurable"].pop("checkpoint_id", None)
     thread["configurable"].pop("checkpoint_ns", None)
-    # LangGraph gives a run resumed from a checkpoint `recursion_limit + 1` steps: what is left of the
-    # recorded budget after the steps the fork did not run
-    left = limit - len(rebuild.steps)
-    config = {**rebuild.config, "recursion_limit": max(1, left - 1)}
+    left = limit - len(rebuild.steps)  # what the recorded budget leaves after the steps not run live
     nested = any(node.graph is not None for node in topology.nodes)
     try:
-        for namespace, mode, chunk in _live(graph, config, nested):
+        steps = parent.steps
+        order = list(steps[len(rebuild.steps)].nodes) if len(rebuild.steps) < len(steps) else []
+        live = _live(graph, rebuild.config, nested=nested, left=left, limit=limit, order=order)
+        for namespace, mode, chunk in live:
             translator.feed(namespace, mode, chunk)
     except Exception as error:
         return recorder, translator.fail(error)
