@@ -161,3 +161,14 @@ def test_the_users_checkpointer_is_left_alone(tmp_path: Path) -> None:
     before = [c.config for c in saver.list(None)]
     assert run_fork(plan, tmp_path / "fork.jsonl").status == "ok"
     assert [c.config for c in saver.list(None)] == before and graph.checkpointer is saver
+
+
+def test_an_edit_after_a_command_goes_where_the_command_went(tmp_path: Path) -> None:
+    """`route` returned `Command(goto="upper")`: an edit before step 1 is made as `route`, going to
+    `upper` again (its edges cannot say so: a `Command`'s destination is chosen in the node)."""
+    spec = "tests.langgraph.graphs:command_router"
+    parent = _record(spec, CASES[spec], tmp_path / "parent.jsonl")
+    fork = tmp_path / "fork.jsonl"
+    result = run_fork(plan_fork(parent, 1, target=spec, sets=[("state.text", "yo")]), fork)
+    assert result.status == "ok" and [list(s.nodes) for s in read_run(fork).steps] == [["route"], ["upper"]]
+    assert read_run(fork).output == {"text": "YO"}

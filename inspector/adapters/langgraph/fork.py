@@ -176,10 +176,11 @@ def _rebuild(plan: ForkPlan) -> tuple[Rebuild, list[Edit], int]:
         if i > 0:
             rebuild.check_state(i - 1)
         before = list(parent.steps[i - 1].nodes) if i > 0 else []
+        goto = {node: [n for n in parent.steps[i].nodes if n in commands.get(node, ())] for node in before}
         for edit_step, path, value in plan.recorded_edits:
             if edit_step == i:
                 try:
-                    edits += rebuild.edit(i, [(path, value)], before)
+                    edits += rebuild.edit(i, [(path, value)], before, goto)
                 except DebugError as exc:
                     raise DebugError(
                         f"the edit recorded before step {i} (`{path}`) cannot be replayed: {exc}"
@@ -190,7 +191,7 @@ def _rebuild(plan: ForkPlan) -> tuple[Rebuild, list[Edit], int]:
             rebuild.replay(i, _replayed_runs(parent, i, commands))
             continue
         if plan.sets:
-            edits += rebuild.edit(i, plan.sets, before)
+            edits += rebuild.edit(i, plan.sets, before, goto)
         if plan.model_answer is not None:
             (node,) = plan.chat_nodes
             rebuild.answer(i, node, plan.model_answer)

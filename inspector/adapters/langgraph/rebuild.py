@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ from inspector.adapters.langgraph.restore import from_message, to_langchain
 from inspector.adapters.langgraph.topology import LG_END, LG_START
 from inspector.debug.controller import Edit, apply_edit
 from inspector.debug.fork_plan import first_difference
+from inspector.debug.paths import parse_path
 from inspector.debug.settled import Settled
 from inspector.errors import DebugError
 from inspector.recording import Run
@@ -63,7 +64,6 @@ class ReplayedStep:
 
     runs: list[ReplayedRun]
     state: Any = None
-    answered: bool = False  # the model answer's step (`--model-answer`)
 
 
 @dataclass
@@ -150,10 +150,17 @@ class Rebuild:
 
     # --- edits ------------------------------------------------------------------------------------
 
-    def edit(self, step: int, sets: Sequence[tuple[str, Any]], as_nodes: Sequence[str]) -> list[Edit]:
+    def edit(
+        self,
+        step: int,
+        sets: Sequence[tuple[str, Any]],
+        as_nodes: Sequence[str],
+        goto: Mapping[str, Sequence[str]] | None = None,
+    ) -> list[Edit]:
         """Apply `sets` (path, value) at the boundary before `step`, as one superstep written as
-        `as_nodes` (the nodes of the step before; `__start__` before step 0). Returns the edits as
-        they are recorded; a path that does not exist or a value of the wrong type raises
+        `as_nodes` (the nodes of the step before; `__start__` before step 0). `goto` names, for a node
+        that went on with `Command(goto=...)`, where it went (its edges cannot say it again). Returns
+        the edits as they are recorded; a path that does not exist or a value of the wrong type raises
         `DebugError` and changes nothing."""
         live = self.values()
         if not isinstance(live, dict):
@@ -163,6 +170,8 @@ class Rebuild:
                 "state read as a mapping)"
             )
         state: dict[str, Any] = dict(self._neutral.value(live))  # pyright: ignore[reportUnknownArgumentType]
+        # a boundary as graph_core's debugger holds one, so its typed edits apply as they are (the
+        # budget is not read by an edit)
         boundary = Boundary(step, Budget.of(step, 1 << 30), [(n, None) for n in self.next_nodes()], state)
         edits: list[Edit] = []
         keys: list[str] = []
@@ -184,18 +193,19 @@ class Rebuild:
         for key in keys:
             value = to_langchain(edited[key], live.get(key))  # pyright: ignore[reportUnknownMemberType]
             updates[key] = self._overwrite(key, value)
+        from langgraph.types import Command
+
         first, *others = as_nodes or [LG_START]
-        self._superstep(
-            [(updates, first), *((None, node) for node in others)], f"the edit before step {step}"
-        )
+        writes: list[tuple[Any, str]] = []
+        for node, values in [(first, updates), *((node, None) for node in others)]:
+            targets = list((goto or {}).get(node, ()))
+            writes.append((Command(update=values, goto=targets) if targets else values, node))
+        self._superstep(writes, f"the edit before step {step}")
         return edits
 
     @staticmethod
     def _top_key(path_text: str) -> str:
-        from inspector.debug.paths import parse_path
-
-        segments = parse_path(path_text).segments
-        return str(segments[0])
+        return str(parse_path(path_text).segments[0])
 
     def _overwrite(self, key: str, value: Any) -> Any:
         """`value` for channel `key`, past the channel's reducer when it has one (`Overwrite`)."""
@@ -227,8 +237,6 @@ class Rebuild:
         reply = from_message(message, id=f"lc_run--inspector-fork-{seed}")
         state_input = self.values()
         self._superstep([({"messages": [reply]}, node)], f"the model answer at step {step}")
-        replayed = ReplayedStep(
-            [ReplayedRun(node, state_input, {"messages": [reply]})], self.values(), answered=True
-        )
+        replayed = ReplayedStep([ReplayedRun(node, state_input, {"messages": [reply]})], self.values())
         self.steps.append(replayed)
         return replayed
