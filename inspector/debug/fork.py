@@ -1,6 +1,8 @@
 """Forks: run on from step N of a recording, with edits or another model answer, without an LLM.
 
-"Fork at step N" rebuilds the run at the boundary before step N and re-runs step N from there:
+"Fork at step N" rebuilds the run at the boundary before step N and re-runs step N from there. A
+LangGraph TARGET is checked here the same way (consent, topology, the step), then forked by
+`inspector.adapters.langgraph.fork` through LangGraph's own checkpoints; for graph_core:
 
 1. The target (`--target`, or the run header's `meta.target` when the user agreed to run it: see
    `inspector.trust`) is loaded and its topology compared with the recorded one; any difference
