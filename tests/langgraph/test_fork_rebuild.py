@@ -172,3 +172,52 @@ def test_an_edit_after_a_command_goes_where_the_command_went(tmp_path: Path) -> 
     result = run_fork(plan_fork(parent, 1, target=spec, sets=[("state.text", "yo")]), fork)
     assert result.status == "ok" and [list(s.nodes) for s in read_run(fork).steps] == [["route"], ["upper"]]
     assert read_run(fork).output == {"text": "YO"}
+
+
+NOTES = """
+from typing import TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+
+class Notes(TypedDict, total=False):
+    text: str
+    note: str
+
+
+def draft(state: Notes) -> dict:
+    return {"text": state["text"] + "."}
+
+
+def sign(state: Notes) -> dict:
+    return {"text": state["text"] + " (" + state.get("note", "unsigned") + ")"}
+
+
+builder = StateGraph(Notes)
+builder.add_node("draft", draft)
+builder.add_node("sign", sign)
+builder.add_edge(START, "draft")
+builder.add_edge("draft", "sign")
+builder.add_edge("sign", END)
+graph = builder.compile()
+"""
+
+
+def test_a_declared_key_the_run_never_set_is_set_with_its_type_checked(tmp_path: Path) -> None:
+    (tmp_path / "notes.py").write_text(NOTES)
+    spec = f"{tmp_path / 'notes.py'}:graph"
+    parent = _record(spec, {"text": "hi"}, tmp_path / "parent.jsonl")
+    assert read_run(parent).output == {"text": "hi. (unsigned)"}
+    fork = tmp_path / "fork.jsonl"
+    result = run_fork(plan_fork(parent, 1, target=spec, sets=[("state.note", "Ann")]), fork)
+    assert read_run(fork).output == {"text": "hi. (Ann)", "note": "Ann"}
+    assert [(e.step, e.path, e.old, e.new) for e in result.edits] == [(1, "state.note", None, "Ann")]
+    with pytest.raises(
+        DebugError, match=r"`state.note` is declared as str: \(value\): Input should be a valid string"
+    ):
+        run_fork(plan_fork(parent, 1, target=spec, sets=[("state.note", 5)]), tmp_path / "bad.jsonl")
+    with pytest.raises(
+        DebugError, match=r"`state.note` has no value yet in this run, so nothing under it exists"
+    ):
+        run_fork(plan_fork(parent, 1, target=spec, sets=[("state.note.x", 5)]), tmp_path / "bad.jsonl")
+    assert not (tmp_path / "bad.jsonl").exists()

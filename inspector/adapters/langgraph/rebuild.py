@@ -183,7 +183,7 @@ class Rebuild:
                     "input to edit; edit the state instead (`state.KEY...`), and the nodes that run "
                     "next read it"
                 )
-            edit = apply_edit(boundary, text, value)
+            edit = self._unset(boundary, text, value) or apply_edit(boundary, text, value)
             edits.append(edit)
             key = self._top_key(edit.path)
             if key not in keys:
@@ -202,6 +202,48 @@ class Rebuild:
             writes.append((Command(update=values, goto=targets) if targets else values, node))
         self._superstep(writes, f"the edit before step {step}")
         return edits
+
+    def _unset(self, boundary: Boundary, text: str, value: Any) -> Edit | None:
+        """The edit of a state key the graph declares but the run has not set yet (a `TypedDict` with
+        `total=False`, say), checked against the key's annotation; None for any other path."""
+        path = parse_path(text)
+        state: dict[str, Any] = boundary.state
+        key = path.segments[0] if path.segments else None
+        if not isinstance(key, str) or key in state:
+            return None
+        hints = self._declared()
+        if key not in hints:
+            return None  # not declared: `apply_edit` names the keys there are
+        if len(path.segments) > 1:
+            raise DebugError(
+                f"path `{path.text}`: `state.{key}` has no value yet in this run, so nothing under it "
+                f"exists; set the whole key (`state.{key}=JSON`)"
+            )
+        from pydantic import TypeAdapter, ValidationError
+
+        try:
+            state[key] = TypeAdapter(hints[key]).validate_python(value)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(value)'}: {err['msg']}" for err in exc.errors()
+            )
+            raise DebugError(f"`state.{key}` is declared as {_type_name(hints[key])}: {problems}") from None
+        except Exception as exc:  # an annotation pydantic cannot check (a class of its own, a forward ref)
+            raise DebugError(
+                f"`state.{key}` has no value yet and its type ({_type_name(hints[key])}) cannot be checked "
+                f"here ({type(exc).__name__}), so it cannot be set"
+            ) from None
+        return Edit(boundary.step, path.text, None, value)
+
+    def _declared(self) -> dict[str, Any]:
+        """The state keys the graph's state schema declares, with their types (reducers left out)."""
+        import typing
+
+        schema = getattr(getattr(self.graph, "builder", None), "state_schema", None)
+        try:
+            return typing.get_type_hints(schema) if schema is not None else {}
+        except Exception:  # an annotation that does not resolve: no key is known to be declared
+            return {}
 
     @staticmethod
     def _top_key(path_text: str) -> str:
@@ -240,3 +282,7 @@ class Rebuild:
         replayed = ReplayedStep([ReplayedRun(node, state_input, {"messages": [reply]})], self.values())
         self.steps.append(replayed)
         return replayed
+
+
+def _type_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
