@@ -83,11 +83,15 @@ class Rebuild:
         self._encoder = Encoder(redaction=make_redaction(True), intern=False)
         self._settled = Settled(self._encoder)
         self._neutral = Neutralizer()
+        self._snapshot: tuple[dict[str, Any], Any] | None = None
 
     # --- LangGraph's thread -----------------------------------------------------------------------
 
     def snapshot(self) -> Any:
-        return self.graph.get_state(self.config)
+        """The thread's state at the latest superstep (read once per superstep: LangGraph builds it)."""
+        if self._snapshot is None or self._snapshot[0] is not self.config:
+            self._snapshot = (self.config, self.graph.get_state(self.config))
+        return self._snapshot[1]
 
     def values(self) -> Any:
         return self.snapshot().values
