@@ -1,6 +1,8 @@
 """Forks: run on from step N of a recording, with edits or another model answer, without an LLM.
 
-"Fork at step N" rebuilds the run at the boundary before step N and re-runs step N from there:
+"Fork at step N" rebuilds the run at the boundary before step N and re-runs step N from there. A
+LangGraph TARGET is checked here the same way (consent, topology, the step), then forked by
+`inspector.adapters.langgraph.fork` through LangGraph's own checkpoints; for graph_core:
 
 1. The target (`--target`, or the run header's `meta.target` when the user agreed to run it: see
    `inspector.trust`) is loaded and its topology compared with the recorded one; any difference
@@ -45,7 +47,6 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,9 @@ from pydantic import BaseModel, ValidationError
 
 from graph_core.callbacks import Boundary, StepInfo
 from graph_core.schema import Message
-from inspector.debug.controller import DebugController, Edit, apply_edit, assign_state
+from inspector.adapters.detect import is_langgraph
+from inspector.debug.controller import DebugController, apply_edit, assign_state
+from inspector.debug.fork_plan import ForkPlan, ForkResult, decode_value, first_difference
 from inspector.debug.paths import check_value_depth, parse_path, rebuild_like
 from inspector.debug.settled import Settled
 from inspector.errors import DebugError, RunWriteError, TargetConsentError, TargetError
@@ -62,7 +65,7 @@ from inspector.recording.debug_lines import read_debug_lines
 from inspector.recording.encode import Encoder
 from inspector.recording.redact import make_redaction
 from inspector.recording.sink import describe_fault, fault_error, refuse_busy
-from inspector.recording.valuelist import LISTS, plain
+from inspector.recording.valuelist import plain
 from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
 from inspector.target import LoadedTarget, TargetSource, load_target, locate_target
 from inspector.terminaltext import visible
@@ -77,55 +80,6 @@ __all__ = [
     "run_fork",
     "scripted_replayed",
 ]
-
-_ROLES = frozenset({"system", "user", "assistant", "tool"})
-_MARKERS = ("$repr", "$truncated", "$masked", "$type")
-
-
-def decode_value(value: Any, where: str = "value") -> Any:
-    """A recorded JSON value as the live value it stood for: message-shaped objects (a `role` of
-    system/user/assistant/tool) become `Message`s, in lists and mappings too. A value the recording did
-    not keep in full (`$repr`, `$truncated`, masked) raises `DebugError`: it cannot be replayed."""
-    if isinstance(value, LISTS):  # a recorded history is a `ValueList`
-        return [decode_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
-    if isinstance(value, dict):
-        mapping: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
-        marker = next((k for k in mapping if k in _MARKERS), None)
-        if marker is not None:
-            raise DebugError(f"{where} was not recorded in full (`{marker}`), so it cannot be replayed")
-        if mapping.get("role") in _ROLES:
-            try:
-                return Message.model_validate(mapping)
-            except ValidationError:
-                pass
-        return {k: decode_value(v, f"{where}.{k}") for k, v in mapping.items()}
-    return value
-
-
-@dataclass
-class ForkPlan:
-    """Everything a fork needs, checked before anything runs (see `plan_fork`)."""
-
-    parent: Run
-    step: int
-    target: LoadedTarget
-    input: Any
-    presets: list[dict[str, Any]]
-    sets: list[tuple[str, Any]] = field(default_factory=lambda: [])
-    recorded_edits: list[tuple[int, str, Any]] = field(default_factory=lambda: [])
-    model_answer: Message | None = None
-    chat_nodes: frozenset[str] = frozenset()
-    mode: str = "invoke"
-
-
-@dataclass(frozen=True)
-class ForkResult:
-    output: Path
-    status: str
-    steps: int
-    edits: list[Edit]
-    error: BaseException | None
-    replayed_edits: int = 0  # how many of `edits` are the parent's own, applied again
 
 
 def _steps_text(run: Run) -> str:
@@ -213,16 +167,34 @@ def plan_fork(
                 node_run.output, f"step {index} node `{node_run.node}` output"
             )
         presets.append(outputs)
-    chat = frozenset(n.key for n in loaded.topology().nodes if n.kind == "ChatModel")
-    if model_answer is not None and not chat:
-        raise DebugError(f"--model-answer: TARGET `{spec}` has no ChatModel node to answer for")
     mode = "stream" if parent.header.meta.get("mode") == "stream" else "invoke"  # as it was recorded
     recorded_edits = [
         (edit.step, edit.path, edit.new) for edit in read_debug_lines(parent).edits if edit.step <= step
     ]
+    if _is_langgraph(loaded):  # forked through LangGraph's own checkpoints
+        from inspector.adapters.langgraph.fork import plan_langgraph_fork
+
+        return plan_langgraph_fork(
+            parent,
+            step,
+            loaded,
+            graph_input,
+            sets=sets,
+            model_answer=model_answer,
+            recorded_edits=recorded_edits,
+            mode=mode,
+        )
+    chat = frozenset(n.key for n in loaded.topology().nodes if n.kind == "ChatModel")
+    if model_answer is not None and not chat:
+        raise DebugError(f"--model-answer: TARGET `{spec}` has no ChatModel node to answer for")
     return ForkPlan(
         parent, step, loaded, graph_input, presets, list(sets), recorded_edits, model_answer, chat, mode
     )
+
+
+def _is_langgraph(loaded: LoadedTarget) -> bool:
+    """Whether the TARGET is a LangGraph graph (`inspector.adapters.langgraph.fork` forks those)."""
+    return is_langgraph(getattr(loaded.compiled, "graph", None))
 
 
 def _consented_target(
@@ -263,32 +235,6 @@ def _consented_target(
         raise
     except TargetError as exc:
         raise recorded_target_error(exc, run_path) from exc
-
-
-def _first_difference(a: Any, b: Any, where: str = "state") -> str | None:
-    if isinstance(a, dict) and isinstance(b, dict):
-        da: dict[str, Any] = a  # pyright: ignore[reportUnknownVariableType]
-        db: dict[str, Any] = b  # pyright: ignore[reportUnknownVariableType]
-        for key in [*da, *(k for k in db if k not in da)]:
-            if key not in da or key not in db:
-                return f"{where}.{key} is {'missing' if key not in da else 'extra'} in the rebuilt run"
-            found = _first_difference(da[key], db[key], f"{where}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(a, list) and isinstance(b, list):
-        la: list[Any] = a  # pyright: ignore[reportUnknownVariableType]
-        lb: list[Any] = b  # pyright: ignore[reportUnknownVariableType]
-        if len(la) != len(lb):
-            return f"{where} has {len(la)} items in the rebuilt run, {len(lb)} in the recording"
-        for i, (x, y) in enumerate(zip(la, lb, strict=True)):
-            found = _first_difference(x, y, f"{where}[{i}]")
-            if found:
-                return found
-        return None
-    if a != b:
-        return f"{where} is {json.dumps(a)[:80]} in the rebuilt run, {json.dumps(b)[:80]} in the recording"
-    return None
 
 
 def _behind(rebuilt: Any, recorded: Any) -> bool:
@@ -382,7 +328,7 @@ class _ForkHook:
             return
         recorded = plain(stored)  # histories as lists, like the rebuilt state
         rebuilt = self._encoded(boundary.state)
-        difference = _first_difference(rebuilt, recorded)
+        difference = first_difference(rebuilt, recorded)
         if (
             difference is not None
             and isinstance(boundary.state, BaseModel | dict)
@@ -392,7 +338,7 @@ class _ForkHook:
                 restored = rebuild_like(boundary.state, recorded, "state")
             except DebugError:
                 restored = None
-            if restored is not None and _first_difference(self._encoded(restored), recorded) is None:
+            if restored is not None and first_difference(self._encoded(restored), recorded) is None:
                 assign_state(boundary, restored)
                 self.restored.append(after)
                 return
@@ -443,6 +389,10 @@ def run_fork(
     plan: ForkPlan, output: str | os.PathLike[str], *, recorder_options: dict[str, Any] | None = None
 ) -> ForkResult:
     """Run the fork into `output` (see the module docstring); a `DebugError` leaves no file behind."""
+    if _is_langgraph(plan.target):
+        from inspector.adapters.langgraph.fork import run_langgraph_fork
+
+        return run_langgraph_fork(plan, output, recorder_options=recorder_options)
     out = Path(output)
     parent = plan.parent
     meta: dict[str, Any] = {
