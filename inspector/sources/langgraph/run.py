@@ -38,7 +38,7 @@ _INTERNAL_WRITES = ("__interrupt__", "__error__", "__resume__", "__pregel_tasks"
 
 
 def _internal(channel: str) -> bool:
-    return channel.startswith(("branch:", "__")) or channel in _INTERNAL_WRITES
+    return channel.startswith(("branch:", "join:", "__")) or channel in _INTERNAL_WRITES
 
 
 @dataclass
@@ -71,7 +71,20 @@ def _tasks(parent: Checkpoint, source: str = "loop") -> list[_Task]:
             task.error = value
         elif not _internal(channel):
             task.result[channel] = value
-    return [t for t in tasks.values() if t.name != "__start__"]
+    order = {task_id: _path_order(path) for task_id, path, _, _ in parent.writes}
+    found = sorted(tasks.values(), key=lambda t: order.get(t.id, (3, 0, "")))
+    return [t for t in found if t.name != "__start__"]
+
+
+def _path_order(task_path: str) -> tuple[int, int, str]:
+    """Tasks in the order LangGraph prepares them: `Send`s first, by index, then the nodes the step
+    triggered, by name (`prepare_next_tasks`)."""
+    parts = [part.strip() for part in task_path.split(",")]
+    if parts[0] == "~__pregel_push" and len(parts) >= 2 and parts[1].isdigit():
+        return (0, int(parts[1]), task_path)
+    if parts[0] == "~__pregel_pull" and len(parts) >= 2:
+        return (1, 0, parts[1])
+    return (2, 0, task_path)
 
 
 def next_nodes(checkpoint: Checkpoint) -> list[str]:
