@@ -20,7 +20,10 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-__all__ = ["PostgresCluster", "running_cluster"]
+__all__ = ["PostgresCluster", "PostgresClusterError", "running_cluster"]
+
+_BASE = tempfile.gettempdir()
+"""Where clusters go, taken at import: tests point `tempfile` at their own (root-only) folders later."""
 
 _MISSING = (
     "PostgreSQL's server programs (initdb, pg_ctl) were not found on PATH nor under "
@@ -96,7 +99,7 @@ def _run(command: list[str], log: Path | None = None) -> None:
 def running_cluster() -> Iterator[PostgresCluster]:
     """Start a cluster, yield it, stop it and remove its folder."""
     programs = server_programs()
-    folder = Path(tempfile.mkdtemp(prefix="inspector-pg-"))
+    folder = Path(tempfile.mkdtemp(prefix="inspector-pg-", dir=_BASE))
     if os.geteuid() == 0:
         try:
             user = pwd.getpwnam("postgres")

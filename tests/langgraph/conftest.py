@@ -21,11 +21,14 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[PostgresCluster]:
     """One throwaway cluster on loopback for the whole session (fails, never skips, without the server)."""
+    problem = ""
     try:
         with running_cluster() as cluster:
             yield cluster
     except PostgresClusterError as error:
-        pytest.fail(str(error), pytrace=False)
+        problem = str(error)
+    if problem:  # failed outside the handler: one message, not two chained
+        pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture
