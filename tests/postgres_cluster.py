@@ -116,7 +116,22 @@ def running_cluster() -> Iterator[PostgresCluster]:
         _run([str(programs / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8",
               "--locale=C", "--no-sync"])  # fmt: skip
         options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
-        _run([str(programs / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(log), "-w", "-t", "60", "start"], log)
+        _run(
+            [
+                str(programs / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(log),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+            log,
+        )
         try:
             yield PostgresCluster(folder, port)
         finally:

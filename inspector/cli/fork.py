@@ -125,8 +125,8 @@ def run(args: argparse.Namespace) -> int:
     result = run_fork(plan, output)
     n = result.steps
     summary = (
-        f"forked {shown(args.run_file)} at step {plan.step}: recorded {n} step{'' if n == 1 else 's'} to {output} "
-        f"(status {result.status}"
+        f"forked {shown(args.run_file)} at step {plan.step}: recorded {n} step{'' if n == 1 else 's'} to "
+        f"{output} (status {result.status}"
     )
     own = len(result.edits) - result.replayed_edits
     if own:

@@ -14,7 +14,7 @@ from inspector.cli.plain import echo
 from inspector.cli.terminal import require_terminal
 from inspector.errors import InspectorError
 from inspector.recording.reader import RunFileWarning
-from inspector.sources.langgraph import add_thread_options, run_source, shown
+from inspector.sources.langgraph import add_thread_options, converting, run_source, shown
 
 __all__ = ["register", "run"]
 
@@ -99,21 +99,19 @@ def run(args: argparse.Namespace) -> int:
         from inspector.target import locate_target
 
         locate_target(args.target)
+    source = run_source(
+        args.run_file,
+        args.thread,
+        target=args.target,
+        branch=args.branch,
+        checkpoint=args.checkpoint,
+        behind=not args.follow,
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
         app = make_app(
-            str(
-                run_file_path(
-                    run_source(
-                        args.run_file,
-                        args.thread,
-                        target=args.target,
-                        branch=args.branch,
-                        checkpoint=args.checkpoint,
-                    )
-                )
-            ),
-            follow=args.follow,
+            str(run_file_path(source)),
+            follow=args.follow or converting(Path(source)),  # a thread's run file still being written
             poll_interval=args.poll,
             lenient=args.lenient,
             fork_target=args.target,

@@ -32,7 +32,9 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def written(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Any]]:
+def written(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Backend, Any]]:
     """Every graph's threads on one checkpointer, written once per module, and LangGraph's own view."""
     if request.param == "sqlite":
         backend = Backend("sqlite", str(tmp_path_factory.mktemp("sqlite") / "checkpoints.sqlite"))
@@ -167,7 +169,18 @@ def test_fork_runs_on_from_a_threads_step(
     assert main(["fork", backend.location, "--thread", "react", "--step", "1", "-o", str(out)]) == 2
     assert "pass the graph's with --target" in " ".join(capsys.readouterr().err.split())
     target = "fixtures.langgraph_react:agent"
-    command = ["fork", backend.location, "--thread", "react", "--step", "1", "-o", str(out), "--target", target]
+    command = [
+        "fork",
+        backend.location,
+        "--thread",
+        "react",
+        "--step",
+        "1",
+        "-o",
+        str(out),
+        "--target",
+        target,
+    ]
     assert main(command) == 0
     fork = read_run(out)
     assert [step.nodes for step in fork.steps] == [("agent",), ("tools",), ("agent",)]

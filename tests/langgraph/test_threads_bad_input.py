@@ -77,7 +77,9 @@ def test_a_value_no_serializer_here_decodes_is_opaque(backend: Backend) -> None:
     assert run.status == "interrupted"  # the rest of the thread is read as it is
 
 
-def test_a_checkpoint_of_a_newer_langgraph_names_the_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_checkpoint_of_a_newer_langgraph_names_the_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = Backend("sqlite", str(tmp_path / "db.sqlite"))
     with db.saver() as saver:
         approval().compile(checkpointer=saver).invoke({"request": "ship", "log": []}, config("t"))

@@ -9,7 +9,9 @@ from tests import postgres_cluster
 from tests.postgres_cluster import PostgresCluster, PostgresClusterError, server_programs
 
 
-def test_without_the_server_programs_the_cluster_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_server_programs_the_cluster_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(postgres_cluster.shutil, "which", lambda name: None)
     monkeypatch.setattr(postgres_cluster.glob, "glob", lambda pattern: [])
     with pytest.raises(PostgresClusterError, match=r"apt-get install -y postgresql"):

@@ -55,7 +55,9 @@ class Backend:
         from psycopg import Connection
         from psycopg.rows import dict_row
 
-        with Connection.connect(self.location, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+        with Connection.connect(
+            self.location, autocommit=True, prepare_threshold=0, row_factory=dict_row
+        ) as conn:
             saver = PostgresSaver(conn)  # pyright: ignore[reportArgumentType]
             saver.setup()  # creates the tables, as every PostgresSaver user must once
             yield saver

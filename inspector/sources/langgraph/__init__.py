@@ -13,7 +13,14 @@ Modules: `sqlite` and `postgres` (the two kinds, one interface), `decode` (value
 
 from __future__ import annotations
 
-from inspector.sources.langgraph.cli import add_thread_options, run_source, run_sources, shown, threads_text
+from inspector.sources.langgraph.cli import (
+    add_thread_options,
+    converting,
+    run_source,
+    run_sources,
+    shown,
+    threads_text,
+)
 from inspector.sources.langgraph.history import Branch, Checkpoint, ThreadInfo
 from inspector.sources.langgraph.postgres import is_postgres_url, redacted
 from inspector.sources.langgraph.run import next_nodes, observed_topology, write_thread_run
@@ -34,6 +41,7 @@ __all__ = [
     "ThreadInfo",
     "add_thread_options",
     "checkpointer",
+    "converting",
     "is_checkpointer",
     "is_postgres_url",
     "is_sqlite_checkpointer",

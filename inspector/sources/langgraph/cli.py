@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from inspector.errors import RunFileError
+from inspector.sources.langgraph.cache import converting
 from inspector.sources.langgraph.history import ThreadInfo
 from inspector.sources.langgraph.postgres import is_postgres_url, redacted
 from inspector.sources.langgraph.thread import is_checkpointer, list_threads, thread_run_file
 
-__all__ = ["add_thread_options", "run_source", "run_sources", "shown", "threads_text"]
+__all__ = ["add_thread_options", "converting", "run_source", "run_sources", "shown", "threads_text"]
 
 
 def shown(location: str) -> str:
@@ -56,9 +57,11 @@ def run_source(
     target: str | None = None,
     branch: int | None = None,
     checkpoint: str | None = None,
+    behind: bool = False,
 ) -> str:
     """What the CLI reads for a RUN argument: a run file as it is; a checkpointer's thread as the run
-    file `thread_run_file` writes (the graph's topology from `target` when given). A checkpointer
+    file `thread_run_file` writes (the graph's topology from `target` when given; with `behind`, a
+    file not written yet is written while the caller goes on, for `replay` to follow). A checkpointer
     without `thread` prints its threads and is refused; `thread` for a file that is no checkpointer
     is refused too."""
     if not is_checkpointer(path):
@@ -77,8 +80,10 @@ def run_source(
         from inspector.target import load_target
 
         topology = load_target(target).topology()
-    out = thread_run_file(path, thread, topology=topology, branch=branch, checkpoint=checkpoint)
-    note = branch_note(out, thread)
+    out = thread_run_file(
+        path, thread, topology=topology, branch=branch, checkpoint=checkpoint, behind=behind
+    )
+    note = "" if converting(out) else branch_note(out, thread)
     if note:
         print(f"inspector: note: {note}", file=sys.stderr)
     return str(out)

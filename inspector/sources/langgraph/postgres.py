@@ -137,9 +137,10 @@ class PostgresCheckpointer:
         found = rows[0][0] if rows else None
         known = len(PostgresSaver.MIGRATIONS) - 1
         if isinstance(found, int) and found > known:
+            mine = installed("langgraph-checkpoint-postgres")
             raise RunFileError(
                 f"{self.where}: this checkpointer's schema is at migration {found}, written by a newer "
-                f"langgraph-checkpoint-postgres than the installed {installed('langgraph-checkpoint-postgres')} "
+                f"langgraph-checkpoint-postgres than the installed {mine} "
                 f"(which knows migrations up to {known}). Upgrade it "
                 "(`pip install -U langgraph-checkpoint-postgres`) to open its threads."
             )

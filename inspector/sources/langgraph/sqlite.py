@@ -108,8 +108,8 @@ class SqliteCheckpointer:
                 ).fetchall()
                 writes: dict[tuple[str, str], list[tuple[str, str, str, Any]]] = {}
                 for ns, checkpoint_id, task_id, task_path, channel, kind, blob in db.execute(
-                    "SELECT checkpoint_ns, checkpoint_id, task_id, task_path, channel, type, value FROM writes "
-                    "WHERE thread_id = ? ORDER BY checkpoint_id, task_id, idx",
+                    "SELECT checkpoint_ns, checkpoint_id, task_id, task_path, channel, type, value "
+                    "FROM writes WHERE thread_id = ? ORDER BY checkpoint_id, task_id, idx",
                     (thread_id,),
                 ):
                     writes.setdefault((ns, checkpoint_id), []).append(

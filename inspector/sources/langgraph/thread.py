@@ -8,15 +8,13 @@ asks which it is.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from inspector.errors import RunFileError
+from inspector.sources.langgraph.cache import cache_path, is_complete, write_behind, write_now
 from inspector.sources.langgraph.history import (
     Branch,
     Checkpoint,
@@ -150,32 +148,36 @@ def thread_run_file(
     topology: Topology | None = None,
     branch: int | None = None,
     checkpoint: str | None = None,
+    behind: bool = False,
 ) -> Path:
     """The run file of a thread, written under the temporary directory (named by the location, what
-    it holds now, the thread and the choices: a checkpointer written since gets a fresh file)."""
+    it holds now, the thread and the choices: a checkpointer written since gets a fresh file). With
+    `behind`, a file not written yet is written by a forked process while the caller goes on (see
+    `cache.write_behind`; `cache.converting(path)` says whether it still is)."""
     from inspector.sources.langgraph.run import write_thread_run
 
     with checkpointer(location) as store:
         shape = "" if topology is None else topology.model_dump_json()
-        key = "\0".join((store.stamp(thread_id), thread_id, str(branch), str(checkpoint), shape, _VERSION))
-        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-        folder = Path(tempfile.gettempdir()) / "inspector-langgraph-threads"
-        folder.mkdir(parents=True, exist_ok=True)
-        out = folder / f"{digest}.jsonl"
-        if out.exists():  # this thread, as it is now, was written already
+        out = cache_path(
+            "\0".join((store.stamp(thread_id), thread_id, str(branch), str(checkpoint), shape, _VERSION))
+        )
+        if is_complete(out):  # this thread, as it is now, was written already
             return out
         selection = _select(store, thread_id, branch=branch, checkpoint=checkpoint)
-    aside = out.with_name(f"{out.stem}.{os.getpid()}.writing")  # moved in: another process may read it
-    write_thread_run(
-        selection.branch,
-        aside,
-        thread_id=thread_id,
-        topology=topology,
-        subgraphs=selection.subgraphs,
-        meta=selection.meta(),
-    )
-    os.replace(aside, out)
-    return out
+
+    def write(path: Path) -> None:
+        write_thread_run(
+            selection.branch,
+            path,
+            thread_id=thread_id,
+            topology=topology,
+            subgraphs=selection.subgraphs,
+            meta=selection.meta(),
+        )
+
+    if behind and write_behind(out, write):
+        return out
+    return write_now(out, write)
 
 
 def open_thread(
