@@ -52,11 +52,17 @@ def _write_thread(db: Path, thread: str, checkpoints: int) -> None:
 
     steps = checkpoints - 2
     graph = StateGraph(_Count)
-    graph.add_node(
-        "work", lambda s: {"n": s["n"] + 1, "log": [f"step {s['n'] + 1}"] if s["n"] % 100 == 0 else []}
-    )
+
+    def work(state: _Count) -> dict[str, Any]:
+        n = state["n"] + 1
+        return {"n": n, "log": [f"step {n}"] if n % 100 == 1 else []}
+
+    def again(state: _Count) -> str:
+        return "work" if state["n"] < steps else END
+
+    graph.add_node("work", work)
     graph.add_edge(START, "work")
-    graph.add_conditional_edges("work", lambda s: "work" if s["n"] < steps else END, ["work", END])
+    graph.add_conditional_edges("work", again, ["work", END])
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
         conn.execute("PRAGMA synchronous = OFF")  # a benchmark's file: no sync per checkpoint
         app = graph.compile(checkpointer=SqliteSaver(conn))

@@ -75,7 +75,7 @@ class PostgresCluster:
         import psycopg
 
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')  # pyright: ignore[reportArgumentType]
+            conn.execute(f'CREATE DATABASE "{name}"')  # pyright: ignore[reportCallIssue, reportArgumentType]
         return self.url(name)
 
 

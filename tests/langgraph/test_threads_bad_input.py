@@ -55,7 +55,7 @@ def _execute(backend: Backend, sql: str) -> None:
             conn.commit()
     else:
         with psycopg.connect(backend.location, autocommit=True) as conn:
-            conn.execute(sql)  # pyright: ignore[reportArgumentType]
+            conn.execute(sql)  # pyright: ignore[reportCallIssue, reportArgumentType]
 
 
 def test_a_missing_thread_names_the_nearest(backend: Backend, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,6 +9,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,8 @@ def _db(tmp_path: Path, limit: int = 40) -> Backend:
     backend = Backend("sqlite", str(tmp_path / "db.sqlite"))
     with backend.saver() as saver:
         graph = loop(limit).compile(checkpointer=saver)
-        graph.invoke({"n": 0, "log": []}, {**config("t"), "recursion_limit": limit + 10})
+        settings: Any = {**config("t"), "recursion_limit": limit + 10}
+        graph.invoke({"n": 0, "log": []}, settings)
     return backend
 
 

@@ -56,7 +56,10 @@ class Backend:
         from psycopg.rows import dict_row
 
         with Connection.connect(
-            self.location, autocommit=True, prepare_threshold=0, row_factory=dict_row
+            self.location,
+            autocommit=True,
+            prepare_threshold=0,
+            row_factory=dict_row,  # pyright: ignore[reportArgumentType]
         ) as conn:
             saver = PostgresSaver(conn)  # pyright: ignore[reportArgumentType]
             saver.setup()  # creates the tables, as every PostgresSaver user must once
@@ -71,7 +74,7 @@ class Backend:
         digest = hashlib.sha256()
         with psycopg.connect(self.location) as conn:
             for table in _TABLES["postgres"]:
-                rows = conn.execute(f"SELECT t::text FROM {table} t ORDER BY 1").fetchall()  # pyright: ignore[reportArgumentType]
+                rows = conn.execute(f"SELECT t::text FROM {table} t ORDER BY 1").fetchall()  # pyright: ignore[reportCallIssue, reportArgumentType]
                 digest.update(repr(rows).encode())
         return digest.hexdigest()
 
@@ -162,5 +165,5 @@ def write_threads(backend: Backend) -> dict[str, Any]:
         first = next(s for s in history if s.metadata is not None and s.metadata.get("step") == 1)
         edited = counter.update_state(first.config, {"n": 1, "log": ["edited"]}, as_node="work")
         truth["forked-2"] = counter.invoke(None, edited)
-        truth["forked-edit"] = first.config["configurable"]["checkpoint_id"]
+        truth["forked-edit"] = first.config.get("configurable", {})["checkpoint_id"]
     return truth
