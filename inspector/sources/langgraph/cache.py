@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -91,7 +92,22 @@ def write_behind(out: Path, write: Callable[[Path], object]) -> bool:
     os.read(read_end, 1)  # the grandchild has written its pid into the marker
     os.close(read_end)
     os.waitpid(child, 0)
+    _first_step(out)
     return True
+
+
+def _first_step(out: Path, *, timeout: float = 5.0) -> None:
+    """Wait until the writer has written the run's header and its first step (or is done): the screen
+    then opens on a step at once, not on a waiting screen it rebuilds at its next poll."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and converting(out):
+        try:
+            with out.open("rb") as handle:
+                if handle.read(1 << 16).count(b"\n") >= 2:
+                    return
+        except FileNotFoundError:
+            pass
+        time.sleep(0.002)
 
 
 def _detach(fd: int, ready: int, marker: Path, out: Path, write: Callable[[Path], object]) -> None:

@@ -192,6 +192,33 @@ class PostgresCheckpointer:
             )
         return out
 
+    def outline(self, thread_id: str) -> list[Checkpoint]:
+        """The thread's top-level checkpoints without their values or writes (ids, parents, metadata:
+        enough to choose a branch), each one's format checked."""
+        rows = self._query(
+            "SELECT checkpoint_id, parent_checkpoint_id, metadata, checkpoint -> 'v' FROM checkpoints "
+            "WHERE thread_id = %s AND checkpoint_ns = '' ORDER BY checkpoint_id",
+            (thread_id,),
+        )
+        out: list[Checkpoint] = []
+        for checkpoint_id, parent_id, metadata, version in rows:
+            metadata = dict(metadata or {})
+            check_format(self.where, thread_id, checkpoint_id, {"v": version}, metadata)
+            step = metadata.get("step")
+            out.append(
+                Checkpoint(
+                    id=checkpoint_id,
+                    parent_id=parent_id,
+                    step=step if isinstance(step, int) else 0,
+                    source=str(metadata.get("source", "")),
+                    values={},
+                    writes=[],
+                    ts="",
+                    metadata=metadata,
+                )
+            )
+        return out
+
     def stamp(self, thread_id: str) -> str:
         """What changes when the thread is written: its checkpoint and write counts and latest id."""
         rows = self._query(

@@ -126,6 +126,29 @@ class SqliteCheckpointer:
             out.append(_checkpoint(ns, checkpoint_id, parent_id, checkpoint, metadata, writes))
         return out
 
+    def outline(self, thread_id: str) -> list[Checkpoint]:
+        """The thread's top-level checkpoints without their values or writes (ids, parents, metadata:
+        enough to choose a branch), the latest one's format checked: a quick look before `checkpoints`
+        reads everything."""
+        try:
+            with _ReadOnly(self.path) as db:
+                rows = db.execute(
+                    "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints "
+                    "WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id",
+                    (thread_id,),
+                ).fetchall()
+                latest = db.execute(
+                    "SELECT type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
+                    "ORDER BY checkpoint_id DESC LIMIT 1",
+                    (thread_id,),
+                ).fetchone()
+        except sqlite3.Error as error:
+            raise self._refused(error) from None
+        out = [_checkpoint("", cid, parent, {}, metadata_of(meta), {}) for cid, parent, meta in rows]
+        if out and latest is not None:
+            check_format(self.where, thread_id, out[-1].id, decode(*latest), out[-1].metadata)
+        return out
+
     def stamp(self, thread_id: str) -> str:
         """What changes when the file is written: its size and time."""
         stat = self.path.stat()

@@ -55,6 +55,7 @@ class Checkpointer(Protocol):
 
     def threads(self) -> list[ThreadInfo]: ...
     def checkpoints(self, thread_id: str) -> list[Checkpoint]: ...
+    def outline(self, thread_id: str) -> list[Checkpoint]: ...
     def stamp(self, thread_id: str) -> str: ...
     def close(self) -> None: ...
 
@@ -120,10 +121,18 @@ def _select(
 ) -> ThreadSelection:
     everything = store.checkpoints(thread_id)
     top = [c for c in everything if not c.ns]
+    chosen, branches = _choose(store, thread_id, top, branch=branch, checkpoint=checkpoint)
+    return ThreadSelection(store.where, thread_id, chosen, branches, subgraph_chains(everything))
+
+
+def _choose(
+    store: Checkpointer, thread_id: str, top: list[Checkpoint], *, branch: int | None, checkpoint: str | None
+) -> tuple[Branch, list[Branch]]:
+    """The branch chosen among the top-level checkpoints, and every branch (a thread that has none
+    does not exist: refused with the nearest ids)."""
     if not top:
         raise missing_thread(store.where, thread_id, store.threads())
-    chosen, branches = choose_chain(store.where, thread_id, top, branch=branch, checkpoint=checkpoint)
-    return ThreadSelection(store.where, thread_id, chosen, branches, subgraph_chains(everything))
+    return choose_chain(store.where, thread_id, top, branch=branch, checkpoint=checkpoint)
 
 
 def select_thread(
@@ -158,24 +167,28 @@ def thread_run_file(
 
     with checkpointer(location) as store:
         shape = "" if topology is None else topology.model_dump_json()
-        out = cache_path(
-            "\0".join((store.stamp(thread_id), thread_id, str(branch), str(checkpoint), shape, _VERSION))
-        )
+        key = "\0".join((store.stamp(thread_id), thread_id, str(branch), str(checkpoint), shape, _VERSION))
+        out = cache_path(key)
         if is_complete(out):  # this thread, as it is now, was written already
             return out
-        selection = _select(store, thread_id, branch=branch, checkpoint=checkpoint)
+        if behind:  # what would be refused is refused here; the writer reads everything
+            _choose(store, thread_id, store.outline(thread_id), branch=branch, checkpoint=checkpoint)
+            selection = None
+        else:
+            selection = _select(store, thread_id, branch=branch, checkpoint=checkpoint)
 
     def write(path: Path) -> None:
+        chosen = selection or select_thread(location, thread_id, branch=branch, checkpoint=checkpoint)
         write_thread_run(
-            selection.branch,
+            chosen.branch,
             path,
             thread_id=thread_id,
             topology=topology,
-            subgraphs=selection.subgraphs,
-            meta=selection.meta(),
+            subgraphs=chosen.subgraphs,
+            meta=chosen.meta(),
         )
 
-    if behind and write_behind(out, write):
+    if selection is None and write_behind(out, write):  # (forked once the connection is closed)
         return out
     return write_now(out, write)
 
