@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from inspector.errors import RunFileError
 from inspector.recording import read_run
 from inspector.sources.langgraph import converting, thread_run_file
 from inspector.sources.langgraph.cache import cache_path, is_complete
@@ -79,3 +80,13 @@ def test_only_the_caches_files_are_ever_converting(tmp_path: Path) -> None:
     mine.write_text("{}\n")
     (tmp_path / "run.converting").write_text("1")
     assert not converting(mine) and mine.exists()
+
+
+def test_what_is_refused_is_refused_before_writing_behind(tmp_path: Path) -> None:
+    backend = _db(tmp_path, limit=3)
+    with pytest.raises(RunFileError, match="no thread `x`"):
+        thread_run_file(backend.location, "x", behind=True)
+    with pytest.raises(RunFileError, match="no branch 2"):
+        thread_run_file(backend.location, "t", branch=2, behind=True)
+    folder = Path(tempfile.gettempdir()) / "inspector-langgraph-threads"
+    assert not list(folder.glob("*.converting")) and not list(folder.glob("*.jsonl"))
