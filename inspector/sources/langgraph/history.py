@@ -149,8 +149,8 @@ def _find_checkpoint(
     if len(partial) == 1:
         return partial[0]
     ids = [c.id for c in checkpoints]
-    near = partial[:5] if partial else difflib.get_close_matches(wanted, ids, n=5, cutoff=0.3)
-    nearest = f"; the nearest: {', '.join(c if isinstance(c, str) else c.id for c in near)}" if near else ""
+    near = [c.id for c in partial[:5]] or difflib.get_close_matches(wanted, ids, n=5, cutoff=0.3)
+    nearest = f"; the nearest: {', '.join(near)}" if near else ""
     what = "matches several checkpoints" if len(partial) > 1 else "is no checkpoint"
     raise RunFileError(f"{where}: `{wanted}` {what} of thread `{thread_id}`{nearest}")
 
