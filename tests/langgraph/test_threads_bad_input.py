@@ -185,3 +185,23 @@ def test_a_password_is_never_recorded_and_the_session_is_read_only(
     finally:
         reader.close()
     assert backend.fingerprint() == before
+
+
+def test_a_server_that_never_answers_is_given_up_after_the_timeout(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspector.sources.langgraph import postgres
+
+    monkeypatch.setattr(postgres, "CONNECT_TIMEOUT", 2)  # libpq's least
+    with closing(socket.socket()) as silent:  # accepts connections and never says a word
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = int(silent.getsockname()[1])
+        start = time.monotonic()
+        assert (
+            main(["show", f"postgresql://bob:pw@127.0.0.1:{port}/app?sslmode=disable", "--thread", "t"]) == 2
+        )
+        took = time.monotonic() - start
+    assert 1.5 < took < 15
+    err = _refusal_text(capsys.readouterr().err)
+    assert f"cannot connect to PostgreSQL at host 127.0.0.1 port {port} within 2 s" in err

@@ -90,10 +90,11 @@ class PostgresCheckpointer:
             ) from None
         host = params.get("host") or "localhost"
         port = params.get("port") or 5432
+        timeout = CONNECT_TIMEOUT
         try:
             conn = psycopg.connect(
                 self.url,
-                connect_timeout=CONNECT_TIMEOUT,
+                connect_timeout=timeout,
                 options="-c default_transaction_read_only=on",
                 application_name="graph-inspector (read-only)",
             )
@@ -101,7 +102,7 @@ class PostgresCheckpointer:
             reason = " ".join(_scrubbed(str(error), self.url).split())
             raise RunFileError(
                 f"{self.where}: cannot connect to PostgreSQL at host {host} port {port} within "
-                f"{CONNECT_TIMEOUT} s: {reason}"
+                f"{timeout} s: {reason}"
             ) from None
         conn.read_only = True
         return conn
