@@ -17,7 +17,7 @@ from inspector.cli.console import write_json, write_text
 from inspector.cli.plain import echo
 from inspector.recording.reader import RunFileWarning
 from inspector.sources import open_run
-from inspector.sources.langgraph_threads import add_thread_options, run_sources
+from inspector.sources.langgraph import add_thread_options, run_sources
 
 
 def register(subparsers: Any) -> None:
@@ -42,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
-        path_a, path_b = run_sources([args.run_a, args.run_b], args.thread)
+        path_a, path_b = run_sources(
+            [args.run_a, args.run_b], args.thread, branches=args.branch, checkpoints=args.checkpoint
+        )
         run_a = open_run(path_a, lenient=args.lenient)
         run_b = open_run(path_b, lenient=args.lenient)
         diff = diff_runs(run_a, run_b)  # a large file's steps are checked as they are read

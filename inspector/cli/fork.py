@@ -64,16 +64,36 @@ def register(subparsers: Any) -> None:
         help="the TARGET to run (default: the one the run names, if you recorded that run here or agree "
         "when asked)",
     )
+    from inspector.sources.langgraph import add_thread_options
+
+    add_thread_options(parser, target=False)
     parser.set_defaults(handler=run)
+
+
+def _open_thread(args: argparse.Namespace) -> str:
+    """The run file to fork: RUN itself, or the thread of the LangGraph checkpointer RUN names (which
+    records no TARGET, so --target is needed, and gives the thread its topology)."""
+    from inspector.sources.langgraph import is_checkpointer, run_source, shown
+
+    if is_checkpointer(args.run_file) and args.thread is not None and args.target is None:
+        raise InspectorError(
+            f"{shown(args.run_file)} --thread {args.thread}: a checkpointer's thread names no TARGET to run "
+            "on from; pass the graph's with --target module:attr"
+        )
+    return run_source(
+        args.run_file, args.thread, target=args.target, branch=args.branch, checkpoint=args.checkpoint
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from inspector.debug.fork import parse_model_answer, parse_sets, plan_fork, run_fork
+    from inspector.sources.langgraph import shown
 
     output = Path(args.output)
     if output.is_dir():
         raise InspectorError(f"-o {output} is a directory: give a file path such as {output / 'fork.jsonl'}")
-    if Path(args.run_file).resolve() == output.resolve():
+    run_file = _open_thread(args)
+    if Path(run_file).resolve() == output.resolve():
         raise InspectorError(f"-o {output} is the run being forked: give the fork its own file")
     refuse_to_clobber(output)
     if not output.parent.is_dir():
@@ -89,12 +109,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"inspector: note: {visible(note)}", file=sys.stderr)
     try:
         plan = plan_fork(
-            args.run_file,
+            run_file,
             args.step,
             target=args.target,
             sets=sets,
             model_answer=answer,
-            confirm=lambda source: ask_on_terminal(source, args.run_file),
+            confirm=lambda source: ask_on_terminal(source, run_file),
         )
     except TargetConsentError as exc:
         # The command on a line of its own, unwrapped: a line break inside it would break it in a shell.
@@ -105,8 +125,8 @@ def run(args: argparse.Namespace) -> int:
     result = run_fork(plan, output)
     n = result.steps
     summary = (
-        f"forked {args.run_file} at step {plan.step}: recorded {n} step{'' if n == 1 else 's'} to {output} "
-        f"(status {result.status}"
+        f"forked {shown(args.run_file)} at step {plan.step}: recorded {n} step{'' if n == 1 else 's'} to "
+        f"{output} (status {result.status}"
     )
     own = len(result.edits) - result.replayed_edits
     if own:
@@ -115,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         summary += (
             f", {result.replayed_edits} recorded edit{'' if result.replayed_edits == 1 else 's'} replayed"
         )
-    summary += f"); compare with `inspector diff {args.run_file} {output}`"
+    summary += f"); compare with `inspector diff {shown(args.run_file)} {output}`"
     echo(summary, file=sys.stderr)
     return 0
 

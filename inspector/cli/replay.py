@@ -14,7 +14,7 @@ from inspector.cli.plain import echo
 from inspector.cli.terminal import require_terminal
 from inspector.errors import InspectorError
 from inspector.recording.reader import RunFileWarning
-from inspector.sources.langgraph_threads import add_thread_options, run_source
+from inspector.sources.langgraph import add_thread_options, converting, run_source, shown
 
 __all__ = ["register", "run"]
 
@@ -99,11 +99,19 @@ def run(args: argparse.Namespace) -> int:
         from inspector.target import locate_target
 
         locate_target(args.target)
+    source = run_source(
+        args.run_file,
+        args.thread,
+        target=args.target,
+        branch=args.branch,
+        checkpoint=args.checkpoint,
+        behind=not args.follow,
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RunFileWarning)
         app = make_app(
-            str(run_file_path(run_source(args.run_file, args.thread, target=args.target))),
-            follow=args.follow,
+            str(run_file_path(source)),
+            follow=args.follow or converting(Path(source)),  # a thread's run file still being written
             poll_interval=args.poll,
             lenient=args.lenient,
             fork_target=args.target,
@@ -112,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         app.open_at(args.step)
     for warning in caught:  # said before the screen takes over, as `show` says them
         echo(f"inspector: warning: {warning.message}", file=sys.stderr)
-    require_terminal("replay", f"inspector show {args.run_file}")  # after the file's own checks
+    require_terminal("replay", f"inspector show {shown(args.run_file)}")  # after the file's own checks
     with warnings.catch_warnings():  # a followed file's skipped lines would otherwise garble the screen
         warnings.simplefilter("ignore", RunFileWarning)
         app.run()

@@ -43,7 +43,7 @@ from inspector.recording.format import BudgetRecord, record_dict
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
 from inspector.sources import open_run
-from inspector.sources.langgraph_threads import add_thread_options, run_source
+from inspector.sources.langgraph import add_thread_options, run_source
 
 __all__ = ["register", "run", "step_label", "summary", "timeline"]
 
@@ -524,7 +524,12 @@ def run(args: argparse.Namespace) -> int:
     lines: list[str] = []
     with warnings.catch_warnings(record=True) as caught, _without_cycle_collection():
         warnings.simplefilter("always", RunFileWarning)
-        recorded = open_run(run_source(args.run_file, args.thread, target=args.target), lenient=args.lenient)
+        recorded = open_run(
+            run_source(
+                args.run_file, args.thread, target=args.target, branch=args.branch, checkpoint=args.checkpoint
+            ),
+            lenient=args.lenient,
+        )
         if args.json:
             report, diagnostics = summary(recorded, diagnose(recorded)), []
         else:  # one walk over the steps feeds the timeline and the diagnostics

@@ -48,7 +48,26 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--highlight", metavar="KEY", help="text format: draw this node with a heavy box")
     parser.add_argument("--expand", action="store_true", help="text format: draw nested graphs expanded")
     parser.add_argument("--names", action="store_true", help="text format: show display names next to keys")
+    from inspector.sources.langgraph import add_thread_options
+
+    add_thread_options(parser, target=False)
     parser.set_defaults(handler=run)
+
+
+def _open_threads(args: argparse.Namespace) -> None:
+    """A LangGraph checkpointer given as the graph or as a --run becomes its thread's run file."""
+    from inspector.sources.langgraph import is_checkpointer, run_source
+
+    picks = {"branch": args.branch, "checkpoint": args.checkpoint}
+    found = is_checkpointer(args.target)
+    if found:
+        args.target = run_source(args.target, args.thread, **picks)
+    for position, source in enumerate(args.run or []):
+        if is_checkpointer(source):
+            found = True
+            args.run[position] = run_source(source, args.thread, **picks)
+    if not found:
+        run_source(args.target, args.thread, **picks)  # refuses --thread for what is no checkpointer
 
 
 def _text(subject: Any, args: argparse.Namespace, overlay: RunOverlay | None) -> str:
@@ -264,6 +283,7 @@ def run(args: argparse.Namespace) -> int:
             "`-o graph.png` (or redirect standard output), or use --format text to draw the graph here"
         )
     subject: Any
+    _open_threads(args)
     if Path(args.target).is_dir():
         raise InspectorError(
             f"{args.target} is a folder: draw a graph from a TARGET or one run file, and sum the folder's "

@@ -3,6 +3,8 @@
 One module per kind, each with `claims(path, head) -> bool` and `open(path, lenient) -> Run`: `otlp`
 (an OTLP trace: JSON lines as the Collector's file exporter writes them, or a protobuf dump), and the
 run file itself (the fallback, `read_run`). Commands call `open_run` and never branch on the kind.
+A LangGraph checkpointer's thread (`inspector.sources.langgraph`) needs a thread id besides the
+location, so the CLI turns it into a run file first (`run_source`), which `open_run` then reads.
 """
 
 from __future__ import annotations

@@ -283,11 +283,12 @@ class StepTranslator:
         self._call("on_step_end", info)
 
     def _close_nested(self, prefix: tuple[str, ...]) -> None:
-        """End the open steps of graphs nested under `prefix` (their parent task finished)."""
+        """End the open steps of graphs nested under `prefix` (their parent task finished): a task's
+        subgraph runs at the task's own path (`prefix`), deeper ones below it."""
         if len(self._graphs) < 2:  # the top-level graph only
             return
         for path, graph in sorted(self._graphs.items(), key=lambda item: -len(item[0])):
-            if len(path) > len(prefix) and path[: len(prefix)] == prefix and not graph.paused:
+            if path and len(path) >= len(prefix) and path[: len(prefix)] == prefix and not graph.paused:
                 if graph.open:
                     self._close(graph, (), ended=True)
                 del self._graphs[path]  # a later run of the same subgraph counts its steps afresh

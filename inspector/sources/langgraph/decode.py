@@ -1,0 +1,85 @@
+"""Stored values decoded as LangGraph decodes them, and the checks that a checkpoint is one this LangGraph
+can read.
+
+Values go through LangGraph's own `JsonPlusSerializer`. A value it cannot decode (a type from a module
+that is not installed, a custom serializer) becomes `{"opaque": TYPE, "bytes": N}`: one value the
+inspector cannot show, not a run it cannot open. A checkpoint in a newer format than the installed
+LangGraph reads is refused, naming the format and, when the metadata says it, the LangGraph that wrote
+it: reading it anyway would show a history that is not the one stored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from inspector.errors import RunFileError
+
+__all__ = ["check_format", "decode", "installed", "metadata_of", "newest_format"]
+
+_SERDE: list[Any] = []
+
+
+def decode(kind: str | None, blob: bytes | None) -> Any:
+    """A stored value through LangGraph's serializer; what it cannot decode, as opaque bytes."""
+    if not _SERDE:
+        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+        _SERDE.append(JsonPlusSerializer())
+    if kind is None:
+        return None
+    try:
+        return _SERDE[0].loads_typed((kind, blob or b""))
+    except Exception:  # any failure of a foreign serializer is one opaque value, not a failed run
+        return {"opaque": kind, "bytes": len(blob or b"")}
+
+
+def metadata_of(value: bytes | str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """A checkpoint's metadata (JSON text in SQLite, a JSONB value in Postgres); {} when unreadable."""
+    if isinstance(value, Mapping):
+        return dict(value)  # pyright: ignore[reportUnknownArgumentType]
+    if not value:
+        return {}
+    try:
+        loaded = json.loads(value)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+def newest_format() -> int:
+    """The newest checkpoint format (`v`) the installed LangGraph writes and reads."""
+    try:
+        from langgraph.pregel._checkpoint import (  # pyright: ignore[reportMissingImports]
+            LATEST_VERSION,  # pyright: ignore[reportUnknownVariableType]
+        )
+    except ImportError:  # a LangGraph that moved it: the format of this writing
+        return 4
+    return int(LATEST_VERSION)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def check_format(
+    where: str, thread_id: str, checkpoint_id: str, checkpoint: Any, metadata: Mapping[str, Any]
+) -> None:
+    """Refuse a checkpoint whose format is newer than the installed LangGraph's."""
+    found = checkpoint.get("v") if isinstance(checkpoint, Mapping) else None
+    newest = newest_format()
+    if not isinstance(found, int) or found <= newest:
+        return
+    writer = metadata.get("langgraph_version")
+    by = f"LangGraph {writer}" if isinstance(writer, str) else "a newer LangGraph"
+    raise RunFileError(
+        f"{where}: checkpoint `{checkpoint_id}` of thread `{thread_id}` was written by {by} (checkpoint "
+        f"format v{found}); the installed langgraph {installed('langgraph')} reads formats up to "
+        f"v{newest}. Upgrade it (`pip install -U langgraph`) to open this thread."
+    )
+
+
+def installed(package: str) -> str:
+    """The installed version of `package`, for messages."""
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "(version unknown)"
