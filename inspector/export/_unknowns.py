@@ -65,7 +65,7 @@ def _note(where: str, edges: list[TopologyEdge], prefix: str) -> str:
     if kind == SEND_ANY_TARGET:
         return (
             f"{where} fans out with Send ({SEND_LABEL}) and has no path map: how many tasks, and of which "
-            f"of the {len(edges)} nodes drawn, is known only at run time"
+            f"of the {len(edges)} targets drawn, is known only at run time"
         )
     if kind == SEND:
         targets = ", ".join(f"{prefix}{e.target}" for e in edges if e.target != END)
