@@ -61,9 +61,9 @@ def dot_tooltip(text: str) -> str:
 
 def dot_html(text: str) -> str:
     """Text for inside a DOT HTML-like label (the legend's notes, which name node keys): on one line
-    (breaks become ` ⏎ `), invisible characters escaped, and `&`, `<`, `>` and quotes as HTML entities,
-    so nothing in a key can end the label or open markup."""
-    return html.escape(" ⏎ ".join(_lines(text)), quote=True)
+    (breaks become ` ⏎ `), invisible characters escaped, and `&`, `<`, `>` as HTML entities, so nothing
+    in a key can end the label or open markup (quotes are plain text there)."""
+    return html.escape(" ⏎ ".join(_lines(text)), quote=False)
 
 
 _MERMAID_ENTITIES = {
