@@ -36,12 +36,15 @@ def test_the_corpus_holds_at_least_twenty_graphs_each_with_its_source() -> None:
         comment: list[str] = []
         while above and above[-1].startswith("#"):
             comment.insert(0, above.pop())
-        assert comment and comment[0].startswith("# libs/"), f"{case.name}: no source path in the comment above it"
+        assert comment and comment[0].startswith("# libs/"), (
+            f"{case.name}: no source path in the comment above it"
+        )
 
 
 def _edges_drawn_by_langgraph(graph: Any) -> frozenset[tuple[str, str]]:
     return frozenset(
-        (_LG_NAMES.get(e.source, e.source), _LG_NAMES.get(e.target, e.target)) for e in graph.get_graph().edges
+        (_LG_NAMES.get(str(e.source), str(e.source)), _LG_NAMES.get(str(e.target), str(e.target)))
+        for e in graph.get_graph().edges
     )
 
 
@@ -79,7 +82,8 @@ def test_topology_json_is_the_same_bytes_in_two_processes() -> None:
         "    assert main(['topology', case.path, '-f', 'json']) == 0\n"
     )
     runs = [
-        subprocess.run([sys.executable, "-c", script], capture_output=True, check=True).stdout for _ in range(2)
+        subprocess.run([sys.executable, "-c", script], capture_output=True, check=True).stdout
+        for _ in range(2)
     ]
     assert runs[0] == runs[1]
     documents = runs[0].decode().split("=== ")[1:]

@@ -130,8 +130,8 @@ def test_graph_core_topologies_have_no_notes_and_no_legend_box() -> None:
 def test_a_hostile_node_key_in_a_note_stays_text() -> None:
     key = 'a<b>&"c\nd'
     graph = StateGraph(_S)
-    graph.add_node(key, lambda s: {"x": 1})
-    graph.add_node("b", lambda s: {"x": 2})
+    graph.add_node(key, lambda state: {"x": 1})
+    graph.add_node("b", lambda state: {"x": 2})
     graph.add_edge(START, key)
     graph.add_conditional_edges(key, lambda s: [Send("b", s)], ["b"])
     dot = to_dot(graph)

@@ -23,14 +23,14 @@ class AgentState(TypedDict, total=False):
 
 # libs/langgraph/tests/test_pregel.py::test_conditional_entrypoint_graph_state
 def conditional_entry() -> CompiledStateGraph[Any, Any, Any, Any]:
-    def left(data: AgentState) -> AgentState:
-        return {"output": data["input"] + "->left"}
+    def left(state: AgentState) -> AgentState:
+        return {"output": state.get("input", "") + "->left"}
 
-    def right(data: AgentState) -> AgentState:
-        return {"output": data["input"] + "->right"}
+    def right(state: AgentState) -> AgentState:
+        return {"output": state.get("input", "") + "->right"}
 
-    def should_start(data: AgentState) -> str:
-        return "go-right" if len(data["input"]) > 10 else "go-left"
+    def should_start(state: AgentState) -> str:
+        return "go-right" if len(state.get("input", "")) > 10 else "go-left"
 
     workflow = StateGraph(AgentState)
     workflow.add_node("left", left)
@@ -45,12 +45,12 @@ class Query(TypedDict, total=False):
     query: str
 
 
-def _rewrite(data: Query) -> Query:
-    return {"query": f"query: {data['query']}"}
+def _rewrite(state: Query) -> Query:
+    return {"query": f"query: {state.get('query')}"}
 
 
-def _analyze(data: Query) -> Query:
-    return {"query": f"analyzed: {data['query']}"}
+def _analyze(state: Query) -> Query:
+    return {"query": f"analyzed: {state.get('query')}"}
 
 
 # libs/langgraph/tests/test_pregel.py::test_callable_in_conditional_edges_with_no_path_map

@@ -8,7 +8,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal, TypedDict
 
-from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
@@ -64,7 +64,7 @@ def named_sequence() -> CompiledStateGraph[Any, Any, Any, Any]:
 def command_self_loop() -> CompiledStateGraph[Any, Any, Any, Any]:
     def worker_node(state: MessagesState) -> Command[Literal["worker_node", "__end__"]]:
         rounds = len(state["messages"])
-        next_node_name = "worker_node" if rounds < 3 else END
+        next_node_name: Literal["worker_node", "__end__"] = "worker_node" if rounds < 3 else "__end__"
         return Command(update={"messages": [("ai", f"round {rounds}")]}, goto=next_node_name)
 
     self_loop_builder = StateGraph(MessagesState)

@@ -38,12 +38,12 @@ class Weather(TypedDict, total=False):
 # libs/langgraph/tests/test_pregel.py::test_conditional_entrypoint_to_multiple_state_graph
 def send_entry() -> CompiledStateGraph[Any, Any, Any, Any]:
     def get_weather(state: Weather) -> Weather:
-        location = state["location"]
+        location = state.get("location", "")
         weather = "sunny" if len(location) > 2 else "cloudy"
         return {"results": [f"It's {weather} in {location}"]}
 
     def continue_to_weather(state: Weather) -> list[Send]:
-        return [Send("get_weather", {"location": location}) for location in state["locations"]]
+        return [Send("get_weather", {"location": location}) for location in state.get("locations", [])]
 
     workflow = StateGraph(Weather)
     workflow.add_node("get_weather", get_weather)
@@ -127,8 +127,8 @@ class Foo(TypedDict):
 # libs/langgraph/tests/test_pregel.py::test_conditional_state_graph_with_list_edge_inputs
 def list_edge_inputs() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph_builder = StateGraph(Foo)
-    graph_builder.add_node("A", lambda x: {"foo": ["A"]})
-    graph_builder.add_node("B", lambda x: {"foo": ["B"]})
+    graph_builder.add_node("A", lambda state: {"foo": ["A"]})
+    graph_builder.add_node("B", lambda state: {"foo": ["B"]})
     graph_builder.add_edge(START, "A")
     graph_builder.add_edge(START, "B")
     graph_builder.add_edge(["A", "B"], END)
@@ -145,24 +145,24 @@ class Docs(TypedDict, total=False):
     docs: Annotated[list[str], _sorted_add]
 
 
-def _rewrite_query(data: Docs) -> Docs:
-    return {"query": f"query: {data['query']}"}
+def _rewrite_query(state: Docs) -> Docs:
+    return {"query": f"query: {state.get('query')}"}
 
 
-def _analyzer_one(data: Docs) -> Docs:
-    return {"query": f"analyzed: {data['query']}"}
+def _analyzer_one(state: Docs) -> Docs:
+    return {"query": f"analyzed: {state.get('query')}"}
 
 
-def _retriever_one(data: Docs) -> Docs:
+def _retriever_one(state: Docs) -> Docs:
     return {"docs": ["doc1", "doc2"]}
 
 
-def _retriever_two(data: Docs) -> Docs:
+def _retriever_two(state: Docs) -> Docs:
     return {"docs": ["doc3", "doc4"]}
 
 
-def _qa(data: Docs) -> Docs:
-    return {"answer": ",".join(data["docs"])}
+def _qa(state: Docs) -> Docs:
+    return {"answer": ",".join(state.get("docs", []))}
 
 
 # libs/langgraph/tests/test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge
@@ -202,7 +202,7 @@ def defer_node() -> CompiledStateGraph[Any, Any, Any, Any]:
 
 # libs/langgraph/tests/test_pregel.py::test_in_one_fan_out_state_graph_waiting_edge_via_branch
 def waiting_edge_via_branch() -> CompiledStateGraph[Any, Any, Any, Any]:
-    def rewrite_query_then(data: Docs) -> Literal["retriever_two"]:
+    def rewrite_query_then(state: Docs) -> Literal["retriever_two"]:
         return "retriever_two"
 
     workflow = StateGraph(Docs)

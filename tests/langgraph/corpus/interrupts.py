@@ -24,7 +24,7 @@ class Age(TypedDict, total=False):
 
 # libs/langgraph/tests/test_pregel.py::test_interrupt_loop
 def interrupt_loop() -> CompiledStateGraph[Any, Any, Any, Any]:
-    def ask_age(s: Age) -> dict[str, Any]:
+    def ask_age(state: Age) -> dict[str, Any]:
         """Ask an expert for help."""
         question = "How old are you?"
         value: str | None = None

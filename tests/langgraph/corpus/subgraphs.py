@@ -105,12 +105,12 @@ class Output(TypedDict):
 # `output_schema`, used as a node of a parent that has one too, instead of invoked inside a node)
 def output_schema_subgraph() -> CompiledStateGraph[Any, Any, Any, Any]:
     def add(state: Operands) -> dict[str, Any]:
-        return {"result": state["a"] + state["b"]}
+        return {"result": state.get("a", 0) + state.get("b", 0)}
 
     add_subgraph = StateGraph(Operands, output_schema=Output).add_node(add).add_edge(START, "add").compile()
 
     def double(state: Operands) -> dict[str, Any]:
-        return {"result": state["result"] * 2}
+        return {"result": state.get("result", 0) * 2}
 
     return (
         StateGraph(Operands, output_schema=Output)
@@ -124,11 +124,11 @@ def output_schema_subgraph() -> CompiledStateGraph[Any, Any, Any, Any]:
 
 # libs/langgraph/tests/test_pregel.py::test_get_graph_root_channel (a state that is one list channel)
 def root_channel() -> CompiledStateGraph[Any, Any, Any, Any]:
-    child_builder = StateGraph(list)
-    child_builder.add_node("child_node", lambda x: x)
+    child_builder = StateGraph(list)  # pyright: ignore[reportArgumentType]  (a root channel: LangGraph allows it)
+    child_builder.add_node("child_node", lambda state: state)
     child_builder.add_edge(START, "child_node")
     child_graph = child_builder.compile()
-    graph_builder = StateGraph(list)
+    graph_builder = StateGraph(list)  # pyright: ignore[reportArgumentType]
     graph_builder.add_node("child", child_graph)
     graph_builder.add_edge(START, "child")
     return graph_builder.compile()
