@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
@@ -14,15 +15,18 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import Send
 
 from fixtures.weather import agent as weather_agent
-from inspector.adapters.langgraph import langgraph_topology
+from inspector.adapters.langgraph import as_target, langgraph_topology
 from inspector.adapters.langgraph.branches import makes_sends
 from inspector.export import to_dot, to_json, to_mermaid, to_networkx
 from inspector.export._unknowns import static_notes
 from inspector.layout import draw
+from inspector.recording import Recorder
+from inspector.tui import make_app
 from inspector.tui.graph_pane import paint_geometry
 from inspector.tui.session import PathSoFar
 from tests.langgraph.corpus import agents, branching, fanout, subgraphs
 from tests.langgraph.graphs import fan_out
+from tests.tui.conftest import SIZE, screen_text
 
 _FAN_OUT_NOTE = (
     "plan fans out with Send (Send ×n): how many worker tasks run in parallel is known only at run time"
@@ -185,3 +189,22 @@ def test_create_agent_names_the_tools_it_binds_to_the_model() -> None:
     """`create_agent` binds its tools at each model call: they are the model's bound tools."""
     model = langgraph_topology(agents.create_agent_search()).node("model").model
     assert model is not None and model.tools == ("search",)
+
+
+@pytest.mark.anyio
+async def test_the_replay_screen_draws_a_subgraph_inside_its_node_and_the_fan_out_note(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "nested.jsonl"
+    as_target(subgraphs.nested_graph()).invoke({"my_key": "hi"}, callbacks=[Recorder(path)])
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "▾ inner" in text and "│ up │" in text and "side" in text
+    path = tmp_path / "fan_out.jsonl"
+    as_target(fan_out()).invoke({"topics": ["a", "b"]}, callbacks=[Recorder(path)])
+    app = make_app(path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        assert "note plan fans out with Send (Send ×n)" in screen_text(app)
