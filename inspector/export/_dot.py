@@ -4,8 +4,11 @@ Styling carries meaning: START/END are filled circles, each node kind has its ow
 branch edges are dashed and carry their labels ("tool calls", "final answer"), back edges are red, bold
 and `constraint=false` (so a loop does not pull its target below its source and distort the ranks),
 nested graphs are clusters. A tools node lists its tools (the tooltip adds descriptions and schemas), a
-chat-model node names its model, and a small legend explains the line styles that occur. Identifiers are
-generated (`n0`, `n1`, `n3_0`, ...); user text only appears as labels and tooltips, through `dot_text`.
+chat-model node names its model, and a small legend explains the line styles that occur. A `Send`
+fan-out edge has a crow's-foot head, a possible target of a condition without a path map is grey, and
+the legend says in words what the code leaves to the run (`_unknowns.static_notes`). Identifiers are
+generated (`n0`, `n1`, `n3_0`, ...); user text only appears as labels and tooltips, through `dot_text`
+(the legend's notes, which name node keys, through `dot_html`).
 
 An optional `RunOverlay` (see `inspector.export.overlay`) paints what a recorded run did on top: visit
 counts as a heat map on the nodes, edge counts as line widths, the edge that ended the run and the

@@ -6,7 +6,8 @@ through `mermaid_text`. Branch edges are dotted, back edges thick and red (`link
 circles, nested graphs are `subgraph` blocks that edges attach to. Edge labels use the pipe form with a
 quoted string (`n1 -.->|"tool calls"| n2`), the one form whose text Mermaid's lexer never reads as
 syntax once quotes and markup are entities. A tools node lists its tools and a chat-model node its model
-under the key, as in the DOT export.
+under the key, as in the DOT export. What the code leaves to the run (a `Send` fan-out's size, a
+condition without a path map) is said in a `legend` note box, only when there is something to say.
 """
 
 from __future__ import annotations
