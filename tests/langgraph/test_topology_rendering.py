@@ -24,7 +24,7 @@ from inspector.recording import Recorder
 from inspector.tui import make_app
 from inspector.tui.graph_pane import paint_geometry
 from inspector.tui.session import PathSoFar
-from tests.langgraph.corpus import agents, branching, fanout, subgraphs
+from tests.langgraph.corpus import agents, branching, commands, fanout, subgraphs
 from tests.langgraph.graphs import fan_out
 from tests.tui.conftest import SIZE, screen_text
 
@@ -102,6 +102,29 @@ def test_a_send_without_a_path_map_is_both() -> None:
         "1 fans out with Send (Send ×n) and has no path map: how many tasks, and of which of the 4 targets "
         "drawn, is known only at run time",
     )
+
+
+def test_an_undeclared_command_goto_is_said_not_drawn() -> None:
+    """`test_node_destinations`' child routes its parent with `Command(goto=..., graph=Command.PARENT)`
+    and declares nothing; nodes that only test `isinstance(x, Command)` or declare their goto are quiet."""
+    topology = langgraph_topology(commands.destinations_tuple())
+    child = topology.node("child").graph
+    assert child is not None
+    (edge,) = [e for e in child.edges if e.source == "node_a"]
+    assert (edge.target, edge.kind, edge.branch_kind, edge.label) == (
+        "end",
+        "edge",
+        "command-undeclared",
+        "implicit end",
+    )
+    note = (
+        "child/node_a returns Command(goto=...) to destinations it does not declare: where it goes is known "
+        "only at run time (only its implicit end is drawn)"
+    )
+    assert static_notes(topology) == (note,)
+    assert note in to_dot(topology) and f"  note: {note}" in draw(topology)
+    assert static_notes(langgraph_topology(fanout.send_sequences()))[1:] == ()  # `_Node` only checks
+    assert static_notes(langgraph_topology(commands.command_self_loop())) == ()  # Command[Literal[...]]
 
 
 class _S(TypedDict):

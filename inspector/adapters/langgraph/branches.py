@@ -25,7 +25,7 @@ from typing import Any
 from graph_core.topology import END, START, TopologyEdge
 from inspector.export._unknowns import ANY_TARGET, SEND, SEND_ANY_TARGET, SEND_LABEL
 
-__all__ = ["COMMAND_GOTO", "LG_END", "LG_START", "branch_edges", "graph_key", "makes_sends"]
+__all__ = ["COMMAND_GOTO", "LG_END", "LG_START", "branch_edges", "graph_key", "makes_commands", "makes_sends"]
 
 LG_START = "__start__"
 LG_END = "__end__"
@@ -98,16 +98,43 @@ def _edge(source: str, target: Any, index: int, kind: str, label: str | None) ->
 def makes_sends(path: Any) -> bool:
     """Whether the condition `path` (a `RunnableCallable`/`RunnableLambda`, or a plain callable) builds
     `Send`s: `Send` in its return annotation or among the global and attribute names its code loads."""
-    func = getattr(path, "func", None) or getattr(path, "afunc", None) or path
-    if not callable(func):
+    return _uses_name(path, "Send")
+
+
+def makes_commands(runnable: Any) -> bool:
+    """Whether a node's function builds `Command(goto=...)`s: its code loads the name `Command` and
+    passes a `goto=` keyword (an `isinstance(x, Command)` check or a `Command(update=...)` is no route)."""
+    code = _code(runnable)
+    if code is None:
         return False
-    if not isinstance(func, types.FunctionType | types.MethodType):
-        func = type(func).__call__  # a callable object: its class's __call__
+    codes = list(_codes(code))
+    keywords = {k for c in codes for const in c.co_consts if isinstance(const, tuple) for k in const}
+    return "goto" in keywords and any("Command" in c.co_names for c in codes)
+
+
+def _uses_name(runnable: Any, name: str) -> bool:
+    func = _function(runnable)
     annotation = getattr(func, "__annotations__", {}).get("return")
-    if annotation is not None and "Send" in str(annotation):
+    if annotation is not None and name in str(annotation):
         return True
-    code = getattr(func, "__code__", None)
-    return code is not None and any("Send" in c.co_names for c in _codes(code))
+    code = _code(runnable)
+    return code is not None and any(name in c.co_names for c in _codes(code))
+
+
+def _function(runnable: Any) -> Any:
+    """The Python function behind a `RunnableCallable`/`RunnableLambda`, a function, or a callable object
+    (its class's `__call__`); None for anything else."""
+    func = getattr(runnable, "func", None) or getattr(runnable, "afunc", None) or runnable
+    if not callable(func):
+        return None
+    if not isinstance(func, types.FunctionType | types.MethodType):
+        func = type(func).__call__
+    return func
+
+
+def _code(runnable: Any) -> types.CodeType | None:
+    code = getattr(_function(runnable), "__code__", None)
+    return code if isinstance(code, types.CodeType) else None
 
 
 def _codes(code: types.CodeType) -> Iterator[types.CodeType]:

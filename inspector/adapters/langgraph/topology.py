@@ -8,8 +8,10 @@ kept 253 of the 1,006 edges of a 1,000-node chain. The builder holds the whole t
 `Command`s it returns: `branches.py` turns those into branch edges, `nodes.py` says what each node runs
 (its kind, a `ToolNode`'s tools, a prebuilt agent's model). A node with none of these ways out has
 no way out, and LangGraph ends the run after it: that edge into END is drawn, labelled "implicit end"
-(as `get_graph()` draws it). START and END (`__start__`, `__end__`) become graph_core's
-`start`/`end`, and `build_topology` marks the back edges of cycles.
+(as `get_graph()` draws it); when the node's code builds `Command(goto=...)`s it did not declare, the
+edge's `branch_kind` says so and the legend says where they lead is known only at run time. START and
+END (`__start__`, `__end__`) become graph_core's `start`/`end`, and `build_topology` marks the back
+edges of cycles.
 
 Edges are emitted source by source (START, then nodes in the order they were added), each source's plain
 edges before its branches, so the depth-first back-edge classification is the one a reader of the
@@ -22,9 +24,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from graph_core.topology import END, START, Topology, TopologyEdge, TopologyNode, build_topology
-from inspector.adapters.langgraph.branches import COMMAND_GOTO, LG_END, LG_START, branch_edges, graph_key
+from inspector.adapters.langgraph.branches import (
+    COMMAND_GOTO,
+    LG_END,
+    LG_START,
+    branch_edges,
+    graph_key,
+    makes_commands,
+)
 from inspector.adapters.langgraph.nodes import model_spec, node_function, node_kind, tool_specs
 from inspector.errors import TargetError
+from inspector.export._unknowns import UNDECLARED_GOTO
 
 __all__ = [
     "COMMAND_GOTO",
@@ -104,7 +114,15 @@ def langgraph_topology(graph: Any, *, max_run_steps: int | None = None) -> Topol
     for source in [LG_START, *names]:
         outgoing = [*_plain_edges(builder, source, order), *branch_edges(builder, source, names)]
         if not outgoing and source != LG_START:
-            outgoing.append(TopologyEdge(source=graph_key(source), target=END, label=IMPLICIT_END))
+            undeclared = makes_commands(builder.nodes[source].runnable)
+            outgoing.append(
+                TopologyEdge(
+                    source=graph_key(source),
+                    target=END,
+                    label=IMPLICIT_END,
+                    branch_kind=UNDECLARED_GOTO if undeclared else None,
+                )
+            )
         edges.extend(outgoing)
     name = getattr(graph, "name", None) if graph is not builder else None
     return build_topology(
