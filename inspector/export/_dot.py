@@ -4,8 +4,11 @@ Styling carries meaning: START/END are filled circles, each node kind has its ow
 branch edges are dashed and carry their labels ("tool calls", "final answer"), back edges are red, bold
 and `constraint=false` (so a loop does not pull its target below its source and distort the ranks),
 nested graphs are clusters. A tools node lists its tools (the tooltip adds descriptions and schemas), a
-chat-model node names its model, and a small legend explains the line styles that occur. Identifiers are
-generated (`n0`, `n1`, `n3_0`, ...); user text only appears as labels and tooltips, through `dot_text`.
+chat-model node names its model, and a small legend explains the line styles that occur. A `Send`
+fan-out edge has a crow's-foot head, a possible target of a condition without a path map is grey, and
+the legend says in words what the code leaves to the run (`_unknowns.static_notes`). Identifiers are
+generated (`n0`, `n1`, `n3_0`, ...); user text only appears as labels and tooltips, through `dot_text`
+(the legend's notes, which name node keys, through `dot_html`).
 
 An optional `RunOverlay` (see `inspector.export.overlay`) paints what a recorded run did on top: visit
 counts as a heat map on the nodes, edge counts as line widths, the edge that ended the run and the
@@ -19,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from graph_core.topology import END, START, ModelSpec, ToolSpec, Topology, TopologyEdge, TopologyNode
 from inspector.export._coerce import as_topology
 from inspector.export._dotlines import add_edge, add_node
-from inspector.export._escape import dot_text, dot_tooltip
+from inspector.export._escape import dot_html, dot_text, dot_tooltip
 from inspector.export._overlay import BACK_EDGE
+from inspector.export._unknowns import is_any_target, is_send, static_notes
 
 if TYPE_CHECKING:
     import graphviz
@@ -39,6 +43,7 @@ _KIND_STYLE: dict[str, dict[str, str]] = {
     "Passthrough": {"shape": "diamond", "style": "filled", "fillcolor": "#eeeeee"},
 }
 _DEFAULT_STYLE = {"shape": "box", "style": "filled", "fillcolor": "#f5f5f5"}
+_GUESSED = "#9e9e9e"  # a possible target drawn because the code does not say which (the legend says so)
 _BACK_EDGE_STYLE = {"color": BACK_EDGE, "fontcolor": "#c62828", "penwidth": "2", "constraint": "false"}
 _MAX_TOOLS_SHOWN = 8
 _MAX_LABEL = 80  # longest tool line or edge label drawn whole; the tooltip keeps the full text
@@ -215,6 +220,10 @@ def _edge_attrs(edge: TopologyEdge) -> dict[str, str]:
     attrs: dict[str, str] = {}
     if edge.kind == "branch":
         attrs["style"] = "dashed"
+    if is_send(edge) and edge.target != END:
+        attrs["arrowhead"] = "crow"  # many tasks of the target: a fan-out
+    if is_any_target(edge):
+        attrs["color"] = _GUESSED
     text = edge_text(edge)
     if text is not None:
         attrs["label"] = f" {text} "
@@ -233,6 +242,13 @@ def _styles_used(topology: Topology) -> tuple[bool, bool]:
             inner_branch, inner_back = _styles_used(node.graph)
             branch, back = branch or inner_branch, back or inner_back
     return branch, back
+
+
+def _uses(topology: Topology, test: Any) -> bool:
+    """Whether an edge of the graph (or of a graph nested in it) passes `test`."""
+    return any(test(edge) for edge in topology.edges) or any(
+        node.graph is not None and _uses(node.graph, test) for node in topology.nodes
+    )
 
 
 def _returns_directly(topology: Topology) -> bool:
@@ -262,6 +278,11 @@ def _add_legend(dot: graphviz.Digraph, topology: Topology, overlay: RunOverlay |
             samples.append(("↺ ━▶", BACK_EDGE, "back edge (closes a loop; red beside its colour)"))
     if _returns_directly(topology):
         samples.append(("↩", "black", "the tool returns directly (its result is the answer)"))
+    if _uses(topology, lambda e: is_send(e) and e.target != END):
+        samples.append(("╌╌╌&lt;", "black", "Send fan-out (one task per Send)"))
+    if _uses(topology, is_any_target):
+        samples.append(("╌╌╌▶", _GUESSED, "possible target (no path map)"))
+    notes = static_notes(topology)
     if not samples:
         return
     cells = [
@@ -272,6 +293,10 @@ def _add_legend(dot: graphviz.Digraph, topology: Topology, overlay: RunOverlay |
     body = "".join(
         f'<TR><TD ALIGN="LEFT">{"<B>legend</B>" if i == 0 else ""}</TD>{"".join(row)}</TR>'
         for i, row in enumerate(rows)
+    )
+    span = min(len(cells), 4)
+    body += "".join(  # what the code does not say, in words (user text: node keys, escaped)
+        f'<TR><TD></TD><TD ALIGN="LEFT" COLSPAN="{span}">{dot_html(note)}</TD></TR>' for note in notes
     )
     table = f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="6">{body}</TABLE>>'
     with dot.subgraph(name="legend_row") as row:  # pyright: ignore[reportOptionalContextManager]

@@ -7,11 +7,13 @@ or a DOT/Mermaid keyword. Exporters therefore never use keys as identifiers (the
 
 from __future__ import annotations
 
+import html
+
 import graphviz
 
 from inspector.terminaltext import ESCAPED, escape_at
 
-__all__ = ["ESCAPED", "dot_text", "dot_tooltip", "escape_at", "mermaid_text", "visible"]
+__all__ = ["ESCAPED", "dot_html", "dot_text", "dot_tooltip", "escape_at", "mermaid_text", "visible"]
 
 _LINE_BREAKS = ("\r\n", "\r", "\n")
 
@@ -55,6 +57,13 @@ def dot_tooltip(text: str) -> str:
     became the node's name)."""
     escaped = [line.replace("\\", "\\\\\\\\").replace("&", "&amp;") for line in _lines(text)]
     return graphviz.nohtml("\\n".join(escaped))
+
+
+def dot_html(text: str) -> str:
+    """Text for inside a DOT HTML-like label (the legend's notes, which name node keys): on one line
+    (breaks become ` ⏎ `), invisible characters escaped, and `&`, `<`, `>` as HTML entities, so nothing
+    in a key can end the label or open markup (quotes are plain text there)."""
+    return html.escape(" ⏎ ".join(_lines(text)), quote=False)
 
 
 _MERMAID_ENTITIES = {

@@ -6,7 +6,8 @@ through `mermaid_text`. Branch edges are dotted, back edges thick and red (`link
 circles, nested graphs are `subgraph` blocks that edges attach to. Edge labels use the pipe form with a
 quoted string (`n1 -.->|"tool calls"| n2`), the one form whose text Mermaid's lexer never reads as
 syntax once quotes and markup are entities. A tools node lists its tools and a chat-model node its model
-under the key, as in the DOT export.
+under the key, as in the DOT export. What the code leaves to the run (a `Send` fan-out's size, a
+condition without a path map) is said in a `legend` note box, only when there is something to say.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from graph_core.topology import END, START, Topology, TopologyNode
+from graph_core.topology import END, START, Topology, TopologyEdge, TopologyNode
 from inspector.export._coerce import as_topology
 from inspector.export._dot import edge_text, model_line, tool_signature
 from inspector.export._escape import mermaid_text
+from inspector.export._unknowns import is_any_target, static_notes
 
 if TYPE_CHECKING:
     from inspector.export._overlay import RunOverlay
@@ -57,9 +59,36 @@ def to_mermaid(subject: Any, /, *, direction: str = "TD", overlay: RunOverlay | 
     if back_links and overlay is None:
         lines.append(f"    linkStyle {','.join(map(str, back_links))} stroke:#c62828,stroke-width:3px")
     lines.extend(styles)
+    _legend(topology, links, lines)
     if overlay is not None and overlay.runs > 1:
         lines.append(f"    %% {mermaid_comment(overlay.summary)}")
     return "\n".join(lines) + "\n"
+
+
+def _legend(topology: Topology, links: list[str], lines: list[str]) -> None:
+    """What the code does not say (a `Send` fan-out's size, a condition without a path map), as a note
+    box beside the flowchart; the possible targets of such a condition are grey. Nothing for a graph
+    whose every route is known, so those flowcharts are unchanged."""
+    notes = static_notes(topology)
+    if not notes:
+        return
+    guessed = [str(i) for i, edge in enumerate(_drawn_edges(topology)) if is_any_target(edge)]
+    if guessed and len(guessed) <= len(links):
+        lines.append(f"    linkStyle {','.join(guessed)} stroke:#9e9e9e")
+    text = "\n".join(["legend", *notes])
+    lines.append(f'    legend>"{mermaid_text(text)}"]')
+    lines.append("    style legend fill:#fffde7,stroke:#9e9e9e,text-align:left")
+
+
+def _drawn_edges(topology: Topology) -> list[TopologyEdge]:
+    """The edges in the order `_emit` writes their links (each graph's nested graphs' first)."""
+    keys = {node.key for node in topology.nodes}
+    out: list[TopologyEdge] = []
+    for node in topology.nodes:
+        if node.graph is not None:
+            out.extend(_drawn_edges(node.graph))
+    out.extend(e for e in topology.edges if e.source in keys and e.target in keys)
+    return out
 
 
 def mermaid_comment(text: str) -> str:

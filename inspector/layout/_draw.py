@@ -20,7 +20,9 @@ box (`┏━┓`), executed nodes are double boxes (`╔═╗`), executed edges
 
 With `edge_labels=True` a labelled branch shows its label ("tool calls") beside its line where there
 is room, and otherwise a marker `[n]` with the text in a numbered key under the drawing; `legend=True`
-adds one line naming the line styles the drawing uses. `draw` turns both on; `layout` keeps them off
+adds one line naming the line styles the drawing uses, then a `note:` line for each route the code
+leaves to the run (a `Send` fan-out's size, a condition without a path map; `export._unknowns`).
+`draw` turns both on; `layout` keeps them off
 unless asked, so the TUI's pane (which reads `Drawing.lines` with geometry) stays as it was.
 `node_notes` and `edge_notes` add short text (visit counts, `×3`) to top-level boxes and edges.
 
@@ -39,6 +41,7 @@ from graph_core.topology import Topology, TopologyEdge, TopologyNode
 from inspector.errors import GraphTooWide
 from inspector.export import as_topology
 from inspector.export._escape import visible
+from inspector.export._unknowns import static_notes
 from inspector.layout._canvas import Canvas, cell_width
 from inspector.layout._footer import legend_line, trimmed
 from inspector.layout._geometry import Drawing, EdgeRoute, NodeBox, Path
@@ -107,13 +110,15 @@ def layout(
     collecting = gc.isenabled()
     gc.disable()  # a large drawing allocates a few objects per cell and frees none: collections only cost
     try:
-        canvas, nodes, edges = _draw_graph(as_topology(subject), (), options)
+        topology = as_topology(subject)
+        canvas, nodes, edges = _draw_graph(topology, (), options)
         lines = canvas.rows()
         if options.margin:
             lines, nodes, edges = trimmed(lines, nodes, edges, options.margin)
         footer = list(options.key)
         if legend:
             footer.append(legend_line(edges, nodes, nested="nested" in options.styles))
+            footer.extend(f"  note: {visible(note)}" for note in static_notes(topology))
         if footer:
             lines = [*lines, "", *footer]
         return Drawing(lines=tuple(lines), nodes=tuple(nodes), edges=tuple(edges))

@@ -2,7 +2,9 @@
 
 The drawing comes from `inspector.layout.layout`, whose geometry (box and edge cells) lets us colour
 without parsing glyphs: the active nodes in the accent colour, everything executed so far in green,
-nodes with a breakpoint in red, nodes that interrupted (rerun on resume) in yellow.
+nodes with a breakpoint in red, nodes that interrupted (rerun on resume) in yellow. A nested graph (a
+LangGraph subgraph, a graph_core graph node) is drawn inside its node's box, and only that box's frame
+takes the node's colour.
 
 Visit counts sit in a gutter to the left of each box: lanes only ever run to the right of the boxes
 and the spine runs through their middle, so the gutter is the one place a count can never hide an
@@ -26,7 +28,8 @@ from textual.widget import Widget
 
 from graph_core.topology import END, Topology
 from inspector.errors import GraphTooWide
-from inspector.layout import Drawing, layout
+from inspector.export._unknowns import static_notes
+from inspector.layout import Drawing, NodeBox, layout
 from inspector.layout._canvas import cell_width, clusters
 from inspector.tui.literal import one_line
 from inspector.tui.session import PathSoFar
@@ -77,7 +80,9 @@ def _drawing(
     if len(_drawings) > 256:
         _drawings.clear()
     try:
-        drawing = layout(topology, highlight=highlight, executed_nodes=nodes, executed_edges=edges)
+        drawing = layout(
+            topology, highlight=highlight, executed_nodes=nodes, executed_edges=edges, expand_nested=True
+        )
     except GraphTooWide as exc:  # the pane says so instead of a drawing that would take minutes
         drawing = Drawing(lines=tuple(textwrap.wrap(f"{exc} (inspector topology)", 40)), nodes=(), edges=())
     _drawings[key] = (topology, drawing)
@@ -152,6 +157,7 @@ def paint_geometry(
         if 0 <= row < len(lines) and col < len(indexes[row]):
             lines[row].stylize(style, *indexes[row][col])
 
+    nested = {node.key for node in topology.nodes if node.graph is not None}
     for route in drawing.edges:
         if route.executed:
             for row, col in route.cells:
@@ -186,9 +192,13 @@ def paint_geometry(
             style = EXECUTED
         else:
             continue
-        for row in range(box.row, box.row + box.height):
-            for col in range(box.col, box.col + box.width):
+        if key in nested:  # a subgraph drawn inside its box: only the border, so its nodes stay legible
+            for row, col in _border(box):
                 style_cell(row, col, style)
+        else:
+            for row in range(box.row, box.row + box.height):
+                for col in range(box.col, box.col + box.width):
+                    style_cell(row, col, style)
         if key in breakpoints and key in active:
             style_cell(box.row, box.col, BREAKPOINT)
     active_region = focus
@@ -204,7 +214,22 @@ def paint_geometry(
         out.append("\n\nbreak ", style="dim")
         out.append_text(one_line(", ".join(sorted(breakpoints)), style=BREAKPOINT))
         height += 2
+    notes = static_notes(topology)
+    for index, note in enumerate(notes):  # what the drawing cannot know (a Send fan-out's size, ...)
+        out.append("\n\nnote " if index == 0 else "\nnote ", style="dim")
+        line = one_line(note, style="dim", limit=None)
+        out.append_text(line)
+        height += 1 + int(index == 0)
+        width = max(width, cell_len("note ") + line.cell_len)
     return Painted(out, width, height, focus, active_region)
+
+
+def _border(box: NodeBox) -> list[tuple[int, int]]:
+    """The cells of a box's frame."""
+    bottom, right = box.row + box.height - 1, box.col + box.width - 1
+    cells = [(row, col) for row in (box.row, bottom) for col in range(box.col, right + 1)]
+    cells += [(row, col) for row in range(box.row + 1, bottom) for col in (box.col, right)]
+    return cells
 
 
 def _splice(line: Text, start: int, label: str) -> Text:

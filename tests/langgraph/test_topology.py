@@ -65,7 +65,7 @@ def test_react_agent_nodes_kinds_tools_and_back_edge() -> None:
 def test_waiting_edges_and_send_targets() -> None:
     assert _edges(langgraph_topology(fan_out())) == [
         ("start", "plan", "edge", None, False),
-        ("plan", "worker", "branch", None, False),
+        ("plan", "worker", "branch", "Send ×n", False),
         ("worker", "review", "edge", None, False),
         ("worker", "audit", "edge", None, False),
         ("review", "report", "edge", "waits for review, audit", False),
