@@ -25,7 +25,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from inspector.errors import InspectorError
 from inspector.otel import names as n
-from inspector.sources.otlp import base64_ids
+from inspector.sources.otlp import base64_ids, load_json
 from inspector.sources.spans import TraceSpan, from_proto
 from inspector.sources.trace_run import trace_lines
 
@@ -114,7 +114,7 @@ class Receiver:
                 try:
                     if kind == "application/json":
                         json_format.ParseDict(
-                            base64_ids(json.loads(body)), request, ignore_unknown_fields=True
+                            base64_ids(load_json(body)), request, ignore_unknown_fields=True
                         )
                     else:
                         request.ParseFromString(body)

@@ -26,7 +26,7 @@ from inspector.recording.reader import Run, read_run
 from inspector.sources.spans import TraceSpan, from_proto
 from inspector.sources.trace_run import trace_lines
 
-__all__ = ["base64_ids", "claims", "converted", "open_trace", "read_spans"]
+__all__ = ["base64_ids", "claims", "converted", "load_json", "open_trace", "read_spans"]
 
 _PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf", ".otlp")
 CACHE_ENV = "INSPECTOR_CACHE_DIR"
@@ -51,7 +51,7 @@ def read_spans(path: Path) -> list[TraceSpan]:
                 continue
             request = ExportTraceServiceRequest()
             try:
-                json_format.ParseDict(base64_ids(json.loads(line)), request, ignore_unknown_fields=True)
+                json_format.ParseDict(base64_ids(load_json(line)), request, ignore_unknown_fields=True)
             except (ValueError, json_format.ParseError, TypeError, AttributeError) as exc:
                 raise RunFileError(
                     f"not an OTLP JSON trace line ({' '.join(str(exc).split())[:200]}); each line must be "
@@ -89,6 +89,18 @@ def base64_ids(data: Any) -> Any:
                             with contextlib.suppress(ValueError):
                                 item[field] = base64.b64encode(bytes.fromhex(value)).decode()
     return data  # pyright: ignore[reportUnknownVariableType]
+
+
+def load_json(raw: bytes | str) -> Any:
+    """One OTLP JSON request. Explicit nulls (Phoenix's span export writes every unset field as
+    `null`, which the protobuf mapping refuses) are dropped: unset is what they mean."""
+    if (b"null" if isinstance(raw, bytes) else "null") not in raw:
+        return json.loads(raw)
+    return json.loads(raw, object_hook=_without_nulls)
+
+
+def _without_nulls(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if v is not None}
 
 
 def cache_dir() -> Path:
