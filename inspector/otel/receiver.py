@@ -9,7 +9,6 @@ segments go to the file of its first trace, as one run with its segments.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
