@@ -177,7 +177,8 @@ def test_a_recording_sent_live_arrives_while_recorded(
     phoenix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "run.jsonl"
-    args = ["record", "fixtures.weather:agent", "--input", "Weather?", "-o", str(out), "-q", "--otlp", phoenix]
+    args = ["record", "fixtures.weather:agent", "--input", "Weather?", "-o", str(out), "-q"]
+    args += ["--otlp", phoenix]
     assert main(args) == 0
     assert "warning" not in capsys.readouterr().err
     recorded = read_run(out)
