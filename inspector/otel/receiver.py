@@ -24,9 +24,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from inspector.errors import InspectorError
 from inspector.otel import names as n
-from inspector.sources.otlp import base64_ids, load_json
+from inspector.sources.otlp import base64_ids, load_json, run_lines
 from inspector.sources.spans import TraceSpan, from_proto
-from inspector.sources.trace_run import trace_lines
 
 __all__ = ["MAX_BYTES", "Receiver"]
 
@@ -79,7 +78,7 @@ class Receiver:
                     if trace != key:
                         (self.folder / f"{trace}.jsonl").unlink(missing_ok=True)
                 try:
-                    lines = trace_lines([s for t in traces for s in self.spans[t]], path)
+                    lines = run_lines([s for t in traces for s in self.spans[t]], path)
                 except InspectorError:
                     continue  # nothing to show yet (no steps so far)
                 partial = path.with_suffix(".jsonl.part")

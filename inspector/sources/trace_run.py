@@ -13,6 +13,7 @@ tool calls), budgets counted from the spans, and the topology the steps walked, 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +38,15 @@ def trace_lines(spans: Sequence[TraceSpan], path: Path) -> list[str]:
     """The run file's lines for the run in `spans` (the first one, when a file holds several)."""
     if not spans:
         raise RunFileError("the trace file holds no spans", path=path)
+    unique = list({(s.trace_id, s.span_id): s for s in reversed(spans)}.values())[::-1]
+    if len(unique) < len(spans):  # a retried export sends a batch twice: the first copy counts
+        lines = trace_lines(unique, path)
+        header = json.loads(lines[0])
+        header["meta"] = {
+            **(header.get("meta") or {}),
+            "otlp_duplicate_spans_skipped": len(spans) - len(unique),
+        }
+        return [_dump(header), *lines[1:]]
     roots = [
         s
         for s in spans

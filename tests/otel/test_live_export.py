@@ -197,3 +197,18 @@ def test_spans_are_sent_step_by_step_while_the_run_goes_on() -> None:
     assert names.count("execute_tool wait") == 1 and names.count("execute_tool look") == 1
     assert sum(name.startswith("invoke_workflow") for name in names) == 1
     assert len({s.span_id for s in received.spans}) == len(names)  # each span sent once
+
+
+def test_the_standard_variables_name_the_endpoint_and_its_headers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run.jsonl"
+    with otlp_receiver() as received:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", received.url)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=abc123,x-team=graph")
+        args = ["record", "fixtures.weather:agent", "--input", "Weather?", "-o", str(out), "-q", "--otlp"]
+        assert main(args) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert set(received.paths) == {"/v1/traces"}
+    assert all(h.get("x-api-key") == "abc123" and h.get("x-team") == "graph" for h in received.headers)
+    assert len(received.spans) == 7
