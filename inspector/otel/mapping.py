@@ -287,6 +287,7 @@ class Mapper:
             n.OI_NODE_ID: node_run.node,
             n.OI_NODE_NAME: node_run.name or node_run.node,
             n.OI_PARENT_ID: triggers[0][0] if triggers else self.graph,
+            n.RUN_ID: self.run.run_id,  # a receiver files a live run's node spans before its root ends
             n.STEP: index,
             n.NODE_KEY: node_run.node,
             n.NODE_PATH: list(node_run.path) or [node_run.node],

@@ -88,7 +88,8 @@ class Receiver:
             return written
 
     def _key(self, span: TraceSpan) -> None:
-        """Our own run's root names its run: every segment (trace) of it goes to one file."""
+        """Our own run's spans name their run (the root and the node spans, which arrive step by step
+        while the root ends last): every segment (trace) of it goes to one file."""
         run_id = span.attributes.get(n.RUN_ID)
         if isinstance(run_id, str) and run_id:
             key = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_id)[:100] or span.trace_id
