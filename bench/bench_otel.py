@@ -8,12 +8,16 @@ Issue 31's targets, each measured in one run so the machine's load hits both sid
     built: `record` makes the plain `Recorder`, so the disabled cost is the recording's own;
 (b) `export -o` of a 1,000-round and a 10,000-round recording: linear (the 10x run within 12x);
 (c) `inspector show` of their OTLP JSON, whole process (`python -m inspector show`, the conversion
-    to a cached run file included): linear, and a trace of about 10,000 spans in at most 2 s.
+    to a cached run file included; its CPU time): linear, and a trace of about 10,000 spans in at
+    most 2 s.
+(b) and (c) are CPU times: on a shared machine the wall clock of a child process mostly measures the
+other processes.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -113,16 +117,19 @@ def _recording(tmp: Path, rounds: int) -> Path:
 
 
 def _show_seconds(trace: Path, cache: Path) -> float:
-    """Whole-process `inspector show` of `trace`, converted afresh (an empty cache folder)."""
+    """Whole-process `inspector show` of `trace`, converted afresh (an empty cache folder): the child's
+    CPU time (user and system), which other processes on a loaded machine do not inflate as they do
+    its wall time."""
     env = {**os.environ, "INSPECTOR_CACHE_DIR": str(cache)}
-    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
         [sys.executable, "-m", "inspector", "show", str(trace)],
         env=env,
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    return time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _files(tmp: Path) -> None:
@@ -131,13 +138,13 @@ def _files(tmp: Path) -> None:
     for rounds in ROUNDS:
         run = read_run(_recording(tmp, rounds))
         trace = tmp / f"trace-{rounds}.json"
-        start = time.perf_counter()
+        start = time.process_time()
         spans = write_trace_file(run, trace)
-        export_s[rounds] = time.perf_counter() - start
+        export_s[rounds] = time.process_time() - start
         show_s[rounds] = min(_show_seconds(trace, tmp / f"cache-{rounds}-{i}") for i in range(2))
         print(
-            f"  {rounds:>6,} rounds: export -o {export_s[rounds]:.2f} s ({spans:,} spans, "
-            f"{trace.stat().st_size / 1e6:.1f} MB); show of the trace {show_s[rounds]:.2f} s"
+            f"  {rounds:>6,} rounds: export -o {export_s[rounds]:.2f} s CPU ({spans:,} spans, "
+            f"{trace.stat().st_size / 1e6:.1f} MB); show of the trace {show_s[rounds]:.2f} s CPU"
         )
     small, big = ROUNDS
     for what, times in (("(b) export", export_s), ("(c) show", show_s)):
@@ -150,7 +157,9 @@ def _files(tmp: Path) -> None:
     spans = write_trace_file(run, trace)
     seconds = min(_show_seconds(trace, tmp / f"cache-spans-{i}") for i in range(3))
     verdict = "OK" if seconds <= SHOW_TARGET_S else "MISSED"
-    print(f"  (c) show of a {spans:,}-span trace: {seconds:.2f} s (target <= {SHOW_TARGET_S:g} s) {verdict}")
+    print(
+        f"  (c) show of a {spans:,}-span trace: {seconds:.2f} s CPU (target <= {SHOW_TARGET_S:g} s) {verdict}"
+    )
 
 
 def run() -> None:

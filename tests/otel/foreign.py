@@ -1,6 +1,9 @@
 """Real foreign traces for the tests, made the way their users make them: the framework's own run,
 traced by its OpenInference instrumentation, exported with the OpenTelemetry SDK to an OTLP JSON file.
 
+`langgraph_trace`: the LangGraph ReAct fixture (`fixtures.langgraph_react`) traced by
+`openinference-instrumentation-langchain`.
+
 `agents_sdk_trace`: an OpenAI Agents SDK triage agent handing off to a weather agent that calls a
 function tool, both on the project's loopback OpenAI-compatible server (`ChatServer`, scripted
 answers with usage), traced by `openinference-instrumentation-openai-agents`. The SDK's own trace
@@ -72,6 +75,7 @@ def agents_sdk_trace(path: Path) -> Path:
         ),
         Reply.json(completion("Sunny, 25 C in Hangzhou.", usage=_usage(p2, c2))),
     ]
+
     async def run(base_url: str) -> str:
         client = AsyncOpenAI(base_url=base_url, api_key="sk-test-not-a-key")
         try:
@@ -86,6 +90,27 @@ def agents_sdk_trace(path: Path) -> Path:
     try:
         with ChatServer(replies) as server:
             assert asyncio.run(run(server.base_url)) == "Sunny, 25 C in Hangzhou."
+    finally:
+        instrumentor.uninstrument()
+        provider.shutdown()
+    path.write_text("".join(line + "\n" for line in request_lines(memory.get_finished_spans())), "utf-8")
+    return path
+
+
+def langgraph_trace(path: Path) -> Path:
+    """Run the LangGraph ReAct fixture under the OpenInference instrumentation; write its trace to `path`."""
+    from langchain_core.messages import HumanMessage
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    from fixtures.langgraph_react import QUESTION, build_agent
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    instrumentor = LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        build_agent().invoke({"messages": [HumanMessage(QUESTION)]})
     finally:
         instrumentor.uninstrument()
         provider.shutdown()

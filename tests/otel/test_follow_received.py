@@ -8,56 +8,18 @@ CI installs tmux (`.ci/run`); without it this test fails and says so rather than
 
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
 import subprocess
 import sys
 import threading
-import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.otel.terminal import Terminal
 from tests.otel.test_live_export import _blocking_agent  # pyright: ignore[reportPrivateUsage]
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Terminal:
-    """One tmux server of our own (its own socket), one window of a fixed size."""
-
-    def __init__(self, socket: str) -> None:
-        self.socket = socket
-
-    def tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "replay")
-
-    def wait_for(self, text: str, timeout: float = 90.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never appeared; the screen shows:\n{screen}")
-            time.sleep(0.2)
-
-
-@pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is not installed; CI installs it in .ci/run (apt-get install tmux)")
-    term = Terminal(f"inspector-otel-test-{uuid.uuid4().hex[:8]}")
-    yield term
-    subprocess.run(["tmux", "-L", term.socket, "kill-server"], capture_output=True, timeout=30)
 
 
 @pytest.fixture
@@ -88,24 +50,7 @@ def test_replay_follow_shows_a_received_run_while_it_happens(
     from inspector.otel.live import OtlpRecorder
 
     run_file = tmp_path / "runs" / "live-run.jsonl"
-    command = (
-        f"cd {shlex.quote(str(ROOT))} && {shlex.quote(sys.executable)} -m inspector replay --follow "
-        f"{shlex.quote(str(run_file))}"
-    )
-    env = {"TERM": "xterm-256color", "PATH": os.environ.get("PATH", "")}
-    for name in ("PYTHONPATH", "INSPECTOR_STATE_DIR", "HOME"):
-        if name in os.environ:
-            env[name] = os.environ[name]
-    terminal.tmux("-f", "/dev/null", "new-session", "-d", "-s", "replay", "-x", "160", "-y", "45")
-    for name, value in env.items():
-        terminal.tmux("set-environment", "-t", "replay", name, value)
-    terminal.tmux(
-        "send-keys",
-        "-t",
-        "replay",
-        " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " " + command,
-        "Enter",
-    )
+    terminal.start("-m", "inspector", "replay", "--follow", str(run_file))
     terminal.wait_for("waiting for")
 
     release = threading.Event()

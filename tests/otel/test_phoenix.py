@@ -162,8 +162,7 @@ def test_what_phoenix_exports_again_opens_as_the_recorded_run(
     _spans(phoenix, traces, 6)  # the run and its resumed segment: two traces, linked
     trace_file = tmp_path / "from-phoenix.json"
     lines = [
-        json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": _otlp_export(phoenix, t)}]}]})
-        for t in traces
+        json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": _otlp_export(phoenix, t)}]}]}) for t in traces
     ]
     trace_file.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     capsys.readouterr()
