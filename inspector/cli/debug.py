@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,11 +125,13 @@ def run(args: argparse.Namespace) -> int:
         refuse_busy(output, empty=True)
     from inspector.tui.debug_app import make_debug_app  # Textual loads only for the commands that draw
 
+    live = _live_export(args.otlp, output)
     app = make_debug_app(controller)
     app.run()
     if controller.status != "finished":
         controller.abort()  # a held run ends now, a running one at its next step boundary
     controller.join(60)
+    otlp_warning = live() if live is not None else None
     recorder = controller.recorder
     if recorder is not None and recorder.fault is not None:
         raise fault_error(output, recorder.fault, removed=_remove(output))
@@ -148,13 +151,30 @@ def run(args: argparse.Namespace) -> int:
         f"{input_hint(target, args.input) if controller.outcome == 'error' else ''}",
         file=sys.stderr,
     )
-    if args.otlp is not None:  # the debugged run, with its edits, as it ended
-        from inspector.otel.exporters import send_run
-
-        _, warning = send_run(recorded, args.otlp or None)
-        if warning:
-            print(f"inspector: warning: {warning}", file=sys.stderr)
+    if otlp_warning:
+        print(f"inspector: warning: {otlp_warning}", file=sys.stderr)
     return 0
+
+
+def _live_export(url: str | None, output: Path) -> Callable[[], str | None] | None:
+    """With `--otlp`: the debugged run's spans sent step by step as its file is written (with its
+    edits); returns what stops it and gives the one warning line, if any."""
+    if url is None:
+        return None
+    from inspector.otel.exporters import OtlpSink
+    from inspector.otel.follower import LiveExport
+    from inspector.otel.mapping import capture_content
+
+    sink = OtlpSink(url or None)
+    live = LiveExport(output, sink, content=capture_content())
+    live.start()
+
+    def stop() -> str | None:
+        live.stop(sink.timeout + 30)
+        warning = sink.close()
+        return f"OTLP export skipped: {live.fault}" if live.fault else warning
+
+    return stop
 
 
 def _controller(

@@ -110,7 +110,8 @@ def add_otlp_option(parser: Any) -> None:
         metavar="URL",
         nargs="?",
         const="",
-        help="also send the run over OTLP/HTTP to URL as it ends (without URL: OTEL_EXPORTER_OTLP_ENDPOINT); "
+        help="also send the run over OTLP/HTTP to URL, step by step as it goes (without URL: "
+        "OTEL_EXPORTER_OTLP_ENDPOINT); "
         "a backend that is down is one warning line, never a failed run",
     )
 

@@ -1,4 +1,4 @@
-"""`OtlpRecorder`: a `Recorder` that also sends each run it records to an OTLP backend as it ends.
+"""`OtlpRecorder`: a `Recorder` that also sends the run it records to an OTLP backend, step by step.
 
 ```python
 from inspector.otel.live import OtlpRecorder
@@ -8,11 +8,12 @@ agent.invoke(messages, callbacks=[sink])                           # graph_core,
 warning = sink.shutdown()                                          # flush (bounded); None if all arrived
 ```
 
-The recording is the one source of truth: when a run (or a resumed segment) ends, its segment is read
-back and mapped exactly as `inspector export` maps it (same span names, attributes and ids), and the
-spans go to a `BatchSpanProcessor`, whose own thread does the network. A backend that is down or
-slow costs the run nothing; `shutdown` waits at most the export timeout and returns one warning line
-with the number of spans that did not arrive. Works wherever a `Recorder` does: graph_core graphs and
+The recording is the one source of truth: a `LiveExport` thread follows the file the recorder writes
+and maps each step as soon as its line is there, exactly as `inspector export` maps it (same span
+names, attributes and ids), and the spans go to a `BatchSpanProcessor`, whose own thread does the
+network. The run's thread only records: a backend that is down or slow costs the run nothing;
+`shutdown` sends what is left, waits at most the export timeout and returns one warning line with
+the number of spans that did not arrive. Works wherever a `Recorder` does: graph_core graphs and
 agents, and LangGraph graphs through `inspector.adapters.langgraph.LangGraphTarget`.
 """
 
@@ -24,20 +25,19 @@ from pathlib import Path
 from typing import Any
 
 from graph_core.callbacks import RunInfo
-from inspector.otel.exporters import SCOPE, OtlpSink
-from inspector.otel.ids import KeyedIds
-from inspector.otel.mapping import capture_content, emit_segment
-from inspector.otel.names import SCHEMA_URL
-from inspector.recording.reader import read_run
+from inspector.otel.exporters import OtlpSink
+from inspector.otel.follower import LiveExport
+from inspector.otel.mapping import capture_content
 from inspector.recording.recorder import Recorder
 
 __all__ = ["OtlpRecorder"]
 
 
 class OtlpRecorder(Recorder):
-    """Record to `path` (a temporary file, removed at `shutdown`, when None) and send each finished
-    run or segment to `url` (None: `OTEL_EXPORTER_OTLP_ENDPOINT`). `sink` shares one exporter between
-    recorders; other keyword arguments are the `Recorder`'s."""
+    """Record to `path` (a temporary file, removed at `shutdown`, when None) and send its spans to
+    `url` (None: `OTEL_EXPORTER_OTLP_ENDPOINT`, with `OTEL_EXPORTER_OTLP_HEADERS`) as each step is
+    written. `sink` shares one exporter between recorders; other keyword arguments are the
+    `Recorder`'s."""
 
     def __init__(
         self,
@@ -57,40 +57,22 @@ class OtlpRecorder(Recorder):
         super().__init__(path, **options)
         self.sink = sink if sink is not None else OtlpSink(url, timeout=timeout)
         self._own_sink = sink is None
-        self._content = capture_content() if content is None else content
-        self.send_fault: str | None = None
+        self.live = LiveExport(path, self.sink, content=capture_content() if content is None else content)
 
-    def on_end(self, info: RunInfo, output: Any) -> None:
-        super().on_end(info, output)
-        if info.node_key is None and not info.path:
-            self._send()
-
-    def on_error(self, info: RunInfo, error: BaseException) -> None:
-        super().on_error(info, error)
-        if info.node_key is None and not info.path:
-            self._send()
-
-    def _send(self) -> None:
-        """Map the segment that just ended and hand its spans to the batch processor."""
-        if self.fault is not None:
-            return
-        try:
-            self.flush()
-            run = read_run(self.path)
-            ids = KeyedIds(run.run_id)
-            provider = self.sink.provider(ids)
-            tracer = provider.get_tracer(SCOPE, schema_url=SCHEMA_URL)
-            emit_segment(run, run.segments[-1], tracer, ids, content=self._content)
-        except Exception as exc:  # a sink never breaks the run it observes
-            self.send_fault = self.send_fault or f"{type(exc).__name__}: {exc}"
+    def on_start(self, info: RunInfo, input: Any) -> None:
+        super().on_start(info, input)
+        if info.node_key is None and not info.path and not self.live.started:
+            self.live.start()
 
     def shutdown(self) -> str | None:
-        """Flush what is queued (bounded by the timeout), stop, and remove a temporary recording; the
-        one warning line to show (spans not delivered, or why nothing was sent), or None."""
+        """Send what is left, flush (bounded by the timeout), stop, and remove a temporary recording;
+        the one warning line to show (spans not delivered, or why nothing was sent), or None."""
+        self.flush()
+        self.live.stop(self.sink.timeout + 30)
         warning = self.sink.close() if self._own_sink else None
         if self._temporary:
             self.close()
             Path(self.path).unlink(missing_ok=True)
-        if self.send_fault is not None:
-            return f"OTLP export skipped: {self.send_fault}"
+        if self.live.fault is not None:
+            return f"OTLP export skipped: {self.live.fault}"
         return warning

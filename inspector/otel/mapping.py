@@ -75,19 +75,30 @@ def emit_segment(
     redaction: Redaction | None = None,
 ) -> None:
     """The spans of one segment of `run` (one trace): what a live sink sends when a run ends."""
-    mapper = _Mapper(run, tracer, ids, content, make_redaction(True) if redaction is None else redaction)
+    mapper = Mapper(run, tracer, ids, content=content, redaction=redaction)
     mapper.segment(segment)
 
 
-class _Mapper:
+class Mapper:
+    """Makes the spans of a run's segments. `segment` makes one whole; a live export calls `begin`
+    when the segment's header is there, `step` as each step is written (its node, chat and tool spans
+    end, so the batch processor sends them at once), and `finish` when the segment has ended (the
+    root, which carries the step events, ends last, as every root does)."""
+
     def __init__(
-        self, run: Run, tracer: Tracer, ids: KeyedIds | None, content: bool, redaction: Redaction
+        self,
+        run: Run,
+        tracer: Tracer,
+        ids: KeyedIds | None = None,
+        *,
+        content: bool = False,
+        redaction: Redaction | None = None,
     ) -> None:
         self.run = run
         self.tracer = tracer
         self.ids = ids
         self.content = content
-        self.redaction = redaction
+        self.redaction = make_redaction(True) if redaction is None else redaction
         self.graph = run.graph_name or (run.topology.name if run.topology else "") or "graph"
 
     def _start(self, key: str, name: str, parent: Span | None, start: int, **options: Any) -> Span:
@@ -97,6 +108,14 @@ class _Mapper:
         return self.tracer.start_span(name, context=context, start_time=start, **options)
 
     def segment(self, segment: Segment) -> None:
+        root = self.begin(segment)
+        previous: dict[str, str] = {}
+        for position in segment.steps:
+            previous = self.step(root, segment, self.run.steps[position], previous)
+        self.finish(root, segment, previous)
+
+    def begin(self, segment: Segment) -> Span:
+        """The segment's root span, started (what is known once its header is written)."""
         run = self.run
         if self.ids is not None:
             self.ids.segment = segment.index
@@ -117,13 +136,8 @@ class _Mapper:
         }
         if self.content:
             attrs[n.RUN_INPUT] = self._json(run.resolve(segment.input))
-            attrs[n.RUN_OUTPUT] = self._json(run.resolve(segment.output))
-        conversation = segment.resumed_from or (
-            segment.interrupt.checkpoint_id if segment.interrupt else None
-        )
-        if conversation:
-            attrs[n.CONVERSATION_ID] = conversation
         if segment.resumed_from:
+            attrs[n.CONVERSATION_ID] = segment.resumed_from
             attrs[n.RESUMED_FROM] = segment.resumed_from
         if segment.max_run_steps is not None:
             attrs[n.STEPS_MAX] = segment.max_run_steps
@@ -132,14 +146,22 @@ class _Mapper:
             if segment.topology.trigger_mode:
                 mode = segment.topology.trigger_mode
                 attrs[n.TRIGGER_MODE] = str(getattr(mode, "value", mode))
-        steps = [run.steps[i] for i in segment.steps]
-        if steps:
-            attrs.update(_budget_attributes(steps[-1].budget))
         name = f"{n.OP_WORKFLOW} {self.graph}"
-        root = self._start(f"root {segment.index}", name, None, start, attributes=attrs, links=links)
-        previous: dict[str, str] = {}
-        for step in steps:
-            previous = self.step(root, segment, step, previous)
+        return self._start(f"root {segment.index}", name, None, start, attributes=attrs, links=links)
+
+    def finish(self, root: Span, segment: Segment, previous: dict[str, str]) -> None:
+        """End the root of `segment` (ended, or as far as it got): what it spent, its status, the
+        step it left unfinished, its interrupt, and its output when content is carried."""
+        run = self.run
+        start = epoch_ns(segment.started_at)
+        root.set_attribute(n.RUN_STATUS, segment.status)
+        if self.content:
+            root.set_attribute(n.RUN_OUTPUT, self._json(run.resolve(segment.output)))
+        if segment.interrupt is not None and segment.interrupt.checkpoint_id and not segment.resumed_from:
+            root.set_attribute(n.CONVERSATION_ID, segment.interrupt.checkpoint_id)
+        if segment.steps:
+            for key, value in _budget_attributes(run.steps[segment.steps[-1]].budget).items():
+                root.set_attribute(key, value)
         unfinished = segment.unfinished
         if unfinished is not None:
             root.add_event(
@@ -265,6 +287,7 @@ class _Mapper:
             n.OI_NODE_ID: node_run.node,
             n.OI_NODE_NAME: node_run.name or node_run.node,
             n.OI_PARENT_ID: triggers[0][0] if triggers else self.graph,
+            n.RUN_ID: self.run.run_id,  # a receiver files a live run's node spans before its root ends
             n.STEP: index,
             n.NODE_KEY: node_run.node,
             n.NODE_PATH: list(node_run.path) or [node_run.node],

@@ -9,7 +9,6 @@ segments go to the file of its first trace, as one run with its segments.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -25,9 +24,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from inspector.errors import InspectorError
 from inspector.otel import names as n
-from inspector.sources.otlp import base64_ids
+from inspector.sources.otlp import base64_ids, load_json, run_lines
 from inspector.sources.spans import TraceSpan, from_proto
-from inspector.sources.trace_run import trace_lines
 
 __all__ = ["MAX_BYTES", "Receiver"]
 
@@ -80,7 +78,7 @@ class Receiver:
                     if trace != key:
                         (self.folder / f"{trace}.jsonl").unlink(missing_ok=True)
                 try:
-                    lines = trace_lines([s for t in traces for s in self.spans[t]], path)
+                    lines = run_lines([s for t in traces for s in self.spans[t]], path)
                 except InspectorError:
                     continue  # nothing to show yet (no steps so far)
                 partial = path.with_suffix(".jsonl.part")
@@ -90,7 +88,8 @@ class Receiver:
             return written
 
     def _key(self, span: TraceSpan) -> None:
-        """Our own run's root names its run: every segment (trace) of it goes to one file."""
+        """Our own run's spans name their run (the root and the node spans, which arrive step by step
+        while the root ends last): every segment (trace) of it goes to one file."""
         run_id = span.attributes.get(n.RUN_ID)
         if isinstance(run_id, str) and run_id:
             key = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_id)[:100] or span.trace_id
@@ -114,7 +113,7 @@ class Receiver:
                 try:
                     if kind == "application/json":
                         json_format.ParseDict(
-                            base64_ids(json.loads(body)), request, ignore_unknown_fields=True
+                            base64_ids(load_json(body)), request, ignore_unknown_fields=True
                         )
                     else:
                         request.ParseFromString(body)

@@ -26,7 +26,7 @@ from inspector.recording.reader import Run, read_run
 from inspector.sources.spans import TraceSpan, from_proto
 from inspector.sources.trace_run import trace_lines
 
-__all__ = ["base64_ids", "claims", "converted", "open_trace", "read_spans"]
+__all__ = ["base64_ids", "claims", "converted", "load_json", "open_trace", "read_spans", "run_lines"]
 
 _PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf", ".otlp")
 CACHE_ENV = "INSPECTOR_CACHE_DIR"
@@ -51,7 +51,7 @@ def read_spans(path: Path) -> list[TraceSpan]:
                 continue
             request = ExportTraceServiceRequest()
             try:
-                json_format.ParseDict(base64_ids(json.loads(line)), request, ignore_unknown_fields=True)
+                json_format.ParseDict(base64_ids(load_json(line)), request, ignore_unknown_fields=True)
             except (ValueError, json_format.ParseError, TypeError, AttributeError) as exc:
                 raise RunFileError(
                     f"not an OTLP JSON trace line ({' '.join(str(exc).split())[:200]}); each line must be "
@@ -91,6 +91,32 @@ def base64_ids(data: Any) -> Any:
     return data  # pyright: ignore[reportUnknownVariableType]
 
 
+def load_json(raw: bytes) -> Any:
+    """One OTLP JSON request. Explicit nulls (Phoenix's span export writes every unset field as
+    `null`, which the protobuf mapping refuses) are dropped: unset is what they mean."""
+    if b"null" not in raw:
+        return json.loads(raw)
+    return json.loads(raw, object_hook=_without_nulls)
+
+
+def _without_nulls(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if v is not None}
+
+
+def run_lines(spans: list[TraceSpan], path: Path) -> list[str]:
+    """`trace_lines`, with spans whose attributes are not what their names promise (an
+    `inspector.step` that is not a number, a topology that is not one) said in one paragraph."""
+    try:
+        return trace_lines(spans, path)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise RunFileError(
+            f"the trace's spans do not make a run ({type(exc).__name__}: {why}); an attribute of a "
+            "span has a value of the wrong kind",
+            path=path,
+        ) from None
+
+
 def cache_dir() -> Path:
     """Where converted traces are kept (`INSPECTOR_CACHE_DIR`, else a folder in the temp directory)."""
     configured = os.environ.get(CACHE_ENV)
@@ -99,7 +125,18 @@ def cache_dir() -> Path:
 
 def open_trace(path: Path, *, lenient: bool = False) -> Run:
     """The run in the trace file at `path`, converted once (per content) to a cached run file."""
-    run = read_run(converted(path), lenient=lenient)
+    target = converted(path)
+    try:
+        run = read_run(target, lenient=lenient)
+    except RunFileError as exc:
+        if exc.path != target:
+            raise
+        where = f"{target}:{exc.line_no}: " if exc.line_no is not None else f"{target}: "
+        raise RunFileError(
+            f"the run made of this trace is malformed ({str(exc).removeprefix(where)}): the values of "
+            "its spans' inspector.* attributes do not describe a run",
+            path=path,
+        ) from None
     run.path = path  # what the person opened, in what commands print (the converted file is a cache)
     return run
 
@@ -113,7 +150,7 @@ def converted(path: Path) -> Path:
     folder = cache_dir()
     target = folder / f"{digest}.jsonl"
     if not target.exists():
-        lines = trace_lines(read_spans(path), path)
+        lines = run_lines(read_spans(path), path)
         folder.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".{os.getpid()}.part")
         partial.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

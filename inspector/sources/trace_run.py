@@ -19,11 +19,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from graph_core.topology import END, START, TopologyEdge, TopologyNode, build_topology
 from inspector.errors import RunFileError
 from inspector.otel import names as n
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION
+from inspector.sources.observed_run import observed_lines
 from inspector.sources.spans import TraceSpan
+from inspector.sources.trace_values import dump as _dump
+from inspector.sources.trace_values import error_of as _error
+from inspector.sources.trace_values import loaded as _loaded
+from inspector.sources.trace_values import seconds as _seconds
 
 __all__ = ["trace_lines"]
 
@@ -34,6 +38,15 @@ def trace_lines(spans: Sequence[TraceSpan], path: Path) -> list[str]:
     """The run file's lines for the run in `spans` (the first one, when a file holds several)."""
     if not spans:
         raise RunFileError("the trace file holds no spans", path=path)
+    unique = list({(s.trace_id, s.span_id): s for s in reversed(spans)}.values())[::-1]
+    if len(unique) < len(spans):  # a retried export sends a batch twice: the first copy counts
+        lines = trace_lines(unique, path)
+        header = json.loads(lines[0])
+        header["meta"] = {
+            **(header.get("meta") or {}),
+            "otlp_duplicate_spans_skipped": len(spans) - len(unique),
+        }
+        return [_dump(header), *lines[1:]]
     roots = [
         s
         for s in spans
@@ -46,57 +59,11 @@ def trace_lines(spans: Sequence[TraceSpan], path: Path) -> list[str]:
             key=lambda r: r.attributes.get(n.SEGMENT, 0),
         )
         return _OwnRun(spans, run_id).lines(segments)
-    return _observed_lines(spans, path)
-
-
-def _dump(event: dict[str, Any]) -> str:
-    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-
-
-def _escape(value: Any) -> Any:
-    """Keys of recorded data that start with `$` are stored with one more `$` (see `format`)."""
-    if isinstance(value, dict):
-        return {
-            (f"${k}" if isinstance(k, str) and k.startswith("$") else k): _escape(v) for k, v in value.items()
-        }  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, list):
-        return [_escape(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
-    return value
-
-
-def _loaded(attributes: dict[str, Any], key: str) -> Any:
-    raw = attributes.get(key)
-    if not isinstance(raw, str):
-        return None
-    try:
-        return _escape(json.loads(raw))
-    except ValueError:
-        return raw
-
-
-def _seconds(ns: int) -> float:
-    return round(ns / 1e9, 6)
+    return observed_lines(spans, path)
 
 
 def _time(value: Any) -> float | None:
     return None if not isinstance(value, (int, float)) or value < 0 else round(float(value), 6)
-
-
-def _error(span: TraceSpan) -> dict[str, Any] | None:
-    if not span.error:
-        return None
-    kind = span.attributes.get(n.ERROR_TYPE) or "Error"
-    message = span.attributes.get(n.ERROR_MESSAGE)
-    if message is None:
-        message = span.status_message.split(": ", 1)[-1]
-    error: dict[str, Any] = {"type": str(kind), "message": str(message)}
-    if n.ERROR_NODE_PATH in span.attributes:
-        error["node_path"] = list(span.attributes[n.ERROR_NODE_PATH])
-    if n.ERROR_CAUSE_TYPE in span.attributes:
-        error["cause_type"] = str(span.attributes[n.ERROR_CAUSE_TYPE])
-    if n.ERROR_CAUSE_MESSAGE in span.attributes:
-        error["cause_message"] = str(span.attributes[n.ERROR_CAUSE_MESSAGE])
-    return error
 
 
 def _budget(attributes: dict[str, Any]) -> dict[str, Any]:
@@ -301,220 +268,3 @@ class _OwnRun:
             "t": None if started is None else round(started - node_t, 6),
             "duration": _time(a.get(n.NODE_DURATION)),
         }
-
-
-# --- other tracers' runs -----------------------------------------------------------------------------
-
-
-def _metadata(span: TraceSpan) -> dict[str, Any]:
-    raw = span.attributes.get("metadata")
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
-    return {}
-
-
-def _kind(span: TraceSpan) -> str:
-    op = span.attributes.get(n.OPERATION)
-    if op == n.OP_CHAT or span.attributes.get(n.OI_KIND) == n.OI_LLM:
-        return "chat"
-    if op == n.OP_TOOL or span.attributes.get(n.OI_KIND) == n.OI_TOOL:
-        return "tool"
-    return ""
-
-
-def _tokens(span: TraceSpan) -> tuple[int, int]:
-    a = span.attributes
-    prompt = a.get(n.INPUT_TOKENS, a.get("llm.token_count.prompt", 0))
-    completion = a.get(n.OUTPUT_TOKENS, a.get("llm.token_count.completion", 0))
-    return int(prompt or 0), int(completion or 0)
-
-
-def _observed_lines(spans: Sequence[TraceSpan], path: Path) -> list[str]:
-    trace = spans[0].trace_id
-    spans = [s for s in spans if s.trace_id == trace]
-    ids = {s.span_id for s in spans}
-    children: dict[str, list[TraceSpan]] = {}
-    for span in spans:
-        if span.parent_id in ids:
-            children.setdefault(span.parent_id, []).append(span)
-    roots = sorted((s for s in spans if s.parent_id not in ids), key=lambda s: s.start)
-    root = roots[0]
-    # The graph's steps: LangGraph's own metadata, else a step per model call / round of tool calls.
-    steps: list[tuple[str, TraceSpan]] = []
-    tagged = {s.span_id: _metadata(s) for s in spans}
-    for span in sorted(spans, key=lambda s: s.start):
-        meta = tagged[span.span_id]
-        if "langgraph_node" not in meta:
-            continue
-        parent_meta = tagged.get(span.parent_id, {})
-        if (parent_meta.get("langgraph_node"), parent_meta.get("langgraph_step")) == (
-            meta["langgraph_node"],
-            meta.get("langgraph_step"),
-        ):
-            continue  # inside the node's own span
-        steps.append((str(meta["langgraph_node"]), span))
-    grouped: list[tuple[list[str], list[TraceSpan]]] = []
-    if steps:
-        by_step: dict[Any, tuple[list[str], list[TraceSpan]]] = {}
-        for node, span in steps:
-            key = tagged[span.span_id].get("langgraph_step", len(by_step))
-            entry = by_step.setdefault(key, ([], []))
-            entry[0].append(node)
-            entry[1].append(span)
-        grouped = [by_step[k] for k in sorted(by_step, key=lambda k: (not isinstance(k, int), k))]
-    else:
-        for span in sorted(spans, key=lambda s: s.start):
-            kind = _kind(span)
-            if not kind or span is root:
-                continue
-            node = "chat" if kind == "chat" else "tools"
-            if grouped and node == "tools" and grouped[-1][0] == ["tools"]:
-                grouped[-1][1].append(span)
-            else:
-                grouped.append(([node], [span]))
-    if not grouped:
-        raise RunFileError(
-            "the trace has no graph steps, model calls or tool calls to show (no langgraph_node metadata, "
-            "no chat or execute_tool spans)",
-            path=path,
-        )
-    name = str(root.attributes.get(n.AGENT_NAME) or root.attributes.get(n.WORKFLOW_NAME) or root.name)
-    started = root.start
-    edges: list[tuple[str, str]] = []
-    previous = [START]
-    for nodes, _ in grouped:
-        for source in previous:
-            for target in dict.fromkeys(nodes):
-                if (source, target) not in edges:
-                    edges.append((source, target))
-        previous = list(dict.fromkeys(nodes))
-    for source in previous:
-        if (source, END) not in edges:
-            edges.append((source, END))
-    keys = list(dict.fromkeys(node for nodes, _ in grouped for node in nodes))
-    topology = build_topology(
-        name=f"{name} (observed)",
-        nodes=[TopologyNode(key=key, kind="observed") for key in keys],
-        edges=[TopologyEdge(source=s, target=t) for s, t in edges],
-    )
-    header = {
-        "kind": "header",
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
-        "run_id": root.trace_id,
-        "graph_name": f"{name} (observed)",
-        "started_at": datetime.fromtimestamp(started / 1e9, UTC).isoformat(),
-        "topology": json.loads(topology.model_dump_json()),
-        "meta": {"observed": True, "source": "otlp", "trace_id": root.trace_id},
-    }
-    lines = [_dump(header)]
-    model_calls = tool_calls = prompt = completion = 0
-    failed = False
-    for index, (nodes, node_spans) in enumerate(grouped):
-        runs: list[dict[str, Any]] = []
-        for node, span in zip(nodes, node_spans, strict=False):
-            inside = [span, *_descendants(span, children)]
-            tools: list[dict[str, Any]] = []
-            for item in inside:
-                kind = _kind(item)
-                if kind == "chat":
-                    model_calls += 1
-                    p, c = _tokens(item)
-                    prompt += p
-                    completion += c
-                elif kind == "tool":
-                    tool_calls += 1
-                    tools.append(
-                        {
-                            "tool_call_id": item.attributes.get(n.TOOL_CALL_ID),
-                            "input": _value_of(item, "input.value", n.TOOL_ARGUMENTS),
-                            "output": _value_of(item, "output.value", n.TOOL_RESULT),
-                            "name": str(
-                                item.attributes.get(n.TOOL_NAME)
-                                or item.attributes.get("tool.name")
-                                or item.name
-                            ),
-                            "error": _error(item),
-                            "t": _seconds(item.start - span.start),
-                            "duration": _seconds(item.end - item.start),
-                        }
-                    )
-            error = _error(span)
-            failed = failed or error is not None
-            runs.append(
-                {
-                    "node": node,
-                    "input": _value_of(span, "input.value", n.INPUT_MESSAGES),
-                    "output": _value_of(span, "output.value", n.OUTPUT_MESSAGES),
-                    "error": error,
-                    "t": _seconds(span.start - node_spans[0].start),
-                    "duration": _seconds(span.end - span.start),
-                    "tools": tools,
-                }
-            )
-        first = node_spans[0]
-        last_end = max(s.end for s in node_spans)
-        budget: dict[str, Any] = {
-            "steps_used": index + 1,
-            "model_calls": model_calls,
-            "tool_calls": tool_calls,
-        }
-        if prompt or completion:
-            budget.update(
-                {
-                    "prompt_tokens": prompt,
-                    "completion_tokens": completion,
-                    "total_tokens": prompt + completion,
-                }
-            )
-        nxt = grouped[index + 1][0] if index + 1 < len(grouped) else []
-        lines.append(
-            _dump(
-                {
-                    "kind": "step",
-                    "full": True,
-                    "index": index,
-                    "nodes": nodes,
-                    "t": _seconds(first.start - started),
-                    "duration": _seconds(last_end - first.start),
-                    "next_nodes": list(dict.fromkeys(nxt)),
-                    "ended": index + 1 == len(grouped),
-                    "budget": budget,
-                    "runs": runs,
-                }
-            )
-        )
-    status = "error" if root.error or failed else "ok"
-    duration = _seconds(root.end - root.start)
-    finished: dict[str, Any] = {"kind": "run_finished", "status": status}
-    output = _value_of(root, "output.value", n.OUTPUT_MESSAGES)
-    if output is not None:
-        finished["output"] = output
-    if root.error:
-        finished["error"] = _error(root)
-    finished.update({"t": duration, "duration": duration})
-    lines.append(_dump(finished))
-    return lines
-
-
-def _value_of(span: TraceSpan, *keys: str) -> Any:
-    """A value the other tracer recorded (OpenInference `input.value`, GenAI messages), as JSON when
-    it is JSON text; None when it recorded none (content capture off)."""
-    for key in keys:
-        if key in span.attributes:
-            return _loaded(span.attributes, key)
-    return None
-
-
-def _descendants(span: TraceSpan, children: dict[str, list[TraceSpan]]) -> list[TraceSpan]:
-    out: list[TraceSpan] = []
-    stack = list(children.get(span.span_id, []))
-    while stack:
-        item = stack.pop()
-        out.append(item)
-        stack.extend(children.get(item.span_id, []))
-    return sorted(out, key=lambda s: s.start)

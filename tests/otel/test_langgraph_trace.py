@@ -1,41 +1,21 @@
 """A real foreign trace: the LangGraph ReAct fixture run under `openinference-instrumentation-langchain`,
-exported by the OpenTelemetry SDK, opened as an observed run by `show`, `diff` and `topology`."""
+exported by the OpenTelemetry SDK (`tests/otel/foreign.py`), opened as an observed run by `show`,
+`diff` and `topology`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from inspector.cli import main
-from inspector.otel.exporters import request_lines
 from inspector.sources import open_run
+from tests.otel.foreign import langgraph_trace
 
 
-@pytest.fixture(scope="module")
-def langgraph_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from langchain_core.messages import HumanMessage
-    from openinference.instrumentation.langchain import LangChainInstrumentor
-
-    from fixtures.langgraph_react import QUESTION, build_agent
-
-    memory = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    instrumentor = LangChainInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        build_agent().invoke({"messages": [HumanMessage(QUESTION)]})
-    finally:
-        instrumentor.uninstrument()
-    path = tmp_path_factory.mktemp("trace") / "langgraph.json"
-    path.write_text(
-        "".join(line + "\n" for line in request_lines(memory.get_finished_spans())), encoding="utf-8"
-    )
-    return path
+@pytest.fixture(scope="module", name="langgraph_trace")
+def _langgraph_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return langgraph_trace(tmp_path_factory.mktemp("trace") / "langgraph.json")
 
 
 @pytest.fixture(autouse=True)

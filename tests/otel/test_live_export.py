@@ -4,6 +4,7 @@ same spans `inspector export` makes; a backend that is down never fails or holds
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,79 @@ def test_debug_sends_the_debugged_run(
         assert main(args) == 0
     assert "warning" not in capsys.readouterr().err
     assert sorted(s.name for s in received.spans) == sorted(s.name for s in run_spans(read_run(out)))
+
+
+def _blocking_agent(release: threading.Event) -> Any:
+    """Two tool rounds: the first tool takes a few ms (a slow node, so the recorder writes the steps
+    before its next run during that run), the second waits for `release`."""
+    from graph_core.agents.react import ReActAgent
+    from graph_core.models import ScriptedChatModel
+    from graph_core.schema import Message, ToolCall
+    from graph_core.tools import tool
+
+    @tool
+    def look(city: str) -> str:
+        """Look a city up.
+
+        Args:
+            city: The city.
+        """
+        time.sleep(0.01)
+        return f"{city}: found"
+
+    @tool
+    def wait(city: str) -> str:
+        """Wait until the test says so.
+
+        Args:
+            city: The city.
+        """
+        assert release.wait(60), "the earlier steps' spans never arrived while the run went on"
+        return f"{city}: done"
+
+    script = [
+        Message.assistant("", tool_calls=[ToolCall("call_1", "look", '{"city": "Hangzhou"}')]),
+        Message.assistant("", tool_calls=[ToolCall("call_2", "wait", '{"city": "Hangzhou"}')]),
+        Message.assistant("done", finish_reason="stop"),
+    ]
+    return ReActAgent(ScriptedChatModel(script), tools=[look, wait])
+
+
+def test_spans_are_sent_step_by_step_while_the_run_goes_on() -> None:
+    from inspector.otel.live import OtlpRecorder
+
+    release = threading.Event()
+    agent = _blocking_agent(release)
+    with otlp_receiver() as received:
+        sink = OtlpRecorder(received.url, timeout=5)
+        thread = threading.Thread(target=lambda: agent.invoke("Hangzhou?", callbacks=[sink]), daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 60
+        while "execute_tool look" not in [s.name for s in received.spans] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        during = [s.name for s in received.spans]
+        release.set()
+        thread.join(60)
+        assert sink.shutdown() is None
+    assert "execute_tool look" in during  # the first round arrived while the second was running
+    assert not any(name.startswith("invoke_workflow") for name in during)  # the root ends last
+    assert "execute_tool wait" not in during
+    names = [s.name for s in received.spans]
+    assert names.count("execute_tool wait") == 1 and names.count("execute_tool look") == 1
+    assert sum(name.startswith("invoke_workflow") for name in names) == 1
+    assert len({s.span_id for s in received.spans}) == len(names)  # each span sent once
+
+
+def test_the_standard_variables_name_the_endpoint_and_its_headers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run.jsonl"
+    with otlp_receiver() as received:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", received.url)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=abc123,x-team=graph")
+        args = ["record", "fixtures.weather:agent", "--input", "Weather?", "-o", str(out), "-q", "--otlp"]
+        assert main(args) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert set(received.paths) == {"/v1/traces"}
+    assert all(h.get("x-api-key") == "abc123" and h.get("x-team") == "graph" for h in received.headers)
+    assert len(received.spans) == 7
