@@ -8,9 +8,9 @@ One model call of the ReAct graph, top to bottom (Eino's order):
 2. call the chain `failover -> retry -> event sender -> handlers' wrap_model -> model`
    (`graph_core.agents.adk_retry`), so the event of an accepted output is sent once, before step 3;
 3. append the output to the history; `after_model_rewrite_state` (handlers) and `after_chat_model`
-   (middlewares) see it, and the history they leave is written back (the output itself goes on down
-   the graph unchanged: a hook that edits the last message changes what the next round sees, and a
-   hook that appends a tool call to it changes what the tools node runs, as in Eino).
+   (middlewares) see it, and the history they leave is written back; the node's output is the last
+   message of that history, so a hook that replaces it with one carrying tool calls sends the run to
+   the tools node (Eino: `state.Messages[len-1]`), while the event already sent keeps the model's.
 
 Without hooks, retry or failover the node takes a short path with the same result: the model gets a
 `HistoryView` of the state (O(1) per round) and its output is appended and reported.
@@ -33,6 +33,7 @@ from graph_core.agents.adk_retry import (
     with_retry,
 )
 from graph_core.agents.adk_run import SINK, AdkState, AgentEvent
+from graph_core.errors import GraphRunError
 from graph_core.history import HistoryView
 from graph_core.schema import Message, ToolInfo, concat_messages
 from graph_core.state import process_state
@@ -169,7 +170,9 @@ class StateModel:
         if self.hooks is not None:
             state = self.hooks.after_model(state, mc)
         self._write(state)
-        return output
+        if not state.messages:
+            raise GraphRunError("no messages left in state after model call")
+        return state.messages[-1]
 
     @staticmethod
     def _write(state: ChatModelAgentState) -> None:
