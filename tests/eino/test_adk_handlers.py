@@ -509,17 +509,22 @@ def test_basic_chat_model_with_agent_middleware() -> None:
 
 def test_after_chat_model_no_tools_modify_does_not_affect_event() -> None:
     """chatmodel_test.go TestChatModelAgentRun/AfterChatModel_NoTools_ModifyDoesNotAffectEvent"""
+    captured: list[Message] = []
 
-    def modify(state: ChatModelAgentState) -> None:
-        state.messages[-1].content = "modified"
+    def append(state: ChatModelAgentState) -> None:
+        captured.extend(state.messages)
+        state.messages.append(Message.assistant("appended content"))
 
     agent = ChatModelAgent(
         name="TestAgent",
-        model=RecordingModel([Message.assistant("original")]),
-        middlewares=[AgentMiddleware(after_chat_model=modify)],
+        instruction="You are a helpful assistant.",
+        model=RecordingModel([Message.assistant("original content")]),
+        middlewares=[AgentMiddleware(after_chat_model=append)],
     )
-    events = _drain(agent)
-    assert events[0].message is not None and events[0].message.content == "original"
+    events = _drain(agent, "Hello")
+    assert len(events) == 1 and events[0].error is None and events[0].message is not None
+    assert events[0].message.content == "original content"
+    assert len(captured) == 3
 
 
 def test_after_chat_model_react_append_tool_call_affects_flow() -> None:
