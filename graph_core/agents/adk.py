@@ -272,6 +272,15 @@ class ChatModelAgent:
     def compiled(self) -> CompiledGraph:
         return self.configured.compiled
 
+    def use_checkpoint_store(self, store: Any) -> None:
+        """Save and find checkpoints in `store` from now on (a `Runner`'s `checkpoint_store`)."""
+        self.checkpoint_store = store
+        self.settings = replace(self.settings, checkpoint_store=store)
+        base = self.configured
+        self.configured = AgentGraph(
+            self.settings, base.instruction, base.tools_node.tools, base.return_directly
+        )
+
     def _graph_for_run(self) -> AgentGraph:
         """Eino `applyBeforeAgent`: the handlers rewrite the run's instruction, tools and return-directly
         set in turn; the first error stops the run (`handler[i] (Type) BeforeAgent failed: ...`)."""

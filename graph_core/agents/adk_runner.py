@@ -44,8 +44,9 @@ class Runner:
         self.agent = agent
         self.enable_streaming = enable_streaming
         self.checkpoint_store = checkpoint_store
-        if checkpoint_store is not None and hasattr(agent, "checkpoint_store"):
-            agent.checkpoint_store = checkpoint_store  # pyright: ignore[reportAttributeAccessIssue]
+        use = getattr(agent, "use_checkpoint_store", None)
+        if checkpoint_store is not None and use is not None:
+            use(checkpoint_store)
 
     def run(self, messages: Sequence[Message], **options: Any) -> Iterator[AgentEvent]:
         """The agent's events for `messages`; `options` go to the agent's `run` (`callbacks=[...]`,
