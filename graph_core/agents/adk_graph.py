@@ -314,3 +314,18 @@ class AgentGraph:
 
 def _answer_to(decision: str, terminal: str) -> str:
     return terminal if decision == "answer" else decision
+
+
+# A Lambda node's topology names its function by `__qualname__`, and recordings keep it. These node
+# functions were `ChatModelAgent` methods before the graph moved here; they keep those names, so the
+# recordings made before (and their replays, reports and snapshots) still match the agent's topology.
+for _method, _recorded in {
+    "_init": "_init",
+    "_cancel_check": "_cancel_check",
+    "_after_tool_calls": "_after_tool_calls",
+    "_after_tools_cancel_check": "_after_tools_cancel_check",
+    "_to_end": "_to_end",
+    "gen_input": "_gen_input",
+}.items():
+    _fn = AgentGraph.__dict__[_method]
+    getattr(_fn, "__func__", _fn).__qualname__ = f"ChatModelAgent.{_recorded}"

@@ -54,17 +54,21 @@ class Hook(ChatModelAgentMiddleware):
         if fn:
             fn(state)
 
-    def before_model_rewrite_state(self, state: ChatModelAgentState, mc: ModelContext) -> ChatModelAgentState:
+    def before_model_rewrite_state(
+        self, state: ChatModelAgentState, model_context: ModelContext
+    ) -> ChatModelAgentState:
         fn = self.fns.get("before_model")
-        return fn(state, mc) if fn else state
+        return fn(state, model_context) if fn else state
 
-    def after_model_rewrite_state(self, state: ChatModelAgentState, mc: ModelContext) -> ChatModelAgentState:
+    def after_model_rewrite_state(
+        self, state: ChatModelAgentState, model_context: ModelContext
+    ) -> ChatModelAgentState:
         fn = self.fns.get("after_model")
-        return fn(state, mc) if fn else state
+        return fn(state, model_context) if fn else state
 
-    def wrap_model(self, model: Any, mc: ModelContext) -> Any:
+    def wrap_model(self, model: Any, model_context: ModelContext) -> Any:
         fn = self.fns.get("wrap_model")
-        return fn(model, mc) if fn else model
+        return fn(model, model_context) if fn else model
 
     def wrap_invokable_tool_call(
         self, endpoint: Callable[[str], str], tool_context: ToolContext

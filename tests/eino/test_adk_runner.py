@@ -35,7 +35,7 @@ class MockAgent:
 
     def run(self, messages: Sequence[Message] | str | None, **options: Any) -> Iterator[AgentEvent]:
         self.call_count += 1
-        self.last_input = list(messages or [])
+        self.last_input = [m for m in messages or [] if isinstance(m, Message)]
         self.streaming = options.get("streaming", False)
         self.session = options.get("session")
         for event in self.responses:
