@@ -154,12 +154,14 @@ class ChatModelAgent:
       of events use Eino's agent addresses (`graph_core.agents.addresses`); the graph's callbacks and
       checkpoints keep the engine's (`runnable:<agent name>;node:ToolNode;tool:<name>:<id>`).
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
-    - Not implemented: `GenModelInput` override, `OutputKey`, `Middlewares`/`Handlers` (so no
-      `AfterAgent` node), BeforeChatModel/AfterChatModel state hooks, `ModelRetryConfig`,
-      `ModelFailoverConfig`, `EmitInternalEvents`, per-run tool lists and return-directly overrides;
+    - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
+      Runner and agent tools are Eino's (see `adk_handlers`, `adk_retry`, `adk_runner`); not implemented:
+      run-local values, the after-tool-calls hook, per-call model/tool options, tool aliases, callbacks
+      designated to named agents, interrupts inside agent tools, transfer and workflow agents;
       `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
     - Events carry whole messages: in streaming mode a model output's event is its concatenation, not
-      a stream (the chain's model node still streams its chunks through `stream()`).
+      a stream (the chain's model node still streams its chunks through `stream()` unless the agent has
+      hooks, retry or failover); retry and failover act on the concatenated stream.
     - The state (`AdkState`) keeps only its JSON-friendly fields; tool actions and the held
       return-directly event live beside the run, not in the state.
     - Checkpoints are graph_core's versioned JSON saved directly under the run's checkpoint ID, not
