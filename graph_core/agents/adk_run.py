@@ -22,6 +22,7 @@ from graph_core.agents.cancel import (
 from graph_core.schema import Message, ToolInfo
 from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
+from graph_core.tools.index import ToolsNodeOptions
 
 DEFAULT_MAX_ITERATIONS = 20
 
@@ -178,5 +179,7 @@ class AgentToolsNode(ToolsNode):
     immediate cancel while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
     """
 
-    def stream(self, message: Message) -> Iterator[list[Message | None]]:
-        return iter(list(super().stream(message)))
+    def stream(
+        self, message: Message, *, options: ToolsNodeOptions | None = None
+    ) -> Iterator[list[Message | None]]:
+        return iter(list(super().stream(message, options=options)))
