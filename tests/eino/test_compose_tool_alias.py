@@ -368,3 +368,30 @@ def test_option_with_tool_list_and_tool_aliases() -> None:
     assert "weather result: Shanghai" in output[0].content
     with pytest.raises(ToolNotFoundError, match="not found"):
         node.invoke(_call("find", '{"query": "test"}', "call_2"), options=options)
+
+
+def test_tool_aliases_e2e() -> None:
+    """tool_alias_test.go TestToolAliasesE2E: two calls by aliases with aliased arguments, one node"""
+    search = FnTool(
+        ToolInfo("search", "Search", _params(query="string", limit="integer")), lambda _a: "search result"
+    )
+    weather = FnTool(ToolInfo("weather", "Weather", _params(location="string")), lambda _a: "weather result")
+    aliases = {
+        "search": ToolAliasConfig(
+            name_aliases=["search_v1", "query"],
+            arguments_aliases={"query": ["q", "search_term"], "limit": ["max_results"]},
+        ),
+        "weather": ToolAliasConfig(
+            name_aliases=["get_weather"], arguments_aliases={"location": ["loc", "city"]}
+        ),
+    }
+    message = Message.assistant(
+        "",
+        tool_calls=[
+            ToolCall("call_1", "search_v1", '{"q": "test", "max_results": 5}'),
+            ToolCall("call_2", "get_weather", '{"city": "Beijing"}'),
+        ],
+    )
+    output = ToolsNode([search, weather], tool_aliases=aliases).invoke(message)
+    assert [m.tool_call_id for m in output] == ["call_1", "call_2"]
+    assert "search result" in output[0].content and "weather result" in output[1].content
