@@ -69,6 +69,8 @@ from graph_core.agents.adk_run import (
     exit_tool,
     get_session_values,
     send_tool_gen_action,
+    unwrap_error,
+    with_history,
 )
 from graph_core.agents.cancel import (
     CancelError,
@@ -156,8 +158,9 @@ class ChatModelAgent:
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
     - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
       Runner and agent tools are Eino's (see `adk_handlers`, `adk_retry`, `adk_runner`); not implemented:
-      run-local values, the after-tool-calls hook, per-call model/tool options, the agent's tool aliases, callbacks
-      designated to named agents, interrupts inside agent tools, transfer and workflow agents;
+      run-local values, the after-tool-calls hook, per-call model/tool options, the agent's tool
+      aliases, callbacks designated to named agents, interrupts inside agent tools, transfer and
+      workflow agents;
       `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
     - Events carry whole messages: in streaming mode a model output's event is its concatenation, not
       a stream (the chain's model node still streams its chunks through `stream()` unless the agent has
@@ -369,7 +372,7 @@ class ChatModelAgent:
             except InterruptError as exc:
                 emit(self._interrupted(sink, exc))
             except Exception as exc:
-                emit(AgentEvent(self.name, error=_unwrap(exc)))
+                emit(AgentEvent(self.name, error=unwrap_error(exc)))
             finally:
                 with self._active_lock:
                     self._active.remove(sink)
@@ -458,7 +461,7 @@ class ChatModelAgent:
         own = data.get(f"agent:{self.name}")
         if isinstance(own, ChatModelAgentResumeData):
             del data[f"agent:{self.name}"]
-            state_modifier = _with_history(own, state_modifier)
+            state_modifier = with_history(own, state_modifier)
         raw = self.checkpoint_store.get(checkpoint_id)
         addresses = decode_checkpoint(raw).addresses(root_address(self.name)) if raw is not None else []
         return (to_engine(data, addresses, self.name) if data else None), state_modifier
@@ -478,27 +481,3 @@ class ChatModelAgent:
 
     def __repr__(self) -> str:
         return f"ChatModelAgent({self.name!r}, tools={[i.name for i in self.tools_node.tool_infos]})"
-
-
-def _with_history(
-    data: ChatModelAgentResumeData, then: Callable[[AdkState], Any] | None
-) -> Callable[[AdkState], Any] | None:
-    modifier = data.history_modifier
-    if modifier is None:
-        return then
-
-    def modify(state: AdkState) -> Any:
-        state.messages = list(modifier(list(state.messages)))
-        return then(state) if then is not None else None
-
-    return modify
-
-
-def _unwrap(exc: BaseException) -> BaseException:
-    """Surface ExceedMaxIterationsError itself when the engine wrapped it in a NodeRunError."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ExceedMaxIterationsError):
-            return seen
-        seen = seen.__cause__
-    return exc

@@ -19,6 +19,7 @@ from graph_core.agents.cancel import (
     Canceller,
     CancelRequest,
 )
+from graph_core.errors import ExceedMaxIterationsError
 from graph_core.schema import Message, ToolInfo
 from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
@@ -183,3 +184,28 @@ class AgentToolsNode(ToolsNode):
         self, message: Message, *, options: ToolsNodeOptions | None = None
     ) -> Iterator[list[Message | None]]:
         return iter(list(super().stream(message, options=options)))
+
+
+def with_history(
+    data: ChatModelAgentResumeData, then: Callable[[AdkState], Any] | None
+) -> Callable[[AdkState], Any] | None:
+    """A resume's state modifier that first applies the agent's own `ChatModelAgentResumeData`."""
+    modifier = data.history_modifier
+    if modifier is None:
+        return then
+
+    def modify(state: AdkState) -> Any:
+        state.messages = list(modifier(list(state.messages)))
+        return then(state) if then is not None else None
+
+    return modify
+
+
+def unwrap_error(exc: BaseException) -> BaseException:
+    """Surface ExceedMaxIterationsError itself when the engine wrapped it in a NodeRunError."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ExceedMaxIterationsError):
+            return seen
+        seen = seen.__cause__
+    return exc
