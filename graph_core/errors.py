@@ -13,6 +13,8 @@ GraphError                                base of everything below
 ├── CheckpointSerializationError (TypeError)  a value cannot be written to or read from a checkpoint
 ├── CancelError (RuntimeError)            an ADK agent's run was cancelled; `checkpoint_id` resumes it
 ├── ExceedMaxIterationsError (RuntimeError)   an ADK agent needed more model calls than `max_iterations`
+├── RetryExhaustedError (RuntimeError)    every attempt of an ADK agent's model call failed
+├── WillRetryError (RuntimeError)         an attempt failed and will be retried (reported, not raised)
 └── ChatModelError                        the OpenAI client failed (its subclasses: graph_core.models.openai)
 ```
 
@@ -39,8 +41,10 @@ __all__ = [
     "InterruptError",
     "MaxStepsExceededError",
     "NodeRunError",
+    "RetryExhaustedError",
     "StateLookupError",
     "StreamError",
+    "WillRetryError",
 ]
 
 
@@ -181,6 +185,27 @@ class ExceedMaxIterationsError(GraphError, RuntimeError):
     def __init__(self, max_iterations: int) -> None:
         self.max_iterations = max_iterations
         super().__init__(f"exceeds max iterations (max_iterations={max_iterations})")
+
+
+class RetryExhaustedError(GraphError, RuntimeError):
+    """Every attempt of a model call failed (Eino `RetryExhaustedError`, `errors.Is ErrExceedMaxRetries`)."""
+
+    def __init__(self, last_error: BaseException | None, total_retries: int) -> None:
+        text = f"exceeds max retries: last error: {last_error}" if last_error else "exceeds max retries"
+        super().__init__(text)
+        self.last_error = last_error
+        self.total_retries = total_retries
+
+
+class WillRetryError(GraphError, RuntimeError):
+    """A failed attempt that will be retried (Eino `WillRetryError`); `reject_reason` is ShouldRetry's."""
+
+    def __init__(self, error: BaseException, retry_attempt: int, reject_reason: Any = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_attempt = retry_attempt
+        self.reject_reason = reject_reason
+        self.__cause__ = error
 
 
 class ChatModelError(GraphError):

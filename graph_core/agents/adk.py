@@ -38,6 +38,24 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.agents.addresses import agent_contexts, to_engine
+from graph_core.agents.adk_callbacks import AgentCallbackInput, EventTee
+from graph_core.agents.adk_graph import AgentGraph, AgentSettings, GenModelInput, default_gen_model_input
+from graph_core.agents.adk_handlers import (
+    AgentMiddleware,
+    ChatModelAgentContext,
+    ChatModelAgentMiddleware,
+    ChatModelAgentState,
+    Hooks,
+    ModelContext,
+    ToolContext,
+)
+from graph_core.agents.adk_retry import (
+    FailoverContext,
+    ModelFailoverConfig,
+    ModelRetryConfig,
+    RetryContext,
+    RetryDecision,
+)
 from graph_core.agents.adk_run import (
     DEFAULT_MAX_ITERATIONS,
     SINK,
@@ -46,12 +64,13 @@ from graph_core.agents.adk_run import (
     AgentEvent,
     AgentToolsNode,
     ChatModelAgentResumeData,
-    EventModel,
     RunSink,
-    StateModel,
-    event_middleware,
+    add_session_value,
     exit_tool,
+    get_session_values,
     send_tool_gen_action,
+    unwrap_error,
+    with_history,
 )
 from graph_core.agents.cancel import (
     CancelError,
@@ -61,16 +80,20 @@ from graph_core.agents.cancel import (
     CancelOutcome,
     CancelRequest,
 )
-from graph_core.branch import Branch
 from graph_core.checkpoint.codec import decode_checkpoint
 from graph_core.checkpoint.store import InMemoryCheckpointStore
-from graph_core.errors import ExceedMaxIterationsError, GraphBuildError, InterruptError
+from graph_core.errors import (
+    ExceedMaxIterationsError,
+    GraphBuildError,
+    GraphRunError,
+    InterruptError,
+    RetryExhaustedError,
+    WillRetryError,
+)
 from graph_core.graph import Graph
-from graph_core.interrupt import get_interrupt_state, interrupt, root_address, was_interrupted
-from graph_core.schema import Message
-from graph_core.state import process_state
+from graph_core.interrupt import root_address
+from graph_core.schema import Message, concat_messages
 from graph_core.tools import Tool, ToolMiddleware
-from graph_core.topology import END, START
 
 if TYPE_CHECKING:
     from graph_core.runner.compiled import CompiledGraph
@@ -80,24 +103,32 @@ __all__ = [
     "AdkState",
     "AgentAction",
     "AgentEvent",
+    "AgentMiddleware",
     "ChatModelAgent",
+    "ChatModelAgentContext",
+    "ChatModelAgentMiddleware",
     "ChatModelAgentResumeData",
+    "ChatModelAgentState",
     "ExceedMaxIterationsError",
+    "FailoverContext",
+    "ModelContext",
+    "ModelFailoverConfig",
+    "ModelRetryConfig",
+    "RetryContext",
+    "RetryDecision",
+    "RetryExhaustedError",
+    "ToolContext",
+    "WillRetryError",
+    "add_session_value",
     "exit_tool",
+    "get_session_values",
     "send_tool_gen_action",
 ]
 
-INIT = "Init"
-CHAT_MODEL = "ChatModel"
-CANCEL_CHECK = "CancelCheck"
-TOOL_NODE = "ToolNode"
-AFTER_TOOL_CALLS = "AfterToolCalls"
-AFTER_TOOL_CALLS_CANCEL_CHECK = "AfterToolCallsCancelCheck"
-TO_END_CONVERTER = "ToolNodeToEndConverter"
-# Without tools Eino runs a Chain `genInput -> model`, whose nodes get the chain's generated keys.
-GEN_INPUT = "node_0"
-CHAIN_MODEL = "node_1"
-GEN_INPUT_NAME = "GenModelInput"
+
+def _concat_instructions(first: str, second: str) -> str:
+    """Eino `concatInstructions`: joined by a blank line, even when the first is empty (as Eino)."""
+    return f"{first}\n\n{second}"
 
 
 def _as_messages(messages: Sequence[Message] | str | None) -> list[Message]:
@@ -125,12 +156,15 @@ class ChatModelAgent:
       of events use Eino's agent addresses (`graph_core.agents.addresses`); the graph's callbacks and
       checkpoints keep the engine's (`runnable:<agent name>;node:ToolNode;tool:<name>:<id>`).
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
-    - Not implemented: `GenModelInput` override, `OutputKey`, `Middlewares`/`Handlers` (so no
-      `AfterAgent` node), BeforeChatModel/AfterChatModel state hooks, `ModelRetryConfig`,
-      `ModelFailoverConfig`, `EmitInternalEvents`, per-run tool lists and return-directly overrides;
+    - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
+      Runner and agent tools are Eino's (see `adk_handlers`, `adk_retry`, `adk_runner`); not implemented:
+      run-local values, the after-tool-calls hook, per-call model/tool options, the agent's tool
+      aliases, callbacks designated to named agents, interrupts inside agent tools, transfer and
+      workflow agents;
       `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
     - Events carry whole messages: in streaming mode a model output's event is its concatenation, not
-      a stream (the chain's model node still streams its chunks through `stream()`).
+      a stream (the chain's model node still streams its chunks through `stream()` unless the agent has
+      hooks, retry or failover); retry and failover act on the concatenated stream.
     - The state (`AdkState`) keeps only its JSON-friendly fields; tool actions and the held
       return-directly event live beside the run, not in the state.
     - Checkpoints are graph_core's versioned JSON saved directly under the run's checkpoint ID, not
@@ -156,196 +190,128 @@ class ChatModelAgent:
         tool_arguments_handler: Callable[[str, str], Any] | None = None,
         tool_middlewares: Sequence[ToolMiddleware] = (),
         checkpoint_store: Any = None,
+        gen_model_input: GenModelInput | None = None,
+        output_key: str = "",
+        handlers: Sequence[ChatModelAgentMiddleware] = (),
+        middlewares: Sequence[AgentMiddleware] = (),
+        model_retry_config: ModelRetryConfig | None = None,
+        model_failover_config: ModelFailoverConfig | None = None,
+        emit_internal_events: bool = False,
     ) -> None:
+        if model_failover_config is not None:
+            if getattr(model_failover_config, "get_failover_model", None) is None:
+                raise GraphBuildError(
+                    "ModelFailoverConfig.GetFailoverModel is required when ModelFailoverConfig is set"
+                )
+            if getattr(model_failover_config, "should_failover", None) is None:
+                raise GraphBuildError(
+                    "ModelFailoverConfig.ShouldFailover is required when ModelFailoverConfig is set"
+                )
         if model is None:
             raise GraphBuildError("agent 'Model' is required")
         self.name = name
         self.description = description
-        self.instruction = instruction
         self.max_iterations = max_iterations if max_iterations > 0 else DEFAULT_MAX_ITERATIONS
+        self.output_key = output_key
+        self.emit_internal_events = emit_internal_events
+        self.hooks = Hooks(list(handlers), list(middlewares))
         all_tools = list(tools)
         direct = set(return_directly)
         if exit:
             exit_obj = exit_tool if exit is True else exit
             all_tools.append(exit_obj)
             direct.add(exit_obj.info.name)
-        self.return_directly = frozenset(direct)
-        self.tools_node = AgentToolsNode(
-            all_tools,
-            execute_sequentially=execute_sequentially,
-            unknown_tools_handler=unknown_tools_handler,
-            tool_arguments_handler=tool_arguments_handler,
-            middlewares=[event_middleware(name), *tool_middlewares],
-            return_directly=self.return_directly,
-        )
-        infos = self.tools_node.tool_infos
-        self.model = model.with_tools(infos) if infos else model
-        self.has_tools = bool(all_tools)
+        for middleware in middlewares:  # Eino prepareExecContext: middlewares before handlers
+            if middleware.additional_instruction:
+                instruction = _concat_instructions(instruction, middleware.additional_instruction)
+            all_tools.extend(middleware.additional_tools)
         # Interrupted and cancelled runs checkpoint to `checkpoint_store` (in memory by default).
         self.checkpoint_store = (
             checkpoint_store if checkpoint_store is not None else InMemoryCheckpointStore()
         )
-        if self.has_tools:
-            self.graph = self._build()
-            # Eino runs the graph with WithMaxRunSteps(math.MaxInt): max_iterations is the only limit.
-            self.compiled: CompiledGraph = self.graph.compile(
-                name=name, max_run_steps=2**31 - 1, checkpoint_store=self.checkpoint_store
-            )
-        else:
-            self.graph = self._build_chain()
-            self.compiled = self.graph.compile(name=name, checkpoint_store=self.checkpoint_store)
+        self.settings = AgentSettings(
+            name=name,
+            model=model,
+            max_iterations=self.max_iterations,
+            execute_sequentially=execute_sequentially,
+            unknown_tools_handler=unknown_tools_handler,
+            tool_arguments_handler=tool_arguments_handler,
+            tool_middlewares=tuple(tool_middlewares),
+            gen_model_input=gen_model_input or default_gen_model_input,
+            hooks=self.hooks,
+            retry=model_retry_config,
+            failover=model_failover_config,
+            checkpoint_store=self.checkpoint_store,
+        )
+        self.configured = AgentGraph(self.settings, instruction, all_tools, frozenset(direct))
         self._active: list[RunSink] = []
         self._active_lock = threading.Lock()
 
-    # -- the graph --------------------------------------------------------------------------------------
+    # -- the configured graph (a run whose handlers rewrite tools or instruction gets its own) ----------
 
-    def _new_state(self) -> AdkState:
-        return AdkState(
-            agent_name=self.name,
-            remaining_iterations=self.max_iterations,
-            has_return_directly=bool(self.return_directly),
+    @property
+    def instruction(self) -> str:
+        return self.configured.instruction
+
+    @property
+    def return_directly(self) -> frozenset[str]:
+        return self.configured.return_directly
+
+    @property
+    def tools_node(self) -> AgentToolsNode:
+        return self.configured.tools_node
+
+    @property
+    def model(self) -> Any:
+        return self.configured.model
+
+    @property
+    def has_tools(self) -> bool:
+        return self.configured.has_tools
+
+    @property
+    def graph(self) -> Graph:
+        return self.configured.graph
+
+    @property
+    def compiled(self) -> CompiledGraph:
+        return self.configured.compiled
+
+    def use_checkpoint_store(self, store: Any) -> None:
+        """Save and find checkpoints in `store` from now on (a `Runner`'s `checkpoint_store`)."""
+        self.checkpoint_store = store
+        self.settings = replace(self.settings, checkpoint_store=store)
+        base = self.configured
+        self.configured = AgentGraph(
+            self.settings, base.instruction, base.tools_node.tools, base.return_directly
         )
 
-    def _init(self, messages: list[Message]) -> list[Message]:
-        full = self._gen_input(messages)
-        process_state(AdkState, lambda s: s.messages.extend(full))
-        return full
-
-    def _model_pre(self, input: Any, state: AdkState) -> Any:
-        if state.remaining_iterations <= 0:
-            raise ExceedMaxIterationsError(self.max_iterations)
-        state.remaining_iterations -= 1
-        return input
-
-    @staticmethod
-    def _after_model(chunks: Iterator[Message]) -> str:
-        return CANCEL_CHECK if any(chunk.tool_calls for chunk in chunks) else END
-
-    @staticmethod
-    def _pass(value: Any) -> Any:
-        return value
-
-    @staticmethod
-    def _cancel_check(message: Any) -> Any:
-        """The after-chat-model safe point; on the rerun after a cancel, the saved message goes on."""
-        if was_interrupted():
-            saved = get_interrupt_state()
-            return saved if saved is not None else message
-        sink = SINK.get()
-        if sink is not None and sink.cancel is not None and sink.cancel.wants(CancelMode.AFTER_CHAT_MODEL):
-            sink.cancel.safe_point = CANCEL_CHECK
-            interrupt("CancelAfterChatModel", state=message)
-        return message
-
-    @staticmethod
-    def _after_tools_cancel_check(results: Any) -> Any:
-        """The after-tool-calls safe point; the rerun gets its original input back and passes it on."""
-        if was_interrupted():
-            return results
-        sink = SINK.get()
-        if sink is not None and sink.cancel is not None and sink.cancel.wants(CancelMode.AFTER_TOOL_CALLS):
-            sink.cancel.safe_point = AFTER_TOOL_CALLS_CANCEL_CHECK
-            interrupt("CancelAfterToolCalls")
-        return results
-
-    def _tools_pre(self, _input: Any, state: AdkState) -> Message:
-        last = state.messages[-1]
-        state.return_directly_tool_call_id = ""
-        for call in last.tool_calls:
-            if call.name in self.return_directly:
-                state.return_directly_tool_call_id = call.id  # no break: the last match wins
-        return last
-
-    def _release_held(self, output: Any, state: AdkState) -> Any:
-        """Send the held return-directly event once the round is over. After a resume the call may have
-        completed before the interrupt (its result reused, not run again): its event, held by the
-        interrupted run and never sent, is rebuilt from the result (Eino sends it after the resume)."""
-        sink = SINK.get()
-        if sink is not None:
-            with sink.lock:
-                held, sink.held = sink.held, None
-            direct = state.return_directly_tool_call_id
-            if held is None and direct:
-                message = next((m for m in output if m.tool_call_id == direct), None)
-                if message is not None:
-                    held = AgentEvent(self.name, message=message)
-            if held is not None:
-                sink.emit(held)
-        return output
-
-    @staticmethod
-    def _after_tool_calls(results: list[Message]) -> list[Message]:
-        process_state(AdkState, lambda s: s.messages.extend(results))
-        return results
-
-    @staticmethod
-    def _after_tools_branch(_results: Any) -> str:
-        direct = process_state(AdkState, lambda s: s.return_directly_tool_call_id)
-        return TO_END_CONVERTER if direct else CHAT_MODEL
-
-    @staticmethod
-    def _to_end(results: list[Message]) -> Message:
-        direct = process_state(AdkState, lambda s: s.return_directly_tool_call_id)
-        for message in results:
-            if message.tool_call_id == direct:
-                return message
-        raise LookupError("return directly tool call result not found")
-
-    def _gen_input(self, messages: list[Message]) -> list[Message]:
-        """Eino's default `GenModelInput`: the instruction as a system message, then the input."""
-        return [Message.system(self.instruction), *messages] if self.instruction else list(messages)
-
-    def _build_chain(self) -> Graph:
-        """No tools: Eino's chain `genInput -> model`, one model call, no state, no iteration check."""
-        graph = Graph()
-        graph.add_lambda_node(GEN_INPUT, self._gen_input, name=GEN_INPUT_NAME)
-        graph.add_chat_model_node(CHAIN_MODEL, EventModel(self.model, self.name), name=CHAT_MODEL)
-        graph.add_edge(START, GEN_INPUT)
-        graph.add_edge(GEN_INPUT, CHAIN_MODEL)
-        graph.add_edge(CHAIN_MODEL, END)
-        return graph
-
-    def _build(self) -> Graph:
-        graph = Graph(state=self._new_state)
-        graph.add_lambda_node(INIT, self._init, name=INIT)
-        graph.add_chat_model_node(
-            CHAT_MODEL, StateModel(self.model, self.name), name=CHAT_MODEL, pre=self._model_pre
+    def _graph_for_run(self) -> AgentGraph:
+        """Eino `applyBeforeAgent`: the handlers rewrite the run's instruction, tools and return-directly
+        set in turn; the first error stops the run (`handler[i] (Type) BeforeAgent failed: ...`)."""
+        if not self.hooks.handlers:
+            return self.configured
+        base = self.configured
+        context = ChatModelAgentContext(
+            base.instruction, list(base.tools_node.tools), set(base.return_directly)
         )
-        graph.add_lambda_node(CANCEL_CHECK, self._cancel_check, name=CANCEL_CHECK)
-        graph.add_tools_node(
-            TOOL_NODE, self.tools_node, name=TOOL_NODE, pre=self._tools_pre, post=self._release_held
+        for index, handler in enumerate(self.hooks.handlers):
+            try:
+                context = handler.before_agent(context)
+            except Exception as exc:
+                raise GraphRunError(
+                    f"handler[{index}] ({type(handler).__name__}) BeforeAgent failed: {exc}"
+                ) from exc
+        same_tools = [id(t) for t in context.tools] == [id(t) for t in base.tools_node.tools]
+        if (
+            context.instruction == base.instruction
+            and same_tools
+            and frozenset(context.return_directly) == base.return_directly
+        ):
+            return base
+        return AgentGraph(
+            self.settings, context.instruction, context.tools, frozenset(context.return_directly)
         )
-        graph.add_lambda_node(AFTER_TOOL_CALLS, self._after_tool_calls, name=AFTER_TOOL_CALLS)
-        graph.add_lambda_node(
-            AFTER_TOOL_CALLS_CANCEL_CHECK, self._after_tools_cancel_check, name=AFTER_TOOL_CALLS_CANCEL_CHECK
-        )
-        graph.add_edge(START, INIT)
-        graph.add_edge(INIT, CHAT_MODEL)
-        graph.add_branch(
-            CHAT_MODEL,
-            Branch.stream(
-                self._after_model,
-                [CANCEL_CHECK, END],
-                labels={CANCEL_CHECK: "tool calls", END: "final answer"},
-            ),
-        )
-        graph.add_edge(CANCEL_CHECK, TOOL_NODE)
-        graph.add_edge(TOOL_NODE, AFTER_TOOL_CALLS)
-        graph.add_edge(AFTER_TOOL_CALLS, AFTER_TOOL_CALLS_CANCEL_CHECK)
-        if self.return_directly:
-            graph.add_lambda_node(TO_END_CONVERTER, self._to_end, name=TO_END_CONVERTER)
-            graph.add_branch(
-                AFTER_TOOL_CALLS_CANCEL_CHECK,
-                Branch(
-                    self._after_tools_branch,
-                    [CHAT_MODEL, TO_END_CONVERTER],
-                    labels={CHAT_MODEL: "next round", TO_END_CONVERTER: "return directly"},
-                ),
-            )
-            graph.add_edge(TO_END_CONVERTER, END)
-        else:
-            graph.add_edge(AFTER_TOOL_CALLS_CANCEL_CHECK, CHAT_MODEL)
-        return graph
 
     # -- running ----------------------------------------------------------------------------------------
 
@@ -356,6 +322,7 @@ class ChatModelAgent:
         streaming: bool = False,
         checkpoint_id: str | None = None,
         canceller: Canceller | None = None,
+        session: dict[str, Any] | None = None,
         **options: Any,
     ) -> Iterator[AgentEvent]:
         """Run the agent, yielding events as they happen; a failure is the last event's `.error`.
@@ -365,10 +332,25 @@ class ChatModelAgent:
         An interrupted or cancelled run saves a checkpoint under `checkpoint_id` (a fresh ID if none
         is given), reported on the last event; `resume(checkpoint_id)` continues it. `canceller`
         (Eino `WithCancel()`) cancels this run, even before it started (see `graph_core.agents.cancel`).
+        `session` is the run's session values (Eino's run session; `output_key` writes the answer's
+        text there); the handlers in `callbacks` also hear about the agent (see `adk_callbacks`).
         """
         inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
-        sink = RunSink(emit=inbox.put, canceller=canceller if canceller is not None else Canceller())
         payload = _as_messages(messages)
+        tee = EventTee(
+            options.get("callbacks") or (),
+            self.name,
+            AgentCallbackInput(payload, resume=messages is None and "resume_data" in options),
+        )
+
+        def emit(event: AgentEvent) -> None:
+            tee.send(event)
+            inbox.put(event)
+
+        sink = RunSink(emit=emit, canceller=canceller if canceller is not None else Canceller())
+        if session is not None:
+            sink.session = session
+        sink.emit_internal_events = self.emit_internal_events
         cid = checkpoint_id or uuid.uuid4().hex
         with self._active_lock:
             self._active.append(sink)
@@ -377,22 +359,25 @@ class ChatModelAgent:
             SINK.set(sink)
             try:
                 if sink.cancel is not None:  # cancelled before it started: no node runs (Eino)
-                    inbox.put(self._cancelled_at_start(sink.cancel))
+                    emit(self._cancelled_at_start(sink.cancel))
                     return
+                compiled = self._graph_for_run().compiled
                 kwargs = {"checkpoint_id": cid, "interrupt_event": sink.interrupt_event, **options}
                 if streaming:
-                    for _ in self.compiled.stream(payload, **kwargs):
-                        pass
+                    output = concat_messages(list(compiled.stream(payload, **kwargs)))
                 else:
-                    self.compiled.invoke(payload, **kwargs)
+                    output = compiled.invoke(payload, **kwargs)
+                if self.output_key:  # Eino setOutputToSession: the answer's text
+                    add_session_value(self.output_key, output.content)
             except InterruptError as exc:
-                inbox.put(self._interrupted(sink, exc))
+                emit(self._interrupted(sink, exc))
             except Exception as exc:
-                inbox.put(AgentEvent(self.name, error=_unwrap(exc)))
+                emit(AgentEvent(self.name, error=unwrap_error(exc)))
             finally:
                 with self._active_lock:
                     self._active.remove(sink)
                 sink.canceller.end()
+                tee.close()
                 inbox.put(None)
 
         ctx = copy_context()
@@ -476,7 +461,7 @@ class ChatModelAgent:
         own = data.get(f"agent:{self.name}")
         if isinstance(own, ChatModelAgentResumeData):
             del data[f"agent:{self.name}"]
-            state_modifier = _with_history(own, state_modifier)
+            state_modifier = with_history(own, state_modifier)
         raw = self.checkpoint_store.get(checkpoint_id)
         addresses = decode_checkpoint(raw).addresses(root_address(self.name)) if raw is not None else []
         return (to_engine(data, addresses, self.name) if data else None), state_modifier
@@ -496,27 +481,3 @@ class ChatModelAgent:
 
     def __repr__(self) -> str:
         return f"ChatModelAgent({self.name!r}, tools={[i.name for i in self.tools_node.tool_infos]})"
-
-
-def _with_history(
-    data: ChatModelAgentResumeData, then: Callable[[AdkState], Any] | None
-) -> Callable[[AdkState], Any] | None:
-    modifier = data.history_modifier
-    if modifier is None:
-        return then
-
-    def modify(state: AdkState) -> Any:
-        state.messages = list(modifier(list(state.messages)))
-        return then(state) if then is not None else None
-
-    return modify
-
-
-def _unwrap(exc: BaseException) -> BaseException:
-    """Surface ExceedMaxIterationsError itself when the engine wrapped it in a NodeRunError."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ExceedMaxIterationsError):
-            return seen
-        seen = seen.__cause__
-    return exc

@@ -7,12 +7,11 @@ reached from inside tools and nodes through a context variable, not through the 
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -20,13 +19,11 @@ from graph_core.agents.cancel import (
     Canceller,
     CancelRequest,
 )
-from graph_core.history import HistoryView
-from graph_core.schema import Message, concat_messages
+from graph_core.errors import ExceedMaxIterationsError
+from graph_core.schema import Message, ToolInfo
 from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
-
-if TYPE_CHECKING:
-    pass
+from graph_core.tools.index import ToolsNodeOptions
 
 DEFAULT_MAX_ITERATIONS = 20
 
@@ -80,6 +77,14 @@ class RunSink:
     held: AgentEvent | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     canceller: Canceller = field(default_factory=Canceller)
+    # What the model-call hooks keep for the run (beside the JSON state): the tool list a
+    # `before_model_rewrite_state` set, the retry layer's mute, the model that last succeeded
+    # (failover), the session values `output_key` writes to, whether agent tools forward inner events.
+    tool_infos: list[ToolInfo] | None = None
+    suppress: bool = False
+    failover: Any = None
+    session: dict[str, Any] = field(default_factory=lambda: {})
+    emit_internal_events: bool = False
 
     @property
     def interrupt_event(self) -> threading.Event:
@@ -101,6 +106,21 @@ def send_tool_gen_action(action: AgentAction) -> None:
             sink.actions[get_tool_call_id()] = action
 
 
+def get_session_values() -> dict[str, Any]:
+    """Inside an agent run: the run's session values (Eino `GetSessionValues`; `output_key` writes
+    here; a `Runner` run starts with an empty session, an agent tool shares its parent's)."""
+    sink = SINK.get()
+    return dict(sink.session) if sink is not None else {}
+
+
+def add_session_value(key: str, value: Any) -> None:
+    """Inside an agent run: set one session value (Eino `AddSessionValue`); outside, nothing happens."""
+    sink = SINK.get()
+    if sink is not None:
+        with sink.lock:
+            sink.session[key] = value
+
+
 @tool(name="exit", description="Exit the agent process and return the final result.")
 def exit_tool(final_result: str) -> str:
     """Exit the agent process and return the final result.
@@ -110,85 +130,6 @@ def exit_tool(final_result: str) -> str:
     """
     send_tool_gen_action(AgentAction(exit=True))
     return final_result
-
-
-class StateModel:
-    """The ChatModel node's component: calls the bound model with the state's messages, not its input."""
-
-    def __init__(self, model: Any, agent_name: str) -> None:
-        self.model = model
-        self.agent_name = agent_name
-
-    def _record(self, output: Message) -> Message:
-        process_state(AdkState, lambda s: s.messages.append(output))
-        sink = SINK.get()
-        if sink is not None:
-            sink.emit(AgentEvent(self.agent_name, message=output))
-        return output
-
-    @staticmethod
-    def _history() -> HistoryView[Message]:
-        """The state's history as it is at this call: a fixed `HistoryView` (Eino's slice header), O(1)
-        per round where a copy cost O(history), so a long run's rounds stay flat. The state list only
-        grows at its end (the model's output and the tool results are appended; a resume's history
-        modifier replaces the list), so the view keeps showing the history of this call."""
-        return process_state(AdkState, lambda s: HistoryView(s.messages))
-
-    def generate(self, _input: Any) -> Message:
-        return self._record(self.model.generate(self._history()))
-
-    def stream(self, _input: Any) -> Iterator[Message]:
-        # Eino concatenates the model stream here; streaming reaches users through events. The model is
-        # called in the node's task (not when its output is read), so a cancel can abandon the call.
-        return iter((self._record(concat_messages(list(self.model.stream(self._history())))),))
-
-    async def agenerate(self, _input: Any) -> Message:
-        return self._record(await self.model.agenerate(self._history()))
-
-
-class EventModel:
-    """The no-tools chain's model node: the model itself, each output also reported as an event.
-
-    Unlike the ReAct graph's model node it reads its input (the chain has no state) and streams the
-    model's chunks through; the event carries the concatenated message once the stream has ended.
-    """
-
-    def __init__(self, model: Any, agent_name: str) -> None:
-        self.model = model
-        self.agent_name = agent_name
-
-    def _emit(self, output: Message) -> Message:
-        sink = SINK.get()
-        if sink is not None:
-            sink.emit(AgentEvent(self.agent_name, message=output))
-        return output
-
-    def generate(self, messages: list[Message]) -> Message:
-        return self._emit(self.model.generate(messages))
-
-    def stream(self, messages: list[Message]) -> Iterator[Message]:
-        """The model's stream, opened in the node's task (its first chunk read there, as Eino's model
-        `Stream` returns once the answer starts), so a cancel can abandon a model that has not answered."""
-        chunks = iter(self.model.stream(messages))
-        first = next(chunks, None)
-        return self._relay(first, chunks)
-
-    def _relay(self, first: Message | None, rest: Iterator[Message]) -> Iterator[Message]:
-        if first is None:
-            self._emit(concat_messages([]))
-            return
-        seen = [first]
-        yield first
-        for chunk in rest:
-            seen.append(chunk)
-            yield chunk
-        self._emit(concat_messages(seen))
-
-    async def agenerate(self, messages: list[Message]) -> Message:
-        agenerate = getattr(self.model, "agenerate", None)
-        if agenerate is None:
-            return await asyncio.to_thread(self.generate, messages)
-        return self._emit(await agenerate(messages))
 
 
 def event_middleware(agent_name: str) -> ToolMiddleware:
@@ -239,5 +180,32 @@ class AgentToolsNode(ToolsNode):
     immediate cancel while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
     """
 
-    def stream(self, message: Message) -> Iterator[list[Message | None]]:
-        return iter(list(super().stream(message)))
+    def stream(
+        self, message: Message, *, options: ToolsNodeOptions | None = None
+    ) -> Iterator[list[Message | None]]:
+        return iter(list(super().stream(message, options=options)))
+
+
+def with_history(
+    data: ChatModelAgentResumeData, then: Callable[[AdkState], Any] | None
+) -> Callable[[AdkState], Any] | None:
+    """A resume's state modifier that first applies the agent's own `ChatModelAgentResumeData`."""
+    modifier = data.history_modifier
+    if modifier is None:
+        return then
+
+    def modify(state: AdkState) -> Any:
+        state.messages = list(modifier(list(state.messages)))
+        return then(state) if then is not None else None
+
+    return modify
+
+
+def unwrap_error(exc: BaseException) -> BaseException:
+    """Surface ExceedMaxIterationsError itself when the engine wrapped it in a NodeRunError."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ExceedMaxIterationsError):
+            return seen
+        seen = seen.__cause__
+    return exc

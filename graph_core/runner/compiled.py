@@ -211,6 +211,8 @@ class CompiledGraph:
                 cancel_event=options.get("cancel_event"),
             )
             rc.interrupt_event = options.get("interrupt_event")
+            if "tools_node_options" in options:  # read by the ToolsNodes through their scope's extras
+                rc.extras["tools_node_options"] = options["tools_node_options"]
             if aio:
                 rc.aio = True
                 rc.loop = asyncio.get_running_loop()

@@ -32,6 +32,8 @@ class RunOptions(TypedDict, total=False):
       saved to run first on resume; a `graph_core.interrupt.GraphInterrupt` adds a timeout after which
       running tasks are abandoned as rerun nodes. With it, rerun nodes keep their original input
       (otherwise they get their input type's zero value).
+    - `tools_node_options` (Eino `WithToolsNodeOption`): a `graph_core.tools.ToolsNodeOptions` (a tool
+      list and aliases for this run) given to every ToolsNode of the top-level graph.
     """
 
     callbacks: Iterable[Any]
@@ -43,6 +45,7 @@ class RunOptions(TypedDict, total=False):
     force_new_run: bool
     write_checkpoint_id: str | None
     interrupt_event: threading.Event | None
+    tools_node_options: Any
 
 
 RUN_OPTION_NAMES: frozenset[str] = frozenset(RunOptions.__annotations__)

@@ -5,6 +5,7 @@ from graph_core.tools import tool, ToolsNode, get_tool_call_id
 ```
 """
 
+from graph_core.tools.alias import ToolAliasConfig
 from graph_core.tools.context import get_tool_call_id
 from graph_core.tools.endpoint import BaseTool, ToolInput, ToolMiddleware
 from graph_core.tools.errors import (
@@ -15,11 +16,13 @@ from graph_core.tools.errors import (
     ToolsNodeInputError,
 )
 from graph_core.tools.function import Tool, tool
+from graph_core.tools.index import ToolsNodeOptions
 from graph_core.tools.node import ToolsNode
 
 __all__ = [
     "BaseTool",
     "Tool",
+    "ToolAliasConfig",
     "ToolArgumentsError",
     "ToolCallError",
     "ToolError",
@@ -28,6 +31,7 @@ __all__ = [
     "ToolNotFoundError",
     "ToolsNode",
     "ToolsNodeInputError",
+    "ToolsNodeOptions",
     "get_tool_call_id",
     "tool",
 ]

@@ -19,20 +19,22 @@ import inspect
 import itertools
 import queue
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from graph_core.astream import OpeningStream
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
 from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt, scope_address
 from graph_core.schema import Message, ToolInfo
+from graph_core.tools.alias import ToolAliasConfig, remap_arguments
 from graph_core.tools.bridge import run_blocking, submit
 from graph_core.tools.context import _TOOL_CALL_ID, tool_call_scope  # pyright: ignore[reportPrivateUsage]
-from graph_core.tools.endpoint import BaseTool, Endpoints, ToolInput, ToolMiddleware, build_endpoints
+from graph_core.tools.endpoint import BaseTool, Endpoints, ToolInput, ToolMiddleware
 from graph_core.tools.errors import ToolCallError, ToolNotFoundError, ToolsNodeInputError, not_text
 from graph_core.tools.function import Tool
+from graph_core.tools.index import ToolIndex, ToolsNodeOptions
 
 __all__ = ["ArgumentsHandler", "ToolsNode", "UnknownToolsHandler"]
 
@@ -142,23 +144,14 @@ class ToolsNode:
         tool_arguments_handler: ArgumentsHandler | None = None,
         middlewares: Sequence[ToolMiddleware] = (),
         return_directly: Iterable[str] = (),
+        tool_aliases: Mapping[str, ToolAliasConfig] | None = None,
     ) -> None:
         """`return_directly` names the tools whose result the owning agent returns as its answer; the
         node itself does not act on it, it only reports it (`ToolSpec.return_directly` in the topology)."""
-        self.tools: list[Any] = []
-        self._endpoints: dict[str, Endpoints] = {}
-        for idx, item in enumerate(tools):
-            # Plain functions become tools.
-            tool_obj: Any = item if hasattr(item, "info") else Tool(cast(Callable[..., Any], item))
-            info = getattr(tool_obj, "info", None)
-            if not isinstance(info, ToolInfo):
-                raise TypeError(
-                    f"(NewToolNode) failed to get tool info at idx= {idx}: `.info` is not a ToolInfo"
-                )
-            if info.name in self._endpoints:
-                raise ValueError(f"duplicate tool name `{info.name}` at idx= {idx}")
-            self.tools.append(tool_obj)
-            self._endpoints[info.name] = build_endpoints(tool_obj, middlewares)
+        self.alias_configs = dict(tool_aliases) if tool_aliases else None
+        self._index = ToolIndex.build(tools, middlewares, self.alias_configs)
+        self.tools: list[Any] = self._index.tools
+        self.aliases = self._index.aliases
         self.execute_sequentially = execute_sequentially
         self.unknown_tools_handler = unknown_tools_handler
         self.tool_arguments_handler = tool_arguments_handler
@@ -173,7 +166,18 @@ class ToolsNode:
 
     # -- task generation: everything that can fail before a tool runs ---------------------------------
 
-    def _tasks(self, message: Message) -> list[_Task]:
+    def _run_index(self, options: ToolsNodeOptions | None) -> ToolIndex:
+        """The dispatch table of this run: the node's own, or one built from the run's options."""
+        if options is None:
+            scope = current_scope()
+            options = scope.extras.get("tools_node_options") if scope is not None else None
+        if options is None:
+            return self._index
+        tools = options.tool_list if options.tool_list is not None else self.tools
+        configs = options.tool_aliases if options.tool_aliases is not None else self.alias_configs
+        return ToolIndex.build(tools, self.middlewares, configs)
+
+    def _tasks(self, message: Message, options: ToolsNodeOptions | None = None) -> list[_Task]:
         if not isinstance(message, Message):
             raise ToolsNodeInputError(f"ToolsNode input must be a Message, got {type(message).__name__}")
         if message.role != "assistant":
@@ -181,8 +185,9 @@ class ToolsNode:
         if not message.tool_calls:
             raise ToolsNodeInputError("no tool call found in input message")
         tasks: list[_Task] = []
+        table = self._run_index(options)
         for index, call in enumerate(message.tool_calls):
-            endpoints = self._endpoints.get(call.name)
+            endpoints = table.endpoints.get(call.name)
             arguments = call.arguments
             if endpoints is None:
                 if self._unknown is None:
@@ -192,18 +197,26 @@ class ToolsNode:
                         tool_call_id=call.id,
                     )
                 endpoints = self._unknown
-            elif self.tool_arguments_handler is not None:
-                try:
-                    arguments = _call_sync(self.tool_arguments_handler, call.name, arguments)
-                except Exception as exc:
-                    raise ToolCallError(
-                        f"failed to executed tool[name:{call.name} arguments:{call.arguments}] "
-                        f"arguments handler: {exc}",
-                        tool_name=call.name,
-                        tool_call_id=call.id,
-                    ) from exc
+            else:
+                canonical = call.name
+                if table.aliases is not None:
+                    canonical = table.aliases.names.get(call.name, call.name)
+                    arguments = remap_arguments(arguments, table.aliases.arguments.get(canonical))
+                if self.tool_arguments_handler is not None:
+                    arguments = self._handled(canonical, call.name, call.id, arguments)
             tasks.append(_Task(index, call.name, call.id, arguments, endpoints))
         return tasks
+
+    def _handled(self, canonical: str, called: str, call_id: str, arguments: str) -> str:
+        assert self.tool_arguments_handler is not None
+        try:
+            return _call_sync(self.tool_arguments_handler, canonical, arguments)
+        except Exception as exc:
+            raise ToolCallError(
+                f"failed to executed tool[name:{called} arguments:{arguments}] arguments handler: {exc}",
+                tool_name=called,
+                tool_call_id=call_id,
+            ) from exc
 
     @staticmethod
     def _info(task: _Task) -> RunInfo:
@@ -240,12 +253,14 @@ class ToolsNode:
         error.__cause__ = exc
         return error
 
-    def _plan(self, message: Message) -> tuple[Message, list[_Task], list[_Task], dict[str, str]]:
+    def _plan(
+        self, message: Message, options: ToolsNodeOptions | None = None
+    ) -> tuple[Message, list[_Task], list[_Task], dict[str, str]]:
         """The calls to run: on a rerun after a composite interrupt the saved input is used and the calls
         completed before it (`executed`, call ID -> result) are left out of `todo`."""
         saved, executed = _resumed()
         message = saved if saved is not None else message
-        tasks = self._tasks(message)
+        tasks = self._tasks(message, options)
         todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
         return message, tasks, todo, executed
 
@@ -295,13 +310,14 @@ class ToolsNode:
         finally:
             _TOOL_CALL_ID.reset(token)
 
-    def invoke(self, message: Message) -> list[Message]:
+    def invoke(self, message: Message, *, options: ToolsNodeOptions | None = None) -> list[Message]:
         """Run every call of `message`; the tool messages come back in call order.
 
         If some calls interrupt, the node raises one composite interrupt; when it reruns, the saved
-        input is used and only the interrupted calls run again.
+        input is used and only the interrupted calls run again. `options`: this call's tool list and
+        aliases (`graph_core.tools.index`; by default the run's `tools_node_options`, if any).
         """
-        message, tasks, todo, executed = self._plan(message)
+        message, tasks, todo, executed = self._plan(message, options)
         if len(tasks) == 1 and not executed:  # the common case: one call, inline, nothing to merge
             outcome = self._run_invoke(tasks[0])
             if outcome.error is None:
@@ -381,14 +397,16 @@ class ToolsNode:
         row[index] = self._message(tasks[index], chunk, "stream")
         return row
 
-    def stream(self, message: Message) -> Iterator[list[Message | None]]:
+    def stream(
+        self, message: Message, *, options: ToolsNodeOptions | None = None
+    ) -> Iterator[list[Message | None]]:
         """Run every call and stream their results as n-slot chunks (see the module docstring).
 
         Opening the tools' streams (which runs non-streaming tools to completion and streaming ones up to
         their first chunk) happens in this call, so a failing or interrupting tool raises here, as
-        Eino's `Stream` returns its error before any chunk.
+        Eino's `Stream` returns its error before any chunk. `options` as for `invoke`.
         """
-        message, tasks, todo, executed = self._plan(message)
+        message, tasks, todo, executed = self._plan(message, options)
         if self.execute_sequentially or len(todo) <= 1:
             opened = [self._open_stream(t) for t in todo]
         else:

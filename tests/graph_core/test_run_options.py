@@ -30,6 +30,7 @@ def test_option_names_are_the_contract_keywords() -> None:
         "force_new_run",
         "write_checkpoint_id",
         "interrupt_event",
+        "tools_node_options",
     } == RUN_OPTION_NAMES
     assert typing.get_type_hints(RunOptions)["max_steps"] == int | None
 

@@ -1,0 +1,176 @@
+"""What users plug into the ADK `ChatModelAgent`: handlers and middlewares (Eino `adk/handler.go`,
+`AgentMiddleware` in `adk/chatmodel.go`).
+
+Two kinds, as in Eino:
+
+- `AgentMiddleware` (Eino's first kind, a record of optional parts): `additional_instruction` and
+  `additional_tools` join the agent's; `before_chat_model(state)` and `after_chat_model(state)` see the
+  model call's state (`ChatModelAgentState`, mutable: what they do to `messages` is kept);
+  `wrap_tool_call` is a `ToolMiddleware` around every tool.
+- `ChatModelAgentMiddleware` (Eino's handler interface; subclass it and override what you need; every
+  method's default leaves things as they are): `before_agent` rewrites the run's instruction, tools and
+  return-directly set (`ChatModelAgentContext`); `before_model_rewrite_state` / `after_model_rewrite_state`
+  return the state the model call uses / the state after it; `wrap_model` wraps the model;
+  `wrap_invokable_tool_call` / `wrap_streamable_tool_call` wrap a tool endpoint (`arguments -> result`)
+  for one call (`ToolContext`: name and call ID); `after_agent` sees the final state once the agent ends
+  well (not after an error, an interrupt or running out of iterations).
+
+Order, as in Eino: middlewares' instructions before handlers' `before_agent`; around a model call
+`before_chat_model` (middlewares), then `before_model_rewrite_state` (handlers, first listed first),
+the call, then `after_model_rewrite_state` (handlers), then `after_chat_model` (middlewares). Tool
+wrappers: middlewares' `wrap_tool_call` first (outer), then handlers (first listed outermost).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_core.schema import Message, ToolInfo
+from graph_core.tools import ToolInput, ToolMiddleware
+
+__all__ = [
+    "AgentMiddleware",
+    "ChatModelAgentContext",
+    "ChatModelAgentMiddleware",
+    "ChatModelAgentState",
+    "ModelContext",
+    "ToolContext",
+]
+
+InvokableToolEndpoint = Callable[[str], str]
+StreamableToolEndpoint = Callable[[str], Iterator[str]]
+
+
+@dataclass(slots=True)
+class ChatModelAgentState:
+    """The model call's view of the agent's state (Eino `ChatModelAgentState`)."""
+
+    messages: list[Message]
+    tool_infos: list[ToolInfo]
+
+
+@dataclass(slots=True)
+class ChatModelAgentContext:
+    """What `before_agent` may rewrite for one run (Eino `ChatModelAgentContext`)."""
+
+    instruction: str
+    tools: list[Any]
+    return_directly: set[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelContext:
+    """What `wrap_model` and the state hooks learn about the call (Eino `ModelContext`)."""
+
+    tools: list[ToolInfo]
+    model_retry_config: Any = None
+    model_failover_config: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """The call a tool wrapper wraps (Eino `ToolContext`)."""
+
+    name: str
+    call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentMiddleware:
+    """Eino `AgentMiddleware`; see the module docstring."""
+
+    additional_instruction: str = ""
+    additional_tools: tuple[Any, ...] = ()
+    before_chat_model: Callable[[ChatModelAgentState], None] | None = None
+    after_chat_model: Callable[[ChatModelAgentState], None] | None = None
+    wrap_tool_call: ToolMiddleware | None = None
+
+
+class ChatModelAgentMiddleware:
+    """Eino `ChatModelAgentMiddleware` with `BaseChatModelAgentMiddleware`'s defaults; subclass it."""
+
+    def before_agent(self, context: ChatModelAgentContext) -> ChatModelAgentContext:
+        return context
+
+    def after_agent(self, state: ChatModelAgentState) -> None:
+        return None
+
+    def before_model_rewrite_state(
+        self, state: ChatModelAgentState, model_context: ModelContext
+    ) -> ChatModelAgentState:
+        return state
+
+    def after_model_rewrite_state(
+        self, state: ChatModelAgentState, model_context: ModelContext
+    ) -> ChatModelAgentState:
+        return state
+
+    def wrap_model(self, model: Any, model_context: ModelContext) -> Any:
+        return model
+
+    def wrap_invokable_tool_call(
+        self, endpoint: InvokableToolEndpoint, tool_context: ToolContext
+    ) -> InvokableToolEndpoint:
+        return endpoint
+
+    def wrap_streamable_tool_call(
+        self, endpoint: StreamableToolEndpoint, tool_context: ToolContext
+    ) -> StreamableToolEndpoint:
+        return endpoint
+
+
+def handler_tool_middleware(handler: ChatModelAgentMiddleware) -> ToolMiddleware:
+    """A handler's tool wrappers as a ToolsNode middleware (Eino `handlersToToolMiddlewares`): each call
+    asks the handler for a wrapped endpoint of `arguments -> result`, then calls it."""
+
+    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
+        def endpoint(inp: ToolInput) -> str:
+            def inner(arguments: str) -> str:
+                return next_ep(ToolInput(inp.name, arguments, inp.call_id))
+
+            wrapped = handler.wrap_invokable_tool_call(inner, ToolContext(inp.name, inp.call_id))
+            return wrapped(inp.arguments)
+
+        return endpoint
+
+    def stream(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
+        def endpoint(inp: ToolInput) -> Iterator[str]:
+            def inner(arguments: str) -> Iterator[str]:
+                return next_ep(ToolInput(inp.name, arguments, inp.call_id))
+
+            wrapped = handler.wrap_streamable_tool_call(inner, ToolContext(inp.name, inp.call_id))
+            return wrapped(inp.arguments)
+
+        return endpoint
+
+    return ToolMiddleware(invoke=invoke, stream=stream)
+
+
+@dataclass(slots=True)
+class Hooks:
+    """A run's handlers and middlewares, in the order they apply (built once per agent)."""
+
+    handlers: list[ChatModelAgentMiddleware] = field(default_factory=lambda: [])
+    middlewares: list[AgentMiddleware] = field(default_factory=lambda: [])
+
+    def tool_middlewares(self) -> list[ToolMiddleware]:
+        legacy = [m.wrap_tool_call for m in self.middlewares if m.wrap_tool_call is not None]
+        return [*legacy, *(handler_tool_middleware(h) for h in self.handlers)]
+
+    def before_model(self, state: ChatModelAgentState, mc: ModelContext) -> ChatModelAgentState:
+        for m in self.middlewares:
+            if m.before_chat_model is not None:
+                m.before_chat_model(state)
+        for h in self.handlers:
+            state = h.before_model_rewrite_state(state, mc)
+        return state
+
+    def after_model(self, state: ChatModelAgentState, mc: ModelContext) -> ChatModelAgentState:
+        for h in self.handlers:
+            state = h.after_model_rewrite_state(state, mc)
+        for m in self.middlewares:
+            if m.after_chat_model is not None:
+                m.after_chat_model(state)
+        return state

@@ -1,0 +1,265 @@
+"""The ADK `ChatModelAgent`'s model nodes: the ReAct graph's `ChatModel` (Eino's state model wrapper,
+`typedStateModelWrapper` in `adk/wrappers.go`) and the no-tools chain's model.
+
+One model call of the ReAct graph, top to bottom (Eino's order):
+
+1. read the state's history and tool list; `before_chat_model` (middlewares) and
+   `before_model_rewrite_state` (handlers) may rewrite them, and what they return is written back;
+2. call the chain `failover -> retry -> event sender -> handlers' wrap_model -> model`
+   (`graph_core.agents.adk_retry`), so the event of an accepted output is sent once, before step 3;
+3. append the output to the history; `after_model_rewrite_state` (handlers) and `after_chat_model`
+   (middlewares) see it, and the history they leave is written back; the node's output is the last
+   message of that history, so a hook that replaces it with one carrying tool calls sends the run to
+   the tools node (Eino: `state.Messages[len-1]`), while the event already sent keeps the model's.
+
+Without hooks, retry or failover the node takes a short path with the same result: the model gets a
+`HistoryView` of the state (O(1) per round) and its output is appended and reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from graph_core.agents.adk_handlers import ChatModelAgentState, Hooks, ModelContext
+from graph_core.agents.adk_retry import (
+    CURRENT_MODEL,
+    FailoverMemory,
+    ModelFailoverConfig,
+    ModelRetryConfig,
+    RetryHooks,
+    with_failover,
+    with_retry,
+)
+from graph_core.agents.adk_run import SINK, AdkState, AgentEvent
+from graph_core.errors import GraphRunError
+from graph_core.history import HistoryView
+from graph_core.schema import Message, ToolInfo, concat_messages
+from graph_core.state import process_state
+
+__all__ = ["EventModel", "StateModel"]
+
+Endpoint = Callable[[list[Message]], Message]
+
+
+class _EndpointModel:
+    """An endpoint seen as a model, for a handler's `wrap_model` (Eino `typedEndpointModel`)."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self._endpoint = endpoint
+
+    def generate(self, messages: Sequence[Message]) -> Message:
+        return self._endpoint(list(messages))
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[Message]:
+        return iter((self._endpoint(list(messages)),))
+
+    def with_tools(self, _tools: Sequence[ToolInfo]) -> _EndpointModel:
+        return self
+
+
+def _call(model: Any, messages: Sequence[Message], streaming: bool) -> Message:
+    if streaming:
+        return concat_messages(list(model.stream(messages)))
+    return model.generate(messages)
+
+
+class StateModel:
+    """The ChatModel node's component: calls the model with the state's messages, not its input."""
+
+    def __init__(
+        self,
+        model: Any,
+        agent_name: str,
+        *,
+        raw_model: Any = None,
+        tool_infos: Sequence[ToolInfo] = (),
+        hooks: Hooks | None = None,
+        retry: ModelRetryConfig | None = None,
+        failover: ModelFailoverConfig | None = None,
+    ) -> None:
+        self.model = model  # bound to `tool_infos`
+        self.raw_model = raw_model if raw_model is not None else model
+        self.agent_name = agent_name
+        self.tool_infos = list(tool_infos)
+        self.hooks = hooks if hooks is not None and (hooks.handlers or hooks.middlewares) else None
+        self.retry = retry
+        self.failover = failover
+        self._plain = self.hooks is None and retry is None and failover is None
+
+    # -- the short path ---------------------------------------------------------------------------------
+
+    def _record(self, output: Message) -> Message:
+        process_state(AdkState, lambda s: s.messages.append(output))
+        sink = SINK.get()
+        if sink is not None:
+            sink.emit(AgentEvent(self.agent_name, message=output))
+        return output
+
+    def _report(self, output: Message) -> None:
+        """The event sender: a copy, so hooks that edit the history after the call leave the event as
+        the model gave it (Eino `copyMessage`); muted while a retry decision is pending."""
+        sink = SINK.get()
+        if sink is not None and not sink.suppress:
+            sink.emit(AgentEvent(self.agent_name, message=output.model_copy()))
+
+    @staticmethod
+    def _history() -> HistoryView[Message]:
+        """The state's history as it is at this call: a fixed `HistoryView` (Eino's slice header), O(1)
+        per round where a copy cost O(history). The state list only grows at its end, so the view keeps
+        showing the history of this call."""
+        return process_state(AdkState, lambda s: HistoryView(s.messages))
+
+    # -- the hooked path --------------------------------------------------------------------------------
+
+    def _bound(self, infos: list[ToolInfo], model: Any = None) -> Any:
+        if model is None:
+            if infos == self.tool_infos:
+                return self.model
+            model = self.raw_model
+        return model.with_tools(infos) if infos and hasattr(model, "with_tools") else model
+
+    def _endpoint(self, infos: list[ToolInfo], mc: ModelContext, streaming: bool) -> Endpoint:
+        def raw(messages: list[Message]) -> Message:
+            return _call(self._bound(infos, CURRENT_MODEL.get()), messages, streaming)
+
+        endpoint: Endpoint = raw
+        for handler in reversed(self.hooks.handlers if self.hooks else []):
+            endpoint = self._wrapped(handler, endpoint, mc, streaming)
+        inner = endpoint
+
+        def sender(messages: list[Message]) -> Message:
+            output = inner(messages)
+            self._report(output)
+            return output
+
+        endpoint = sender
+        sink = SINK.get()
+        if self.retry is not None:
+            endpoint = with_retry(endpoint, self.retry, _retry_hooks(sink, self._report))
+        if self.failover is not None:
+            memory = sink.failover if sink is not None else None
+            if memory is None:
+                memory = FailoverMemory(self.raw_model)
+                if sink is not None:
+                    sink.failover = memory
+            endpoint = with_failover(endpoint, self.failover, memory)
+        return endpoint
+
+    @staticmethod
+    def _wrapped(handler: Any, inner: Endpoint, mc: ModelContext, streaming: bool) -> Endpoint:
+        def endpoint(messages: list[Message]) -> Message:
+            return _call(handler.wrap_model(_EndpointModel(inner), mc), messages, streaming)
+
+        return endpoint
+
+    def _hooked(self, streaming: bool) -> Message:
+        sink = SINK.get()
+        messages = process_state(AdkState, lambda s: list(s.messages))
+        infos = list(sink.tool_infos) if sink is not None and sink.tool_infos is not None else self.tool_infos
+        state = ChatModelAgentState(messages, infos)
+        mc = ModelContext(list(infos), self.retry, self.failover)
+        if self.hooks is not None:
+            state = self.hooks.before_model(state, mc)
+            self._write(state)
+        output = self._endpoint(state.tool_infos, mc, streaming)(state.messages)
+        if self.retry is not None and self.retry.should_retry is not None:
+            state.messages = process_state(AdkState, lambda s: list(s.messages))  # a persisted rewrite
+        state.messages = [*state.messages, output]
+        if self.hooks is not None:
+            state = self.hooks.after_model(state, mc)
+        self._write(state)
+        if not state.messages:
+            raise GraphRunError("no messages left in state after model call")
+        return state.messages[-1]
+
+    @staticmethod
+    def _write(state: ChatModelAgentState) -> None:
+        def write(s: AdkState) -> None:
+            s.messages = list(state.messages)
+
+        process_state(AdkState, write)
+        sink = SINK.get()
+        if sink is not None:
+            sink.tool_infos = list(state.tool_infos)
+
+    # -- the component surface --------------------------------------------------------------------------
+
+    def generate(self, _input: Any) -> Message:
+        if self._plain:
+            return self._record(self.model.generate(self._history()))
+        return self._hooked(False)
+
+    def stream(self, _input: Any) -> Iterator[Message]:
+        # Eino concatenates the model stream here; streaming reaches users through events. The model is
+        # called in the node's task (not when its output is read), so a cancel can abandon the call.
+        if self._plain:
+            return iter((self._record(concat_messages(list(self.model.stream(self._history())))),))
+        return iter((self._hooked(True),))
+
+    async def agenerate(self, _input: Any) -> Message:
+        if self._plain:
+            return self._record(await self.model.agenerate(self._history()))
+        return await asyncio.to_thread(self._hooked, False)
+
+
+def _retry_hooks(sink: Any, report: Callable[[Message], None]) -> RetryHooks:
+    def suppress(on: bool) -> None:
+        if sink is not None:
+            sink.suppress = on
+
+    def set_history(messages: list[Message]) -> None:
+        def write(s: AdkState) -> None:
+            s.messages = messages
+
+        process_state(AdkState, write)
+
+    return RetryHooks(suppress=suppress, report=report, set_history=set_history)
+
+
+class EventModel:
+    """The no-tools chain's model node: the model itself, each output also reported as an event.
+
+    Unlike the ReAct graph's model node it reads its input (the chain has no state) and streams the
+    model's chunks through; the event carries the concatenated message once the stream has ended.
+    (With hooks, retry or failover the chain has a state, as in Eino, and its model node is a
+    `StateModel`.)
+    """
+
+    def __init__(self, model: Any, agent_name: str) -> None:
+        self.model = model
+        self.agent_name = agent_name
+
+    def _emit(self, output: Message) -> Message:
+        sink = SINK.get()
+        if sink is not None:
+            sink.emit(AgentEvent(self.agent_name, message=output))
+        return output
+
+    def generate(self, messages: list[Message]) -> Message:
+        return self._emit(self.model.generate(messages))
+
+    def stream(self, messages: list[Message]) -> Iterator[Message]:
+        """The model's stream, opened in the node's task (its first chunk read there, as Eino's model
+        `Stream` returns once the answer starts), so a cancel can abandon a model that has not answered."""
+        chunks = iter(self.model.stream(messages))
+        first = next(chunks, None)
+        return self._relay(first, chunks)
+
+    def _relay(self, first: Message | None, rest: Iterator[Message]) -> Iterator[Message]:
+        if first is None:
+            self._emit(concat_messages([]))
+            return
+        seen = [first]
+        yield first
+        for chunk in rest:
+            seen.append(chunk)
+            yield chunk
+        self._emit(concat_messages(seen))
+
+    async def agenerate(self, messages: list[Message]) -> Message:
+        agenerate = getattr(self.model, "agenerate", None)
+        if agenerate is None:
+            return await asyncio.to_thread(self.generate, messages)
+        return self._emit(await agenerate(messages))

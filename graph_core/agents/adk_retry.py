@@ -1,0 +1,229 @@
+"""Model retry and failover for the ADK `ChatModelAgent` (Eino `adk/retry_chatmodel.go`,
+`adk/failover_chatmodel.go`).
+
+Both are layers of the agent's model call chain (`graph_core.agents.adk_model`), outside the event
+sender, so a retried or failed-over attempt's output is not reported and the state hooks
+(`before_model_rewrite_state`...) run once per model call, not once per attempt, as in Eino:
+
+```
+failover -> retry -> event sender -> handlers' wrap_model -> the current model
+```
+
+A layer is an endpoint: `messages -> Message`. Interrupts are never retried nor failed over. Waiting
+between attempts goes through `ModelRetryConfig.sleep` (default `time.sleep`), so tests inject a clock.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph_core.errors import GraphError, InterruptError, RetryExhaustedError, WillRetryError
+from graph_core.interrupt import InterruptSignal
+from graph_core.schema import Message
+
+__all__ = [
+    "FailoverContext",
+    "ModelFailoverConfig",
+    "ModelRetryConfig",
+    "RetryContext",
+    "RetryDecision",
+    "RetryExhaustedError",
+    "WillRetryError",
+    "default_backoff",
+]
+
+Endpoint = Callable[[list[Message]], Message]
+
+
+@dataclass(frozen=True, slots=True)
+class RetryContext:
+    """What `should_retry` decides on: the 1-based attempt, its input, its output and/or error."""
+
+    retry_attempt: int
+    input_messages: Sequence[Message]
+    output_message: Message | None
+    error: BaseException | None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryDecision:
+    """`retry`; else `rewrite_error` replaces the result. On a retry, `modified_input_messages` feed the
+    next attempt (and the agent's history too with `persist_modified_input_messages`); `backoff` (seconds,
+    0 = the config's backoff) and `reject_reason` (carried by the `WillRetryError`)."""
+
+    retry: bool = False
+    rewrite_error: BaseException | None = None
+    modified_input_messages: list[Message] | None = None
+    persist_modified_input_messages: bool = False
+    backoff: float = 0.0
+    reject_reason: Any = None
+
+
+def default_backoff(attempt: int) -> float:
+    """Eino's default: 100 ms doubling per attempt up to 10 s, plus up to 50% jitter (seconds)."""
+    base, cap = 0.1, 10.0
+    if attempt <= 0:
+        return base
+    if attempt > 7:
+        return cap + random.uniform(0, cap / 2)
+    delay = min(base * (1 << (attempt - 1)), cap)
+    return delay + random.uniform(0, delay / 2)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRetryConfig:
+    """Eino `ModelRetryConfig`. `max_retries` extra attempts (0: none). `should_retry` decides from the
+    whole result (it wins over `is_retryable`, which looks at errors only; default: every error).
+    `backoff(attempt)` gives the wait in seconds before retry `attempt` (1-based); `sleep` waits."""
+
+    max_retries: int = 0
+    should_retry: Callable[[RetryContext], RetryDecision | None] | None = None
+    is_retryable: Callable[[BaseException], bool] | None = None
+    backoff: Callable[[int], float] | None = None
+    sleep: Callable[[float], None] = field(default=time.sleep)
+
+
+@dataclass(frozen=True, slots=True)
+class FailoverContext:
+    """What `get_failover_model` is given: the 1-based attempt, the original input, the last result."""
+
+    failover_attempt: int
+    input_messages: Sequence[Message]
+    last_output_message: Message | None
+    last_error: BaseException | None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFailoverConfig:
+    """Eino `ModelFailoverConfig`: after a failure that `should_failover(output, error)` accepts,
+    `get_failover_model(ctx)` names the next model (and optionally its input), up to `max_retries` times.
+    The model that last succeeded is tried first on the agent's next call."""
+
+    should_failover: Callable[[Message | None, BaseException], bool]
+    get_failover_model: Callable[[FailoverContext], tuple[Any, list[Message] | None]]
+    max_retries: int = 1
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    return isinstance(exc, InterruptError | InterruptSignal)
+
+
+@dataclass(slots=True)
+class RetryHooks:
+    """What the retry layer needs from the agent: mute/unmute the event sender, report an accepted
+    output, rewrite the state's history (persisted modified input)."""
+
+    suppress: Callable[[bool], None]
+    report: Callable[[Message], None]
+    set_history: Callable[[list[Message]], None]
+
+
+def with_retry(inner: Endpoint, config: ModelRetryConfig, hooks: RetryHooks) -> Endpoint:
+    """The retry layer around `inner` (Eino `typedRetryModelWrapper.Generate`)."""
+    backoff = config.backoff or default_backoff
+
+    def legacy(messages: list[Message]) -> Message:
+        retryable = config.is_retryable or (lambda _e: True)
+        last: BaseException | None = None
+        for attempt in range(config.max_retries + 1):
+            try:
+                return inner(messages)
+            except Exception as exc:
+                if is_interrupt(exc) or not retryable(exc):
+                    raise
+                last = exc
+            if attempt < config.max_retries:
+                config.sleep(backoff(attempt + 1))
+        raise RetryExhaustedError(last, config.max_retries) from last
+
+    def decided(messages: list[Message]) -> Message:
+        assert config.should_retry is not None
+        current = messages
+        last: BaseException | None = None
+        for attempt in range(config.max_retries + 1):
+            out: Message | None = None
+            err: Exception | None = None
+            hooks.suppress(True)  # nothing is reported before the decision (Eino suppressEventSend)
+            try:
+                out = inner(current)
+            except Exception as exc:
+                if is_interrupt(exc):
+                    raise
+                err = exc
+            finally:
+                hooks.suppress(False)
+            decision = config.should_retry(RetryContext(attempt + 1, current, out, err)) or RetryDecision()
+            if not decision.retry:
+                if decision.rewrite_error is not None:
+                    raise decision.rewrite_error
+                if err is not None:
+                    raise err
+                assert out is not None
+                hooks.report(out)
+                return out
+            last = err or RuntimeError(f"model output rejected by ShouldRetry at attempt {attempt + 1}")
+            if attempt >= config.max_retries:
+                break
+            if decision.modified_input_messages is not None:
+                current = decision.modified_input_messages
+                if decision.persist_modified_input_messages:
+                    hooks.set_history(list(current))
+            config.sleep(decision.backoff or backoff(attempt + 1))
+        raise RetryExhaustedError(last, config.max_retries) from last
+
+    return decided if config.should_retry is not None else legacy
+
+
+CURRENT_MODEL: ContextVar[Any] = ContextVar("graph_core_adk_failover_model", default=None)
+
+
+@dataclass(slots=True)
+class FailoverMemory:
+    """The model that last succeeded, kept for one agent run (Eino `failoverLastSuccessModel`)."""
+
+    last_success: Any
+
+
+def with_failover(inner: Endpoint, config: ModelFailoverConfig, memory: FailoverMemory) -> Endpoint:
+    """The failover layer (Eino `failoverModelWrapper.Generate`): `inner` calls `CURRENT_MODEL`."""
+
+    def attempt(model: Any, messages: list[Message]) -> Message:
+        token = CURRENT_MODEL.set(model)
+        try:
+            return inner(messages)
+        finally:
+            CURRENT_MODEL.reset(token)
+
+    def wants(exc: BaseException) -> bool:
+        return not is_interrupt(exc) and config.should_failover(None, exc)
+
+    def endpoint(messages: list[Message]) -> Message:
+        last: BaseException | None = None
+        try:
+            return attempt(memory.last_success, messages)
+        except Exception as exc:
+            if not wants(exc):
+                raise
+            last = exc
+        for n in range(1, config.max_retries + 1):
+            model, new_input = config.get_failover_model(FailoverContext(n, messages, None, last))
+            if model is None:
+                raise GraphError(f"failover GetFailoverModel returned nil model at attempt {n}")
+            try:
+                result = attempt(model, new_input if new_input is not None else messages)
+            except Exception as exc:
+                if not wants(exc):
+                    raise
+                last = exc
+                continue
+            memory.last_success = model
+            return result
+        assert last is not None
+        raise last
+
+    return endpoint

@@ -1,0 +1,66 @@
+"""A ToolsNode's dispatch table (name -> endpoints), built from its tools and aliases, and per run from
+the run's `ToolsNodeOptions` (Eino `WithToolList`, `WithToolAliases`).
+
+Per-run options, as in Eino: `tool_list` replaces the node's tools for the run (the aliases configured
+on the node still apply to the tools of that list that they name); `tool_aliases` replaces the node's
+alias configuration (with or without a tool list). A run passes them as
+`compiled.invoke(..., tools_node_options=ToolsNodeOptions(...))`, which reaches every ToolsNode of the
+top-level graph, or calls a node directly with `node.invoke(message, options=...)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from graph_core.schema import ToolInfo
+from graph_core.tools.alias import ToolAliasConfig, ToolAliases
+from graph_core.tools.endpoint import Endpoints, ToolMiddleware, build_endpoints
+from graph_core.tools.function import Tool
+
+__all__ = ["ToolIndex", "ToolsNodeOptions"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsNodeOptions:
+    """Per-run options of ToolsNodes (see the module docstring); None leaves the node's own."""
+
+    tool_list: Sequence[Any] | None = None
+    tool_aliases: Mapping[str, ToolAliasConfig] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolIndex:
+    """Tools in order, endpoints by every callable name (canonical names and name aliases), aliases."""
+
+    tools: list[Any]
+    endpoints: dict[str, Endpoints]
+    aliases: ToolAliases | None
+
+    @classmethod
+    def build(
+        cls,
+        tools: Sequence[Any],
+        middlewares: Sequence[ToolMiddleware],
+        alias_configs: Mapping[str, ToolAliasConfig] | None,
+    ) -> ToolIndex:
+        objects: list[Any] = []
+        endpoints: dict[str, Endpoints] = {}
+        for idx, item in enumerate(tools):
+            # Plain functions become tools.
+            tool_obj: Any = item if hasattr(item, "info") else Tool(cast(Callable[..., Any], item))
+            info = getattr(tool_obj, "info", None)
+            if not isinstance(info, ToolInfo):
+                raise TypeError(
+                    f"(NewToolNode) failed to get tool info at idx= {idx}: `.info` is not a ToolInfo"
+                )
+            if info.name in endpoints:
+                raise ValueError(f"duplicate tool name `{info.name}` at idx= {idx}")
+            objects.append(tool_obj)
+            endpoints[info.name] = build_endpoints(tool_obj, middlewares)
+        aliases = ToolAliases.build([t.info for t in objects], alias_configs) if alias_configs else None
+        if aliases is not None:
+            for alias, canonical in aliases.names.items():
+                endpoints.setdefault(alias, endpoints[canonical])
+        return cls(objects, endpoints, aliases)
