@@ -14,8 +14,8 @@ the graph has a checkpointer, which LangGraph builds at a cost and the translato
   LangGraph's step 0 only writes the input) uses `index + 1` of `recursion_limit` steps;
 - `on_start`/`on_end`/`on_error` per node task when its result arrives, in the order of the step's
   tasks (a result waits for those of the tasks listed before it: parallel tasks finish in any order,
-  and a run recorded twice must list its node runs alike), with per-tool-call facts for a `ToolNode` and the model's message as
-  the output of the prebuilt agent's model node;
+  and a run recorded twice must list its node runs alike), with per-tool-call facts for a `ToolNode`
+  and the model's message as the output of the prebuilt agent's model node;
 - the graph's own `on_start`/`on_end`/`on_error` around the run, where a `GraphRecursionError` becomes
   graph_core's `MaxStepsExceededError` (its cause is the original), a node's exception a `NodeRunError`
   naming the node, and an `interrupt()` (or a static interrupt) an `InterruptError`, so everything
