@@ -85,6 +85,22 @@ def _open_thread(args: argparse.Namespace) -> str:
     )
 
 
+def _source_words(args: argparse.Namespace) -> str:
+    """The forked run as `diff` takes it back: the file, or the checkpointer with its thread options
+    (password hidden)."""
+    from inspector.sources.langgraph import shown
+
+    words = [shown(args.run_file)]
+    for flag, value in (
+        ("--thread", args.thread),
+        ("--branch", args.branch),
+        ("--checkpoint", args.checkpoint),
+    ):
+        if value is not None:
+            words += [flag, str(value)]
+    return " ".join(words)
+
+
 def run(args: argparse.Namespace) -> int:
     from inspector.debug.fork import parse_model_answer, parse_sets, plan_fork, run_fork
     from inspector.sources.langgraph import shown
@@ -135,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         summary += (
             f", {result.replayed_edits} recorded edit{'' if result.replayed_edits == 1 else 's'} replayed"
         )
-    summary += f"); compare with `inspector diff {shown(args.run_file)} {output}`"
+    summary += f"); compare with `inspector diff {_source_words(args)} {output}`"
     echo(summary, file=sys.stderr)
     return 0
 

@@ -17,7 +17,7 @@ from inspector.cli import main
 from inspector.recording import read_run
 from inspector.snapshot.trajectory import trajectory
 from inspector.sources import run_file_path
-from inspector.sources.langgraph import list_threads, open_thread, run_source
+from inspector.sources.langgraph import list_threads, open_thread, run_source, shown
 from tests.langgraph.thread_writers import THREADS, Backend, write_threads
 from tests.postgres_cluster import PostgresCluster
 from tests.tui.conftest import SIZE, screen_text
@@ -182,6 +182,8 @@ def test_fork_runs_on_from_a_threads_step(
         target,
     ]
     assert main(command) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"compare with `inspector diff {shown(backend.location)} --thread react {out}`" in said
     fork = read_run(out)
     assert [step.nodes for step in fork.steps] == [("agent",), ("tools",), ("agent",)]
     assert fork.status == "ok"
