@@ -26,7 +26,7 @@ import queue
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -334,6 +334,21 @@ class DebugController:
                 return f"condition `{condition.text}`"
         return None
 
+    def wants_boundary(self, step: int, node: str) -> bool:
+        """Whether `at_boundary` must see the boundary before step `step`, which runs `node`: asked by
+        an engine that stops its loop for each boundary it hands over (LangGraph), so it stops only
+        where the run may be held. Every boundary while stepping, with conditions, with a pending
+        abort or a `before_pause` hook; step 0 when holding at the start; else a breakpoint's node."""
+        with self._lock:
+            return (
+                self._stepping
+                or self._abort_requested
+                or bool(self.conditions)
+                or self._before_pause is not None
+                or (step == 0 and self.stop_at_start)
+                or node in self.breakpoints
+            )
+
     def at_boundary(self, boundary: Boundary) -> None:
         """Called by the engine before each top-level step; holds the run while it is paused."""
         if self._before_pause is not None:
@@ -434,6 +449,9 @@ class DebugController:
             boundary = self._boundary
             assert boundary is not None
             edit = apply_edit(boundary, path_text, value)
+            nodes = tuple(key for key, _ in boundary.pending)
+            if nodes != pause.nodes:  # the edit changed what runs next (a LangGraph edge evaluated anew)
+                self.pause = replace(pause, nodes=nodes)
             self.edits.append(edit)
             if self.recorder is not None:
                 self.recorder.append_event(
@@ -470,7 +488,14 @@ def value_at(boundary: Boundary, path_text: str) -> Any:
 
 
 def apply_edit(boundary: Boundary, path_text: str, value: Any) -> Edit:
-    """Apply one edit to a held boundary (state in place, or a pending input replaced); see `edit`."""
+    """Apply one edit to a held boundary (state in place, or a pending input replaced); see `edit`.
+
+    A boundary with its own `apply_edit(path_text, value) -> (path, old, new)` (a LangGraph run's,
+    which writes through LangGraph's `update_state`) applies it itself."""
+    own = getattr(boundary, "apply_edit", None)
+    if callable(own):
+        text, old, new = own(path_text, value)
+        return Edit(boundary.step, text, old, new)
     path = parse_path(path_text)
     root, index = _root(boundary, path)
     new_root, old = replace_at(root, path, value)
@@ -506,6 +531,9 @@ class _Hooks:
 
     def on_step_boundary(self, boundary: Boundary) -> None:
         self.controller.at_boundary(boundary)
+
+    def wants_boundary(self, step: int, node: str) -> bool:
+        return self.controller.wants_boundary(step, node)
 
     def on_end_with_stream_output(self, info: RunInfo, output: Any) -> None:
         if not hasattr(output, "__next__"):

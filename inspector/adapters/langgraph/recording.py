@@ -219,6 +219,20 @@ class StepTranslator:
         """The nodes of the top-level graph's latest step (what ran before a static interrupt after)."""
         return list(self._graph(()).nodes)
 
+    def next_index(self) -> int:
+        """The index the top-level graph's next step gets (the steps started so far)."""
+        return self._graph(()).index + 1
+
+    def end_step(self, next_nodes: Sequence[str]) -> None:
+        """The run is held between steps (the live debugger stopped LangGraph's loop there): end the
+        open top-level step now, with `next_nodes` the nodes LangGraph runs next, as the arrival of the
+        next step's tasks would have ended it."""
+        self._flush_all()
+        self._close_nested(())
+        top = self._graph(())
+        if top.open:
+            self._close(top, next_nodes, ended=False)
+
     def _checkpoint_id(self) -> str | None:
         value = self._extras.get("checkpoint_id")
         return value if isinstance(value, str) else None

@@ -22,6 +22,7 @@ from typing import Any
 
 from graph_core.interrupt import InterruptInfo
 from graph_core.topology import Topology
+from inspector.adapters.langgraph.live import LiveDriver, live_graph
 from inspector.adapters.langgraph.recording import StepTranslator
 from inspector.adapters.langgraph.topology import LG_END, langgraph_topology, recursion_limit
 
@@ -48,6 +49,7 @@ class LangGraphTarget:
     def __init__(self, graph: Any) -> None:
         self.graph = graph
         self._topology: Topology | None = None
+        self._live: Any = None
 
     @property
     def name(self) -> str:
@@ -110,7 +112,9 @@ class LangGraphTarget:
         configurable = dict(run_config.get("configurable") or {})
         thread = checkpoint_id or configurable.get("thread_id")
         resumed_from = None
-        if self.graph.checkpointer is not None:
+        hooks = [cb for cb in callbacks if callable(getattr(cb, "on_step_boundary", None))]
+        graph = self._live_graph() if hooks else self.graph
+        if graph.checkpointer is not None:
             if thread is None:
                 thread = uuid.uuid4().hex  # a checkpointer needs a thread; this run's own
             elif input is None or resume_data is not None:
@@ -142,36 +146,47 @@ class LangGraphTarget:
             output=lambda state: output_of(self.graph, state),
         )
         translator.start(input)
+        # nested graphs' events only when there are nested graphs: `subgraphs=True` costs LangGraph
+        # about a seventh of a ReAct run's time even without any
+        nested = any(node.graph is not None for node in topology.nodes)
+        if hooks:  # a boundary handler (the debugger): LangGraph's loop held where it asks
+            nodes = [n.key for n in topology.nodes if n.kind not in ("start", "end")]
+            driver = LiveDriver(graph, hooks, translator, nodes=nodes, nested=nested, limit=int(limit))
+            events = driver.events(value, run_config)
+        elif nested:
+            events = graph.stream(value, run_config, stream_mode=_MODES, subgraphs=True)
+        else:
+            events = _top_level(graph.stream(value, run_config, stream_mode=_MODES))
         try:
-            # nested graphs' events only when there are nested graphs: `subgraphs=True` costs LangGraph
-            # about a seventh of a ReAct run's time even without any
-            nested = any(node.graph is not None for node in topology.nodes)
-            for namespace, mode, chunk in (
-                self.graph.stream(value, run_config, stream_mode=_MODES, subgraphs=True)
-                if nested
-                else _top_level(self.graph.stream(value, run_config, stream_mode=_MODES))
-            ):
+            for namespace, mode, chunk in events:
                 translator.feed(namespace, mode, chunk)
                 if mode == "values" and not namespace:
                     yield chunk
         except Exception as error:
             translator.fail(error)
             raise
-        interrupted = self._interrupt(translator, run_config)
+        interrupted = self._interrupt(graph, translator, run_config)
         if interrupted is None:
             translator.finish()
             return
         info, next_nodes = interrupted
         raise translator.finish(next_nodes=next_nodes, interrupted=info)
 
+    def _live_graph(self) -> Any:
+        """The graph a debugged run runs: `graph` when it has a checkpointer, else one copy of it with
+        an in-memory checkpointer, kept for the target's later runs (a resumed interrupt's thread)."""
+        if self._live is None:
+            self._live = live_graph(self.graph)
+        return self._live
+
     def _interrupt(
-        self, translator: StepTranslator, config: dict[str, Any]
+        self, graph: Any, translator: StepTranslator, config: dict[str, Any]
     ) -> tuple[InterruptInfo, list[str]] | None:
         """Where the run stopped, when it stopped at an interrupt: the thread's pending nodes."""
         paused = translator.interrupted_nodes()
-        if self.graph.checkpointer is None:
+        if graph.checkpointer is None:
             return None
-        snapshot = self.graph.get_state(config)
+        snapshot = graph.get_state(config)
         pending = [str(n) for n in snapshot.next if n != LG_END]
         if not pending and not paused:
             return None
