@@ -337,14 +337,14 @@ class DebugController:
     def wants_boundary(self, step: int, node: str) -> bool:
         """Whether `at_boundary` must see the boundary before step `step`, which runs `node`: asked by
         an engine that stops its loop for each boundary it hands over (LangGraph), so it stops only
-        where the run may be held. Every boundary while stepping, with conditions, with a pending
-        abort or a `before_pause` hook; step 0 when holding at the start; else a breakpoint's node."""
+        where the run may be held. Every boundary while stepping, with conditions or with a pending
+        abort; step 0 when holding at the start; else a breakpoint's node. (A `before_pause` hook sees
+        only these boundaries of such an engine.)"""
         with self._lock:
             return (
                 self._stepping
                 or self._abort_requested
                 or bool(self.conditions)
-                or self._before_pause is not None
                 or (step == 0 and self.stop_at_start)
                 or node in self.breakpoints
             )

@@ -10,9 +10,10 @@ handler asks to look, with LangGraph's machinery only:
   (`live_graph`), so the user's graph object is never changed;
 - `interrupt_before` is a `StopList`: LangGraph asks it, before each superstep, whether each task's
   node is in it, and it answers by asking the handlers (`wants_boundary(step, node)`: a breakpoint on
-  the node, stepping, a condition to evaluate, a pending abort; a handler without that method is asked
-  at every boundary). The graph's own static `interrupt_before` nodes stay in it and stop the run as
-  before, as LangGraph's interrupts (resumed with data by the caller);
+  the node, stepping, a condition to evaluate, a pending abort). Only handlers with that method drive
+  a LangGraph run this way (the runner leaves other `on_step_boundary` handlers uncalled, as before).
+  The graph's own static `interrupt_before` nodes stay in it and stop the run as before, as
+  LangGraph's interrupts (resumed with data by the caller);
 - at a stop the open step is ended (`StepTranslator.end_step`), the handlers get a `LiveBoundary`
   built from `get_state` (the state with LangChain messages as graph_core `Message`s, the next nodes),
   and the run goes on with `stream(None, ...)`, the step budget reduced by the steps already run, so
@@ -29,6 +30,7 @@ from typing import Any, overload
 
 from graph_core.callbacks import Budget
 from inspector.adapters.langgraph.live_edits import LiveBoundary, neutral_state
+from inspector.adapters.langgraph.live_edits import next_nodes as live_next_nodes
 from inspector.adapters.langgraph.recording import StepTranslator
 from inspector.errors import DebugError
 
@@ -89,8 +91,9 @@ class StopList(Sequence[str]):
 
 
 class LiveDriver:
-    """Runs `graph` (with a checkpointer) under `hooks` (objects with `on_step_boundary`), feeding
-    `translator` as the plain runner does; `events` is the stream the runner consumes."""
+    """Runs `graph` (with a checkpointer) under `hooks`, feeding `translator` as the plain runner does;
+    `events` is the stream the runner consumes. A hook has `on_step_boundary(boundary)` and
+    `wants_boundary(step, node)` (the debug controller's hooks)."""
 
     def __init__(
         self,
@@ -105,21 +108,32 @@ class LiveDriver:
         self.graph = graph
         self.translator = translator
         self._hooks = tuple(hooks)
-        self._wanters: tuple[Wants, ...] = tuple(_wants_of(hook) for hook in hooks)
+        self._wanters: tuple[Wants, ...] = tuple(hook.wants_boundary for hook in hooks)
         self._nodes = tuple(nodes)
         self._nested = nested
         self._limit = limit
 
     def _wants(self, node: str) -> bool:
         step = self.translator.next_index()
+        if step >= self._limit:  # the budget is spent: stop, and fail as LangGraph would (`events`)
+            self._spent = True
+            return True
         return any(wants(step, node) for wants in self._wanters)
 
     def events(self, value: Any, config: dict[str, Any]) -> Iterator[tuple[tuple[str, ...], str, Any]]:
-        """The run's stream events, across the `stream` calls its stops split it into."""
+        """The run's stream events, across the `stream` calls its stops split it into.
+
+        LangGraph gives each `stream` call from a checkpoint at step S the steps up to
+        `S + recursion_limit + 2`; a fresh run's last step is `recursion_limit`. A resumed call gets
+        `recursion_limit - S - 2`, so the run's last step stays where one `invoke` would have it (and
+        `RemainingSteps` reads the same). LangGraph takes no limit under 1: held within the last two
+        steps, the driver itself stops before a step past the budget and raises LangGraph's
+        `GraphRecursionError` there."""
+        limit = self._limit
+        self._spent = False
         while True:
             stops = StopList(self._nodes, getattr(self.graph, "interrupt_before_nodes", ()), self._wants)
-            used = self.translator.next_index()
-            run_config = {**config, "recursion_limit": max(self._limit - used, 1)}
+            run_config = {**config, "recursion_limit": limit}
             if self._nested:
                 yield from self.graph.stream(
                     value, run_config, stream_mode=_MODES, subgraphs=True, interrupt_before=stops
@@ -129,16 +143,20 @@ class LiveDriver:
                     value, run_config, stream_mode=_MODES, interrupt_before=stops
                 ):
                     yield (), mode, chunk
+            if self._spent and not stops.static:
+                raise _recursion_error(self._limit)
             if not stops.ours or stops.static:
                 return  # over, or stopped by the graph itself: the runner reports it
-            self._hold(config)
+            step = self._hold(config)
+            limit = max(self._limit - step - 2, 1)
             value = None
 
-    def _hold(self, config: dict[str, Any]) -> None:
+    def _hold(self, config: dict[str, Any]) -> int:
         """The loop stopped before a step a handler asked to see: end the step before it, hand the
-        boundary to the handlers (they may block, edit, or raise to end the run)."""
+        boundary to the handlers (they may block, edit, or raise to end the run). Returns LangGraph's
+        step of the checkpoint the run goes on from (an edit's `update_state` made a newer one)."""
         snapshot = self.graph.get_state(config)
-        next_nodes = [str(n) for n in snapshot.next]
+        next_nodes = live_next_nodes(snapshot)
         self.translator.end_step(next_nodes)
         step = self.translator.next_index()
         boundary = LiveBoundary(
@@ -155,10 +173,19 @@ class LiveDriver:
                 "a LangGraph run cannot take preset node outputs at a boundary (`boundary.presets`): "
                 "its nodes run as LangGraph schedules them"
             )
+        return int(boundary.snapshot.metadata["step"])
 
 
-def _wants_of(hook: Any) -> Wants:
-    wants = getattr(hook, "wants_boundary", None)
-    if callable(wants):
-        return wants  # pyright: ignore[reportUnknownVariableType]
-    return lambda step, node: True
+def _recursion_error(limit: int) -> Exception:
+    """The error LangGraph raises when a run reaches `recursion_limit`, with LangGraph's own text."""
+    from langgraph.errors import ErrorCode, GraphRecursionError, create_error_message
+
+    return GraphRecursionError(
+        create_error_message(
+            message=(
+                f"Recursion limit of {limit} reached without hitting a stop condition. You can increase "
+                "the limit by setting the `recursion_limit` config key."
+            ),
+            error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
+        )
+    )

@@ -35,12 +35,22 @@ from inspector.adapters.langgraph.messages import Neutralizer
 from inspector.debug.paths import get_at, parse_path, plain, replace_at
 from inspector.errors import DebugError
 
-__all__ = ["LiveBoundary", "neutral_state", "to_langchain"]
+__all__ = ["LiveBoundary", "neutral_state", "next_nodes", "to_langchain"]
+
+_PUSH = "__pregel_push"  # the first part of a `Send` task's path (LangGraph's PUSH)
 
 
 def neutral_state(values: Any) -> Any:
     """LangGraph's state values as the debugger edits them: a private copy, messages as `Message`s."""
     return copy.deepcopy(Neutralizer().value(dict(values) if isinstance(values, Mapping) else values))  # pyright: ignore[reportUnknownArgumentType]
+
+
+def next_nodes(snapshot: Any) -> list[str]:
+    """The nodes of a snapshot's next tasks in the order LangGraph's loop runs and streams them: the
+    `Send` tasks first, then the triggered nodes by name (`get_state` lists those in graph order)."""
+    pushed = [str(t.name) for t in snapshot.tasks if t.path and t.path[0] == _PUSH]
+    pulled = sorted(str(t.name) for t in snapshot.tasks if not (t.path and t.path[0] == _PUSH))
+    return [*pushed, *pulled]
 
 
 @dataclass
@@ -51,7 +61,7 @@ class LiveBoundary(Boundary):
     def attach(self, graph: Any, config: dict[str, Any], snapshot: Any, last_nodes: Sequence[str]) -> None:
         self._graph = graph
         self._config = config
-        self._snapshot = snapshot
+        self.snapshot = snapshot
         self._as_nodes = list(dict.fromkeys(last_nodes)) or ["__start__"]
 
     def apply_edit(self, path_text: str, value: Any) -> tuple[str, Any, Any]:
@@ -68,7 +78,7 @@ class LiveBoundary(Boundary):
         new_root, old = replace_at(self.state, path, value)
         key = path.segments[0]
         assert isinstance(key, str)  # a state's first segment names a channel (replace_at checked it)
-        current = self._snapshot.values.get(key)
+        current = self.snapshot.values.get(key)
         update = {key: self._written(key, langgraph_value(new_root[key], self.state[key], current))}
         try:
             if len(self._as_nodes) == 1:
@@ -81,9 +91,9 @@ class LiveBoundary(Boundary):
                 self._graph.bulk_update_state(self._config, [superstep])
         except Exception as exc:  # LangGraph refused the update: nothing changed
             raise DebugError(f"path `{path}`: LangGraph refused the update: {type(exc).__name__}: {exc}") from exc
-        self._snapshot = self._graph.get_state(self._config)
-        self.state = neutral_state(self._snapshot.values)
-        self.pending[:] = [(str(n), None) for n in dict.fromkeys(self._snapshot.next)]
+        self.snapshot = self._graph.get_state(self._config)
+        self.state = neutral_state(self.snapshot.values)
+        self.pending[:] = [(n, None) for n in dict.fromkeys(next_nodes(self.snapshot))]
         return path.text, plain(old), plain(get_at(self.state, path))
 
     def _written(self, key: str, value: Any) -> Any:

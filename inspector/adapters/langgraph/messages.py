@@ -132,6 +132,20 @@ def _is_message(value: Any) -> bool:
     return known
 
 
+def _message_id(message: Any) -> str | None:
+    """A LangChain message's `id` (LangGraph's reducer gives every message in a state one), or None."""
+    value = getattr(message, "id", None)
+    return value if isinstance(value, str) else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two messages are equal (LangChain messages compare by value); False if that fails."""
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
 class Neutralizer:
     """Convert values for recording: LangChain messages to `Message`, containers walked, the rest as is.
 
@@ -144,6 +158,10 @@ class Neutralizer:
         # message lists by the identity of their first message: (that message, the source list last
         # converted, its conversion), so a list that grew since is converted by extending the same list
         self._lines: dict[int, tuple[Any, list[Any], list[Any]]] = {}
+        # the same lines by the LangChain id of their first message: a live-debugged run's state is read
+        # back from its checkpoint after each stop (new objects, equal messages) and goes on extending
+        # the same converted list, as if it had not stopped
+        self._by_id: dict[str, tuple[Any, list[Any], list[Any]]] = {}
 
     def message(self, value: Any) -> Message:
         held = self._seen.get(id(value))
@@ -188,7 +206,9 @@ class Neutralizer:
         by value) converts to an equal `Message`, so the earlier conversion stands for it."""
         first = source[0]
         line = self._lines.get(id(first))
-        if line is not None and line[0] is first:
+        if line is None or line[0] is not first:  # the same messages as other objects, read back from
+            line = self._by_id.get(_message_id(first))  # a checkpoint? (found by LangChain's message id)
+        if line is not None and (line[0] is first or _same(line[0], first)):
             _, before, converted = line
             n = len(before)
             if len(converted) == n and len(source) >= n:
@@ -201,8 +221,14 @@ class Neutralizer:
                 if same:
                     if len(source) > n:
                         converted.extend(self.value(item, depth + 1) for item in source[n:])
-                    self._lines[id(first)] = (first, source, converted)
+                    self._remember(first, source, converted)
                     return converted
         converted = [self.value(item, depth + 1) for item in source]
-        self._lines[id(first)] = (first, source, converted)
+        self._remember(first, source, converted)
         return converted
+
+    def _remember(self, first: Any, source: list[Any], converted: list[Any]) -> None:
+        line = self._lines[id(first)] = (first, source, converted)
+        key = _message_id(first)
+        if key is not None:
+            self._by_id[key] = line

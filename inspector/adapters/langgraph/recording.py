@@ -220,8 +220,11 @@ class StepTranslator:
         return list(self._graph(()).nodes)
 
     def next_index(self) -> int:
-        """The index the top-level graph's next step gets (the steps started so far)."""
-        return self._graph(()).index + 1
+        """The index the top-level graph's next step gets: the steps started so far, a step whose tasks
+        arrived counting as started (LangGraph streams a step's tasks before running them, and may
+        stream its results only after it prepared the step after it)."""
+        top = self._graph(())
+        return top.index + (2 if top.incoming else 1)
 
     def end_step(self, next_nodes: Sequence[str]) -> None:
         """The run is held between steps (the live debugger stopped LangGraph's loop there): end the

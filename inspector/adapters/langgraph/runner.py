@@ -112,7 +112,7 @@ class LangGraphTarget:
         configurable = dict(run_config.get("configurable") or {})
         thread = checkpoint_id or configurable.get("thread_id")
         resumed_from = None
-        hooks = [cb for cb in callbacks if callable(getattr(cb, "on_step_boundary", None))]
+        hooks = [cb for cb in callbacks if callable(getattr(cb, "wants_boundary", None))]
         graph = self._live_graph() if hooks else self.graph
         if graph.checkpointer is not None:
             if thread is None:
