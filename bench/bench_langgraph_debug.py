@@ -68,7 +68,9 @@ def _timed(fn: Callable[[], Any]) -> float:
 
 def run(repeats: int = 9) -> None:
     limit = 2 * ROUNDS + 10
-    graph = react_agent(_SlowModel(responses=_script(ROUNDS)), [get_weather]).with_config(recursion_limit=limit)
+    graph = react_agent(_SlowModel(responses=_script(ROUNDS)), [get_weather]).with_config(
+        recursion_limit=limit
+    )
     target = as_target(graph)
     question = {"messages": [{"role": "user", "content": "Tell me when it stops raining."}]}
     topology = target.topology()
@@ -104,5 +106,6 @@ def run(repeats: int = 9) -> None:
           f"interleaved pairs, best of {repeats} each, wall clock:")  # fmt: skip
     print(f"    plain graph.invoke            {min(base) * 1000:7.1f} ms  (baseline)")
     print(f"    debugged, no breakpoint hit   {min(dbg) * 1000:7.1f} ms  (recorded, checkpointed)")
-    print(f"    ratio                         {ratio:7.2f}x  (median of the {repeats} pairs' ratios: {paired:.2f}x)")
+    print(f"    ratio                         {ratio:7.2f}x  "
+          f"(median of the {repeats} pairs' ratios: {paired:.2f}x)")  # fmt: skip
     print(f"    {verdict}: debugged / plain = {ratio:.2f}x, target <= {TARGET_RATIO}x")

@@ -492,8 +492,8 @@ def apply_edit(boundary: Boundary, path_text: str, value: Any) -> Edit:
 
     A boundary with its own `apply_edit(path_text, value) -> (path, old, new)` (a LangGraph run's,
     which writes through LangGraph's `update_state`) applies it itself."""
-    own = getattr(boundary, "apply_edit", None)
-    if callable(own):
+    own: Callable[[str, Any], tuple[str, Any, Any]] | None = getattr(boundary, "apply_edit", None)
+    if own is not None:
         text, old, new = own(path_text, value)
         return Edit(boundary.step, text, old, new)
     path = parse_path(path_text)

@@ -78,7 +78,10 @@ def test_hold_before_step_0_then_step_one_superstep_at_a_time(tmp_path: Path) ->
 def test_continue_runs_to_the_next_hit(tmp_path: Path) -> None:
     controller = _controller(tmp_path / "run.jsonl", breakpoints=["agent"])
     controller.start()
-    assert _pauses(controller) == [(0, ("agent",), "breakpoint before agent"), (2, ("agent",), "breakpoint before agent")]
+    assert _pauses(controller) == [
+        (0, ("agent",), "breakpoint before agent"),
+        (2, ("agent",), "breakpoint before agent"),
+    ]
 
 
 def test_a_breakpoint_set_while_held_stops_the_run_later(tmp_path: Path) -> None:
@@ -204,7 +207,9 @@ def test_bad_edits_change_nothing(tmp_path: Path) -> None:
     assert controller.wait() is None and controller.outcome == "ok"
 
 
-def test_a_graph_with_its_own_checkpointer_keeps_it_and_its_interrupt_resumes_with_data(tmp_path: Path) -> None:
+def test_a_graph_with_its_own_checkpointer_keeps_it_and_its_interrupt_resumes_with_data(
+    tmp_path: Path,
+) -> None:
     graph = build_approval()
     saver = graph.checkpointer
     controller = _controller(tmp_path / "run.jsonl", graph, {"request": "Ship it"}, breakpoints=["approve"])

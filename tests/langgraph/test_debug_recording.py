@@ -61,7 +61,9 @@ def test_held_at_every_step_the_recording_is_the_plain_one(tmp_path: Path, case:
     too): each stop ends a `stream` call and the next starts from the checkpoint."""
     build, value = CASES[case]
     _plain(build(), value, tmp_path / "plain.jsonl")
-    options: dict[str, Any] = {"stop_at_start": True} if how == "step" else {"conditions": ["not before(nope)"]}
+    options: dict[str, Any] = (
+        {"stop_at_start": True} if how == "step" else {"conditions": ["not before(nope)"]}
+    )
     controller = _debugged(build(), value, tmp_path / "debug.jsonl", **options)
     controller.start()
     held = 0
@@ -74,7 +76,9 @@ def test_held_at_every_step_the_recording_is_the_plain_one(tmp_path: Path, case:
 
 
 def test_the_step_budget_counts_the_whole_run_across_stops(tmp_path: Path) -> None:
-    controller = _debugged(runaway.build_agent(), CASES["runaway"][1], tmp_path / "run.jsonl", stop_at_start=True)
+    controller = _debugged(
+        runaway.build_agent(), CASES["runaway"][1], tmp_path / "run.jsonl", stop_at_start=True
+    )
     controller.start()
     while controller.wait() is not None:
         controller.step()
@@ -85,7 +89,9 @@ def test_the_step_budget_counts_the_whole_run_across_stops(tmp_path: Path) -> No
 
 def test_breakpoints_that_never_hit_leave_the_plain_recording(tmp_path: Path) -> None:
     _plain(react.build_agent(), CASES["react"][1], tmp_path / "plain.jsonl")
-    controller = _debugged(react.build_agent(), CASES["react"][1], tmp_path / "debug.jsonl", breakpoints=["tools"])
+    controller = _debugged(
+        react.build_agent(), CASES["react"][1], tmp_path / "debug.jsonl", breakpoints=["tools"]
+    )
     controller.start()
     controller.remove_breakpoint("tools")
     while controller.wait() is not None:
@@ -121,5 +127,7 @@ def test_show_reads_a_debugged_run_with_its_edit(tmp_path: Path, capsys: pytest.
     assert controller.wait() is None
     assert main(["show", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "edit before step 1: state.messages[-1].tool_calls[0].arguments: '{\"city\": \"Hangzhou\"}' -> " in out
+    assert (
+        'edit before step 1: state.messages[-1].tool_calls[0].arguments: \'{"city": "Hangzhou"}\' -> ' in out
+    )
     assert "tool get_weather (call_weather_1): 'Beijing: sunny, 26°C" in out

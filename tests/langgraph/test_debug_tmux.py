@@ -37,7 +37,8 @@ def test_debug_a_langgraph_agent_break_edit_continue_quit(lg_terminal: Terminal,
     out = tmp_path / "x.jsonl"
     command = (
         f"cd {shlex.quote(str(ROOT))} && {shlex.quote(sys.executable)} -m inspector debug "
-        f"fixtures.langgraph_react:agent --input 'Weather in Hangzhou?' --break tools -o {shlex.quote(str(out))}; "
+        "fixtures.langgraph_react:agent --input 'Weather in Hangzhou?' --break tools "
+        f"-o {shlex.quote(str(out))}; "
         "echo exit-$((40 + 2)) status $?"
     )
     env = {"TERM": "xterm-256color", "PATH": os.environ.get("PATH", "")}

@@ -90,7 +90,9 @@ class LiveBoundary(Boundary):
                 superstep = [StateUpdate(update, first), *(StateUpdate(None, node) for node in others)]
                 self._graph.bulk_update_state(self._config, [superstep])
         except Exception as exc:  # LangGraph refused the update: nothing changed
-            raise DebugError(f"path `{path}`: LangGraph refused the update: {type(exc).__name__}: {exc}") from exc
+            raise DebugError(
+                f"path `{path}`: LangGraph refused the update: {type(exc).__name__}: {exc}"
+            ) from exc
         self.snapshot = self._graph.get_state(self._config)
         self.state = neutral_state(self.snapshot.values)
         self.pending[:] = [(n, None) for n in dict.fromkeys(next_nodes(self.snapshot))]

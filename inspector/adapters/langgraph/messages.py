@@ -207,7 +207,7 @@ class Neutralizer:
         first = source[0]
         line = self._lines.get(id(first))
         if line is None or line[0] is not first:  # the same messages as other objects, read back from
-            line = self._by_id.get(_message_id(first))  # a checkpoint? (found by LangChain's message id)
+            line = self._by_id.get(_message_id(first) or "")  # a checkpoint? (by LangChain's message id)
         if line is not None and (line[0] is first or _same(line[0], first)):
             _, before, converted = line
             n = len(before)
