@@ -14,6 +14,11 @@ run on a worker thread (invoke, stream, ainvoke or astream), recording as it goe
 - a run that stops at an `interrupt()` (with a checkpoint store) is held too; `resume(data)` continues
   it with `data` as the resume data, recorded into the same file as a new segment.
 
+A LangGraph target (`inspector.adapters.langgraph`) has no boundary hook of its own: its runner stops
+LangGraph's loop only where `wants_boundary(step, node)` says the run may be held, and hands the
+controller a boundary there whose edits go through LangGraph's `update_state` (`apply_edit` on the
+boundary); an edit may then change the nodes about to run, and the pause says so.
+
 Listeners (`subscribe`) are called on the worker thread whenever something changed (a pause, a
 resume, a streamed chunk, the end); they must hand over to their own thread (the TUI uses
 `call_from_thread`). `wait()` blocks until the run is held or over, for scripts and tests.

@@ -12,6 +12,10 @@ callers handle both engines' interrupts alike. A `checkpoint_id` is LangGraph's 
 sends `Command(resume=resume_data)` to that thread (input None without resume data, which continues
 after a static interrupt), and the recording of the resumed run is a new segment of the interrupted
 run's file (`Recorder(path, resume=True)`), as for graph_core.
+
+A run with a debugger among its callbacks (a handler with `wants_boundary`, the `DebugController`'s)
+is driven by `inspector.adapters.langgraph.live.LiveDriver`: held between supersteps through
+LangGraph's `interrupt_before` and a checkpointer (the graph's own, else an in-memory one on a copy).
 """
 
 from __future__ import annotations
