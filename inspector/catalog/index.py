@@ -1,15 +1,16 @@
 """The catalog's index: one SQLite file (the standard library's `sqlite3`, WAL) per reader.
 
-It maps a run's resolved path to the version of the file it was read from (size, modification time
-in nanoseconds, a hash of its first 512 bytes) and what was read: the record (from the header and
-tail) and, once the run was walked, its facts. A listing reads again only the runs whose version
-changed. The index is a cache: deleting it loses nothing (the next listing reads every run again),
-one from another schema version is rebuilt rather than trusted, a corrupt one is rebuilt with a
-one-line note. It lives in the user's cache folder (`$XDG_CACHE_HOME/graph-inspector/runs.sqlite`,
-else `~/.cache/...`), never beside the runs, so a read-only folder of runs is fine and nothing is
-written where the runs are. Two processes indexing the same folder share it safely: WAL lets readers
-go on while one writes, writers wait for each other (`timeout`), and a row written twice holds the
-same facts either way.
+It maps a run's key (a run file's resolved path; `FILE#PART` for a run inside a file that holds many)
+to the version it was read at (for a file: size, modification time in nanoseconds, inode and change
+time, all from one `stat`; for a checkpointer's thread: its checkpoints) and what was read: the record
+(from the header and tail) and, once the run was walked, its facts. A listing reads again only the
+runs whose version changed, and opens no file whose version did not. The index is a cache: deleting it
+loses nothing (the next listing reads every run again), one from another schema version is rebuilt
+rather than trusted, a corrupt one is rebuilt with a one-line note. It lives in the user's cache
+folder (`$XDG_CACHE_HOME/graph-inspector/runs.sqlite`, else `~/.cache/...`), never beside the runs, so
+a read-only folder of runs is fine and nothing is written where the runs are. Two processes indexing
+the same folder share it safely: WAL lets readers go on while one writes, writers wait for each other
+(`timeout`), and a row written twice holds the same facts either way.
 """
 
 from __future__ import annotations
@@ -22,14 +23,19 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 __all__ = ["SCHEMA", "Index", "Row", "Version", "default_index_path"]
 
-SCHEMA = 1
+SCHEMA = 2
 """The index's layout; an index written with another one is rebuilt."""
 
 Version = tuple[int, int, str]
-Row = tuple[Version, dict[str, Any], dict[str, Any] | None]
-"""What the index holds for a run: the file's version, the record as JSON, the facts (or None)."""
+Row = tuple[Version, dict[str, Any], str | None]
+"""What the index holds for a run: its version, the record as JSON, the facts as JSON text (or None;
+decoded only by a scan that needs them)."""
+
+_decode = msgspec.json.Decoder(dict[str, Any])
 
 
 def default_index_path() -> Path:
@@ -99,7 +105,7 @@ class Index:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
             db.execute(
                 "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, size INTEGER, mtime INTEGER, "
-                "head TEXT, record TEXT NOT NULL, facts TEXT)"
+                "ident TEXT, record TEXT NOT NULL, facts TEXT)"
             )
         return db
 
@@ -112,13 +118,9 @@ class Index:
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            query = f"SELECT key, size, mtime, head, record, facts FROM runs WHERE key IN ({marks})"
-            for key, size, mtime, head, record, facts in self._db.execute(query, chunk):
-                out[key] = (
-                    (size, mtime, head),
-                    json.loads(record),
-                    None if facts is None else json.loads(facts),
-                )
+            query = f"SELECT key, size, mtime, ident, record, facts FROM runs WHERE key IN ({marks})"
+            for key, size, mtime, ident, record, facts in self._db.execute(query, chunk):
+                out[key] = ((size, mtime, ident), _decode.decode(record), facts)
         return out
 
     def put(self, key: str, version: Version, record: dict[str, Any], facts: dict[str, Any] | None) -> None:

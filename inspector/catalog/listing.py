@@ -17,7 +17,18 @@ from datetime import UTC, datetime
 from inspector.catalog.errors import CatalogError
 from inspector.catalog.record import FIELDS, STATUSES, RunRecord
 
-__all__ = ["COLUMNS", "Filters", "parse_time", "select", "sort_records", "to_csv", "to_json", "to_table"]
+__all__ = [
+    "COLUMNS",
+    "RIGHT",
+    "Filters",
+    "cells",
+    "parse_time",
+    "select",
+    "sort_records",
+    "to_csv",
+    "to_json",
+    "to_table",
+]
 
 COLUMNS = (
     "id",
@@ -33,6 +44,9 @@ COLUMNS = (
     "diagnostics",
     "tags",
 )
+"""The columns of a listing, in order: the table, the CSV and the run browser all show these."""
+RIGHT = frozenset({"steps", "model", "tools", "tokens", "duration"})
+"""The columns aligned right (numbers)."""
 _COLUMN_FIELDS = {"model": "model_calls", "tools": "tool_calls", "started": "started_at"}
 
 
@@ -151,13 +165,12 @@ def cells(record: RunRecord) -> list[str]:
 
 def to_table(records: Sequence[RunRecord]) -> str:
     """Aligned columns with a header line; numbers right-aligned; a corrupt run's reason under it."""
-    rows = [list(COLUMNS), *(cells(r) for r in records)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
-    right = {4, 5, 6, 7, 8}
+    rows = [list(COLUMNS), *map(cells, records)]
+    widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
+    pads = [(str.rjust if name in RIGHT else str.ljust, w) for name, w in zip(COLUMNS, widths, strict=True)]
     out: list[str] = []
     for position, row in enumerate(rows):
-        parts = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(row)]
-        out.append("  ".join(parts).rstrip())
+        out.append("  ".join([pad(cell, w) for (pad, w), cell in zip(pads, row, strict=True)]).rstrip())
         if position and records[position - 1].reason:
             out.append(f"        {records[position - 1].status}: {records[position - 1].reason}")
     return "\n".join(out) + "\n"

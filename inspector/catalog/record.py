@@ -17,7 +17,19 @@ __all__ = ["FIELDS", "NUMERIC_FIELDS", "STATUSES", "NodeFacts", "RunFacts", "Run
 
 STATUSES = ("ok", "error", "interrupted", "incomplete", "running", "corrupt")
 NUMERIC_FIELDS = ("steps", "model_calls", "tool_calls", "tokens", "duration")
-FIELDS = ("id", "path", "graph", "status", *NUMERIC_FIELDS, "started_at", "run_id", "diagnostics", "tags")
+FIELDS = (
+    "id",
+    "path",
+    "kind",
+    "part",
+    "graph",
+    "status",
+    *NUMERIC_FIELDS,
+    "started_at",
+    "run_id",
+    "diagnostics",
+    "tags",
+)
 """What a listing can sort by and `--where` can name (strings compare as strings)."""
 
 
@@ -68,12 +80,18 @@ class RunFacts:
 @dataclass
 class RunRecord:
     """One line of a listing. `path` is the path as found (what the user typed, joined with what the
-    folder search found); `key` the resolved path the index files it under. `reason` says why a run is
-    corrupt. `facts` is None until the run was walked."""
+    folder search found; `FILE#PART` for a run inside a file that holds many); `key` what the index
+    files it under (the resolved path, `#PART` after it). `part` names the run inside its source (a
+    checkpointer's thread id, a trace file's run id or trace id; empty for a run file), `where` is the
+    location its kind opens (a resolved path, or a URL: never stored, as it may carry a password).
+    `reason` says why a run is corrupt. `diagnostics` and `visited` are None and `facts` is None until
+    the run was walked (the index keeps the first two with the record, the facts beside it)."""
 
     path: str
     key: str
     kind: str = "runfile"
+    part: str = ""
+    where: str = ""
     run_id: str = ""
     graph: str = ""
     status: str = "incomplete"
@@ -85,19 +103,20 @@ class RunRecord:
     duration: float | None = None
     started_at: str = ""
     tags: dict[str, str] = field(default_factory=lambda: {})
+    diagnostics: list[str] | None = None
+    visited: list[str] | None = None
     facts: RunFacts | None = None
 
     @property
     def id(self) -> str:
         return short_id(self.key)
 
-    @property
-    def diagnostics(self) -> list[str] | None:
-        return None if self.facts is None else self.facts.diagnostics
-
-    @property
-    def visited(self) -> list[str] | None:
-        return None if self.facts is None else self.facts.visited
+    def walked(self, facts: RunFacts) -> None:
+        """Take what a walk over the run's steps found."""
+        self.facts = facts
+        self.steps = facts.steps
+        self.diagnostics = list(facts.diagnostics)
+        self.visited = list(facts.visited)
 
     def field(self, name: str) -> Any:
         """A listing field by name (`diagnostics` joined with commas, `tags` as `k=v` pairs)."""
@@ -113,6 +132,7 @@ class RunRecord:
             "id": self.id,
             "path": self.path,
             "kind": self.kind,
+            "part": self.part,
             "run_id": self.run_id,
             "graph": self.graph,
             "status": self.status,
@@ -129,11 +149,18 @@ class RunRecord:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], *, path: str, key: str, facts: RunFacts | None) -> RunRecord:
+    def from_json(
+        cls, data: dict[str, Any], *, path: str, key: str, where: str = "", facts: RunFacts | None = None
+    ) -> RunRecord:
+        """The record `to_json` gave (`path`, `key` and `where` as found now: the index keeps none of them
+        for display)."""
+        diagnostics, visited = data.get("diagnostics"), data.get("visited")
         return cls(
             path=path,
             key=key,
             kind=data.get("kind", "runfile"),
+            part=data.get("part", ""),
+            where=where,
             run_id=data.get("run_id", ""),
             graph=data.get("graph", ""),
             status=data.get("status", "incomplete"),
@@ -145,5 +172,7 @@ class RunRecord:
             duration=data.get("duration"),
             started_at=data.get("started_at", ""),
             tags=dict(data.get("tags", {})),
+            diagnostics=None if diagnostics is None else list(diagnostics),
+            visited=None if visited is None else list(visited),
             facts=facts,
         )

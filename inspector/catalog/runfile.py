@@ -1,22 +1,19 @@
 """The run-file source kind: JSONL run files, named one by one or found in folders.
 
-Finding: a folder is searched recursively, following symbolic links but never entering a folder twice
-(a link back to a parent is a loop, and is survived); a file is a run when its first bytes are a run
-header, every other file is skipped and counted. Summarizing reads the header line and the file's
-last 64 KiB (more only when the last step line is further back): the `run_finished` line, the last
-top-level step's budget. A file without `run_finished` is `running` while a recorder holds its lock
-(`inspector.recording.sink` takes an exclusive `flock` while it writes) or it grew in the last
-`RECENT` seconds, else `incomplete`.
+A file is a run file when its first bytes are a run header. Summarizing reads the header line and the
+file's last 64 KiB (more only when the last step line is further back): the `run_finished` line, the
+last top-level step's budget. A file without `run_finished` is `running` while a recorder holds its
+lock (`inspector.recording.sink` takes an exclusive `flock` while it writes) or it grew in the last
+`RECENT` seconds, else `incomplete`. Other kinds that convert their runs to run files summarize those
+with the same reader (`summarize_file`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,14 +21,14 @@ from typing import Any
 import msgspec
 
 from inspector.catalog.errors import CatalogError
+from inspector.catalog.index import Version
 from inspector.catalog.record import RunRecord
-from inspector.catalog.source import PLANNED, Found, Skipped, planned_kind_of
+from inspector.catalog.source import Found
 
-__all__ = ["RECENT", "RunFileKind", "is_run_head"]
+__all__ = ["RECENT", "RunFileKind", "is_run_head", "summarize_file"]
 
 RECENT = 10.0
 """Seconds since a run without `run_finished` last grew for it to still count as running."""
-HEAD = 512  # bytes of a file's start that tell a run apart and version it
 _TAIL = 65536
 _HEADER_RE = re.compile(rb'^\s*\{\s*"kind"\s*:\s*"header"')
 _TOP_STEP = (b'{"kind":"step","index":', b'{"kind":"step","full":true,')
@@ -79,121 +76,44 @@ class RunFileKind:
     """See the module docstring."""
 
     name = "runfile"
+    description = "run files (`inspector record ... -o RUN.jsonl`) and folders of them"
+    schemes: tuple[str, ...] = ()
+    listing = False
 
-    def find(self, spec: str, skipped: Skipped) -> Iterator[Found]:
-        path = Path(spec)
-        try:
-            mode = path.stat().st_mode
-        except FileNotFoundError:
-            raise CatalogError(f"{spec}: no such file or folder") from None
-        except OSError as exc:
-            raise CatalogError(f"{spec}: cannot be read ({exc.strerror or exc})") from None
-        if stat.S_ISDIR(mode):
-            yield from self._search(path, skipped)
-            return
-        head, _ = _head(path, skipped)
-        if head is None:
-            return
-        planned = planned_kind_of(path, head)
-        if planned is not None:
-            raise CatalogError(
-                f"{spec} is one of the {PLANNED[planned]}, which the catalog cannot read yet; it reads run "
-                "files and folders of them"
-            )
-        if not is_run_head(head):
-            raise CatalogError(
-                f"{spec} is not a run file (its first line is no run header); name a run file "
-                "(`inspector record ... -o RUN.jsonl`) or a folder of them"
-            )
-        yield Found(spec, os.path.realpath(path), self.name)
+    def claims(self, path: Path, head: bytes) -> bool:
+        return is_run_head(head)
 
-    def _search(self, root: Path, skipped: Skipped) -> Iterator[Found]:
-        seen_dirs: set[tuple[int, int]] = set()
-        seen_files: set[str] = set()
-        stack = [str(root)]
-        while stack:
-            folder = stack.pop()
-            try:
-                info = os.stat(folder)
-            except OSError as exc:
-                skipped.unreadable.append((folder, exc.strerror or str(exc)))
-                continue
-            if (info.st_dev, info.st_ino) in seen_dirs:  # a symlink loop, or a folder reached twice
-                continue
-            seen_dirs.add((info.st_dev, info.st_ino))
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
-            except OSError as exc:
-                skipped.unreadable.append((folder, exc.strerror or str(exc)))
-                continue
-            resolved = os.path.realpath(folder)
-            folders: list[str] = []
-            for entry in entries:
-                try:
-                    is_dir = entry.is_dir()
-                    is_file = not is_dir and entry.is_file()
-                except OSError as exc:
-                    skipped.unreadable.append((entry.path, exc.strerror or str(exc)))
-                    continue
-                if is_dir:
-                    folders.append(entry.path)
-                elif is_file:
-                    link = entry.is_symlink()
-                    key = os.path.realpath(entry.path) if link else os.path.join(resolved, entry.name)
-                    if key in seen_files:
-                        continue
-                    seen_files.add(key)
-                    head, version = _head(Path(entry.path), skipped)
-                    if head is None:
-                        continue
-                    if is_run_head(head):
-                        yield Found(entry.path, key, self.name, version)
-                    else:
-                        skipped.not_runs.append(entry.path)
-                else:  # a dangling link, a socket, a fifo
-                    skipped.not_runs.append(entry.path)
-            stack.extend(reversed(folders))
+    def runs_in(self, path: str, key: str, version: Version) -> Iterator[Found]:
+        yield Found(path, key, self.name, version, where=key)
 
-    def changed(self, found: Found, known: tuple[int, int, str] | None) -> tuple[int, int, str] | None:
-        if found.version is not None:
-            return None if found.version == known else found.version
-        try:
-            with open(found.key, "rb") as f:
-                info = os.fstat(f.fileno())
-                head = f.read(HEAD)
-        except OSError:
-            return (-1, 0, "")
-        version = (info.st_size, info.st_mtime_ns, hashlib.sha1(head).hexdigest()[:16])
-        return None if version == known else version
+    def runs_at(self, url: str) -> Iterator[Found]:
+        raise CatalogError(f"{url}: run files are files, not URLs")
 
     def summarize(self, found: Found, *, now: float) -> RunRecord:
-        record = RunRecord(found.path, found.key, kind=self.name)
-        try:
-            with open(found.key, "rb") as f:
-                _summarize(f, record, now=now)
-        except OSError as exc:
-            record.status, record.reason = "corrupt", f"cannot be read: {exc.strerror or exc}"
+        record = RunRecord(found.path, found.key, kind=self.name, where=found.where)
+        summarize_file(found.where or found.key, record, now=now)
         return record
 
     def open(self, found: Found) -> Any:
         from inspector.recording import read_run
 
-        return read_run(found.key)
+        return read_run(found.where or found.key)
+
+    def run_file(self, found: Found) -> Path:
+        return Path(found.where or found.key)
 
 
-def _head(path: Path, skipped: Skipped) -> tuple[bytes | None, tuple[int, int, str] | None]:
-    """A file's first bytes and its version (size, mtime in ns, a hash of those bytes), read once."""
+def summarize_file(path: str | Path, record: RunRecord, *, now: float, grew_at: float | None = None) -> None:
+    """Fill `record` from the run file at `path` (see the module docstring); `grew_at` is when the run's
+    source last grew, for a run file converted from it (default: the file's own modification time)."""
     try:
         with open(path, "rb") as f:
-            info = os.fstat(f.fileno())
-            head = f.read(HEAD)
+            _summarize(f, record, now=now, grew_at=grew_at)
     except OSError as exc:
-        skipped.unreadable.append((str(path), exc.strerror or str(exc)))
-        return None, None
-    return head, (info.st_size, info.st_mtime_ns, hashlib.sha1(head).hexdigest()[:16])
+        record.status, record.reason = "corrupt", f"cannot be read: {exc.strerror or exc}"
 
 
-def _summarize(f: Any, record: RunRecord, *, now: float) -> None:
+def _summarize(f: Any, record: RunRecord, *, now: float, grew_at: float | None) -> None:
     info = os.fstat(f.fileno())
     first = f.readline()
     try:
@@ -231,7 +151,7 @@ def _summarize(f: Any, record: RunRecord, *, now: float) -> None:
     if finished is not None:
         record.status = finished.status or "incomplete"
         record.duration = finished.duration if finished.duration is not None else finished.t
-    elif _locked(f) or now - info.st_mtime < RECENT:
+    elif _locked(f) or now - (info.st_mtime if grew_at is None else grew_at) < RECENT:
         record.status = "running"
     else:
         record.status = "incomplete"

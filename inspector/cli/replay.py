@@ -88,8 +88,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.follow and Path(args.run_file).is_dir():  # without --follow the reader says the same
         raise InspectorError(f"{args.run_file}: is a directory, not a run file")
-    if Path(args.run_file).is_dir():  # a folder of runs: the run browser (inspector.tui.run_browser)
-        from inspector.catalog import default_index_path
+    from inspector.catalog.catalog import holds_many
+
+    if args.thread is None and holds_many(args.run_file):  # a folder, checkpointer, trace file of runs:
+        from inspector.catalog import default_index_path  # the run browser (inspector.tui.run_browser)
         from inspector.tui.run_browser import browse
 
         browse([args.run_file], index=default_index_path())

@@ -1,5 +1,6 @@
-"""`inspector runs SOURCE...`: the catalog of every run in folders and run files, filtered, sorted,
-as a table, JSON or CSV, or as statistics across the runs (`--stats`).
+"""`inspector runs SOURCE...`: the catalog of every run in folders, run files, LangGraph checkpointers
+(each thread) and OTLP trace files (each run), filtered, sorted, as a table, JSON or CSV, or as
+statistics across the runs (`--stats`).
 
 Exit status 0 when runs are listed, 1 when none is (for scripts and CI: `inspector runs ci/ --status
 error` succeeds exactly when some run failed), 2 on bad input.
@@ -36,13 +37,21 @@ def _count(text: str) -> int:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "runs",
-        help="list the runs in folders and run files, filter them, or sum them up (--stats)",
+        help="list the runs in folders, run files, checkpointers and trace files, filter them, or sum "
+        "them up (--stats)",
         description="List every run SOURCE holds (folders are searched recursively; run files named "
-        "directly): id, path, graph, status, steps, model and tool calls, tokens, duration, start, "
-        "diagnostics, tags. A second listing reads only what changed (an index in the cache folder). "
-        "Exit 0 with runs listed, 1 with none, 2 on bad input.",
+        "directly; every thread of a LangGraph checkpointer, listed as DB#THREAD; every run of an OTLP "
+        "trace file, as TRACE#RUN): id, path, graph, status, steps, model and tool calls, tokens, "
+        "duration, start, diagnostics, tags. A second listing reads only what changed (an index in the "
+        "cache folder). Exit 0 with runs listed, 1 with none, 2 on bad input.",
     )
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="a folder of runs or a run file")
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="a folder, a run file, a LangGraph checkpointer (SQLite file or postgresql:// URL), an OTLP "
+        "trace file; KIND:PATH names the kind (runfile, langgraph, otlp)",
+    )
     parser.add_argument(
         "--status",
         action="append",

@@ -185,95 +185,6 @@ def _recorded_topology(path: str) -> Topology:
     return run.topology
 
 
-def _foreign(run: Any, topology: Topology) -> list[str]:
-    keys = {node.key for node in topology.nodes}
-    return sorted({node for step in run.steps for node in step.nodes if node not in keys})
-
-
-def _overlay(path: str, topology: Topology, spec: str) -> RunOverlay:
-    from inspector.export import RunOverlay
-    from inspector.sources import open_run
-
-    run = open_run(path)
-    foreign = _foreign(run, topology)
-    if foreign:
-        listed = ", ".join(f"`{k}`" for k in foreign[:10])
-        raise InspectorError(
-            f"run {path} does not fit the graph of `{spec}`: its steps ran {listed}, which the graph does "
-            f"not have. Draw the run on its own graph with `inspector topology {path}`."
-        )
-    return RunOverlay.from_run(run, topology)
-
-
-def _fleet_overlay(sources: list[str], topology: Topology, spec: str) -> RunOverlay:
-    """Many runs summed on the graph: the run files `sources` hold (folders searched as `inspector runs`
-    searches them). Runs of another graph in a folder are left out, with a note; a run named directly
-    that does not fit is an error, as with one run."""
-    from inspector.catalog.source import Skipped, kind_for
-    from inspector.export import RunOverlay
-    from inspector.sources import open_run
-
-    if len(sources) == 1 and not Path(sources[0]).is_dir():
-        return _overlay(sources[0], topology, spec)
-    kind = kind_for("runfile")
-    overlays: list[RunOverlay] = []
-    statuses: list[str] = []
-    misfits: list[str] = []
-    seen: set[str] = set()
-    for source in sources:
-        if not Path(source).is_dir():
-            run = open_run(source)
-            if _foreign(run, topology):
-                _overlay(source, topology, spec)  # raises the one-run message
-            overlays.append(RunOverlay.from_run(run, topology))
-            statuses.append(run.status)
-            continue
-        found = [f for f in kind.find(source, Skipped()) if f.key not in seen]
-        seen.update(f.key for f in found)
-        for path, outcome in zip(
-            (f.path for f in found), _read_overlays([f.key for f in found], topology), strict=True
-        ):
-            if isinstance(outcome, str):
-                misfits.append(f"{path} ({outcome})" if outcome != "misfit" else path)
-            else:
-                overlays.append(outcome[0])
-                statuses.append(outcome[1])
-    if misfits:
-        print(
-            f"inspector: note: left out {len(misfits)} runs that do not fit the graph of `{spec}`: "
-            + ", ".join(misfits[:5])
-            + (" ..." if len(misfits) > 5 else ""),
-            file=sys.stderr,
-        )
-    if not overlays:
-        raise InspectorError(f"--run {' '.join(sources)}: no run of the graph of `{spec}` found there")
-    return RunOverlay.combine(overlays, statuses=statuses)
-
-
-def _read_overlays(paths: list[str], topology: Topology) -> list[tuple[RunOverlay, str] | str]:
-    """Each run's overlay and status, or why it is left out (`misfit`: another graph's run;
-    `unreadable`), read in parts on several cores when there are many (`inspector.forked`)."""
-    from inspector.export import RunOverlay
-    from inspector.forked import can_fork, do_in_parts, usable_cpus
-    from inspector.recording import read_run
-
-    def one(path: str) -> tuple[RunOverlay, str] | str:
-        try:
-            run = read_run(path)
-        except (InspectorError, OSError, ValueError):
-            return "unreadable"
-        if _foreign(run, topology):
-            return "misfit"
-        return RunOverlay.from_run(run, topology), run.status
-
-    parts = max(1, min(min(usable_cpus(), 4) if can_fork() else 1, len(paths) // 16))
-    done = do_in_parts(lambda k: [one(p) for p in paths[k::parts]], parts)
-    out: list[tuple[RunOverlay, str] | str] = ["unreadable"] * len(paths)
-    for k, outcomes in enumerate(done):
-        out[k::parts] = outcomes
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     from inspector.target import load_target
 
@@ -300,7 +211,11 @@ def run(args: argparse.Namespace) -> int:
         where = f"TARGET `{args.target}`"
     if args.highlight is not None:
         _check_highlight(args.highlight, topology, where)
-    overlay = None if not args.run else _fleet_overlay(list(args.run), topology, args.target)
+    overlay = None
+    if args.run:  # one run, or many summed (folders, checkpointers, trace files: the catalog finds them)
+        from inspector.catalog.overlay import fleet_overlay
+
+        overlay = fleet_overlay(list(args.run), topology, spec=args.target)
     output = produce(subject, args, overlay)
     if args.output:
         _write(Path(args.output), output)

@@ -1,6 +1,9 @@
-"""The run browser: `inspector replay FOLDER` lists the folder's runs (the columns of `inspector runs`),
+"""The run browser: `inspector replay SOURCE` with a source of many runs (a folder, a LangGraph
+checkpointer, an OTLP trace file of several runs) lists them (the columns of `inspector runs`),
 sortable (`s`), filtered with `/`; Enter opens a run in the replay app, Esc there comes back to the
-list at the same row; space marks runs and `d` shows two marked runs' step-aligned diff.
+list at the same row; space marks runs and `d` shows two marked runs' step-aligned diff. A run that is
+not a run file (a checkpointer's thread, a trace's run) is opened through the run file its source
+kind converts it to (`Catalog.run_file`).
 
 The list is filled by a worker thread reading the catalog (`Catalog.scan` with `on_record`), so the
 screen answers keys while a large folder is still being read and runs appear as they are indexed.
@@ -30,6 +33,7 @@ from inspector.tui.prompt import PromptScreen
 
 __all__ = ["BrowsedReplayApp", "BrowserState", "DiffScreen", "RunListApp", "browse"]
 
+_STATUS_STYLES = {"ok": "green", "error": "red", "corrupt": "bold red", "running": "yellow"}
 _SORTS = ("found", "started_at", "path", "status", "steps", "tokens", "duration", "graph")
 """`s` cycles through these; `found` is the order the catalog read the runs in."""
 
@@ -107,23 +111,12 @@ class RunListApp(App[str | None]):
 
     def on_mount(self) -> None:
         self.theme = self._theme_name
+        from inspector.catalog.listing import COLUMNS
+
         table = self.query_one(DataTable)
-        for label in (
-            "",
-            "id",
-            "status",
-            "graph",
-            "steps",
-            "model",
-            "tools",
-            "tokens",
-            "duration",
-            "started",
-            "diagnostics",
-            "tags",
-            "path",
-        ):
-            table.add_column(label, key=label or "mark")
+        table.add_column("", key="mark")
+        for label in COLUMNS:
+            table.add_column(label, key=label)
         self._refill()
         if not self.state.done:
             self.run_worker(self._read, thread=True, exclusive=True, name="catalog")
@@ -176,26 +169,14 @@ class RunListApp(App[str | None]):
         )
 
     def _cells(self, record: Any) -> list[Text]:
-        from inspector.catalog.listing import cells
+        """The mark, then `inspector runs`' cells: numbers right-aligned, the status coloured."""
+        from inspector.catalog.listing import COLUMNS, RIGHT, cells
 
-        (rid, path, graph, status, steps, model, tools, tokens, duration, started, diag, tags) = cells(record)
-        mark = "●" if record.key in self.state.marked else ""
-        style = {"ok": "green", "error": "red", "corrupt": "bold red", "running": "yellow"}.get(status, "")
-        return [
-            Text(mark),
-            Text(rid),
-            Text(status, style=style),
-            Text(graph),
-            Text(steps, justify="right"),
-            Text(model, justify="right"),
-            Text(tools, justify="right"),
-            Text(tokens, justify="right"),
-            Text(duration, justify="right"),
-            Text(started),
-            Text(diag),
-            Text(tags),
-            Text(path),
-        ]
+        row = [Text("●" if record.key in self.state.marked else "")]
+        for name, cell in zip(COLUMNS, cells(record), strict=True):
+            style = _STATUS_STYLES.get(cell, "") if name == "status" else ""
+            row.append(Text(cell, style=style, justify="right" if name in RIGHT else "left"))
+        return row
 
     def _refill(self) -> None:
         from inspector.catalog.listing import sort_records
@@ -264,6 +245,7 @@ class RunListApp(App[str | None]):
         self._status()
 
     def action_diff(self) -> None:
+        from inspector.catalog.catalog import record_run_file
         from inspector.rundiff import diff_runs
 
         if len(self.state.marked) != 2:
@@ -272,7 +254,7 @@ class RunListApp(App[str | None]):
         by_key = {r.key: r for r in self.state.records}
         a, b = (by_key[k] for k in self.state.marked)
         try:
-            text = diff_runs(a.key, b.key).to_text()
+            text = diff_runs(record_run_file(a), record_run_file(b)).to_text()
         except Exception as exc:
             self.notify(f"cannot compare: {exc}", severity="error")
             return
@@ -315,6 +297,7 @@ class BrowsedReplayApp(ReplayApp):
 
 def browse(sources: Sequence[str], *, index: Path | None, theme: str = "textual-dark") -> None:
     """The list, a run, the list again (see the module docstring), until the list is quit."""
+    from inspector.catalog.catalog import record_run_file
     from inspector.tui.session import Session
 
     state = BrowserState()
@@ -322,7 +305,8 @@ def browse(sources: Sequence[str], *, index: Path | None, theme: str = "textual-
         key = RunListApp(sources, index=index, state=state, theme=theme).run()
         if key is None:
             return
-        replay = BrowsedReplayApp(Session.open(Path(key)), theme=theme, path=key)
+        record = next(r for r in state.records if r.key == key)
+        replay = BrowsedReplayApp(Session.open(record_run_file(record)), theme=theme, path=record.path)
         replay.run()
         if not replay.back:
             return

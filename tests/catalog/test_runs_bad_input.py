@@ -72,8 +72,9 @@ def test_a_corrupt_middle_line_is_found_by_the_walk(
 def test_an_unreadable_file_is_named_and_the_rest_listed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspector.catalog import runfile
+    import importlib
 
+    catalog = importlib.import_module("inspector.catalog.catalog")
     (tmp_path / "ok.jsonl").write_bytes((FIXTURES / "weather.jsonl").read_bytes())
     secret = tmp_path / "secret.jsonl"
     secret.write_bytes((FIXTURES / "weather.jsonl").read_bytes())
@@ -83,7 +84,7 @@ def test_an_unreadable_file_is_named_and_the_rest_listed(
             raise PermissionError(13, "Permission denied")
         return open(path, *args, **kwargs)  # pyright: ignore[reportCallIssue, reportArgumentType]
 
-    monkeypatch.setattr(runfile, "open", refusing, raising=False)
+    monkeypatch.setattr(catalog, "open", refusing, raising=False)
     capsys.readouterr()
     assert main(["runs", str(tmp_path), "--json"]) == 0
     captured = capsys.readouterr()
@@ -94,10 +95,11 @@ def test_an_unreadable_file_is_named_and_the_rest_listed(
 @pytest.mark.parametrize(
     ("source", "words"),
     [
-        ("langgraph:checkpoints.sqlite", "source kind `langgraph`"),
-        ("otlp:trace.json", "source kind `otlp`"),
+        ("langgraph:checkpoints.sqlite", "checkpoints.sqlite: no such file or folder"),
+        ("otlp:trace.json", "trace.json: no such file or folder"),
         ("mystery:x", "unknown source kind `mystery`"),
-        ("postgresql://db/threads", "source kind `langgraph`"),
+        ("postgresql://ana:secret@db/threads", "postgresql://ana:***@db/threads"),
+        ("ftp://host/runs", "no source kind reads `ftp://` URLs"),
         ("no/such/folder", "no such file or folder"),
     ],
 )
@@ -107,15 +109,36 @@ def test_sources_that_cannot_be_read_exit_2(
     assert main(["runs", source]) == 2
     err = capsys.readouterr().err
     assert words in " ".join(err.split()) and "Traceback" not in err
+    assert "secret" not in err  # a URL's password is never shown
 
 
-def test_planned_kinds_are_told_apart_by_their_first_bytes(
+def test_files_of_no_kind_are_refused_when_named_and_skipped_in_a_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sqlite = tmp_path / "checkpoints.sqlite"
-    sqlite.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
-    trace = tmp_path / "trace.json"
-    trace.write_text('{"resourceSpans": []}', encoding="utf-8")
-    for path, words in ((sqlite, "LangGraph checkpointers"), (trace, "OTLP trace files")):
+    """A SQLite database that is no checkpointer, a JSON file that is no trace: named, status 2 saying
+    what the file is not (or, with the kind named, which kind it is not); in a folder, counted as not
+    runs. A trace file whose lines are not OTLP is refused with the line, and named in a folder."""
+    import sqlite3
+
+    other = tmp_path / "app.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE users (name TEXT)")
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"resourceSpan": []}\n', encoding="utf-8")
+    for path in (other, notes):
         assert main(["runs", str(path)]) == 2
-        assert words in " ".join(capsys.readouterr().err.split())
+        err = " ".join(capsys.readouterr().err.split())
+        assert "is not a run file (its first line is no run header), a LangGraph checkpointer nor an OTLP" in err
+    assert main(["runs", f"langgraph:{other}"]) == 2
+    assert "is not one of the LangGraph checkpointers" in " ".join(capsys.readouterr().err.split())
+    broken = tmp_path / "broken-trace.json"
+    broken.write_text('{"resourceSpans": [{"scopeSpans": 7}]}\n', encoding="utf-8")
+    assert main(["runs", str(broken)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{broken}:1: not an OTLP JSON trace line" in err and "Traceback" not in err
+    (tmp_path / "ok.jsonl").write_bytes((FIXTURES / "weather.jsonl").read_bytes())
+    assert main(["runs", str(tmp_path), "--verbose", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert [Path(run["path"]).name for run in json.loads(out)] == ["ok.jsonl"]
+    assert f"not a run: {other}" in err and f"not a run: {notes}" in err
+    assert f"cannot read {broken}: " in err and "not an OTLP JSON trace line" in err
