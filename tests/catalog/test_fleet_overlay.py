@@ -94,3 +94,47 @@ def test_many_runs_read_in_parts_sum_the_same(tmp_path: Path, capsys: pytest.Cap
         [RunOverlay.from_run(read_run(e.path)) for e in written], statuses=[e.status for e in written]
     )
     assert summed == json.loads(json.dumps(one_by_one.to_dict()))
+
+
+def test_a_checkpointers_threads_are_summed_on_the_langgraph_graph(
+    checkpointer: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The ReAct threads and the loop that hit the recursion limit ran the agent's nodes; the approval
+    threads ran another graph's and are left out, with a note naming them."""
+    from inspector.sources.langgraph_threads import thread_run_file
+    from inspector.target import load_target
+
+    target = "fixtures.langgraph_react:agent"
+    capsys.readouterr()
+    assert main(["topology", target, "--run", str(checkpointer), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    summed = json.loads(captured.out)["run"]
+    topology = load_target(target).topology()
+    fitting = ["ok-1", "ok-2", "runaway"]
+    singles = [RunOverlay.from_run(read_run(thread_run_file(checkpointer, t)), topology) for t in fitting]
+    expected = RunOverlay.combine(singles, statuses=["ok", "ok", "interrupted"])
+    assert summed == json.loads(json.dumps(expected.to_dict()))
+    assert summed["runs"] == 3 and summed["visits"]["tools"] == 1 + 1 + 6
+    assert "left out 2 runs that do not fit" in captured.err
+    assert f"{checkpointer}#approved" in captured.err and f"{checkpointer}#waiting" in captured.err
+    png = tmp_path / "threads.png"
+    assert main(["topology", target, "--run", str(checkpointer), "--format", "png", "-o", str(png)]) == 0
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_trace_files_runs_are_summed_with_a_folders(
+    trace_file: Path, generated: tuple[Path, list[Expected]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sources of every kind in one `--run`: the folder's 30 runs, and the trace file's weather, runaway
+    and observed chat/tools runs; its approval run is another graph's, its last trace no run at all."""
+    folder, expected = generated
+    capsys.readouterr()
+    argv = ["topology", GRAPH, "--run", str(folder), "--run", str(trace_file), "--format", "json"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    summed = json.loads(captured.out)["run"]
+    assert summed["runs"] == len(expected) + 3
+    from_folder = sum(RunOverlay.from_run(read_run(e.path)).visits["chat"] for e in expected)
+    from_trace = 2 + 7 + 2  # weather, runaway, the observed helper
+    assert summed["visits"]["chat"] == from_folder + from_trace
+    assert "left out 2 runs" in captured.err and f"{trace_file}#approval" in captured.err

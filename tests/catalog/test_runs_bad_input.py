@@ -128,7 +128,9 @@ def test_files_of_no_kind_are_refused_when_named_and_skipped_in_a_folder(
     for path in (other, notes):
         assert main(["runs", str(path)]) == 2
         err = " ".join(capsys.readouterr().err.split())
-        assert "is not a run file (its first line is no run header), a LangGraph checkpointer nor an OTLP" in err
+        assert (
+            "is not a run file (its first line is no run header), a LangGraph checkpointer nor an OTLP" in err
+        )
     assert main(["runs", f"langgraph:{other}"]) == 2
     assert "is not one of the LangGraph checkpointers" in " ".join(capsys.readouterr().err.split())
     broken = tmp_path / "broken-trace.json"
