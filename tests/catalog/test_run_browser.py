@@ -120,3 +120,51 @@ async def test_runs_appear_while_the_catalog_is_read(
             if app.state.done:
                 break
         assert seen_partial and table.row_count == len(expected)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_checkpointers_threads_and_a_trace_files_runs_open_and_diff(
+    checkpointer: Path, trace_file: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """One list of a checkpointer's threads and a trace file's runs: a thread opens in the replay app
+    through the run file it is converted to, and a thread and a trace's run compare with `d`."""
+    from inspector.catalog.catalog import record_run_file
+
+    state = BrowserState()
+    app = RunListApp([str(checkpointer), str(trace_file)], index=tmp_path / "index.sqlite", state=state)
+    async with app.run_test(size=size) as pilot:
+        table = await _filled(app, pilot, 5 + 5)
+        assert table.row_count == 10
+        shown = app._shown  # pyright: ignore[reportPrivateUsage]
+        thread = next(row for row, r in enumerate(shown) if r.path.endswith("#ok-1"))
+        weather = next(row for row, r in enumerate(shown) if r.path.endswith("#weather"))
+        table.move_cursor(row=thread)
+        await pilot.press("space")
+        table.move_cursor(row=weather)
+        await pilot.press("space", "d")
+        assert isinstance(app.screen, DiffScreen)
+        text = str(app.screen.query_one("#diff-text", Static).render())
+        assert "step" in text
+        await pilot.press("escape")
+        table.move_cursor(row=thread)
+        await pilot.press("enter")
+    record = next(r for r in state.records if r.key == app.return_value)
+    assert record.part == "ok-1" and record.kind == "langgraph"
+    replay = BrowsedReplayApp(Session.open(record_run_file(record)), path=record.path)
+    async with replay.run_test(size=size) as pilot:
+        assert len(replay.session) == 3
+        await pilot.press("right", "escape")
+    assert replay.back is True
+
+
+def test_replay_of_a_checkpointer_opens_the_browser(
+    checkpointer: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`inspector replay DB` without --thread opens the run browser on its threads."""
+    from inspector.cli import main
+    from inspector.tui import run_browser
+
+    browsed: list[list[str]] = []
+    monkeypatch.setattr(run_browser, "browse", lambda sources, **_: browsed.append(list(sources)))
+    assert main(["replay", str(checkpointer)]) == 0
+    assert browsed == [[str(checkpointer)]]
