@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Expected", "generate"]
+__all__ = ["Expected", "generate", "write_threads", "write_traces"]
 
 _FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "runs" / "weather.jsonl"
 GRAPHS = ("agents.support:agent", "agents.research:agent", "agents.triage:agent")
@@ -290,3 +290,30 @@ def _write(
         visited,
         diagnostics,
     )
+
+
+def write_threads(path: Path, count: int) -> None:
+    """A LangGraph SQLite checkpointer holding `count` threads of the LangGraph ReAct fixture (three
+    supersteps each), written by LangGraph's own `SqliteSaver`."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from fixtures.langgraph_react import QUESTION, build_agent
+
+    conn = sqlite3.connect(path, check_same_thread=False)
+    agent = build_agent()
+    agent.checkpointer = SqliteSaver(conn)
+    for i in range(count):
+        agent.invoke({"messages": [("user", QUESTION)]}, {"configurable": {"thread_id": f"thread-{i:05d}"}})
+    conn.close()
+
+
+def write_traces(path: Path, runs: list[Expected]) -> None:
+    """One OTLP JSON trace file holding `runs`, as `inspector export RUN -o` writes each (appended)."""
+    from inspector.otel.exporters import request_lines, run_spans
+    from inspector.recording import read_run
+
+    with path.open("w", encoding="utf-8") as out:
+        for expected in runs:
+            out.writelines(line + "\n" for line in request_lines(run_spans(read_run(expected.path))))

@@ -144,10 +144,10 @@ def sort_records(records: Sequence[RunRecord], spec: str | None) -> list[RunReco
     return ordered
 
 
-def cells(record: RunRecord) -> list[str]:
+def cells(record: RunRecord) -> tuple[str, ...]:
     """A record's table cells, in `COLUMNS` order."""
     diagnostics = record.diagnostics
-    return [
+    return (
         record.id,
         record.path,
         record.graph,
@@ -160,19 +160,21 @@ def cells(record: RunRecord) -> list[str]:
         record.started_at.replace("+00:00", "Z"),
         "?" if diagnostics is None else (",".join(diagnostics) or "-"),
         ",".join(f"{k}={v}" for k, v in sorted(record.tags.items())),
-    ]
+    )
 
 
 def to_table(records: Sequence[RunRecord]) -> str:
     """Aligned columns with a header line; numbers right-aligned; a corrupt run's reason under it."""
-    rows = [list(COLUMNS), *map(cells, records)]
+    rows = [COLUMNS, *map(cells, records)]
     widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
-    pads = [(str.rjust if name in RIGHT else str.ljust, w) for name, w in zip(COLUMNS, widths, strict=True)]
-    out: list[str] = []
-    for position, row in enumerate(rows):
-        out.append("  ".join([pad(cell, w) for (pad, w), cell in zip(pads, row, strict=True)]).rstrip())
-        if position and records[position - 1].reason:
-            out.append(f"        {records[position - 1].status}: {records[position - 1].reason}")
+    line = "  ".join(
+        f"{{:{'>' if name in RIGHT else '<'}{width}}}" for name, width in zip(COLUMNS, widths, strict=True)
+    ).format
+    out = [line(*COLUMNS).rstrip()]
+    for record, row in zip(records, rows[1:], strict=True):
+        out.append(line(*row).rstrip())
+        if record.reason:
+            out.append(f"        {record.status}: {record.reason}")
     return "\n".join(out) + "\n"
 
 
@@ -185,7 +187,7 @@ def to_csv(records: Sequence[RunRecord]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([*COLUMNS, "run_id", "reason"])
     for record in records:
-        row = cells(record)
+        row = list(cells(record))
         row[8] = "" if record.duration is None else str(record.duration)
         row[9] = record.started_at
         row[10] = "" if record.diagnostics is None else " ".join(record.diagnostics)
