@@ -130,9 +130,8 @@ def run() -> None:
         written = generate(big, RUNS)
         steps = sum(e.steps for e in written)
         size = sum(e.path.stat().st_size for e in written) / 1e6
-        print(
-            f"generated {RUNS} runs, {steps} steps, {size:.0f} MB in {time.perf_counter() - start:.1f} s (setup)"
-        )
+        took = time.perf_counter() - start
+        print(f"generated {RUNS} runs, {steps} steps, {size:.0f} MB in {took:.1f} s (setup)")
 
         _command(cache, "--version")  # writes the byte-code
         boot, _, boot_cpu = _command(cache, "--version")
