@@ -20,6 +20,7 @@ from inspector.catalog.record import FIELDS, STATUSES, RunRecord
 __all__ = [
     "COLUMNS",
     "RIGHT",
+    "WIDE",
     "Filters",
     "cells",
     "parse_time",
@@ -47,6 +48,8 @@ COLUMNS = (
 """The columns of a listing, in order: the table, the CSV and the run browser all show these."""
 RIGHT = frozenset({"steps", "model", "tools", "tokens", "duration"})
 """The columns aligned right (numbers)."""
+WIDE = frozenset({"path", "graph"})
+"""The columns whose text runs long: a screen as narrow as 80 columns shows them last."""
 _COLUMN_FIELDS = {"model": "model_calls", "tools": "tool_calls", "started": "started_at"}
 
 

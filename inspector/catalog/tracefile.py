@@ -152,7 +152,8 @@ def _convert(path: Path, folder: Path, digest: str) -> list[_Converted]:
             out.append(_Converted(part, "", message))
             continue
         name = hashlib.blake2b(part.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-        file = folder / f"{digest}-{name}.jsonl"
+        readable = "".join(c if c.isalnum() or c in "-_" else "_" for c in part)[:40]
+        file = folder / f"{readable}.{digest[:16]}{name[:8]}.jsonl"  # the replay screen shows its name
         folder.mkdir(parents=True, exist_ok=True)
         _write(file, "".join(line + "\n" for line in lines))
         out.append(_Converted(part, str(file), ""))

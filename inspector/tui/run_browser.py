@@ -38,6 +38,14 @@ _SORTS = ("found", "started_at", "path", "status", "steps", "tokens", "duration"
 """`s` cycles through these; `found` is the order the catalog read the runs in."""
 
 
+def _columns() -> list[str]:
+    """`inspector runs`' columns, the wide ones (path, graph) last, so an 80-column screen shows the
+    status and the numbers."""
+    from inspector.catalog.listing import COLUMNS, WIDE
+
+    return [c for c in COLUMNS if c not in WIDE] + [c for c in COLUMNS if c in WIDE]
+
+
 @dataclass
 class BrowserState:
     """What the list keeps between visits to the replay app: the runs read, the marks, the cursor, the
@@ -86,6 +94,7 @@ class RunListApp(App[str | None]):
     ]
     DEFAULT_CSS = """
     #runs { height: 1fr; }
+    #current { height: 1; }
     #status-line { height: 1; color: $text-muted; }
     """
 
@@ -106,16 +115,15 @@ class RunListApp(App[str | None]):
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="current")
         yield Static("", id="status-line")
         yield Footer()
 
     def on_mount(self) -> None:
         self.theme = self._theme_name
-        from inspector.catalog.listing import COLUMNS
-
         table = self.query_one(DataTable)
         table.add_column("", key="mark")
-        for label in COLUMNS:
+        for label in _columns():
             table.add_column(label, key=label)
         self._refill()
         if not self.state.done:
@@ -172,8 +180,10 @@ class RunListApp(App[str | None]):
         """The mark, then `inspector runs`' cells: numbers right-aligned, the status coloured."""
         from inspector.catalog.listing import COLUMNS, RIGHT, cells
 
+        by_name: dict[str, str] = dict(zip(COLUMNS, cells(record), strict=True))
         row = [Text("●" if record.key in self.state.marked else "")]
-        for name, cell in zip(COLUMNS, cells(record), strict=True):
+        for name in _columns():
+            cell = by_name[name]
             style = _STATUS_STYLES.get(cell, "") if name == "status" else ""
             row.append(Text(cell, style=style, justify="right" if name in RIGHT else "left"))
         return row
@@ -225,6 +235,16 @@ class RunListApp(App[str | None]):
         self.state.cursor = record.key
         self.exit(record.key)
 
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The run under the cursor, named in full below the list (its path is the last column, off an
+        80-column screen), with why it is corrupt when it is."""
+        event.stop()
+        record = self._current()
+        text = "" if record is None else record.path
+        if record is not None and record.reason:
+            text += f"  ({record.status}: {record.reason})"
+        self.query_one("#current", Static).update(Text(text, style="bold"))
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.action_open()
@@ -258,7 +278,8 @@ class RunListApp(App[str | None]):
         except Exception as exc:
             self.notify(f"cannot compare: {exc}", severity="error")
             return
-        self.push_screen(DiffScreen(text, "step-aligned diff of the two marked runs (Esc: back to the list)"))
+        title = f"step-aligned diff of A {a.path} and B {b.path} (Esc: back to the list)"
+        self.push_screen(DiffScreen(text, title))
 
     def action_filter(self) -> None:
         def done(text: str | None) -> None:
