@@ -58,6 +58,9 @@ def test_every_format_says_how_many_runs(
     png = tmp_path / "fleet.png"
     assert main(["topology", GRAPH, "--run", str(folder), "--format", "png", "-o", str(png)]) == 0
     assert png.read_bytes().startswith(b"\x89PNG")
+    svg = tmp_path / "fleet.svg"
+    assert main(["topology", GRAPH, "--run", str(folder), "--format", "svg", "-o", str(svg)]) == 0
+    assert f"{n} runs summed" in svg.read_text(encoding="utf-8")
 
 
 def test_run_given_several_times_and_runs_of_other_graphs_left_out(
