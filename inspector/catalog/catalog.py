@@ -152,6 +152,7 @@ class Catalog:
         version are walked, in `jobs` processes at once when there are many (forked: only from a
         process without threads of its own, the CLI; the browser reads without walking)."""
         scan = Scan()
+        self._rows = {}  # what an earlier scan read of the index may have changed since
         found = self.find(specs, scan.skipped)
         missing = [f.key for _, f in found if f.key not in self._rows]
         self._rows.update(self.index.rows(missing))

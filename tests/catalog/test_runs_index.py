@@ -176,3 +176,39 @@ def test_walking_in_parts_gives_what_one_process_gives(tmp_path: Path) -> None:
     assert [r.to_json() for r in one] == [r.to_json() for r in two]
     assert [r.facts for r in one] == [r.facts for r in two]
     assert all(r.facts is not None for r in two)
+
+
+def test_a_second_listing_opens_no_file_and_a_file_given_its_old_time_back_is_read_again(
+    folder: tuple[Path, list[Expected]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index knows each file by one `stat` (size, modification time, inode, change time): a second
+    listing opens none of them; a file rewritten to the same size and given its old modification time
+    back (as `cp -p` or `touch -d` would) still changed, by its change time, and is read again."""
+    import importlib
+
+    catalog_module = importlib.import_module("inspector.catalog.catalog")
+    where, expected = folder
+    index = tmp_path / "index.sqlite"
+    Catalog(index=index).scan([str(where)])
+    opened: list[str] = []
+    original = catalog_module.read_head
+
+    def counting(path: str) -> bytes:
+        opened.append(path)
+        return original(path)
+
+    monkeypatch.setattr(catalog_module, "read_head", counting)
+    read = _summaries(monkeypatch)
+    assert len(Catalog(index=index).scan([str(where)]).records) == len(expected)
+    assert opened == [] and read == []
+    target, run_id = expected[0].path, expected[0].run_id
+    before = target.stat()
+    text = target.read_text(encoding="utf-8")
+    target.write_text(
+        text.replace(f'"run_id":"{run_id}"', f'"run_id":"{run_id.upper()}"', 1), encoding="utf-8"
+    )
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    scan = Catalog(index=index).scan([str(where)])
+    assert read == [str(target)]
+    assert next(r for r in scan.records if r.path == str(target)).run_id == run_id.upper()
