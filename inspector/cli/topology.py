@@ -65,7 +65,8 @@ def _open_threads(args: argparse.Namespace) -> None:
     for position, source in enumerate(args.run or []):
         if is_checkpointer(source):
             found = True
-            args.run[position] = run_source(source, args.thread, **picks)
+            if args.thread is not None:  # without it, every thread is summed (inspector.catalog.overlay)
+                args.run[position] = run_source(source, args.thread, **picks)
     if not found:
         run_source(args.target, args.thread, **picks)  # refuses --thread for what is no checkpointer
 
