@@ -105,10 +105,10 @@ def test_a_thread_is_read_again_only_when_it_changed_and_the_database_is_never_w
     conn = sqlite3.connect(db, check_same_thread=False)
     agent = langgraph_react.build_agent()
     agent.checkpointer = SqliteSaver(conn)
-    agent.invoke({"messages": [("user", langgraph_react.QUESTION)]}, {"configurable": {"thread_id": "ok-1"}})
+    agent.update_state({"configurable": {"thread_id": "ok-1"}}, {"messages": [("user", "Thanks!")]})
     conn.close()
     scan = Catalog(index=index).scan([str(db)])
-    assert read == ["ok-1"]  # it went on: more checkpoints; the others are as they were
+    assert read == ["ok-1"]  # it went on (an update): more checkpoints; the others are as they were
     steps = next(r for r in scan.records if r.part == "ok-1").steps
     assert steps == len(read_run(thread_run_file(db, "ok-1")).steps) > 3
 
