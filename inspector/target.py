@@ -136,6 +136,20 @@ def module_name_for(path: Path) -> str:
     """The module name a `file.py:attr` TARGET is loaded under: the same for the same file on every call
     (see the module docstring), so what it defines is named the same in every recording and export."""
     resolved = path.resolve()
+    chosen = _NAMES_CHOSEN.get(resolved)
+    if chosen is None:
+        chosen = _NAMES_CHOSEN[resolved] = _module_name(resolved)
+    return chosen
+
+
+_NAMES_CHOSEN: dict[Path, str] = {}
+"""The name each file was given in this process, kept: loading a file puts its folder on `sys.path`,
+after which `import stem` finds the file itself, and a second load would have taken the plain stem
+where the first (finding an installed `agents` package, say) had taken the hashed name, and taken
+`agents` from that package for the rest of the process."""
+
+
+def _module_name(resolved: Path) -> str:
     stem = resolved.stem
     usable = (
         stem.isidentifier()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,3 +42,21 @@ def _a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     call `main()` in-process with the app replaced or run off-screen, so the check answers yes here. The
     check itself is tested in child processes without a terminal (tests/hostile/test_no_terminal.py)."""
     monkeypatch.setattr("inspector.cli.terminal.has_terminal", lambda: True)
+
+
+@pytest.fixture(autouse=True)
+def _imports_as_they_were(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Loading a `path/to/file.py:attr` TARGET puts the file's folder first on `sys.path`, as running
+    the file would (its sibling modules import), and keeps the module in `sys.modules`. In one process
+    both outlive the test: a test's `agents.py` then stood in for the OpenAI Agents SDK's `agents`
+    package in a later test. Each test gets the import path it started with back, and the modules it
+    loaded from the tests' temporary folders are forgotten, as a new process would have them."""
+    saved_path = list(sys.path)
+    before = set(sys.modules)
+    yield
+    sys.path[:] = saved_path
+    temporary = str(tmp_path_factory.getbasetemp())
+    for name in set(sys.modules) - before:
+        origin = getattr(sys.modules[name], "__file__", None)
+        if isinstance(origin, str) and origin.startswith(temporary):
+            del sys.modules[name]

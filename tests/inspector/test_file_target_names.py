@@ -118,3 +118,26 @@ def test_a_file_named_like_an_installed_package_does_not_stand_in_for_it(
     assert module_name_for(path).startswith("_inspector_target_shadowed_pkg_for_naming_")
     load_target(f"{path}:graph")
     assert "shadowed_pkg_for_naming" not in sys.modules
+
+
+def test_a_file_shadowing_an_installed_package_keeps_its_name_when_loaded_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`agents.py` next to the graph while a package `agents` is installed (not imported yet): the
+    file gets the prefixed name. Loading it put its folder first on `sys.path`, where `import agents`
+    then finds the file itself; loaded again it must keep its name, not take `agents` (which then
+    stood in for the package for the rest of the process)."""
+    site = tmp_path / "site"
+    (site / "shadowed_for_naming").mkdir(parents=True)
+    (site / "shadowed_for_naming" / "__init__.py").write_text("PACKAGE = True\n")
+    monkeypatch.syspath_prepend(str(site))
+    path = tmp_path / "project" / "shadowed_for_naming.py"
+    path.parent.mkdir()
+    path.write_text(GRAPH)
+    first = load_target(f"{path}:graph")
+    name = module_name_for(path)
+    assert name.startswith("_inspector_target_shadowed_for_naming_")
+    second = load_target(f"{path}:graph")
+    assert module_name_for(path) == name
+    assert "shadowed_for_naming" not in sys.modules
+    assert first.topology() == second.topology()
