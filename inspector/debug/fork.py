@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -56,15 +55,15 @@ from graph_core.callbacks import Boundary, StepInfo
 from graph_core.schema import Message
 from inspector.adapters.detect import is_langgraph
 from inspector.debug.controller import DebugController, apply_edit, assign_state
+from inspector.debug.fork_file import fork_file
 from inspector.debug.fork_plan import ForkPlan, ForkResult, decode_value, first_difference
 from inspector.debug.paths import check_value_depth, parse_path, rebuild_like
 from inspector.debug.settled import Settled
-from inspector.errors import DebugError, RunWriteError, TargetConsentError, TargetError
+from inspector.errors import DebugError, TargetConsentError, TargetError
 from inspector.recording import Run, read_run
 from inspector.recording.debug_lines import read_debug_lines
 from inspector.recording.encode import Encoder
 from inspector.recording.redact import make_redaction
-from inspector.recording.sink import describe_fault, fault_error, refuse_busy
 from inspector.recording.valuelist import plain
 from inspector.snapshot.topology_diff import describe_topology_changes, diff_topologies
 from inspector.target import LoadedTarget, TargetSource, load_target, locate_target
@@ -406,48 +405,24 @@ def run_fork(
     if scripted:
         meta["fork"]["scripted_models"] = scripted
     hook = _ForkHook(plan)
-    refuse_busy(out)  # another recording being written there: refused before the fork runs
-    folder = out.parent if str(out.parent) else Path(".")
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise RunWriteError(
-            f"could not create the fork's file in {folder}: {describe_fault(exc)}; the fork did not run. "
-            "Give it a path in a folder you can write to (`inspector fork RUN --step N -o FORK.jsonl`)",
-            path=out,
-        ) from None
-    os.close(fd)
-    controller = DebugController(
-        plan.target.compiled,
-        plan.input,
-        output=temp,
-        topology=plan.target.topology(),
-        mode="stream" if plan.mode == "stream" else "invoke",
-        meta=meta,
-        recorder_options={"report_faults": False, **(recorder_options or {})},
-        before_pause=hook,
-        callbacks=[_CarryCounters(plan, hook)],
-    )
-    hook.controller = controller
-    try:
+    with fork_file(out) as (temp, finish):
+        controller = DebugController(
+            plan.target.compiled,
+            plan.input,
+            output=temp,
+            topology=plan.target.topology(),
+            mode="stream" if plan.mode == "stream" else "invoke",
+            meta=meta,
+            recorder_options={"report_faults": False, **(recorder_options or {})},
+            before_pause=hook,
+            callbacks=[_CarryCounters(plan, hook)],
+        )
+        hook.controller = controller
         controller.start()
         controller.join()
         if isinstance(controller.error, DebugError):
             raise controller.error
-        fault = None if controller.recorder is None else controller.recorder.fault
-        if fault is not None:  # the run went on unrecorded: no fork file, whatever its outcome
-            raise fault_error(out, fault, removed=True)
-        refuse_busy(out)
-        try:
-            os.replace(temp, out)
-        except OSError as exc:
-            raise RunWriteError(
-                f"could not put the fork in place at {out}: {describe_fault(exc)}; nothing was written",
-                path=out,
-            ) from None
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+        finish(None if controller.recorder is None else controller.recorder.fault)
     forked = read_run(out)
     replayed = sum(1 for edit_step, _, _ in plan.recorded_edits if edit_step <= plan.step)
     return ForkResult(out, forked.status, len(forked.steps), controller.edits, controller.error, replayed)

@@ -30,7 +30,6 @@ values the recording did not keep in full.
 from __future__ import annotations
 
 import os
-import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -45,10 +44,10 @@ from inspector.adapters.langgraph.restore import from_message, to_langchain
 from inspector.adapters.langgraph.runner import output_of
 from inspector.adapters.langgraph.topology import LG_END, recursion_limit
 from inspector.debug.controller import Edit
+from inspector.debug.fork_file import fork_file
 from inspector.debug.fork_plan import ForkPlan, ForkResult, decode_value
-from inspector.errors import DebugError, RunWriteError
+from inspector.errors import DebugError
 from inspector.recording import Recorder, Run, read_run
-from inspector.recording.sink import describe_fault, fault_error, refuse_busy
 from inspector.target import LoadedTarget
 
 __all__ = ["plan_langgraph_fork", "run_langgraph_fork"]
@@ -376,31 +375,8 @@ def run_langgraph_fork(
     """Run the fork into `output` (see the module docstring); a `DebugError` leaves no file behind."""
     out = Path(output)
     rebuild, edits, replayed = _rebuild(plan)  # every refusal happens here, before any file
-    refuse_busy(out)
-    folder = out.parent if str(out.parent) else Path(".")
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise RunWriteError(
-            f"could not create the fork's file in {folder}: {describe_fault(exc)}; the fork did not run. "
-            "Give it a path in a folder you can write to (`inspector fork RUN --step N -o FORK.jsonl`)",
-            path=out,
-        ) from None
-    os.close(fd)
-    try:
-        recorder, error = _record(plan, rebuild, edits, Path(temp), dict(recorder_options or {}))
-        if recorder.fault is not None:  # the run went on unrecorded: no fork file, whatever its outcome
-            raise fault_error(out, recorder.fault, removed=True)
-        refuse_busy(out)
-        try:
-            os.replace(temp, out)
-        except OSError as exc:
-            raise RunWriteError(
-                f"could not put the fork in place at {out}: {describe_fault(exc)}; nothing was written",
-                path=out,
-            ) from None
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+    with fork_file(out) as (temp, finish):
+        recorder, error = _record(plan, rebuild, edits, temp, dict(recorder_options or {}))
+        finish(recorder.fault)
     forked = read_run(out)
     return ForkResult(out, forked.status, len(forked.steps), edits, error, replayed)
