@@ -56,7 +56,7 @@ from graph_core.schema import Message
 from inspector.adapters.detect import is_langgraph
 from inspector.debug.controller import DebugController, apply_edit, assign_state
 from inspector.debug.fork_file import fork_file
-from inspector.debug.fork_plan import ForkPlan, ForkResult, decode_value, first_difference
+from inspector.debug.fork_plan import ForkPlan, ForkResult, decode_value, first_difference, fork_meta
 from inspector.debug.paths import check_value_depth, parse_path, rebuild_like
 from inspector.debug.settled import Settled
 from inspector.errors import DebugError, TargetConsentError, TargetError
@@ -393,14 +393,7 @@ def run_fork(
 
         return run_langgraph_fork(plan, output, recorder_options=recorder_options)
     out = Path(output)
-    parent = plan.parent
-    meta: dict[str, Any] = {
-        "target": plan.target.spec,
-        "mode": plan.mode,
-        "fork": {"parent": str(parent.path), "parent_run_id": parent.run_id, "step": plan.step},
-    }
-    if plan.model_answer is not None:
-        meta["fork"]["model_answer"] = True
+    meta = fork_meta(plan)
     scripted = scripted_replayed(plan)
     if scripted:
         meta["fork"]["scripted_models"] = scripted

@@ -18,7 +18,7 @@ from inspector.recording import Run
 from inspector.recording.valuelist import LISTS
 from inspector.target import LoadedTarget
 
-__all__ = ["ForkPlan", "ForkResult", "decode_value", "first_difference"]
+__all__ = ["ForkPlan", "ForkResult", "decode_value", "first_difference", "fork_meta"]
 
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 _MARKERS = ("$repr", "$truncated", "$masked", "$type")
@@ -96,3 +96,13 @@ def first_difference(a: Any, b: Any, where: str = "state") -> str | None:
     if a != b:
         return f"{where} is {json.dumps(a)[:80]} in the rebuilt run, {json.dumps(b)[:80]} in the recording"
     return None
+
+
+def fork_meta(plan: ForkPlan) -> dict[str, Any]:
+    """The fork's header `meta`: the TARGET and mode it ran with, and `fork` (parent file, parent run
+    id, step, whether a model answer was given), which `diff` aligns the fork on (`fork_point`)."""
+    parent = plan.parent
+    fork: dict[str, Any] = {"parent": str(parent.path), "parent_run_id": parent.run_id, "step": plan.step}
+    if plan.model_answer is not None:
+        fork["model_answer"] = True
+    return {"target": plan.target.spec, "mode": plan.mode, "fork": fork}

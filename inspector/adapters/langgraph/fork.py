@@ -36,16 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from graph_core.callbacks import StepInfo
-from graph_core.interrupt import InterruptInfo
 from graph_core.schema import Message
 from inspector.adapters.langgraph.rebuild import Rebuild, ReplayedRun, ReplayedStep
 from inspector.adapters.langgraph.recording import StepTranslator
 from inspector.adapters.langgraph.restore import from_message, to_langchain
-from inspector.adapters.langgraph.runner import output_of
-from inspector.adapters.langgraph.topology import LG_END, recursion_limit
+from inspector.adapters.langgraph.runner import output_of, stopped_at
+from inspector.adapters.langgraph.topology import recursion_limit
 from inspector.debug.controller import Edit
 from inspector.debug.fork_file import fork_file
-from inspector.debug.fork_plan import ForkPlan, ForkResult, decode_value
+from inspector.debug.fork_plan import ForkPlan, ForkResult, decode_value, fork_meta
 from inspector.errors import DebugError
 from inspector.recording import Recorder, Run, read_run
 from inspector.target import LoadedTarget
@@ -289,31 +288,6 @@ def _in_order(
     return sorted(tasks, key=lambda event: rank.get(str(event[2].get("name")), len(rank)))
 
 
-def _interrupt(
-    graph: Any, translator: StepTranslator, config: dict[str, Any]
-) -> tuple[InterruptInfo, list[str]] | None:
-    """Where the live run stopped, when it stopped at an interrupt: the thread's pending nodes."""
-    paused = translator.interrupted_nodes()
-    pending = [str(n) for n in graph.get_state(config).next if n != LG_END]
-    if not pending and not paused:
-        return None
-    before = _names(getattr(graph, "interrupt_before_nodes", ()))
-    after = _names(getattr(graph, "interrupt_after_nodes", ()))
-    ran = translator.last_nodes()
-    info = InterruptInfo(
-        before_nodes=[n for n in pending if n not in paused and (n in before or "*" in before)],
-        after_nodes=[] if paused else [n for n in ran if n in after or "*" in after],
-        rerun_nodes=paused,
-    )
-    return info, pending
-
-
-def _names(value: Any) -> list[str]:
-    if value == "*":
-        return ["*"]
-    return [str(v) for v in value or ()]
-
-
 def _record(
     plan: ForkPlan, rebuild: Rebuild, edits: list[Edit], path: Path, options: dict[str, Any]
 ) -> tuple[Recorder, BaseException | None]:
@@ -324,13 +298,7 @@ def _record(
     topology = plan.target.topology()
     if topology.max_run_steps != limit:
         topology = topology.model_copy(update={"max_run_steps": limit})
-    meta: dict[str, Any] = {
-        "target": plan.target.spec,
-        "mode": plan.mode,
-        "fork": {"parent": str(parent.path), "parent_run_id": parent.run_id, "step": plan.step},
-    }
-    if plan.model_answer is not None:
-        meta["fork"]["model_answer"] = True
+    meta = fork_meta(plan)
     carry = _CarryCounters(parent, plan.step)
     recorder = Recorder(path, topology=topology, meta=meta, **{"report_faults": False, **options})
     carry.recorder = recorder
@@ -361,7 +329,7 @@ def _record(
             translator.feed(namespace, mode, chunk)
     except Exception as error:
         return recorder, translator.fail(error)
-    stopped = _interrupt(graph, translator, thread)
+    stopped = stopped_at(graph, translator, thread)
     if stopped is None:
         translator.finish()
         return recorder, None

@@ -30,7 +30,7 @@ from inspector.adapters.langgraph.live import LiveDriver, live_graph
 from inspector.adapters.langgraph.recording import StepTranslator
 from inspector.adapters.langgraph.topology import LG_END, langgraph_topology, recursion_limit
 
-__all__ = ["LangGraphTarget", "ThreadStore", "output_of"]
+__all__ = ["LangGraphTarget", "ThreadStore", "output_of", "stopped_at"]
 
 _MODES = ["tasks", "values"]
 
@@ -169,7 +169,7 @@ class LangGraphTarget:
         except Exception as error:
             translator.fail(error)
             raise
-        interrupted = self._interrupt(graph, translator, run_config)
+        interrupted = stopped_at(graph, translator, run_config, declared=self.graph)
         if interrupted is None:
             translator.finish()
             return
@@ -183,26 +183,30 @@ class LangGraphTarget:
             self._live = live_graph(self.graph)
         return self._live
 
-    def _interrupt(
-        self, graph: Any, translator: StepTranslator, config: dict[str, Any]
-    ) -> tuple[InterruptInfo, list[str]] | None:
-        """Where the run stopped, when it stopped at an interrupt: the thread's pending nodes."""
-        paused = translator.interrupted_nodes()
-        if graph.checkpointer is None:
-            return None
-        snapshot = graph.get_state(config)
-        pending = [str(n) for n in snapshot.next if n != LG_END]
-        if not pending and not paused:
-            return None
-        before = _names(getattr(self.graph, "interrupt_before_nodes", ()))
-        after = _names(getattr(self.graph, "interrupt_after_nodes", ()))
-        ran = translator.last_nodes()
-        info = InterruptInfo(
-            before_nodes=[n for n in pending if n not in paused and (n in before or "*" in before)],
-            after_nodes=[] if paused else [n for n in ran if n in after or "*" in after],
-            rerun_nodes=paused,
-        )
-        return info, pending
+
+def stopped_at(
+    graph: Any, translator: StepTranslator, config: dict[str, Any], *, declared: Any = None
+) -> tuple[InterruptInfo, list[str]] | None:
+    """Where a run of `graph` on the thread `config` stopped, when it stopped at an interrupt: the
+    interrupt (the nodes held before or after by the interrupt lists of `declared`, default `graph`,
+    and those that paused in `interrupt()`) and the thread's pending nodes; None when it ran to its
+    end or keeps no checkpoints."""
+    paused = translator.interrupted_nodes()
+    if graph.checkpointer is None:
+        return None
+    pending = [str(n) for n in graph.get_state(config).next if n != LG_END]
+    if not pending and not paused:
+        return None
+    lists = graph if declared is None else declared
+    before = _names(getattr(lists, "interrupt_before_nodes", ()))
+    after = _names(getattr(lists, "interrupt_after_nodes", ()))
+    ran = translator.last_nodes()
+    info = InterruptInfo(
+        before_nodes=[n for n in pending if n not in paused and (n in before or "*" in before)],
+        after_nodes=[] if paused else [n for n in ran if n in after or "*" in after],
+        rerun_nodes=paused,
+    )
+    return info, pending
 
 
 def output_of(graph: Any, state: Any) -> Any:
