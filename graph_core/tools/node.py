@@ -26,10 +26,11 @@ from typing import Any, TypeVar
 from graph_core.astream import OpeningStream
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
-from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt, scope_address
+from graph_core.interrupt import InterruptSignal
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools.alias import ToolAliasConfig, remap_arguments
 from graph_core.tools.bridge import run_blocking, submit
+from graph_core.tools.composite import interrupt_calls, resumed
 from graph_core.tools.context import _TOOL_CALL_ID, tool_call_scope  # pyright: ignore[reportPrivateUsage]
 from graph_core.tools.endpoint import BaseTool, Endpoints, ToolInput, ToolMiddleware
 from graph_core.tools.errors import ToolCallError, ToolNotFoundError, ToolsNodeInputError, not_text
@@ -92,16 +93,6 @@ def _is_interrupt(exc: BaseException) -> bool:
     return isinstance(exc, InterruptSignal)
 
 
-def _resumed() -> tuple[Message | None, dict[str, str]]:
-    """The saved input and completed results when this node reruns after its composite interrupt."""
-    scope = current_scope()
-    record: PointRecord | None = scope.resume if scope is not None else None
-    if record is None or not isinstance(record.state, dict) or "executed" not in record.state:
-        return None, {}
-    state: dict[str, Any] = record.state  # pyright: ignore[reportUnknownVariableType]
-    return state.get("input"), dict(state["executed"])
-
-
 def _with_executed(
     tasks: Sequence[_Task], todo: Sequence[_Task], outcomes: list[_Outcome], executed: dict[str, str]
 ) -> list[_Outcome]:
@@ -110,26 +101,6 @@ def _with_executed(
         return outcomes
     done = dict(zip((t.call_id for t in todo), outcomes, strict=True))
     return [done.get(t.call_id) or _Outcome(executed[t.call_id]) for t in tasks]
-
-
-def _interrupt_calls(
-    tasks: Sequence[_Task], message: Message, executed: dict[str, str], signals: dict[str, InterruptSignal]
-) -> None:
-    """Eino's `CompositeInterrupt` of a ToolsNode: completed results are kept, interrupted calls rerun."""
-    scope = current_scope()
-    path = scope.path if scope is not None else ()
-    root = scope_address(scope)
-    by_id = {t.call_id: t for t in tasks}
-    for call_id, signal in signals.items():
-        signal.address = address_of(path, (by_id[call_id].name, call_id), root=root)
-    rerun = [t.call_id for t in tasks if t.call_id in signals]
-    info = {
-        "tool_calls": [c.model_dump() for c in message.tool_calls],
-        "executed_tools": dict(executed),
-        "rerun_tools": rerun,
-        "rerun_extra_map": {k: s.info for k, s in signals.items()},
-    }
-    composite_interrupt(info, {"input": message, "executed": dict(executed), "rerun": rerun}, signals)
 
 
 class ToolsNode:
@@ -258,7 +229,7 @@ class ToolsNode:
     ) -> tuple[Message, list[_Task], list[_Task], dict[str, str]]:
         """The calls to run: on a rerun after a composite interrupt the saved input is used and the calls
         completed before it (`executed`, call ID -> result) are left out of `todo`."""
-        saved, executed = _resumed()
+        saved, executed = resumed()
         message = saved if saved is not None else message
         tasks = self._tasks(message, options)
         todo = [t for t in tasks if t.call_id not in executed] if executed else tasks
@@ -337,7 +308,7 @@ class ToolsNode:
         signals = self._signals(tasks, [outcome.error for outcome in outcomes], verb)
         if signals:
             executed = {t.call_id: o.content for t, o in zip(tasks, outcomes, strict=True) if o.error is None}
-            _interrupt_calls(tasks, message, executed, signals)
+            interrupt_calls([(t.name, t.call_id) for t in tasks], message, executed, signals)
         return [self._message(t, o.content, verb) for t, o in zip(tasks, outcomes, strict=True)]
 
     async def _arun_invoke(self, task: _Task) -> _Outcome:
@@ -417,7 +388,7 @@ class ToolsNode:
         by_index = {t.index: s for t, (s, _) in zip(todo, opened, strict=True) if s is not None}
         if signals:  # the completed calls' streams are concatenated and saved (Eino)
             completed = {**executed, **{tasks[i].call_id: "".join(v) for i, v in by_index.items()}}
-            _interrupt_calls(tasks, message, completed, signals)
+            interrupt_calls([(t.name, t.call_id) for t in tasks], message, completed, signals)
         streams = [by_index[t.index] if t.index in by_index else iter([executed[t.call_id]]) for t in tasks]
         if self.execute_sequentially or len(tasks) == 1:
             return self._stream_in_order(tasks, streams)
@@ -516,7 +487,7 @@ class ToolsNode:
                 if task.call_id not in signals:
                     parts = [c async for c in self._apump_parts(task, by_index[task.index])]
                     completed[task.call_id] = "".join(parts)
-            _interrupt_calls(tasks, message, completed, signals)
+            interrupt_calls([(t.name, t.call_id) for t in tasks], message, completed, signals)
         for task in tasks:
             if task.index not in by_index:  # reused from before the interrupt: one chunk, no callbacks
                 by_index[task.index] = _Opened(first=executed[task.call_id], rest=None, reused=True)
