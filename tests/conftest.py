@@ -10,6 +10,7 @@ import pytest
 
 from inspector.recording.values import ValueTable
 from inspector.trust import STATE_ENV
+from tests.terminal import Terminal, open_terminal
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -60,3 +61,10 @@ def _imports_as_they_were(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         origin = getattr(sys.modules[name], "__file__", None)
         if isinstance(origin, str) and origin.startswith(temporary):
             del sys.modules[name]
+
+
+@pytest.fixture
+def terminal(request: pytest.FixtureRequest) -> Iterator[Terminal]:
+    """A real terminal (tmux) of the test's own, killed afterwards (`tests/terminal.py`)."""
+    with open_terminal(request.node.module.__name__.rsplit(".", 1)[-1]) as term:
+        yield term

@@ -4,51 +4,20 @@ marked in a plain capture, and a prompt shows its whole question. CI installs tm
 
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
-import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.debug.test_tmux import Terminal
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is not installed; CI installs it in .ci/run (apt-get install tmux)")
-    term = Terminal(f"inspector-sizes-{uuid.uuid4().hex[:8]}")
-    yield term
-    subprocess.run(["tmux", "-L", term.socket, "kill-server"], capture_output=True, timeout=30)
+from tests.terminal import EXITED, Terminal
 
 
 def _open(terminal: Terminal, size: tuple[int, int], out: Path) -> str:
     """Start the debugger at `size` (its own size from the terminal, not from COLUMNS/LINES), paused
     before `tools`; returns the screen."""
-    command = (
-        f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {shlex.quote(sys.executable)} -m "
-        "inspector debug fixtures.weather:agent --input 'Weather in Hangzhou?' --break tools "
-        f"-o {shlex.quote(str(out))}; echo exit-$((40 + 2))"
-    )
-    env = {"TERM": "xterm-256color", "PATH": os.environ.get("PATH", "")}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    width, height = size
-    terminal.tmux(
-        "-f", "/dev/null", "new-session", "-d", "-s", "debug", "-x", str(width), "-y", str(height),
-        *(arg for key, value in env.items() for arg in ("-e", f"{key}={value}")),
-        "bash", "--norc", "--noprofile",
+    terminal.open(*size)
+    terminal.run(
+        "-m", "inspector", "debug", "fixtures.weather:agent", "--input", "Weather in Hangzhou?",
+        "--break", "tools", "-o", str(out),
     )  # fmt: skip
-    terminal.type(command)
-    terminal.keys("Enter")
     terminal.wait_for("paused before step 1")
     return terminal.wait_for("▼ state")
 
@@ -68,17 +37,9 @@ def _state_rows(screen: str) -> list[str]:
     return rows
 
 
-def _gone(terminal: Terminal, text: str, timeout: float = 30.0) -> None:
-    """Wait until `text` is off the screen (a terminal's escape key is read after a short delay)."""
-    deadline = time.monotonic() + timeout
-    while text in terminal.screen():
-        assert time.monotonic() < deadline, f"{text!r} stayed on screen"
-        time.sleep(0.1)
-
-
 def _quit(terminal: Terminal) -> None:
     terminal.keys("q")
-    terminal.wait_for("exit-42")
+    terminal.wait_for(EXITED)
 
 
 def test_at_80x24_the_paused_state_keeps_its_rows_and_title(terminal: Terminal, tmp_path: Path) -> None:
@@ -91,7 +52,7 @@ def test_at_80x24_the_paused_state_keeps_its_rows_and_title(terminal: Terminal, 
     screen = terminal.wait_for("↓ more below")  # the help is cut at 80x24, and says so
     assert "Live debugger keys" in screen
     terminal.keys("Escape")
-    _gone(terminal, "Live debugger keys")
+    terminal.wait_gone("Live debugger keys")
     _quit(terminal)
 
 
@@ -104,7 +65,7 @@ def test_at_120x40_values_show_whole_and_prompts_say_everything(terminal: Termin
     screen = terminal.wait_for("Break when")
     assert "calls(get_weather); empty clears)" in screen
     terminal.keys("Escape")
-    _gone(terminal, "Break when")
+    terminal.wait_gone("Break when")
     _quit(terminal)
 
 

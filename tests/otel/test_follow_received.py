@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.otel.terminal import Terminal
 from tests.otel.test_live_export import _blocking_agent  # pyright: ignore[reportPrivateUsage]
+from tests.terminal import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,4 +67,4 @@ def test_replay_follow_shows_a_received_run_while_it_happens(
     assert sink.shutdown() is None
     done = terminal.wait_for("ReActAgent")  # the root arrived: the run as recorded
     assert " ok " in done.splitlines()[0] and "4  chat" in done
-    terminal.tmux("send-keys", "-t", "replay", "q")
+    terminal.keys("q")

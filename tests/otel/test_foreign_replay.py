@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.otel.foreign import agents_sdk_trace, langgraph_trace
-from tests.otel.terminal import Terminal
+from tests.terminal import Terminal
 
 
 @pytest.mark.timeout(300)
