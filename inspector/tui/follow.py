@@ -56,7 +56,10 @@ async def poll(app: ReplayHost) -> None:
     if session.reload():
         if session.problem is not None:
             app.notify(session.problem_detail, severity="error", timeout=30, markup=False)
-        timeline = app.query_one(Timeline)
+        timelines = app.query(Timeline)
+        if not timelines:  # the app is closing: its panes are already gone
+            return
+        timeline = timelines.first()
         timeline.session = session
         app.sync_columns()
         timeline.sync_size()

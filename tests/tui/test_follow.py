@@ -53,6 +53,22 @@ async def test_follow_mode_shows_appended_steps_live(tmp_path: Path, react_run: 
         assert app.replay.cursor == 8
 
 
+async def test_a_poll_while_the_app_closes_does_nothing(tmp_path: Path, react_run: Path) -> None:
+    """The poll timer can fire after the screen's panes are removed (the app closing): a grown file is
+    then left unread rather than failing on the missing timeline."""
+    head, tail = split_after_steps(react_run, 3)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(head)
+    app = make_app(live, follow=True, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.query_one("#main").remove()  # what closing does to the panes before the timer stops
+        with live.open("ab") as out:
+            out.write(tail)
+        await app.poll()
+        assert not app.query(Timeline)
+
+
 async def test_without_follow_the_file_is_read_once(tmp_path: Path, react_run: Path) -> None:
     head, tail = split_after_steps(react_run, 3)
     live = tmp_path / "live.jsonl"
