@@ -247,7 +247,7 @@ class ReplayApp(ReplayHost):
         self.arranger.fit(painted)
 
     def on_resize(self, event: events.Resize) -> None:
-        if self.is_mounted and not self.waiting:
+        if self.is_running and not self.waiting:
             self.arranger.forget_fit()  # the box's width limit moved: fit and scroll again
             self.call_after_refresh(lambda: self._fit_graph(self.query_one(GraphPane).painted))
 
@@ -417,23 +417,23 @@ class ReplayApp(ReplayHost):
     # --- watchers -------------------------------------------------------------------------------
 
     def watch_diff_mode(self) -> None:
-        if self.is_mounted:
+        if self.is_running:
             self.show_cursor()
 
     def watch_expand(self, expand: bool) -> None:
-        if self.is_mounted:
+        if self.is_running:
             self.query_one(StatePane).expand_all_values = expand
             self.query_one(Timeline).set_expand(expand)
             self.show_cursor()
 
     def watch_playing(self, playing: bool) -> None:
         self._restart_play_timer()
-        if self.is_mounted:
+        if self.is_running:
             self.query_one("#status", Static).update(self._status())
 
     def watch_speed_index(self) -> None:
         self._restart_play_timer()
-        if self.is_mounted:
+        if self.is_running:
             self.query_one("#status", Static).update(self._status())
 
     def _restart_play_timer(self) -> None:
@@ -459,7 +459,7 @@ class ReplayApp(ReplayHost):
         self.go(message.position)
 
     def on_state_pane_width_changed(self, _: StatePane.WidthChanged) -> None:
-        if self.is_mounted and not self.waiting:
+        if self.is_running and not self.waiting:
             self.show_cursor()
 
     # --- command palette ------------------------------------------------------------------------

@@ -93,17 +93,21 @@ def _sizes(fit: tuple[tuple[int, int], Region | None, int, int]) -> tuple[tuple[
     return fit[0], fit[2], fit[3]
 
 
-def _below(app: ReplayHost) -> tuple[int, bool]:
+def _below(app: ReplayHost, *, short: bool) -> tuple[int, bool]:
     """Rows the screen's other parts take (status line, budget, live panel, footer, their margins), and
-    whether they have all been laid out (before the first layout their heights are not known)."""
+    whether they have all been laid out (before the first layout their heights are not known). The
+    budget bar's rows are computed from what it shows (`BudgetBar.rows_at`), laid out or not."""
     rows, known = 0, True
     for widget in app.screen.children:
         if widget.id == "main" or not widget.display:
             continue
-        height = widget.outer_size.height
+        if isinstance(widget, BudgetBar):
+            height = widget.rows_at(app.size.width, short=short)
+        else:
+            height = widget.outer_size.height
         if height == 0:
             known = False
-            height = 3 if isinstance(widget, BudgetBar) else 1
+            height = 1
         rows += height + widget.styles.margin.top + widget.styles.margin.bottom
     return rows, known
 
@@ -124,7 +128,7 @@ class Arranger:
     def refit(self) -> None:
         """Arrange again for the drawing shown (a part below the grid changed its height)."""
         self._refit_pending = False
-        if self.app.is_mounted and not self.app.waiting:
+        if self.app.is_running and not self.app.waiting:
             self.fit(self.app.query_one(GraphPane).painted)
 
     def arrange(self, painted: Painted | None) -> tuple[int, int]:
@@ -140,7 +144,7 @@ class Arranger:
         short = height < SHORT_BELOW
         app.screen.set_class(short, "-short")
         draw_width, draw_height = (painted.width, painted.height) if painted is not None else (34, 3)
-        below, known = _below(app)
+        below, known = _below(app, short=short)
         if not known and not self._refit_pending:  # arrange again once the parts below are laid out
             self._refit_pending = True
             app.call_after_refresh(self.refit)

@@ -139,3 +139,15 @@ class BudgetBar(Static):
         self.set_class(level == "low", "-low")
         self.set_class(level == "critical", "-critical")
         repaint(self, render_budget(budget, cycle=cycle, iterations_max=iterations_max, consuming=consuming))
+
+    def rows_at(self, width: int, *, short: bool) -> int:
+        """The rows the bar will take on a screen `width` wide with what it shows now: its lines
+        wrapped inside its padding and border (on a short screen no border, at most two lines).
+
+        The grid is arranged in the same frame the bar's text changes (`arrange._below`); its laid-out
+        height is the previous step's then, and a step that adds the bar's warning line (the budget
+        running low) would be arranged for one row too few and laid out again at the next key."""
+        content = self.content
+        text = content if isinstance(content, Text) else Text(str(content))
+        lines = len(text.wrap(self.app.console, max(width - (2 if short else 4), 1)))
+        return min(lines, 2) if short else lines + 2

@@ -62,7 +62,8 @@ class CursorView:
     ) -> None:
         """Show the cursor's step in every pane; `hits` are the search's matches, `diff` shows state
         changes inline, `expand` shows values whole. `fit` lays the screen out for the new drawing
-        before the other panes are shown (they are sized by that layout)."""
+        before the other panes are shown (they are sized by that layout), and after the budget bar (the
+        layout makes room for its rows)."""
         session, replay = self.host.session, self.host.replay
         run = session.run
         cursor = replay.cursor
@@ -77,6 +78,20 @@ class CursorView:
         mark = session.interrupt_at(cursor) if step is not None else (stop.interrupt if stop else None)
         so_far = session.path_known(cursor)
         self.host.graph_counting = so_far is None
+        budget = step.budget if step else None
+        iterations_max = session.iterations_max_at(cursor)
+        level = budget_level(budget, iterations_max=iterations_max) if budget else "none"
+        bar = self.pane(BudgetBar)  # before the layout: the grid's rows depend on the bar's (`fit`)
+        bar.show(
+            budget,
+            cycle=session.budget_cycle() if at_end else None,  # said from the step that spent it
+            iterations_max=iterations_max,
+            consuming=session.consuming_cycle(cursor, so_far=so_far)
+            if so_far is not None and level in ("low", "critical")
+            else None,
+        )
+        if len(run.segments) > 1:  # each resumed run has its own step budget
+            retitle(bar, title=f"budget · segment {session.segment_at(cursor)} (restarts at each resume)")
         painted = self.pane(GraphPane).show(
             run.topology,
             active=active,
@@ -104,20 +119,6 @@ class CursorView:
         if messages.show(said, by=[self._said_by(item) for item in said], expand=expand):
             messages.show_newest()
         self.pane(NodeDetail).show(step, stop=stop, mark=mark, expand=expand, segments=len(run.segments))
-        budget = step.budget if step else None
-        iterations_max = session.iterations_max_at(cursor)
-        level = budget_level(budget, iterations_max=iterations_max) if budget else "none"
-        bar = self.pane(BudgetBar)
-        bar.show(
-            budget,
-            cycle=session.budget_cycle() if at_end else None,  # said from the step that spent it
-            iterations_max=iterations_max,
-            consuming=session.consuming_cycle(cursor, so_far=so_far)
-            if so_far is not None and level in ("low", "critical")
-            else None,
-        )
-        if len(run.segments) > 1:  # each resumed run has its own step budget
-            retitle(bar, title=f"budget · segment {session.segment_at(cursor)} (restarts at each resume)")
         retitle(self.pane(Widget, "#timeline-box"), subtitle=timeline_note(session, expand=expand))
 
     def status(self) -> Static:

@@ -144,6 +144,7 @@ async def test_a_key_that_changes_nothing_draws_only_the_cursor_row(tmp_path: Pa
     app = make_app(synthetic(tmp_path / "react.jsonl", 4))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end")
+        await app.workers.wait_for_complete()  # the background walk's diagnostics are a change of their own
         await pilot.pause()
         panes: dict[str, list[int]] = {
             f"{type(w).__name__}#{w.id}": _count_rows(w)
