@@ -344,6 +344,8 @@ class ChatModelAgent:
         )
 
         def emit(event: AgentEvent) -> None:
+            if not event.run_path:  # the agent's own event (a forwarded one has its path already)
+                event = replace(event, run_path=sink.run_path)
             tee.send(event)
             inbox.put(event)
 
@@ -351,6 +353,7 @@ class ChatModelAgent:
         if session is not None:
             sink.session = session
         sink.emit_internal_events = self.emit_internal_events
+        sink.run_path = (self.name,)
         cid = checkpoint_id or uuid.uuid4().hex
         with self._active_lock:
             self._active.append(sink)

@@ -20,7 +20,7 @@ from graph_core.agents.cancel import (
     CancelRequest,
 )
 from graph_core.errors import ExceedMaxIterationsError
-from graph_core.schema import Message, ToolInfo
+from graph_core.schema import Message, ToolInfo, concat_messages
 from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
 from graph_core.tools.index import ToolsNodeOptions
@@ -49,13 +49,37 @@ class ChatModelAgentResumeData:
 
 @dataclass(frozen=True, slots=True)
 class AgentEvent:
-    """One thing that happened: a model output or tool result (`message`), a failure (`error`), an action."""
+    """One thing that happened: a model output or tool result (`message`), a failure (`error`), an action.
+
+    An agent may send its output as a stream instead (`message_stream`, Eino `MessageVariant` with
+    `IsStreaming`); `get_message()` reads either. `run_path` names the agents the event came through,
+    outermost first (Eino `RunPath`; set on events an agent tool forwards to its parent's run).
+    """
 
     agent_name: str
     message: Message | None = None
     error: BaseException | None = None
     action: AgentAction | None = None
     checkpoint_id: str | None = None  # set on the event of an interrupted or cancelled run
+    message_stream: Iterator[Message] | None = None
+    run_path: tuple[str, ...] = ()
+
+    @property
+    def is_streaming(self) -> bool:
+        return self.message_stream is not None
+
+    def get_message(self) -> Message | None:
+        """The message, or the stream's chunks concatenated (reading the stream: once only)."""
+        if self.message_stream is None:
+            return self.message
+        return concat_messages(list(self.message_stream))
+
+
+def event_from_message(
+    message: Message | None = None, stream: Iterator[Message] | None = None, *, agent_name: str = ""
+) -> AgentEvent:
+    """An output event for a whole message or a stream of chunks (Eino `EventFromMessage`)."""
+    return AgentEvent(agent_name, message=message, message_stream=stream)
 
 
 class AdkState(BaseModel):
@@ -85,6 +109,7 @@ class RunSink:
     failover: Any = None
     session: dict[str, Any] = field(default_factory=lambda: {})
     emit_internal_events: bool = False
+    run_path: tuple[str, ...] = ()  # Eino RunPath of this run (its agent); forwarding prepends the caller's
 
     @property
     def interrupt_event(self) -> threading.Event:

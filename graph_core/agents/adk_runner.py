@@ -1,11 +1,5 @@
-"""Running ADK agents from outside and from inside: the `Runner` (Eino `adk/runner.go`) and an agent
-used as a tool (Eino `NewAgentTool`, `adk/agent_tool.go`).
-
-At the ToolNode a sub-agent and a tool are both actions producing a result: `AgentTool(agent)` is a tool
-named and described as its agent, taking `{"request": "..."}`, whose result is the text of the agent's
-last message. The inner run shares its parent's session values; with the outer agent's
-`emit_internal_events=True` its events also reach the outer run's events (Eino
-`ToolsConfig.EmitInternalEvents`), otherwise only the tool's result does.
+"""Running ADK agents from outside: the `Runner` (Eino `adk/runner.go`). An agent used as a tool
+(Eino `NewAgentTool`) is `AgentTool`, in `adk_agent_tool` (importable from here too).
 
 Both take any agent with Eino's shape (`name`, `description`, `run(messages, ...)` yielding
 `AgentEvent`s, and for resuming `resume(checkpoint_id, ...)`), not only `ChatModelAgent`.
@@ -13,24 +7,15 @@ Both take any agent with Eino's shape (`name`, `description`, `run(messages, ...
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from graph_core.agents.adk_run import SINK, AgentEvent
-from graph_core.errors import GraphBuildError, GraphRunError
-from graph_core.schema import Message, ToolInfo
+from graph_core.agents.adk_agent_tool import Agent, AgentTool
+from graph_core.agents.adk_run import AgentEvent
+from graph_core.errors import GraphRunError
+from graph_core.schema import Message
 
 __all__ = ["AgentTool", "Runner"]
-
-
-class Agent(Protocol):
-    """Eino's `Agent` interface as the runner and the agent tool use it."""
-
-    name: str
-    description: str
-
-    def run(self, messages: Sequence[Message] | str | None, **options: Any) -> Iterator[AgentEvent]: ...
 
 
 class Runner:
@@ -68,49 +53,3 @@ class Runner:
         if resume is None:
             raise GraphRunError(f"agent {self.agent.name!r} cannot resume")
         return resume(checkpoint_id, resume_data=resume_data, streaming=self.enable_streaming, **options)
-
-
-_REQUEST_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"request": {"type": "string", "description": "request to be processed"}},
-    "required": ["request"],
-}
-
-
-class AgentTool:
-    """An agent as a tool (Eino `NewAgentTool`); see the module docstring."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-
-    @property
-    def info(self) -> ToolInfo:
-        if not self.agent.name:
-            raise GraphBuildError("agent tool requires a non-empty Name")
-        if not self.agent.description:
-            raise GraphBuildError("agent tool requires a non-empty Description")
-        return ToolInfo(self.agent.name, self.agent.description, dict(_REQUEST_SCHEMA))
-
-    def invoke(self, arguments: str) -> str:
-        request = json.loads(arguments)["request"]
-        outer = SINK.get()
-        session = outer.session if outer is not None else {}
-        forward = outer is not None and outer.emit_internal_events
-        last: AgentEvent | None = None
-        for event in self.agent.run([Message.user(str(request))], session=session):
-            if forward and outer is not None:
-                outer.emit(event)
-            if event.error is not None:
-                raise event.error
-            if event.action is not None and event.action.interrupted is not None:
-                raise GraphRunError(
-                    f"agent tool '{self.agent.name}' interrupted: an interrupt inside an agent tool "
-                    "is not resumable in graph_core"
-                )
-            last = event
-        if last is None:
-            raise GraphRunError("no event returned")
-        return last.message.content if last.message is not None else ""
-
-    def __repr__(self) -> str:
-        return f"AgentTool({self.agent.name!r})"
