@@ -94,6 +94,7 @@ from graph_core.graph import Graph
 from graph_core.interrupt import root_address
 from graph_core.schema import Message, concat_messages
 from graph_core.tools import Tool, ToolMiddleware
+from graph_core.tools.context import tool_call_scope
 
 if TYPE_CHECKING:
     from graph_core.runner.compiled import CompiledGraph
@@ -383,8 +384,16 @@ class ChatModelAgent:
                 tee.close()
                 inbox.put(None)
 
+        def outside_tool_call() -> None:
+            # A run started inside a tool call (an agent tool) is not part of that call: its own nodes
+            # and tools must not take the caller's call ID into their interrupt addresses.
+            with tool_call_scope(""):
+                work()
+
         ctx = copy_context()
-        worker = threading.Thread(target=ctx.run, args=(work,), name=f"agent-{self.name}", daemon=True)
+        worker = threading.Thread(
+            target=ctx.run, args=(outside_tool_call,), name=f"agent-{self.name}", daemon=True
+        )
         worker.start()
         while (event := inbox.get()) is not None:
             yield event

@@ -171,7 +171,6 @@ class AgentTool:
         )
         return checkpoint_id, events
 
-
     def _inner_resume_data(self) -> Any:
         """The resumed run's data for points inside this call, addressed from the inner agent down;
         data meant for every point (not a mapping of addresses) passes as it is."""

@@ -46,8 +46,16 @@ class Checkpoint:
         if graph_address is not None and (self.before_nodes or self.after_nodes or not self.points):
             found.append(graph_address)
         for record in self.points.values():
-            found.append(record.address)
-            found.extend(child.address for child in record.children.values())
+            found.extend(_point_addresses(record))
         for key, sub in self.sub_graphs.items():
             found.extend(sub.addresses(None if graph_address is None else f"{graph_address};node:{key}"))
         return found
+
+
+def _point_addresses(record: PointRecord) -> list[str]:
+    """A point's address and its parts', at any depth (a tool call of a ToolsNode, and the points of an
+    agent run inside that call: an agent tool's composite interrupt)."""
+    found = [record.address]
+    for child in record.children.values():
+        found.extend(_point_addresses(child))
+    return found

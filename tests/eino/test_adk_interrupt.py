@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from graph_core.agents.adk import AgentEvent, ChatModelAgent, ChatModelAgentResumeData
+from graph_core.agents.adk_agent_tool import AgentTool
+from graph_core.agents.adk_runner import Runner
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.interrupt import (
     get_interrupt_state,
@@ -203,3 +205,44 @@ def test_chat_model_interrupt() -> None:
     events = list(agent.resume("1", resume_data=targets))
     assert [e.error for e in events] == [None, None]
     assert [e.message.content for e in events if e.message is not None] == ["tool resume result", "completed"]
+
+
+def test_nested_chat_model_agent_with_agent_tool() -> None:
+    """interrupt_test.go TestNestedChatModelAgentWithAgentTool: a tool of an agent used as a tool
+    interrupts; the outer run reports one root cause at the nested address, every event is the outer
+    agent's, and resuming that address completes the inner agent and then the outer one."""
+    inner = ChatModelAgent(
+        name="InnerAgent",
+        description="Inner agent with interruptible tool",
+        model=ScriptedChatModel(
+            [
+                Message.assistant("", tool_calls=[ToolCall(id="1", name="innerTool", arguments="{}")]),
+                Message.assistant("inner agent completed"),
+            ]
+        ),
+        tools=[_StatefulTool("innerTool")],
+    )
+    outer = ChatModelAgent(
+        name="OuterAgent",
+        description="Outer agent with AgentTool containing inner agent",
+        model=ScriptedChatModel(
+            [
+                Message.assistant("", tool_calls=[ToolCall(id="1", name="InnerAgent", arguments="{}")]),
+                Message.assistant("outer agent completed"),
+            ]
+        ),
+        tools=[AgentTool(inner)],
+    )
+    runner = Runner(outer, checkpoint_store=InMemoryCheckpointStore())
+    events = list(runner.query("start", checkpoint_id="nested-agent-test-1"))
+    stops = [e for e in events if e.action is not None and e.action.interrupted is not None]
+    assert len(stops) == 1
+    [context] = stops[0].action.interrupted.interrupt_contexts  # type: ignore[union-attr]
+    assert context.is_root_cause and context.info == "interrupt from innerTool"
+    assert context.address == "agent:OuterAgent;tool:InnerAgent:1;agent:InnerAgent;tool:innerTool:1"
+    assert {e.agent_name for e in events if e.agent_name} == {"OuterAgent"}
+
+    final = list(runner.resume("nested-agent-test-1", resume_data={context.id: "resume inner tool"}))
+    assert final and all(e.error is None for e in final)
+    contents = [e.message.content for e in final if e.message is not None]
+    assert "inner agent completed" in contents and "outer agent completed" in contents
