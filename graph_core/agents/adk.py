@@ -38,7 +38,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.agents.addresses import agent_contexts, to_engine
-from graph_core.agents.adk_callbacks import AgentCallbackInput, EventTee
+from graph_core.agents.adk_callbacks import AgentCallbackInput, EventTee, get_agent_type, handlers_for
 from graph_core.agents.adk_graph import AgentGraph, AgentSettings, GenModelInput, default_gen_model_input
 from graph_core.agents.adk_handlers import (
     AgentMiddleware,
@@ -278,6 +278,10 @@ class ChatModelAgent:
     def compiled(self) -> CompiledGraph:
         return self.configured.compiled
 
+    def get_type(self) -> str:
+        """Eino `GetType` (`components.Typer`): the agent type its callbacks report."""
+        return "ChatModel"
+
     def use_checkpoint_store(self, store: Any) -> None:
         """Save and find checkpoints in `store` from now on (a `Runner`'s `checkpoint_store`)."""
         self.checkpoint_store = store
@@ -338,17 +342,19 @@ class ChatModelAgent:
         """
         inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
         payload = _as_messages(messages)
+        if "callbacks" in options:  # only the handlers meant for this agent (Eino filterOptions)
+            options["callbacks"] = handlers_for(self.name, options["callbacks"] or ())
         tee = EventTee(
             options.get("callbacks") or (),
             self.name,
+            get_agent_type(self),
             AgentCallbackInput(payload, resume=messages is None and "resume_data" in options),
         )
 
         def emit(event: AgentEvent) -> None:
             if not event.run_path:  # the agent's own event (a forwarded one has its path already)
                 event = replace(event, run_path=sink.run_path)
-            tee.send(event)
-            inbox.put(event)
+            inbox.put(tee.send(event))
 
         sink = RunSink(emit=emit, canceller=canceller if canceller is not None else Canceller())
         if session is not None:

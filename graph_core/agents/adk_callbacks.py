@@ -1,24 +1,42 @@
-"""ADK agent callbacks (Eino `adk/callback.go`): a run's callback handlers hear about the agent itself,
-with `RunInfo.kind == "Agent"`, besides the graph and nodes it runs.
+"""ADK agent callbacks (Eino `adk/callback.go`, `adk/call_option.go`): a run's callback handlers hear
+about the agent itself, with `RunInfo.kind == "Agent"`, besides the graph and nodes it runs.
 
 `on_start(info, AgentCallbackInput)` when the run starts (its input messages, or `resume=True`), then at
 once `on_end(info, AgentCallbackOutput)` whose `events` iterates the run's events as they happen (Eino
 hands `OnEnd` an event iterator when `Run` returns, before the events exist). Every handler gets its own
-iterator; one a handler does not read costs a queue of the run's events.
+copy of the iterator (`copy_event_iterator`); one a handler does not read costs a queue of the events.
+
+Handlers are given in a run's `callbacks=[...]`, each a handler or a `with_callbacks(...)` option, which
+`.designate_agent(name, ...)` limits to the named agents (Eino `WithCallbacks(...).DesignateAgent(...)`):
+an agent run as a tool of another gets the outer run's handlers meant for it.
 """
 
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from graph_core.agents.adk_run import AgentEvent
 from graph_core.callbacks import RunInfo
 from graph_core.schema import Message
 
-__all__ = ["AGENT_KIND", "AgentCallbackInput", "AgentCallbackOutput"]
+__all__ = [
+    "AGENT_KIND",
+    "AgentCallbackInput",
+    "AgentCallbackOutput",
+    "AgentRunOption",
+    "common_options",
+    "conv_agent_callback_input",
+    "conv_agent_callback_output",
+    "copy_agent_callback_output",
+    "copy_event_iterator",
+    "get_agent_type",
+    "handlers_for",
+    "with_callbacks",
+]
 
 AGENT_KIND = "Agent"  # Eino `ComponentOfAgent`
 
@@ -34,35 +52,142 @@ class AgentCallbackInput:
 
 @dataclass(frozen=True, slots=True)
 class AgentCallbackOutput:
-    """What `on_end` gets: the run's events, as they happen, to the end of the run."""
+    """What `on_end` gets: the run's events, as they happen, to the end of the run (None: no events)."""
 
-    events: Iterator[AgentEvent]
+    events: Iterator[AgentEvent] | None
+
+
+def conv_agent_callback_input(value: Any) -> AgentCallbackInput | None:
+    """`value` if it is an agent's callback input, else None (Eino `ConvAgentCallbackInput`), for a
+    handler that hears about every kind of component."""
+    return value if isinstance(value, AgentCallbackInput) else None
+
+
+def conv_agent_callback_output(value: Any) -> AgentCallbackOutput | None:
+    """`value` if it is an agent's callback output, else None (Eino `ConvAgentCallbackOutput`)."""
+    return value if isinstance(value, AgentCallbackOutput) else None
+
+
+def get_agent_type(agent: Any) -> str:
+    """The agent's `get_type()` (Eino's `components.Typer`), or "" for an agent without one."""
+    get_type = getattr(agent, "get_type", None)
+    return str(get_type()) if callable(get_type) else ""
+
+
+def copy_event_iterator(events: Iterator[AgentEvent], n: int) -> list[Iterator[AgentEvent]] | None:
+    """`n` independent iterators over `events` (Eino `copyTypedEventIterator`): None for `n <= 0`, the
+    iterator itself for 1; else a thread reads `events` and sends every reader its own copy of each."""
+    if n <= 0:
+        return None
+    if n == 1:
+        return [events]
+    inboxes: list[queue.SimpleQueue[AgentEvent | None]] = [queue.SimpleQueue() for _ in range(n)]
+
+    def pump() -> None:
+        try:
+            for event in events:
+                streamed = event.message_stream is not None
+                chunks = list(event.message_stream) if event.message_stream is not None else []
+                for inbox in inboxes:
+                    inbox.put(replace(event, message_stream=iter(chunks)) if streamed else replace(event))
+        finally:
+            for inbox in inboxes:
+                inbox.put(None)
+
+    threading.Thread(target=pump, name="agent-event-copies", daemon=True).start()
+    return [_drain(inbox) for inbox in inboxes]
+
+
+def copy_agent_callback_output(
+    output: AgentCallbackOutput | None, n: int
+) -> list[AgentCallbackOutput | None]:
+    """One output per handler (Eino `copyAgentCallbackOutput`): without events, the same output `n` times."""
+    if output is None or output.events is None:
+        return [output] * n
+    copies = copy_event_iterator(output.events, n) or []
+    return [AgentCallbackOutput(events) for events in copies]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRunOption:
+    """Callback handlers for agent runs, for every agent or only the designated ones (Eino
+    `AgentRunOption` made by `WithCallbacks`)."""
+
+    handlers: tuple[Any, ...] = ()
+    agent_names: tuple[str, ...] = ()
+
+    def designate_agent(self, *names: str) -> AgentRunOption:
+        """Apply only to the agents named (Eino `DesignateAgent`), added to those already named."""
+        return replace(self, agent_names=(*self.agent_names, *names))
+
+    def applies_to(self, agent_name: str) -> bool:
+        return not self.agent_names or agent_name in self.agent_names
+
+
+def with_callbacks(*handlers: Any) -> AgentRunOption:
+    """Eino `WithCallbacks`: handlers that hear about agents (and the graphs and nodes they run)."""
+    return AgentRunOption(handlers=tuple(handlers))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRunOptions:
+    """The options gathered from a run's option list (Eino `getCommonOptions`)."""
+
+    handlers: tuple[Any, ...] = ()
+
+
+def common_options(options: Iterable[Any], agent_name: str | None = None) -> AgentRunOptions:
+    """Gather the handlers of `options` (plain handlers and `AgentRunOption`s); given `agent_name`, only
+    those meant for that agent."""
+    handlers: list[Any] = []
+    for option in options:
+        if isinstance(option, AgentRunOption):
+            if agent_name is None or option.applies_to(agent_name):
+                handlers.extend(option.handlers)
+        else:
+            handlers.append(option)
+    return AgentRunOptions(tuple(handlers))
+
+
+def handlers_for(agent_name: str, callbacks: Iterable[Any]) -> list[Any]:
+    """The handlers of a run's `callbacks` meant for the agent named `agent_name`."""
+    return list(common_options(callbacks, agent_name).handlers)
 
 
 class EventTee:
-    """Copies a run's events to each listening handler's iterator; `close()` ends them all."""
+    """Calls the handlers' `on_start` and `on_end` for one agent run; `send` hands each event to every
+    handler's copy of the run's events, `close()` ends them."""
 
-    def __init__(self, handlers: Sequence[Any], agent_name: str, payload: AgentCallbackInput) -> None:
-        self._queues: list[queue.SimpleQueue[AgentEvent | None]] = []
+    def __init__(
+        self, handlers: Sequence[Any], agent_name: str, agent_type: str, payload: AgentCallbackInput
+    ) -> None:
+        self._inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
         info = RunInfo(None, agent_name, AGENT_KIND, graph_name=agent_name)
+        payload = replace(payload, agent_type=agent_type)
         for handler in handlers:
             on_start = getattr(handler, "on_start", None)
             if on_start is not None:
                 on_start(info, payload)
-        for handler in handlers:
-            on_end = getattr(handler, "on_end", None)
-            if on_end is not None:
-                inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
-                self._queues.append(inbox)
-                on_end(info, AgentCallbackOutput(_drain(inbox)))
+        listeners = [h.on_end for h in handlers if getattr(h, "on_end", None) is not None]
+        self._listening = bool(listeners)
+        outputs = copy_agent_callback_output(AgentCallbackOutput(_drain(self._inbox)), len(listeners))
+        for on_end, output in zip(listeners, outputs, strict=True):
+            on_end(info, output)
 
-    def send(self, event: AgentEvent) -> None:
-        for inbox in self._queues:
-            inbox.put(event)
+    def send(self, event: AgentEvent) -> AgentEvent:
+        """Hand `event` to the handlers; returns the event for the run's own reader (a streamed output
+        is read once, so each side then gets its own iterator over the chunks)."""
+        if not self._listening:
+            return event
+        if event.message_stream is None:
+            self._inbox.put(event)
+            return event
+        chunks = list(event.message_stream)
+        self._inbox.put(replace(event, message_stream=iter(chunks)))
+        return replace(event, message_stream=iter(chunks))
 
     def close(self) -> None:
-        for inbox in self._queues:
-            inbox.put(None)
+        self._inbox.put(None)
 
 
 def _drain(inbox: queue.SimpleQueue[AgentEvent | None]) -> Iterator[AgentEvent]:

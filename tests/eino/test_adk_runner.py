@@ -63,15 +63,18 @@ def test_runner_run() -> None:
     assert events[0].message is not None and events[0].message.content == "Response from test agent"
 
 
+def _streamed(text: str) -> AgentEvent:
+    return AgentEvent("TestAgent", message_stream=iter([Message.assistant(text)]))
+
+
 def test_runner_run_with_streaming() -> None:
-    """runner_test.go TestRunner_Run_WithStreaming (graph_core events carry whole messages, so the
-    streaming flag is checked on the agent's input only)"""
-    agent = MockAgent(
-        "TestAgent", "d", [AgentEvent("TestAgent", message=Message.assistant("Streaming response"))]
-    )
-    events = list(Runner(agent, enable_streaming=True).run([Message.user("Hello, agent!")]))
-    assert agent.call_count == 1 and agent.streaming is True
+    """runner_test.go TestRunner_Run_WithStreaming"""
+    agent = MockAgent("TestAgent", "Test agent for Runner", [_streamed("Streaming response")])
+    msgs = [Message.user("Hello, agent!")]
+    events = list(Runner(agent, enable_streaming=True).run(msgs))
+    assert agent.call_count == 1 and agent.last_input == msgs and agent.streaming is True
     assert len(events) == 1 and events[0].agent_name == "TestAgent"
+    assert events[0].is_streaming
 
 
 def test_runner_query() -> None:
@@ -87,12 +90,12 @@ def test_runner_query() -> None:
 
 def test_runner_query_with_streaming() -> None:
     """runner_test.go TestRunner_Query_WithStreaming"""
-    agent = MockAgent(
-        "TestAgent", "d", [AgentEvent("TestAgent", message=Message.assistant("Streaming query response"))]
-    )
+    agent = MockAgent("TestAgent", "Test agent for Runner", [_streamed("Streaming query response")])
     events = list(Runner(agent, enable_streaming=True).query("Test query"))
-    assert agent.call_count == 1 and agent.last_input[0].content == "Test query" and agent.streaming is True
-    assert len(events) == 1
+    assert agent.call_count == 1 and len(agent.last_input) == 1
+    assert agent.last_input[0].content == "Test query" and agent.streaming is True
+    assert len(events) == 1 and events[0].agent_name == "TestAgent"
+    assert events[0].is_streaming
 
 
 def test_resume_with_missing_checkpoint() -> None:
@@ -295,8 +298,9 @@ def test_nested_agent_tool_no_internal_events_when_disabled() -> None:
 
 
 def test_nested_agent_tool_internal_events_when_enabled() -> None:
-    """agent_tool_test.go TestNestedAgentTool_RunPath (the inner agent's events reach the outer run, named
-    by the inner agent, before the tool's result; Eino's RunPath field has no graph_core counterpart)"""
+    """agent_tool_test.go TestNestedAgentTool_RunPath, its forwarding half: the inner agent's events reach
+    the outer run, named by the inner agent, before the tool's result (the run path:
+    test_adk_agent_tool.py::test_nested_agent_tool_run_path)"""
     outer, _inner = _outer_with_inner(emit_internal_events=True)
     events = list(outer.run("go"))
     names = [(e.agent_name, e.message.content if e.message else None) for e in events]
