@@ -94,6 +94,7 @@ from graph_core.graph import Graph
 from graph_core.interrupt import root_address
 from graph_core.schema import Message, concat_messages
 from graph_core.tools import Tool, ToolMiddleware
+from graph_core.tools.alias import ToolAliasConfig
 from graph_core.tools.context import tool_call_scope
 
 if TYPE_CHECKING:
@@ -198,6 +199,7 @@ class ChatModelAgent:
         model_retry_config: ModelRetryConfig | None = None,
         model_failover_config: ModelFailoverConfig | None = None,
         emit_internal_events: bool = False,
+        tool_aliases: Mapping[str, ToolAliasConfig] | None = None,
     ) -> None:
         if model_failover_config is not None:
             if getattr(model_failover_config, "get_failover_model", None) is None:
@@ -243,6 +245,7 @@ class ChatModelAgent:
             retry=model_retry_config,
             failover=model_failover_config,
             checkpoint_store=self.checkpoint_store,
+            tool_aliases=dict(tool_aliases) if tool_aliases else None,
         )
         self.configured = AgentGraph(self.settings, instruction, all_tools, frozenset(direct))
         self._active: list[RunSink] = []

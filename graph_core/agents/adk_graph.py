@@ -21,7 +21,7 @@ run too).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ from graph_core.interrupt import get_interrupt_state, interrupt, was_interrupted
 from graph_core.schema import Message
 from graph_core.state import process_state
 from graph_core.tools import ToolMiddleware
+from graph_core.tools.alias import ToolAliasConfig
 from graph_core.topology import END, START
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ class AgentSettings:
     retry: ModelRetryConfig | None
     failover: ModelFailoverConfig | None
     checkpoint_store: Any
+    tool_aliases: Mapping[str, ToolAliasConfig] | None = None
 
 
 class AgentGraph:
@@ -102,6 +104,7 @@ class AgentGraph:
                 *settings.hooks.tool_middlewares(),
             ],
             return_directly=return_directly,
+            tool_aliases=settings.tool_aliases,
         )
         infos = self.tools_node.tool_infos
         self.model = settings.model.with_tools(infos) if infos else settings.model

@@ -4,9 +4,9 @@ Runner (`Query`, `ResumeWithParams`) is the agent's own `run`/`resume` here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from graph_core.agents.adk import AgentEvent, ChatModelAgent, ChatModelAgentResumeData
+from graph_core.agents.adk import AgentEvent, ChatModelAgent, ChatModelAgentResumeData, ModelRetryConfig
 from graph_core.agents.adk_agent_tool import AgentTool
 from graph_core.agents.adk_runner import Runner
 from graph_core.checkpoint import InMemoryCheckpointStore
@@ -246,3 +246,55 @@ def test_nested_chat_model_agent_with_agent_tool() -> None:
     assert final and all(e.error is None for e in final)
     contents = [e.message.content for e in final if e.message is not None]
     assert "inner agent completed" in contents and "outer agent completed" in contents
+
+
+class _RetryableError(Exception):
+    """Go `errRetryAble`."""
+
+
+class _StreamErrorThenToolCallModel:
+    """Go `streamErrorThenToolCallModel`: the first stream sends three chunks then a retryable error;
+    the next one a call of `tool_call_name`."""
+
+    def __init__(self, tool_call_name: str) -> None:
+        self.tool_call_name = tool_call_name
+        self.call_count = 0
+
+    def with_tools(self, tools: object) -> _StreamErrorThenToolCallModel:
+        return self
+
+    def generate(self, messages: list[Message]) -> Message:
+        return Message.assistant("final answer")
+
+    def stream(self, messages: list[Message]) -> Iterator[Message]:
+        self.call_count += 1
+        if self.call_count == 1:
+            for text in ("chunk1", "chunk2", "chunk3"):
+                yield Message.assistant(text)
+            raise _RetryableError("retryable")
+        yield Message.assistant(
+            "", tool_calls=[ToolCall(id="call-1", name=self.tool_call_name, arguments="{}")]
+        )
+
+
+def test_stream_retry_then_tool_interrupt_checkpoint() -> None:
+    """interrupt_test.go TestStreamRetryThenToolInterruptCheckpoint: a stream that failed mid-way and was
+    retried does not stop the checkpoint of the tool interrupt that follows"""
+    model = _StreamErrorThenToolCallModel("interrupt_tool")
+    agent = ChatModelAgent(
+        name="RetryInterruptAgent",
+        description="Agent that retries model then tool interrupts",
+        instruction="You are a test agent.",
+        model=model,
+        model_retry_config=ModelRetryConfig(
+            max_retries=2, is_retryable=lambda e: isinstance(e, _RetryableError), sleep=lambda _s: None
+        ),
+        tools=[_InterruptingTool("interrupt_tool")],
+    )
+    store = InMemoryCheckpointStore()
+    runner = Runner(agent, enable_streaming=True, checkpoint_store=store)
+    events = list(runner.run([Message.user("test query")], checkpoint_id="retry_interrupt_ckpt"))
+    assert [e.error for e in events if e.error is not None] == []
+    assert any(e.action is not None and e.action.interrupted is not None for e in events)
+    assert store.get("retry_interrupt_ckpt") is not None
+    assert model.call_count == 2
