@@ -126,6 +126,14 @@ def test_get_react_history() -> None:
     ]
 
 
+def test_react_history_empty_messages() -> None:
+    """react_test.go TestReactHistory_EmptyMessages: an empty history does not fail (Go: no panic); it is
+    the two transfer messages"""
+    result = _history_graph("MyAgent", [], lambda _: get_react_chat_history("DestAgent")).invoke("")
+    assert [m.role for m in result] == ["user", "user"]
+    assert "successfully transferred to agent [DestAgent]" in result[1].content
+
+
 def _done(name: str, text: str) -> list[AgentEvent]:
     return [AgentEvent(name, message=Message.assistant(text))]
 
