@@ -5,8 +5,16 @@ Runner (`Query`, `ResumeWithParams`) is the agent's own `run`/`resume` here."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
-from graph_core.agents.adk import AgentEvent, ChatModelAgent, ChatModelAgentResumeData, ModelRetryConfig
+from graph_core.agents.adk import (
+    AgentEvent,
+    ChatModelAgent,
+    ChatModelAgentContext,
+    ChatModelAgentMiddleware,
+    ChatModelAgentResumeData,
+    ModelRetryConfig,
+)
 from graph_core.agents.adk_agent_tool import AgentTool
 from graph_core.agents.adk_runner import Runner
 from graph_core.checkpoint import InMemoryCheckpointStore
@@ -19,6 +27,7 @@ from graph_core.interrupt import (
 )
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
+from tests.eino.adk_fakes import RecordingModel
 
 
 class _StatefulTool:
@@ -77,7 +86,8 @@ def test_chat_model_parallel_tool_interrupt_and_resume() -> None:
     _, stop = _until_interrupt(
         list(agent.resume("parallel-tool-test-1", resume_data={ids["interrupt from toolA"]: "toolA resumed"}))
     )
-    assert stop is not None
+    assert stop is not None, "expected a re-interrupt from toolB"
+    assert len(stop.action.interrupted.interrupt_contexts) == 1, "should have 1 remaining interrupts"  # type: ignore[union-attr]
     [root] = [c for c in stop.action.interrupted.interrupt_contexts if c.is_root_cause]  # type: ignore[union-attr]
     assert root.info == "interrupt from toolB"
 
@@ -85,6 +95,7 @@ def test_chat_model_parallel_tool_interrupt_and_resume() -> None:
         list(agent.resume("parallel-tool-test-1", resume_data={root.id: "toolB resumed"}))
     )
     assert len(final) == 2
+    assert stop is not None
 
 
 class _ReturnDirectlyTool:
@@ -106,31 +117,56 @@ class _InterruptingTool:
         return data if data is not None else "resumed without data"
 
 
+class _DynamicTool:
+    """Go `dynamicTool`"""
+
+    def __init__(self, name: str) -> None:
+        self.info = ToolInfo(name, "A dynamically added tool", {"type": "object"})
+
+    def invoke(self, arguments: str) -> str:
+        return "dynamic tool result"
+
+
+class _ToolsHandler(ChatModelAgentMiddleware):
+    """Go `interruptTestToolsHandler`: `before_agent` adds its tools."""
+
+    def __init__(self, tools: list[Any]) -> None:
+        self.tools = tools
+
+    def before_agent(self, context: ChatModelAgentContext) -> ChatModelAgentContext:
+        context.tools = [*context.tools, *self.tools]
+        return context
+
+
 def test_return_directly_event_sent_after_resume() -> None:
-    """interrupt_test.go TestReturnDirectlyEventSentAfterResume, without its agent middleware (graph_core
-    has none; the dynamic-tool half is not applicable): a return-directly tool completes beside an
-    interrupting one; after the resume its held event is sent."""
+    """interrupt_test.go TestReturnDirectlyEventSentAfterResume: a return-directly tool completes beside
+    an interrupting one; after the resume its held event is sent; the tool a handler added is offered to
+    the model (Go `twoToolCallModel` keeps the tools of its last call)"""
     calls = [
-        ToolCall(id="call-1", name="return_directly_tool", arguments="{}"),
-        ToolCall(id="call-2", name="interrupting_tool", arguments="{}"),
+        ToolCall(id="call_return_directly", name="return_directly_tool", arguments="{}"),
+        ToolCall(id="call_interrupting", name="interrupting_tool", arguments="{}"),
     ]
+    model = RecordingModel([Message.assistant("", tool_calls=calls), Message.assistant("final response")])
     agent = ChatModelAgent(
         name="TestAgent",
         description="Test agent for return directly + interrupt",
-        model=ScriptedChatModel([Message.assistant("", tool_calls=calls)]),
+        model=model,
         tools=[_ReturnDirectlyTool("return_directly_tool"), _InterruptingTool("interrupting_tool")],
         return_directly=["return_directly_tool"],
-        checkpoint_store=InMemoryCheckpointStore(),
+        handlers=[_ToolsHandler([_DynamicTool("dynamic_tool")])],
     )
-    _, stop = _until_interrupt(list(agent.run("test input", checkpoint_id="test_checkpoint")))
+    runner = Runner(agent, checkpoint_store=InMemoryCheckpointStore())
+    _, stop = _until_interrupt(list(runner.query("test input", checkpoint_id="test_checkpoint")))
     assert stop is not None and stop.action is not None
     contexts = stop.action.interrupted.interrupt_contexts
     assert contexts
-    resumed = list(agent.resume("test_checkpoint", resume_data={contexts[0].id: "resume data"}))
+    assert "dynamic_tool" in model.tools[-1], "Dynamic tool should be in tool list before interrupt"
+    resumed = list(runner.resume("test_checkpoint", resume_data={contexts[0].id: "resume data"}))
     assert any(
         e.message is not None and e.message.role == "tool" and e.message.tool_name == "return_directly_tool"
         for e in resumed
-    )
+    ), "ReturnDirectlyEvent should be sent after resume"
+    assert "dynamic_tool" in model.tools[-1], "Dynamic tool should be in tool list after resume"
 
 
 class _ValidatingModel:
