@@ -20,7 +20,7 @@ def test_a_changed_row_makes_the_summary_stale() -> None:
     assert edited != text
     fresh = table.render(edited)
     assert fresh != edited
-    assert "| adk/runner_test.go | 6 | 3 | 2 | 0 | 1 |" in fresh
+    assert "| adk/runner_test.go | 6 | 5 | 0 | 0 | 1 |" in fresh
 
 
 def test_statuses_count_in_their_columns() -> None:
