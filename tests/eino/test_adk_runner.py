@@ -151,10 +151,11 @@ class CallbackRecorder:
         if info.kind != AGENT_KIND:
             return
         self.ends.append(info)
-        assert isinstance(output, AgentCallbackOutput)
+        assert isinstance(output, AgentCallbackOutput) and output.events is not None
+        events = output.events
 
         def read() -> None:
-            self.events.extend(output.events)
+            self.events.extend(events)
             self.done.set()
 
         threading.Thread(target=read, daemon=True).start()
