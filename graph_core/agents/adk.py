@@ -160,9 +160,8 @@ class ChatModelAgent:
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
     - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
       Runner and agent tools are Eino's (see `adk_handlers`, `adk_retry`, `adk_runner`); not implemented:
-      run-local values, the after-tool-calls hook, per-call model/tool options, the agent's tool
-      aliases, callbacks designated to named agents, interrupts inside agent tools, transfer and
-      workflow agents;
+      run-local values, the after-tool-calls hook, per-call model/tool options, transfer and
+      workflow agents, ADK-level interrupts of custom agents;
       `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
     - Events carry whole messages: in streaming mode a model output's event is its concatenation, not
       a stream (the chain's model node still streams its chunks through `stream()` unless the agent has
