@@ -341,6 +341,7 @@ class ChatModelAgent:
             options.get("callbacks") or (),
             self.name,
             AgentCallbackInput(payload, resume=messages is None and "resume_data" in options),
+            tuple(options.get("parent_path", ())),
         )
 
         def emit(event: AgentEvent) -> None:

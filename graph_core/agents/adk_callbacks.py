@@ -4,7 +4,8 @@ with `RunInfo.kind == "Agent"`, besides the graph and nodes it runs.
 `on_start(info, AgentCallbackInput)` when the run starts (its input messages, or `resume=True`), then at
 once `on_end(info, AgentCallbackOutput)` whose `events` iterates the run's events as they happen (Eino
 hands `OnEnd` an event iterator when `Run` returns, before the events exist). Every handler gets its own
-iterator; one a handler does not read costs a queue of the run's events.
+iterator; one a handler does not read costs a queue of the run's events. An agent run under a
+`parent_path` (an agent used as a tool) reports with that `RunInfo.path`, as its graph does.
 """
 
 from __future__ import annotations
@@ -42,9 +43,15 @@ class AgentCallbackOutput:
 class EventTee:
     """Copies a run's events to each listening handler's iterator; `close()` ends them all."""
 
-    def __init__(self, handlers: Sequence[Any], agent_name: str, payload: AgentCallbackInput) -> None:
+    def __init__(
+        self,
+        handlers: Sequence[Any],
+        agent_name: str,
+        payload: AgentCallbackInput,
+        path: tuple[str, ...] = (),
+    ) -> None:
         self._queues: list[queue.SimpleQueue[AgentEvent | None]] = []
-        info = RunInfo(None, agent_name, AGENT_KIND, graph_name=agent_name)
+        info = RunInfo(None, agent_name, AGENT_KIND, path, graph_name=agent_name)
         for handler in handlers:
             on_start = getattr(handler, "on_start", None)
             if on_start is not None:

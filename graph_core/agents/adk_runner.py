@@ -5,7 +5,11 @@ At the ToolNode a sub-agent and a tool are both actions producing a result: `Age
 named and described as its agent, taking `{"request": "..."}`, whose result is the text of the agent's
 last message. The inner run shares its parent's session values; with the outer agent's
 `emit_internal_events=True` its events also reach the outer run's events (Eino
-`ToolsConfig.EmitInternalEvents`), otherwise only the tool's result does.
+`ToolsConfig.EmitInternalEvents`), otherwise only the tool's result does. As Eino's inner run takes
+the tool call's `ctx` (its callback handlers and run path), the inner run reports to the outer run's
+callbacks under the tool call's node path, `(..., "ToolNode", "<tool name>:<call id>")`
+(`tool_call_segment`): a recording keeps it as a nested run of that call, and the agent's topology
+(`AgentTool.topology`) is drawn nested in the ToolsNode's (`graph_core.describe`).
 
 Both take any agent with Eino's shape (`name`, `description`, `run(messages, ...)` yielding
 `AgentEvent`s, and for resuming `resume(checkpoint_id, ...)`), not only `ChatModelAgent`.
@@ -18,10 +22,18 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from graph_core.agents.adk_run import SINK, AgentEvent
+from graph_core.context import current_scope
 from graph_core.errors import GraphBuildError, GraphRunError
 from graph_core.schema import Message, ToolInfo
+from graph_core.tools import get_tool_call_id
 
-__all__ = ["AgentTool", "Runner"]
+__all__ = ["AgentTool", "Runner", "tool_call_segment"]
+
+
+def tool_call_segment(tool_name: str, call_id: str) -> str:
+    """The node-path segment an agent tool's inner run reports under, after its ToolsNode's key: the
+    tool's name and the call's ID, so two calls of one agent tool in one step stay apart."""
+    return f"{tool_name}:{call_id}"
 
 
 class Agent(Protocol):
@@ -97,7 +109,8 @@ class AgentTool:
         session = outer.session if outer is not None else {}
         forward = outer is not None and outer.emit_internal_events
         last: AgentEvent | None = None
-        for event in self.agent.run([Message.user(str(request))], session=session):
+        nested = self._nested_options()
+        for event in self.agent.run([Message.user(str(request))], session=session, **nested):
             if forward and outer is not None:
                 outer.emit(event)
             if event.error is not None:
@@ -111,6 +124,19 @@ class AgentTool:
         if last is None:
             raise GraphRunError("no event returned")
         return last.message.content if last.message is not None else ""
+
+    def _nested_options(self) -> dict[str, Any]:
+        """The outer run's callbacks and this call's node path, for the inner run (none outside a run)."""
+        scope = current_scope()
+        if scope is None or not scope.callbacks:
+            return {}
+        segment = tool_call_segment(self.agent.name, get_tool_call_id())
+        return {"callbacks": scope.callbacks, "parent_path": (*scope.path, segment)}
+
+    def topology(self) -> Any:
+        """The agent's graph (a `Topology`), or None for an agent that has none to show."""
+        topology = getattr(self.agent, "topology", None)
+        return topology() if callable(topology) else None
 
     def __repr__(self) -> str:
         return f"AgentTool({self.agent.name!r})"
