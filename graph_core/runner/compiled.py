@@ -16,7 +16,7 @@ from graph_core.astream import aone_chunk
 from graph_core.callbacks import RunInfo
 from graph_core.checkpoint.codec import CheckpointSerializationError, decode_checkpoint
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
-from graph_core.describe import describe_node
+from graph_core.describe import describe_graph, describe_node
 from graph_core.errors import GraphRunError
 from graph_core.interrupt import RUNNABLE_PREFIX, PointRecord, ResumeTargets, root_address
 from graph_core.runner.driver import drive_async, drive_sync
@@ -103,7 +103,7 @@ class CompiledGraph:
                 output_key=node.output_key,
                 has_pre_handler=node.pre is not None,
                 has_post_handler=node.post is not None,
-                graph=node.graph.topology() if node.graph is not None else None,
+                graph=node.graph.topology() if node.graph is not None else describe_graph(specs[node.key]),
                 **describe_node(specs[node.key]),
             )
             for node in self.plan.nodes.values()
