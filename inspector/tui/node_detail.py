@@ -108,12 +108,16 @@ def _node_run(
     return text
 
 
-def render_nested(step: Step, *, limit: int | None, said: str | None = None) -> list[Text]:
-    """The nested runs of `step` (a graph node's nested graph, an agent tool's inner run): a header per
-    nested step (`▸ ToolNode › weather_expert:call_expert  step 0  Init`, its budget), then what each
-    of its nodes did, indented."""
+def render_nested(
+    step: Step, *, limit: int | None, said: str | None = None, path: tuple[str, ...] | None = None
+) -> list[Text]:
+    """The nested runs of `step` (a graph node's nested graph, an agent tool's inner run), or only the
+    one at `path`: a header per nested step (`▸ ToolNode › weather_expert:call_expert  step 0  Init`,
+    its budget), then what each of its nodes did, indented."""
     parts: list[Text] = []
     for record, budget, runs in step.nested_parts():
+        if path is not None and tuple(record.path) != path:
+            continue
         header = Text("▸ ", style="bold magenta")
         header.append_text(one_line(" › ".join(record.path), limit=120, style="bold magenta"))
         header.append(f"  step {record.index}  ", style="bold")
