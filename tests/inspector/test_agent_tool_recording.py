@@ -160,7 +160,10 @@ def test_show_lists_the_nested_run_under_its_step(tmp_path: Path) -> None:
     steps = [line.strip() for line in block if line.startswith("      step ")]
     assert [s.split("  [")[0] for s in steps] == [f"step {i}  {n[0]}" for i, n in enumerate(INNER_NODES)]
     assert "steps 1/2147483647, model 1, tools 1, tokens 125, iterations left 20]" in steps[0]
-    assert "        tool get_weather (call_weather): 'Hangzhou: light rain, 18°C, humidity 85%, wind 3 m/s'" in block
+    assert (
+        "        tool get_weather (call_weather): 'Hangzhou: light rain, 18°C, humidity 85%, wind 3 m/s'"
+        in block
+    )
     assert f"        ChatModel said: assistant: {EXPERT_ANSWER}" in block
     # the inner nodes' messages are said in their nested steps, not in the outer step's own lines
     assert not any(line.startswith("    Init said: system: You are a weather expert") for line in lines)
