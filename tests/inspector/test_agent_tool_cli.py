@@ -9,14 +9,8 @@ with `o` (driven in a real terminal, tmux, as a person would).
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import shutil
 import subprocess
 import sys
-import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +19,7 @@ import pytest
 from fixtures.agent_tool import QUESTION, build_agent, build_expert
 from inspector.cli import main
 from inspector.recording import read_run
+from tests.terminal import EXITED, open_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = "fixtures.agent_tool:agent"
@@ -130,64 +125,19 @@ def test_the_topology_snapshot_holds_the_nested_agent(topology_snapshot: Any) ->
     assert topology_snapshot == build_agent()
 
 
-class Terminal:
-    """One tmux server of our own (its own socket), one window of a fixed size."""
-
-    def __init__(self, socket: str) -> None:
-        self.socket = socket
-
-    def tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "replay")
-
-    def wait_for(self, text: str, timeout: float = 90.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never appeared; the screen shows:\n{screen}")
-            time.sleep(0.2)
-
-    def keys(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", "replay", *keys)
-
-
-@pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is not installed; CI installs it in .ci/run (apt-get install tmux)")
-    term = Terminal(f"agent-tool-nested-{uuid.uuid4().hex[:8]}")
-    yield term
-    subprocess.run(["tmux", "-L", term.socket, "kill-server"], capture_output=True, timeout=30)
-
-
-def test_replay_opens_the_nested_run_in_a_terminal(terminal: Terminal, recorded: tuple[Path, Path]) -> None:
-    command = (
-        f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {shlex.quote(sys.executable)} -m inspector "
-        f"replay {shlex.quote(str(recorded[0]))} --step 3; echo replay-exit-$((40 + 2)) status $?; sleep 60"
-    )
-    env = {"TERM": "xterm-256color", "PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)}
-    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    terminal.tmux(
-        "-f", "/dev/null", "new-session", "-d", "-s", "replay", "-x", "160", "-y", "50",
-        f"env -i {exports} sh -c {shlex.quote(command)}",
-    )  # fmt: skip
-    terminal.wait_for("step 3 of 7")
-    terminal.keys("o")
-    terminal.wait_for("▸ nested run at ToolNode › weather_expert:call_expert")
-    screen = terminal.wait_for("║ CancelCheck ║")  # the inner graph, its nodes drawn as ran
-    assert "7 steps  graph weather_expert" in screen
-    assert "step 3: 1 nested run" in screen
-    terminal.keys("Escape")
-    screen = terminal.wait_for("─ graph ─")
-    assert "nested run at" not in screen
-    terminal.keys("n", "o")
-    terminal.wait_for("no nested runs in this step")
-    terminal.keys("q")
-    terminal.wait_for("replay-exit-42 status 0")
+def test_replay_opens_the_nested_run_in_a_terminal(recorded: tuple[Path, Path]) -> None:
+    with open_terminal("agent-tool-nested") as terminal:
+        terminal.start("-m", "inspector", "replay", str(recorded[0]), "--step", "3", width=160, height=50)
+        terminal.wait_for("step 3 of 7")
+        terminal.keys("o")
+        terminal.wait_for("▸ nested run at ToolNode › weather_expert:call_expert")
+        screen = terminal.wait_for("║ CancelCheck ║")  # the inner graph, its nodes drawn as ran
+        assert "7 steps  graph weather_expert" in screen
+        assert "step 3: 1 nested run" in screen
+        terminal.keys("Escape")
+        terminal.wait_gone("nested run at")
+        terminal.wait_for("─ graph ─")
+        terminal.keys("n", "o")
+        terminal.wait_for("no nested runs in this step")
+        terminal.keys("q")
+        terminal.wait_for(f"{EXITED} 0")
