@@ -6,6 +6,11 @@ model changes. Everything is duck-typed (the engine never imports a model client
 `tool_infos` (and `return_directly`), a chat model `.tools` (the `ToolInfo`s bound by `with_tools`) and
 identifying attributes. A component can describe itself instead by offering `topology_settings()`
 (chat models: a `dict[str, str]`).
+
+A tool that offers `topology()` (an agent used as a tool, `AgentTool`) runs a graph of its own: the
+ToolsNode that holds one gets a nested graph (`describe_graph`) in which each of its tools is a node
+reached from START, and an agent tool's node holds the agent's graph. At the ToolsNode a sub-agent and
+a tool are both actions producing a result; the drawing says which is which and what the agent runs.
 """
 
 from __future__ import annotations
@@ -16,9 +21,24 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from graph_core.lambda_ import Lambda
-from graph_core.topology import ModelSpec, ToolSpec
+from graph_core.topology import (
+    END,
+    START,
+    ModelSpec,
+    ToolSpec,
+    Topology,
+    TopologyEdge,
+    TopologyNode,
+    TriggerMode,
+    build_topology,
+)
 
-__all__ = ["describe_function", "describe_model", "describe_node", "describe_tools"]
+__all__ = ["describe_function", "describe_graph", "describe_model", "describe_node", "describe_tools"]
+
+AGENT_TOOL_KIND = "Agent"
+"""The kind of an agent tool's node in a ToolsNode's nested graph (Eino `ComponentOfAgent`)."""
+TOOL_KIND = "Tool"
+"""The kind of any other tool's node there (what `RunInfo.kind` says of a tool call)."""
 
 _WRAPPER_DEPTH = 8  # a wrapper chain longer than this is not followed further
 
@@ -110,6 +130,44 @@ def describe_function(fn: Callable[..., Any] | Lambda | None) -> str | None:
         fn = fn.func  # pyright: ignore[reportUnknownMemberType]
     qualname = getattr(fn, "__qualname__", None)
     return qualname if isinstance(qualname, str) else type(fn).__qualname__
+
+
+def _tool_graph(tool: Any) -> Topology | None:
+    topology = getattr(tool, "topology", None)
+    if not callable(topology):
+        return None
+    graph = topology()
+    return graph if isinstance(graph, Topology) else None
+
+
+def describe_graph(spec: Any) -> Topology | None:
+    """The nested graph of a ToolsNode some of whose tools run graphs of their own (agents used as
+    tools), else None: START branches to each tool (the model's calls choose which, several at once),
+    each tool leads to END, and an agent tool's node holds its agent's `Topology`."""
+    component = getattr(spec, "component", None)
+    if getattr(spec, "kind", "") != "ToolsNode" or component is None:
+        return None
+    tools: list[Any] = list(getattr(component, "tools", None) or ())
+    graphs = [_tool_graph(tool) for tool in tools]
+    if all(graph is None for graph in graphs):
+        return None
+    nodes: list[TopologyNode] = []
+    edges: list[TopologyEdge] = []
+    for tool, graph in zip(tools, graphs, strict=True):
+        name = str(getattr(getattr(tool, "info", None), "name", ""))
+        kind = TOOL_KIND if graph is None else AGENT_TOOL_KIND
+        nodes.append(
+            TopologyNode(key=name, name=graph.name if graph is not None else "", kind=kind, graph=graph)
+        )
+        edges.append(TopologyEdge(source=START, target=name, kind="branch", branch_kind="multi"))
+    edges.extend(TopologyEdge(source=node.key, target=END) for node in nodes)
+    # the calls run at once and the node ends when all have: no supersteps, as in a DAG
+    return build_topology(
+        name=str(getattr(spec, "key", "")),
+        nodes=nodes,
+        edges=edges,
+        trigger_mode=TriggerMode.ALL_PREDECESSOR,
+    )
 
 
 def describe_node(spec: Any) -> dict[str, Any]:

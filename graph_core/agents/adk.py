@@ -351,6 +351,7 @@ class ChatModelAgent:
             self.name,
             get_agent_type(self),
             AgentCallbackInput(payload, resume=messages is None and "resume_data" in options),
+            tuple(options.get("parent_path", ())),
         )
 
         def emit(event: AgentEvent) -> None:

@@ -10,6 +10,12 @@ events also reach the outer run's events, their `run_path` prefixed with the out
 `ToolsConfig.EmitInternalEvents`); otherwise only the tool's result does. Actions of the inner agent
 (exit, transfer, break loop) stay inside it.
 
+**Its run is nested in the caller's.** As Eino's inner run takes the tool call's `ctx` (its callback
+handlers and run path), the inner run reports to the outer run's callbacks under the tool call's node
+path, `(..., "ToolNode", "<tool name>:<call id>")` (`tool_call_segment`): a recording keeps it as a
+nested run of that call, and the agent's graph (`AgentTool.topology`) is drawn nested in the ToolsNode's
+(`graph_core.describe`).
+
 **Interrupts pass through.** When the inner agent interrupts, the tool interrupts the outer run as a
 composite point (Eino `CompositeInterrupt`): the inner interrupt contexts hang under the tool call, so
 the outer agent reports them at addresses such as `agent:outer;tool:inner:1;agent:inner;tool:t:1`, and
@@ -41,7 +47,13 @@ from graph_core.interrupt import (
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools import get_tool_call_id
 
-__all__ = ["AgentTool"]
+__all__ = ["AgentTool", "tool_call_segment"]
+
+
+def tool_call_segment(tool_name: str, call_id: str) -> str:
+    """The node-path segment an agent tool's inner run reports under, after its ToolsNode's key: the
+    tool's name and the call's ID, so two calls of one agent tool in one step stay apart."""
+    return f"{tool_name}:{call_id}"
 
 
 class Agent(Protocol):
@@ -91,11 +103,14 @@ class AgentTool:
         outer = SINK.get()
         session = outer.session if outer is not None else {}
         point = current_point()
+        nested = self._nested_options()
         if point is None:
             checkpoint_id = uuid.uuid4().hex
-            events = self.agent.run(self._input(arguments), session=session, checkpoint_id=checkpoint_id)
+            events = self.agent.run(
+                self._input(arguments), session=session, checkpoint_id=checkpoint_id, **nested
+            )
         else:
-            checkpoint_id, events = self._resume(session)
+            checkpoint_id, events = self._resume(session, nested)
         last: AgentEvent | None = None
         for event in events:
             if event.error is not None:
@@ -153,7 +168,7 @@ class AgentTool:
         path = scope.path if scope is not None else ()
         return address_of(path, (self.agent.name, get_tool_call_id()), root=scope_address(scope))
 
-    def _resume(self, session: dict[str, Any]) -> tuple[str, Iterator[AgentEvent]]:
+    def _resume(self, session: dict[str, Any], nested: dict[str, Any]) -> tuple[str, Iterator[AgentEvent]]:
         saved = get_interrupt_state()
         if not isinstance(saved, dict) or "checkpoint_id" not in saved:
             raise GraphRunError(
@@ -167,7 +182,7 @@ class AgentTool:
         if resume is None:
             raise GraphRunError(f"agent tool '{self.agent.name}': agent {self.agent.name!r} cannot resume")
         events: Iterator[AgentEvent] = resume(
-            checkpoint_id, resume_data=self._inner_resume_data(), session=session
+            checkpoint_id, resume_data=self._inner_resume_data(), session=session, **nested
         )
         return checkpoint_id, events
 
@@ -183,6 +198,22 @@ class AgentTool:
         prefix = point.address + ";" if point is not None else ""
         inner = {k[len(prefix) :]: v for k, v in targets.by_address.items() if k.startswith(prefix)}
         return inner or None
+
+    # -- the nested run ---------------------------------------------------------------------------------
+
+    def _nested_options(self) -> dict[str, Any]:
+        """The outer run's callbacks and this call's node path, for the inner run (none outside a run,
+        or in a run nobody listens to)."""
+        scope = current_scope()
+        if scope is None or not scope.callbacks:
+            return {}
+        segment = tool_call_segment(self.agent.name, get_tool_call_id())
+        return {"callbacks": scope.callbacks, "parent_path": (*scope.path, segment)}
+
+    def topology(self) -> Any:
+        """The agent's graph (a `Topology`), or None for an agent that has none to show."""
+        topology = getattr(self.agent, "topology", None)
+        return topology() if callable(topology) else None
 
     def __repr__(self) -> str:
         return f"AgentTool({self.agent.name!r})"

@@ -8,7 +8,8 @@ copy of the iterator (`copy_event_iterator`); one a handler does not read costs 
 
 Handlers are given in a run's `callbacks=[...]`, each a handler or a `with_callbacks(...)` option, which
 `.designate_agent(name, ...)` limits to the named agents (Eino `WithCallbacks(...).DesignateAgent(...)`):
-an agent run as a tool of another gets the outer run's handlers meant for it.
+an agent run as a tool of another gets the outer run's handlers meant for it. An agent run
+under a `parent_path` (an agent used as a tool) reports with that `RunInfo.path`, as its graph does.
 """
 
 from __future__ import annotations
@@ -159,10 +160,15 @@ class EventTee:
     handler's copy of the run's events, `close()` ends them."""
 
     def __init__(
-        self, handlers: Sequence[Any], agent_name: str, agent_type: str, payload: AgentCallbackInput
+        self,
+        handlers: Sequence[Any],
+        agent_name: str,
+        agent_type: str,
+        payload: AgentCallbackInput,
+        path: tuple[str, ...] = (),
     ) -> None:
         self._inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
-        info = RunInfo(None, agent_name, AGENT_KIND, graph_name=agent_name)
+        info = RunInfo(None, agent_name, AGENT_KIND, path, graph_name=agent_name)
         payload = replace(payload, agent_type=agent_type)
         for handler in handlers:
             on_start = getattr(handler, "on_start", None)

@@ -16,7 +16,7 @@ from graph_core.astream import aone_chunk
 from graph_core.callbacks import RunInfo
 from graph_core.checkpoint.codec import CheckpointSerializationError, decode_checkpoint
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
-from graph_core.describe import describe_node
+from graph_core.describe import describe_graph, describe_node
 from graph_core.errors import GraphRunError
 from graph_core.interrupt import RUNNABLE_PREFIX, PointRecord, ResumeTargets, root_address
 from graph_core.runner.driver import drive_async, drive_sync
@@ -103,7 +103,7 @@ class CompiledGraph:
                 output_key=node.output_key,
                 has_pre_handler=node.pre is not None,
                 has_post_handler=node.post is not None,
-                graph=node.graph.topology() if node.graph is not None else None,
+                graph=node.graph.topology() if node.graph is not None else describe_graph(specs[node.key]),
                 **describe_node(specs[node.key]),
             )
             for node in self.plan.nodes.values()
@@ -205,6 +205,7 @@ class CompiledGraph:
                 stream=stream,
                 handlers=handlers,
                 max_steps=options.get("max_steps"),
+                path=tuple(options.get("parent_path", ())),
                 # invoked from inside a node of another run (not embedded): as in Eino, whose state
                 # chain follows the ctx, this run's state links to the caller's for `process_state`
                 parent_frame=caller.state if caller is not None else None,
@@ -221,7 +222,8 @@ class CompiledGraph:
             self._resume(rc, data, checkpoint_id, options)
             return rc, data
         except Exception as error:
-            self._setup_failed(handlers, rc, input, stream=stream, error=error, chunks=chunks)
+            path = tuple(options.get("parent_path", ()))
+            self._setup_failed(handlers, rc, input, stream=stream, error=error, chunks=chunks, path=path)
             raise
 
     def _resume(self, rc: RunContext, data: RunData, checkpoint_id: str, options: RunOptions) -> None:
@@ -261,6 +263,7 @@ class CompiledGraph:
         stream: bool,
         error: Exception,
         chunks: bool = False,
+        path: tuple[str, ...] = (),
     ) -> None:
         """Report a run that failed before its first step as Eino's deferred callbacks do: the graph's
         start (with the run input; the state, if already made, in scope), then its error.
@@ -271,7 +274,7 @@ class CompiledGraph:
         """
         if not handlers.callbacks:
             return
-        info = RunInfo(None, self.name, "Graph", (), None, self.name)
+        info = RunInfo(None, self.name, "Graph", path, None, self.name)
         if rc is not None:
             scope = rc.scope()
         else:

@@ -34,6 +34,10 @@ class RunOptions(TypedDict, total=False):
       (otherwise they get their input type's zero value).
     - `tools_node_options` (Eino `WithToolsNodeOption`): a `graph_core.tools.ToolsNodeOptions` (a tool
       list and aliases for this run) given to every ToolsNode of the top-level graph.
+    - `parent_path` (default `()`): the node path of the node this run runs inside, when it is run from
+      inside another run's node rather than embedded (an agent used as a tool: `AgentTool` passes its
+      tool call's path). Observers then see it as that node's nested graph: `RunInfo.path` and
+      `StepInfo.path` start with it, and it has no step boundaries of its own.
     """
 
     callbacks: Iterable[Any]
@@ -46,6 +50,7 @@ class RunOptions(TypedDict, total=False):
     write_checkpoint_id: str | None
     interrupt_event: threading.Event | None
     tools_node_options: Any
+    parent_path: tuple[str, ...]
 
 
 RUN_OPTION_NAMES: frozenset[str] = frozenset(RunOptions.__annotations__)

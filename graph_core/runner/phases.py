@@ -181,7 +181,8 @@ def start_step(rc: RunContext, data: RunData) -> Step:
     if rc.max_steps is not None and step >= rc.max_steps:
         raise MaxStepsExceededError(rc.max_steps, path=rc.path)
     handlers = rc.handlers
-    presets = _at_boundary(rc, data) if handlers.boundary and not rc.nested else None
+    # a nested run (embedded, or run under a `parent_path`) has no step boundaries of its own
+    presets = _at_boundary(rc, data) if handlers.boundary and not rc.nested and not rc.path else None
     s = Step()
     s.number = step
     restored = s.restored = rc.restored

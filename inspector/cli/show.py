@@ -33,13 +33,14 @@ import msgspec
 from inspector.cli.console import write_json, write_text
 from inspector.cli.plain import echo, one_line, one_line_list
 from inspector.cli.preview import Previews, preview
+from inspector.cli.show_steps import budget_text, nested_lines, said_lines, tool_lines
 from inspector.conversation import Conversation, Said, messages_of, step_name
 from inspector.diagnostics import Diagnostic, Findings, FoundInSteps, diagnose
 from inspector.errortext import error_text, without_node_path
 from inspector.forked import can_fork, do_in_parts, usable_cpus
 from inspector.recording import NodeRun, Run, RunFileWarning, Segment, Step
 from inspector.recording.debug_lines import DebugLines, read_debug_lines
-from inspector.recording.format import BudgetRecord, record_dict
+from inspector.recording.format import record_dict
 from inspector.recording.statediff import Change, format_path
 from inspector.recording.valuelist import json_default
 from inspector.sources import open_run
@@ -105,21 +106,6 @@ def auto_jobs() -> int:
     return min(usable_cpus(), MAX_AUTO_JOBS) if can_fork() else 1
 
 
-def _budget_text(budget: BudgetRecord) -> str:
-    if budget.steps_max is not None:
-        parts = [f"steps {budget.steps_used}/{budget.steps_max}"]
-    else:
-        parts = [f"steps {budget.steps_used}"]
-    if budget.model_calls or budget.tool_calls:
-        parts.append(f"model {budget.model_calls}")
-        parts.append(f"tools {budget.tool_calls}")
-    if budget.total_tokens is not None:
-        parts.append(f"tokens {budget.total_tokens}")
-    if budget.iterations_remaining is not None:
-        parts.append(f"iterations left {budget.iterations_remaining}")
-    return ", ".join(parts)
-
-
 _SIGNS = {"added": "+", "appended": "+", "removed": "-", "changed": "~"}
 
 
@@ -134,19 +120,6 @@ def _change_text(
         if maker is not None and maker[0] != position:
             text += f"  (said by {_name(maker[1])} in {step_name(run, maker[0])})"
     return text
-
-
-def _said_lines(node_runs: list[NodeRun], previews: Previews) -> list[str]:
-    """What a step's nodes said: the messages they produced, other than tool results (each tool call
-    already has its line)."""
-    lines: list[str] = []
-    for node_run in node_runs:
-        if node_run.error is not None:
-            continue
-        for message in messages_of(node_run.output):
-            if message.get("role") != "tool":
-                lines.append(f"    {_name(node_run.node)} said: {previews(message)}")
-    return lines
 
 
 def conversation_lines(run: Run, conversation: Conversation, previews: Previews | None = None) -> list[str]:
@@ -227,19 +200,11 @@ def _step_lines(
         change = f"{preview(edit.old)} -> {preview(edit.new)}"
         lines.append(f"edit before step {edit.step}: {one_line(edit.path)}: {change}")
     duration = f"  {step.duration * 1000:.1f} ms" if step.duration is not None else ""
-    lines.append(f"step {step.index}  {_node_list(step.nodes)}  [{_budget_text(step.budget)}]{duration}")
-    node_runs = step.node_runs
-    for node_run in node_runs:
-        for tool in node_run.tools:
-            # (a preview is on one line already)
-            outcome = f"failed: {one_line(tool.error.message)}" if tool.error else previews(tool.output)
-            lines.append(f"    tool {_name(tool.name)} ({one_line(tool.tool_call_id)}): {outcome}")
-        if node_run.error is not None and node_run.error.type == "InterruptSignal":
-            lines.append(f"    {one_line(node_run.node)} interrupted: {one_line(node_run.error.message)}")
-        elif node_run.error is not None and not node_run.tools:
-            failed = one_line(error_text(node_run.error.type, node_run.error.message))
-            lines.append(f"    {one_line(node_run.node)} failed: {failed}")
-    lines.extend(_said_lines(node_runs, previews))
+    lines.append(f"step {step.index}  {_node_list(step.nodes)}  [{budget_text(step.budget)}]{duration}")
+    # the step's own nodes here; a nested graph's (an agent tool's inner run) in its own block below
+    node_runs = [r for r in step.node_runs if len(r.path) <= 1]
+    lines.extend(tool_lines(node_runs, previews))
+    lines.extend(said_lines(node_runs, previews))
     for node in restarted:
         lines.append(
             f"    {_name(node)}: its scripted model started its script over here (the fork's replayed "
@@ -258,6 +223,8 @@ def _step_lines(
         lines.append(f"    {_change_text(change, run, conversation, step.position, previews)}")
     for branch in step.branches:
         lines.append(f"    branch {_name(branch.source)} -> {_names(branch.chosen)}")
+    if step.nested:
+        lines.extend(nested_lines(run, step, previews))
     return lines
 
 

@@ -403,6 +403,15 @@ class Step:
             self._node_runs = runs
         return self._node_runs
 
+    def nested_parts(self) -> list[tuple[StepRecord, BudgetRecord, list[NodeRun]]]:
+        """Each nested graph's step that ran inside this step (a graph node's, or the run of an agent
+        used as a tool, under its tool call's path), in file order, with its own budget and node runs."""
+        run, segment = self._run, self.segment
+        return [
+            (record, run.budget_of(record, segment=segment), run.node_runs_of(record, segment=segment))
+            for record in self.nested
+        ]
+
     def node_run(self, node: str) -> NodeRun | None:
         """The top-level execution of `node` in this step, if it ran."""
         for run in self.node_runs:

@@ -319,6 +319,8 @@ class Recorder(RunWriter):
         if counters is None:  # after the state: an ADK state's iterations counter is read on the way
             c = self._counters  # `snapshot()`, inline
             counters = (c.model_calls, c.tool_calls, c.prompt, c.completion, c.total, c.iterations)
+        if path and path in self._own_iterations:  # a nested agent's own iterations (an agent tool)
+            counters = (*counters[:5], self._own_iterations[path])
         # budgets: after the step and before it, without what the index and the header imply (`elision`)
         budget, before = compact_budgets(
             step.budget,
@@ -351,15 +353,20 @@ class Recorder(RunWriter):
 
     def _state(self, step: StepInfo) -> tuple[bool, Any, bytes | None]:
         """(`full`, payload, the delta's JSON when made) of the step's state; the ADK iterations counter
-        is read from the top-level state on the way."""
+        is read on the way: from the top-level state for the run's counters, from a nested graph's state
+        (an agent used as a tool) for that graph's own steps."""
         if step.state is None:
             return True, None, None
         track = self._states.get(step.path)
         if track is None:
             track = self._states[step.path] = StateTrack(self._snapshot_every)
         full, payload, encoded = track.record_state(step.state, self._encoder)
-        if not step.path and type(encoded) is dict and not track.usual:  # usual: the same fields as before
-            self._counters.iterations = None if _ITERATION_SET.isdisjoint(encoded) else _iterations(encoded)  # pyright: ignore[reportUnknownArgumentType]
+        if type(encoded) is dict and not track.usual:  # usual: the same fields as before
+            iterations = None if _ITERATION_SET.isdisjoint(encoded) else _iterations(encoded)  # pyright: ignore[reportUnknownArgumentType]
+            if not step.path:
+                self._counters.iterations = iterations
+            elif iterations is not None:  # a nested graph with an iterations counter of its own
+                self._own_iterations[step.path] = iterations
         return full, payload, track.delta_json
 
     def _report(self, step: StepInfo, counters: tuple[Any, ...]) -> None:

@@ -104,6 +104,7 @@ class RunWriter:
         self._encoder = Encoder(redaction=self._redaction, max_str=self._max_str, first_ref=first_ref)
         self._counters = Counters()
         self._states: dict[tuple[str, ...], StateTrack] = {}
+        self._own_iterations: dict[tuple[str, ...], int] = {}  # nested graphs' own iterations left
         self._open_runs: dict[tuple[Any, ...], Pending] = {}
         self._done: dict[tuple[str, ...], list[Pending]] = {}
         self._steps: dict[tuple[str, ...], tuple[StepInfo, float, tuple[Any, ...]]] = {}

@@ -396,6 +396,17 @@ class ReplayApp(ReplayHost):
 
         fork_from(self)
 
+    def action_open_nested(self) -> None:
+        self._main_screen_only()
+        from inspector.tui.nested_screen import NestedRunScreen
+
+        step = self.replay.current
+        if step is None or not step.nested:
+            self.notify("no nested runs in this step (a graph node or an agent tool has them)", markup=False)
+            return
+        run = self.session.run
+        self.push_screen(NestedRunScreen(step, run.topology, segments=len(run.segments)))
+
     def _opening(self) -> bool:
         """The run file appeared and its panes are being built: no screen may open on top now."""
         return self._session is not None and not self._begun

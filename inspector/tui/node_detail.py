@@ -64,9 +64,12 @@ def _error(error: ErrorRecord, *, limit: int | None, said: str | None = None, wi
     return text
 
 
-def _node_run(run: NodeRun, *, limit: int | None, indent: str = "", said: str | None = None) -> Text:
+def _node_run(
+    run: NodeRun, *, limit: int | None, indent: str = "", said: str | None = None, short: bool = False
+) -> Text:
+    """One node run; `short`: by its key alone (under a nested step's header, which names the path)."""
     text = Text(indent)
-    label = " › ".join(run.path) if len(run.path) > 1 else run.node
+    label = " › ".join(run.path) if len(run.path) > 1 and not short else run.node
     text.append_text(one_line(label, limit=80, style="bold"))
     if run.component:
         text.append("  ")
@@ -101,8 +104,34 @@ def _node_run(run: NodeRun, *, limit: int | None, indent: str = "", said: str | 
         text.append_text(one_line(run.output, limit=limit))
     for tool in run.tools:
         text.append("\n")
-        text.append_text(_node_run(tool, limit=limit, indent=indent + "    ", said=said))
+        text.append_text(_node_run(tool, limit=limit, indent=indent + "    ", said=said, short=short))
     return text
+
+
+def render_nested(
+    step: Step, *, limit: int | None, said: str | None = None, path: tuple[str, ...] | None = None
+) -> list[Text]:
+    """The nested runs of `step` (a graph node's nested graph, an agent tool's inner run), or only the
+    one at `path`: a header per nested step (`▸ ToolNode › weather_expert:call_expert  step 0  Init`,
+    its budget), then what each of its nodes did, indented."""
+    parts: list[Text] = []
+    for record, budget, runs in step.nested_parts():
+        if path is not None and tuple(record.path) != path:
+            continue
+        header = Text("▸ ", style="bold magenta")
+        header.append_text(one_line(" › ".join(record.path), limit=120, style="bold magenta"))
+        header.append(f"  step {record.index}  ", style="bold")
+        header.append_text(one_line(", ".join(record.nodes), limit=120, style="bold"))
+        if record.duration is not None:
+            header.append(f"  {record.duration * 1000:.1f} ms", style="dim")
+        left = "" if budget.steps_max is None else f"/{budget.steps_max}"
+        counts = f"  steps {budget.steps_used}{left}"
+        if budget.iterations_remaining is not None:
+            counts += f", iterations left {budget.iterations_remaining}"
+        header.append(counts, style="dim")
+        parts.append(header)
+        parts.extend(_node_run(run, limit=limit, indent="  ", said=said, short=True) for run in runs)
+    return parts
 
 
 def render_stop(
@@ -238,13 +267,15 @@ def render_detail(
         if step.ended:
             header.append("  (run ends here)", style="dim")
         parts.append(header)
-        parts.extend(_node_run(run, limit=limit, said=said) for run in step.node_runs)
+        own = [run for run in step.node_runs if len(run.path) <= 1]
+        parts.extend(_node_run(run, limit=limit, said=said) for run in own)
         for branch in step.branches:
             line = Text("branch  ", style="dim")
             line.append_text(one_line(f"{branch.source} → {', '.join(branch.chosen) or '∅'}", limit=160))
             if branch.skipped:
                 line.append_text(one_line(f"  (not {', '.join(branch.skipped)})", limit=160, style="dim"))
             parts.append(line)
+        parts.extend(render_nested(step, limit=limit, said=said))
     return Text("\n").join(parts)
 
 

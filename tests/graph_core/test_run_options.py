@@ -31,6 +31,7 @@ def test_option_names_are_the_contract_keywords() -> None:
         "write_checkpoint_id",
         "interrupt_event",
         "tools_node_options",
+        "parent_path",
     } == RUN_OPTION_NAMES
     assert typing.get_type_hints(RunOptions)["max_steps"] == int | None
 
