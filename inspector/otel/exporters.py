@@ -7,6 +7,13 @@ base64 into the hex strings OTLP/JSON asks for. `send_run` hands the spans to a 
 over the SDK's `OTLPSpanExporter`, which reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
 `OTEL_EXPORTER_OTLP_HEADERS` when no URL is given. `OtlpSink` is the provider, processor and
 exporter set up once, with the counts needed to say at the end what did not arrive.
+
+The batch processor's thread encodes spans in pure Python (about 10 µs an attribute), holding the GIL;
+CPython hands the GIL to a thread that wants it only after 5 ms (`sys.getswitchinterval()`), so a run
+whose model call returns while a batch is encoded would wait that long, once per call. The spans it
+gets are read-only copies (`GivingWay`) that release the GIL as the encoder reads each span's and
+each event's attributes: the run's thread then waits at most one span's encoding (docs/opentelemetry.md,
+"What live export costs").
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import base64
 import logging
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +29,7 @@ from typing import Any
 from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     SimpleSpanProcessor,
@@ -37,10 +45,12 @@ from inspector.otel.names import SCHEMA_URL
 from inspector.recording.reader import Run
 
 __all__ = [
+    "GivingWay",
     "OtlpSink",
     "hex_ids",
     "request_lines",
     "run_spans",
+    "sdk_disabled",
     "send_run",
     "traces_url",
     "write_trace_file",
@@ -120,6 +130,13 @@ def write_trace_file(run: Run, path: str | Path, *, content: bool | None = None)
     text = "".join(line + "\n" for line in request_lines(spans))
     Path(path).write_text(text, encoding="utf-8")
     return len(spans)
+
+
+def sdk_disabled(environ: dict[str, str] | None = None) -> bool:
+    """Whether `OTEL_SDK_DISABLED=true` turns the SDK off (its tracers then make no spans): a live
+    export then neither follows the run nor sets up an exporter, so it costs the run nothing."""
+    value = (os.environ if environ is None else environ).get("OTEL_SDK_DISABLED", "")
+    return value.strip().lower() == "true"
 
 
 def traces_url(url: str | None) -> str | None:
@@ -209,9 +226,7 @@ class OtlpSink:
         self._closed = False
 
     def provider(self, ids: IdGenerator | None = None) -> TracerProvider:
-        provider = _provider(_Ended(self), ids)
-        provider.add_span_processor(self.processor)
-        return provider
+        return _provider(_Handoff(self), ids)
 
     def close(self) -> str | None:
         """Flush (bounded by the timeout) and stop; the one warning line to print, if any."""
@@ -236,14 +251,76 @@ class OtlpSink:
         return f"OTLP export to {where}: {dropped} of {self.ended} spans were not delivered{why}"
 
 
-class _Ended(SpanProcessor):
-    """Counts the spans handed on, so `close` can say how many never arrived (queue full or failed)."""
+class _Handoff(SpanProcessor):
+    """Hands each ended span to the sink's batch processor as a `GivingWay` copy, counting them so
+    `close` can say how many never arrived (queue full or failed)."""
 
     def __init__(self, sink: OtlpSink) -> None:
         self.sink = sink
 
     def on_end(self, span: ReadableSpan) -> None:
         self.sink.ended += 1
+        self.sink.processor.on_end(GivingWay(span))
+
+
+def give_way() -> None:
+    """Release the GIL: a thread waiting for it (the run's) takes it now, not after the switch interval."""
+    time.sleep(0)
+
+
+class _EventGivingWay(Event):
+    def __init__(self, event: Event) -> None:
+        super().__init__(event.name, event.attributes, event.timestamp)
+        self._dropped = event.dropped_attributes
+
+    @property
+    def attributes(self) -> Any:
+        give_way()
+        return self._attributes
+
+    @property
+    def dropped_attributes(self) -> int:
+        return self._dropped
+
+
+class GivingWay(ReadableSpan):
+    """A read-only copy of an ended span (as the SDK's own `Span._readable_span` makes one) whose
+    attributes, and each event's, release the GIL when the encoder reads them, so a batch encoded on
+    the processor's thread lets the run's thread in between spans. Encodes to the same bytes."""
+
+    def __init__(self, span: ReadableSpan) -> None:
+        super().__init__(
+            name=span.name,
+            context=span.context,
+            parent=span.parent,
+            resource=span.resource,
+            attributes=span.attributes,
+            events=tuple(_EventGivingWay(event) for event in span.events) if span.events else (),
+            links=span.links,
+            kind=span.kind,
+            status=span.status,
+            start_time=span.start_time,
+            end_time=span.end_time,
+            instrumentation_scope=span.instrumentation_scope,
+        )
+        self._dropped = (span.dropped_attributes, span.dropped_events, span.dropped_links)
+
+    @property
+    def attributes(self) -> Any:
+        give_way()
+        return super().attributes
+
+    @property
+    def dropped_attributes(self) -> int:
+        return self._dropped[0]
+
+    @property
+    def dropped_events(self) -> int:
+        return self._dropped[1]
+
+    @property
+    def dropped_links(self) -> int:
+        return self._dropped[2]
 
 
 def send_run(

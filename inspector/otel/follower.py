@@ -5,7 +5,13 @@ size reads nothing; one that sees it grow re-reads the line index) and maps what
 same `Mapper` as `inspector export`: a segment's root span starts when its header is written, each
 step's node, chat and tool spans end (and go to the batch processor, whose own thread sends them)
 when its line is written, and the root ends, with its step events and what was spent, when the
-segment's run ends. The run's own thread pays nothing: it never waits on this thread or the network.
+segment's run ends. Each step is mapped once; only the line index is read again.
+
+The run's own thread never waits on this thread or the network, but it shares the GIL with them.
+So this thread gives way after each span (`time.sleep(0)`: a run whose model call just returned
+takes the GIL at once instead of after CPython's 5 ms switch interval), and it re-reads a growing
+file at most every `READ_EVERY` times what the last read took: re-reading the index of a long run
+(a few ms a thousand steps) then costs a bounded share of the time however long the run goes.
 
 Ids come from the recording (`KeyedIds`), so the spans a live run sends are the ones
 `inspector export` makes of its file afterwards, and a backend keeps one copy of each.
@@ -14,12 +20,13 @@ Ids come from the recording (`KeyedIds`), so the spans a live run sends are the 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from opentelemetry.trace import Span
 
-from inspector.otel.exporters import SCOPE, OtlpSink
+from inspector.otel.exporters import SCOPE, OtlpSink, give_way, sdk_disabled
 from inspector.otel.ids import KeyedIds
 from inspector.otel.mapping import Mapper
 from inspector.otel.names import SCHEMA_URL
@@ -28,6 +35,8 @@ from inspector.recording.reader import Run, read_run
 __all__ = ["LiveExport"]
 
 POLL_SECONDS = 0.1
+READ_EVERY = 20
+"""A growing file is read again after at least this many times the last read's duration."""
 
 
 @dataclass
@@ -42,7 +51,8 @@ class _Open:
 class LiveExport:
     """Follow the run file at `path` and send its spans to `sink` as they are written. `start`, then
     `stop` once the run is over: the last read sends what is left (a run that never ended has its
-    roots ended as they stand, status `incomplete`). `fault` keeps the first error of the thread."""
+    roots ended as they stand, status `incomplete`). `fault` keeps the first error of the thread.
+    With `OTEL_SDK_DISABLED=true`, `start` and `stop` do nothing."""
 
     def __init__(
         self, path: str | Path, sink: OtlpSink, *, content: bool = False, poll: float = POLL_SECONDS
@@ -52,7 +62,9 @@ class LiveExport:
         self.content = content
         self.poll = poll
         self.fault: str | None = None
+        self._wait = poll
         self._stopping = threading.Event()
+        self.disabled = sdk_disabled()
         self._thread = threading.Thread(target=self._follow, name="inspector-otlp-follow", daemon=True)
         self._size = -1
         self._run_id: str | None = None
@@ -66,18 +78,19 @@ class LiveExport:
         return self._thread.ident is not None
 
     def start(self) -> None:
-        self._thread.start()
+        if not self.disabled:
+            self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
         """Send what is left and end the thread (waits at most `timeout`)."""
         self._stopping.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
-        elif self._thread.ident is None:  # never started: one read does it all
+        elif self._thread.ident is None and not self.disabled:  # never started: one read does it all
             self._final()
 
     def _follow(self) -> None:
-        while not self._stopping.wait(self.poll):
+        while not self._stopping.wait(self._wait):
             self._read()
         self._final()
 
@@ -95,10 +108,12 @@ class LiveExport:
             return
         if size == self._size:
             return
+        started = time.perf_counter()
         try:
-            run = read_run(self.path)
+            run = read_run(self.path, check_limit=0)  # lines are checked as the steps are read
         except Exception:
             return  # no header yet, or a line still being written: the next poll reads it
+        self._wait = max(self.poll, READ_EVERY * (time.perf_counter() - started))
         self._size = size
         try:
             with run:
@@ -115,7 +130,7 @@ class LiveExport:
             self._ids = KeyedIds(run.run_id)
             tracer = self.sink.provider(self._ids).get_tracer(SCOPE, schema_url=SCHEMA_URL)
             self._open, self._closed = {}, set()
-            self._mapper = Mapper(run, tracer, self._ids, content=self.content)
+            self._mapper = Mapper(run, tracer, self._ids, content=self.content, pause=give_way)
         mapper = self._mapper
         assert mapper is not None
         mapper.run = run

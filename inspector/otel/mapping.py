@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -93,6 +93,7 @@ class Mapper:
         *,
         content: bool = False,
         redaction: Redaction | None = None,
+        pause: Callable[[], None] | None = None,
     ) -> None:
         self.run = run
         self.tracer = tracer
@@ -100,12 +101,49 @@ class Mapper:
         self.content = content
         self.redaction = make_redaction(True) if redaction is None else redaction
         self.graph = run.graph_name or (run.topology.name if run.topology else "") or "graph"
+        self.pause = pause
+        """Called after each span ends: a live export lets the run's thread take the GIL there."""
+        self._sources: dict[str, frozenset[str]] | None = None
+        self._models: dict[str, tuple[str, str]] = {}
+        self._bases: dict[str, int] = {}
 
     def _start(self, key: str, name: str, parent: Span | None, start: int, **options: Any) -> Span:
         if self.ids is not None:
             self.ids.key = key
         context = trace.set_span_in_context(parent) if parent is not None else None
         return self.tracer.start_span(name, context=context, start_time=start, **options)
+
+    def _end(self, span: Span, end: int) -> None:
+        span.end(end_time=end)
+        if self.pause is not None:
+            self.pause()
+
+    def _base(self, segment: Segment) -> int:
+        """When `segment` started, in ns since the epoch (parsed once a segment)."""
+        base = self._bases.get(segment.started_at)
+        if base is None:
+            base = self._bases[segment.started_at] = epoch_ns(segment.started_at)
+        return base
+
+    def _model_of(self, node: str) -> tuple[str, str]:
+        model = self._models.get(node)
+        if model is None:
+            model = self._models[node] = _model_of(self.run, node)
+        return model
+
+    def _triggers(self, node: str, previous: dict[str, str]) -> list[tuple[str, str]]:
+        """The previous step's executions that lead to `node` (an edge or branch from them): fan-in
+        gives several. Without a topology, every execution of the previous step."""
+        topology = self.run.topology
+        if topology is None:
+            return sorted(previous.items())
+        if self._sources is None:
+            sources: dict[str, set[str]] = {}
+            for edge in topology.edges:
+                sources.setdefault(edge.target, set()).add(edge.source)
+            self._sources = {target: frozenset(found) for target, found in sources.items()}
+        into = self._sources.get(node, frozenset())
+        return [(key, span) for key, span in previous.items() if key in into]
 
     def segment(self, segment: Segment) -> None:
         root = self.begin(segment)
@@ -211,7 +249,7 @@ class Mapper:
     def step(self, root: Span, segment: Segment, step: Step, previous: dict[str, str]) -> dict[str, str]:
         """The spans of one step's node runs and the step's events; returns this step's node key ->
         span id (hex), which the next step's node spans name as what triggered them."""
-        base = epoch_ns(segment.started_at)
+        base = self._base(segment)
         spans: dict[str, str] = {}
         tops = [r for r in step.node_runs if len(r.path) <= 1]
         budget_before = step.budget_before
@@ -280,7 +318,7 @@ class Mapper:
         end = start + round((node_run.duration or 0.0) * 1e9)
         agent = node_run.component in _AGENT_KINDS
         op = n.OP_AGENT if agent else n.OP_NODE
-        triggers = _triggers(self.run, node_run.node, previous)
+        triggers = self._triggers(node_run.node, previous)
         attrs: dict[str, Any] = {
             n.OPERATION: op,
             n.OI_KIND: n.OI_AGENT if agent else n.OI_CHAIN,
@@ -312,7 +350,7 @@ class Mapper:
             self.tool(span, f"{key} tool {number}", tool, base)
         if node_run.error is not None:
             _fail(span, node_run.error)
-        span.end(end_time=end)
+        self._end(span, end)
         return span_id
 
     def chat(
@@ -325,7 +363,7 @@ class Mapper:
         step: Step | None,
         budget_before: BudgetRecord,
     ) -> None:
-        model = _model_of(self.run, node_run.node)
+        model = self._model_of(node_run.node)
         output = node_run.output if isinstance(node_run.output, dict) else {}
         attrs: dict[str, Any] = {
             n.OPERATION: n.OP_CHAT,
@@ -344,7 +382,7 @@ class Mapper:
         span = self._start(f"{key} chat", f"{n.OP_CHAT} {model[1]}", parent, start, attributes=attrs)
         if node_run.error is not None:
             _fail(span, node_run.error)
-        span.end(end_time=end)
+        self._end(span, end)
 
     def tool(self, parent: Span, key: str, tool: NodeRun, base: int) -> None:
         start = _at(base, tool.started)
@@ -367,7 +405,7 @@ class Mapper:
         span = self._start(key, f"{n.OP_TOOL} {tool.name}", parent, start, attributes=attrs)
         if tool.error is not None:
             _fail(span, tool.error)
-        span.end(end_time=end)
+        self._end(span, end)
 
     def _json(self, value: Any, *, text: bool = False) -> str:
         """`value` as JSON text (a string as itself when `text`: tool arguments), redacted."""
@@ -481,13 +519,3 @@ def _model_of(run: Run, node: str) -> tuple[str, str]:
                 provider = "openai" if "OpenAI" in info.model.class_name else info.model.class_name
                 return provider, name
     return "unknown", node
-
-
-def _triggers(run: Run, node: str, previous: dict[str, str]) -> list[tuple[str, str]]:
-    """The previous step's executions that lead to `node` (an edge or branch from them): fan-in gives
-    several. Without a topology, every execution of the previous step."""
-    topology = run.topology
-    if topology is None:
-        return sorted(previous.items())
-    sources = {edge.source for edge in topology.edges if edge.target == node}
-    return [(key, span) for key, span in previous.items() if key in sources]
