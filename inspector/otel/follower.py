@@ -34,7 +34,7 @@ from inspector.recording.reader import Run, read_run
 
 __all__ = ["LiveExport"]
 
-POLL_SECONDS = 0.1
+POLL_SECONDS = 0.02
 READ_EVERY = 20
 """A growing file is read again after at least this many times the last read's duration."""
 
@@ -72,6 +72,11 @@ class LiveExport:
         self._mapper: Mapper | None = None
         self._open: dict[int, _Open] = {}
         self._closed: set[int] = set()
+
+    @property
+    def interval(self) -> float:
+        """Seconds until the next read: the poll, or `READ_EVERY` times what the last read took."""
+        return self._wait
 
     @property
     def started(self) -> bool:
