@@ -8,12 +8,10 @@ over the SDK's `OTLPSpanExporter`, which reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
 `OTEL_EXPORTER_OTLP_HEADERS` when no URL is given. `OtlpSink` is the provider, processor and
 exporter set up once, with the counts needed to say at the end what did not arrive.
 
-The batch processor's thread encodes spans in pure Python (about 10 µs an attribute), holding the GIL;
-CPython hands the GIL to a thread that wants it only after 5 ms (`sys.getswitchinterval()`), so a run
-whose model call returns while a batch is encoded would wait that long, once per call. The spans it
-gets are read-only copies (`GivingWay`) that release the GIL as the encoder reads each span's and
-each event's attributes: the run's thread then waits at most one span's encoding (docs/opentelemetry.md,
-"What live export costs").
+The batch processor's thread encodes spans in pure Python (about 10 µs an attribute), holding the GIL.
+The spans it gets from a live export are read-only copies (`GivingWay`) that call the sink's
+`Courtesy` as the encoder reads each span's and each event's attributes, so a run's thread whose model
+call returns while a batch is encoded waits for about one span, not for CPython's switch interval.
 """
 
 from __future__ import annotations
@@ -21,8 +19,7 @@ from __future__ import annotations
 import base64
 import logging
 import os
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +36,7 @@ from opentelemetry.sdk.trace.export import (
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 
+from inspector.otel.courtesy import Courtesy
 from inspector.otel.ids import KeyedIds
 from inspector.otel.mapping import capture_content, emit_run
 from inspector.otel.names import SCHEMA_URL
@@ -218,6 +216,8 @@ class OtlpSink:
             export_timeout_millis=timeout * 1000,
         )
         self.ended = 0
+        self.courtesy = Courtesy()
+        """What the batch thread calls between spans; `close` turns it off (the run is over)."""
         self._failures = _Failures()
         for name in _EXPORTER_LOGGERS:
             logger = logging.getLogger(name)
@@ -233,6 +233,7 @@ class OtlpSink:
         if self._closed:
             return None
         self._closed = True
+        self.courtesy.active = False
         self.processor.force_flush(int(self.timeout * 1000))
         self.processor.shutdown()
         for name in _EXPORTER_LOGGERS:
@@ -260,22 +261,18 @@ class _Handoff(SpanProcessor):
 
     def on_end(self, span: ReadableSpan) -> None:
         self.sink.ended += 1
-        self.sink.processor.on_end(GivingWay(span))
-
-
-def give_way() -> None:
-    """Release the GIL: a thread waiting for it (the run's) takes it now, not after the switch interval."""
-    time.sleep(0)
+        self.sink.processor.on_end(GivingWay(span, self.sink.courtesy))
 
 
 class _EventGivingWay(Event):
-    def __init__(self, event: Event) -> None:
+    def __init__(self, event: Event, courtesy: Callable[[], None]) -> None:
         super().__init__(event.name, event.attributes, event.timestamp)
         self._dropped = event.dropped_attributes
+        self._courtesy = courtesy
 
     @property
     def attributes(self) -> Any:
-        give_way()
+        self._courtesy()
         return self._attributes
 
     @property
@@ -284,18 +281,18 @@ class _EventGivingWay(Event):
 
 
 class GivingWay(ReadableSpan):
-    """A read-only copy of an ended span (as the SDK's own `Span._readable_span` makes one) whose
-    attributes, and each event's, release the GIL when the encoder reads them, so a batch encoded on
-    the processor's thread lets the run's thread in between spans. Encodes to the same bytes."""
+    """A read-only copy of an ended span (as the SDK's own `Span._readable_span` makes one) that calls
+    `courtesy` when the encoder reads its attributes, and each event's, so a batch encoded on the
+    processor's thread lets the run's thread in between spans. Encodes to the same bytes."""
 
-    def __init__(self, span: ReadableSpan) -> None:
+    def __init__(self, span: ReadableSpan, courtesy: Callable[[], None]) -> None:
         super().__init__(
             name=span.name,
             context=span.context,
             parent=span.parent,
             resource=span.resource,
             attributes=span.attributes,
-            events=tuple(_EventGivingWay(event) for event in span.events) if span.events else (),
+            events=tuple(_EventGivingWay(e, courtesy) for e in span.events) if span.events else (),
             links=span.links,
             kind=span.kind,
             status=span.status,
@@ -304,10 +301,11 @@ class GivingWay(ReadableSpan):
             instrumentation_scope=span.instrumentation_scope,
         )
         self._dropped = (span.dropped_attributes, span.dropped_events, span.dropped_links)
+        self._courtesy = courtesy
 
     @property
     def attributes(self) -> Any:
-        give_way()
+        self._courtesy()
         return super().attributes
 
     @property

@@ -8,10 +8,9 @@ when its line is written, and the root ends, with its step events and what was s
 segment's run ends. Each step is mapped once; only the line index is read again.
 
 The run's own thread never waits on this thread or the network, but it shares the GIL with them.
-So this thread gives way after each span (`time.sleep(0)`: a run whose model call just returned
-takes the GIL at once instead of after CPython's 5 ms switch interval), and it re-reads a growing
-file at most every `READ_EVERY` times what the last read took: re-reading the index of a long run
-(a few ms a thousand steps) then costs a bounded share of the time however long the run goes.
+So this thread gives way between spans (`Courtesy`) until `stop`, and it re-reads a growing file at
+most every `READ_EVERY` times what the last read took: re-reading the index of a long run (a few ms
+a thousand steps) then costs a bounded share of the time however long the run goes.
 
 Ids come from the recording (`KeyedIds`), so the spans a live run sends are the ones
 `inspector export` makes of its file afterwards, and a backend keeps one copy of each.
@@ -21,12 +20,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from opentelemetry.trace import Span
 
-from inspector.otel.exporters import SCOPE, OtlpSink, give_way, sdk_disabled
+from inspector.otel.courtesy import Courtesy
+from inspector.otel.exporters import SCOPE, OtlpSink, sdk_disabled
 from inspector.otel.ids import KeyedIds
 from inspector.otel.mapping import Mapper
 from inspector.otel.names import SCHEMA_URL
@@ -55,16 +56,24 @@ class LiveExport:
     With `OTEL_SDK_DISABLED=true`, `start` and `stop` do nothing."""
 
     def __init__(
-        self, path: str | Path, sink: OtlpSink, *, content: bool = False, poll: float = POLL_SECONDS
+        self,
+        path: str | Path,
+        sink: OtlpSink,
+        *,
+        content: bool = False,
+        poll: float = POLL_SECONDS,
+        clock: Callable[[], float] = time.perf_counter,
     ):
         self.path = Path(path)
         self.sink = sink
         self.content = content
         self.poll = poll
+        self.clock = clock
         self.fault: str | None = None
         self._wait = poll
         self._stopping = threading.Event()
         self.disabled = sdk_disabled()
+        self.courtesy = Courtesy()
         self._thread = threading.Thread(target=self._follow, name="inspector-otlp-follow", daemon=True)
         self._size = -1
         self._run_id: str | None = None
@@ -88,6 +97,7 @@ class LiveExport:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Send what is left and end the thread (waits at most `timeout`)."""
+        self.courtesy.active = False  # the run is over: no one to give way to
         self._stopping.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
@@ -113,12 +123,12 @@ class LiveExport:
             return
         if size == self._size:
             return
-        started = time.perf_counter()
+        started = self.clock()
         try:
             run = read_run(self.path, check_limit=0)  # lines are checked as the steps are read
         except Exception:
             return  # no header yet, or a line still being written: the next poll reads it
-        self._wait = max(self.poll, READ_EVERY * (time.perf_counter() - started))
+        self._wait = max(self.poll, READ_EVERY * (self.clock() - started))
         self._size = size
         try:
             with run:
@@ -135,7 +145,7 @@ class LiveExport:
             self._ids = KeyedIds(run.run_id)
             tracer = self.sink.provider(self._ids).get_tracer(SCOPE, schema_url=SCHEMA_URL)
             self._open, self._closed = {}, set()
-            self._mapper = Mapper(run, tracer, self._ids, content=self.content, pause=give_way)
+            self._mapper = Mapper(run, tracer, self._ids, content=self.content, pause=self.courtesy)
         mapper = self._mapper
         assert mapper is not None
         mapper.run = run

@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from inspector.otel import follower
+from inspector.otel.courtesy import Courtesy
 from inspector.otel.exporters import GivingWay, OtlpSink, run_spans
 from inspector.otel.follower import LiveExport
 from inspector.otel.ids import KeyedIds
@@ -32,7 +33,7 @@ RUNS = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
 def test_the_copies_the_batch_processor_encodes_are_the_same_bytes(name: str) -> None:
     spans = run_spans(read_run(RUNS / f"{name}.jsonl"))
     assert any(span.events for span in spans)
-    copies: list[ReadableSpan] = [GivingWay(span) for span in spans]
+    copies: list[ReadableSpan] = [GivingWay(span, Courtesy()) for span in spans]
     assert encode_spans(copies).SerializeToString() == encode_spans(spans).SerializeToString()
 
 
@@ -67,7 +68,7 @@ def _spans(copies: int) -> list[ReadableSpan]:
 def test_the_batch_encoder_lets_the_run_thread_in_between_spans() -> None:
     spans = _spans(150)  # about a thousand spans: a good part of a second of encoding
     holding = _turns_while(threading.Thread(target=encode_spans, args=(spans,)))
-    copies: list[ReadableSpan] = [GivingWay(span) for span in spans]
+    copies: list[ReadableSpan] = [GivingWay(span, Courtesy()) for span in spans]
     giving_way = _turns_while(threading.Thread(target=encode_spans, args=(copies,)))
     # The SDK's spans: the run's thread waits for the whole batch (or another thread's wake-up).
     assert giving_way >= 10 * max(holding, 2)
@@ -87,19 +88,16 @@ def test_the_mapping_lets_the_run_thread_in_between_spans() -> None:
                 mapper.segment(segment)
 
     holding = _turns_while(threading.Thread(target=map_many, args=(None,)))
-    giving_way = _turns_while(threading.Thread(target=map_many, args=(follower.give_way,)))
+    giving_way = _turns_while(threading.Thread(target=map_many, args=(Courtesy(),)))
     assert giving_way >= 10 * max(holding, 2)
 
 
-def test_a_growing_run_file_is_read_again_after_a_multiple_of_the_last_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_growing_run_file_is_read_again_after_a_multiple_of_the_last_read(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     path.write_bytes((RUNS / "weather.jsonl").read_bytes())
     ticks = iter([10.0, 10.25])  # the read takes a quarter of a second
-    monkeypatch.setattr(follower.time, "perf_counter", lambda: next(ticks))
     sink = OtlpSink(exporter=InMemorySpanExporter())
-    live = LiveExport(path, sink, poll=0.02)
+    live = LiveExport(path, sink, poll=0.02, clock=lambda: next(ticks))
     assert live.interval == 0.02
     live._read()  # pyright: ignore[reportPrivateUsage]
     assert live.interval == pytest.approx(follower.READ_EVERY * 0.25)
@@ -115,12 +113,12 @@ def test_with_the_sdk_disabled_the_recorder_only_records(
 
     monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
     with otlp_receiver() as received:
+        before = set(threading.enumerate())
         sink = OtlpRecorder(received.url, path=tmp_path / "run.jsonl")
         assert sink.live is None and sink.sink is None
         build_agent().invoke([Message.user(QUESTION)], callbacks=[sink])
-        assert not [
-            t.name for t in threading.enumerate() if t.name.startswith(("inspector-otlp", "OtelBatch"))
-        ]
+        started = {t.name for t in set(threading.enumerate()) - before}
+        assert not {name for name in started if name.startswith(("inspector-otlp", "OtelBatch"))}
         assert sink.shutdown() is None
     assert received.requests == []
     assert read_run(tmp_path / "run.jsonl").status == "ok"
@@ -149,3 +147,42 @@ def test_record_without_otlp_loads_nothing_of_opentelemetry() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_courtesy_lets_go_after_holding_long_enough_and_only_while_a_run_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from inspector.otel import courtesy as module
+
+    now = [0.0]
+    sleeps: list[float] = []
+    monkeypatch.setattr(module.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(module.time, "sleep", sleeps.append)
+    give = Courtesy(every=0.001)
+    now[0] = 0.0005
+    give()
+    assert sleeps == []  # held for half the time: goes on
+    now[0] = 0.0012
+    give()
+    assert sleeps == [0]
+    now[0] = 0.0015
+    give()
+    assert sleeps == [0]  # counted from the last release
+    give.active = False
+    now[0] = 1.0
+    give()
+    assert sleeps == [0]
+
+
+def test_stopping_the_export_and_closing_the_sink_end_their_courtesy(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes((RUNS / "weather.jsonl").read_bytes())
+    sink = OtlpSink(exporter=InMemorySpanExporter())
+    live = LiveExport(path, sink)
+    live.start()
+    assert live.courtesy.active and sink.courtesy.active
+    live.stop()
+    assert not live.courtesy.active
+    assert sink.close() is None
+    assert not sink.courtesy.active
+    assert sink.ended == 7
