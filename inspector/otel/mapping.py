@@ -13,6 +13,7 @@ the caller put on the provider sends them: the file writer, OTLP/HTTP, or a test
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -43,11 +44,16 @@ def capture_content(environ: dict[str, str] | None = None) -> bool:
 
 def epoch_ns(iso: str, offset: float | None = 0.0) -> int:
     """Nanoseconds since the epoch of `offset` seconds after the ISO time `iso`."""
+    return round((_epoch_seconds(iso) + (offset or 0.0)) * 1e6) * 1000
+
+
+@functools.lru_cache(maxsize=64)
+def _epoch_seconds(iso: str) -> float:
+    """A segment's start, parsed once: every step of the segment is timed from it."""
     try:
-        base = datetime.fromisoformat(iso).timestamp()
+        return datetime.fromisoformat(iso).timestamp()
     except ValueError:
-        base = 0.0
-    return round((base + (offset or 0.0)) * 1e6) * 1000
+        return 0.0
 
 
 def emit_run(
@@ -105,7 +111,6 @@ class Mapper:
         """Called after each span ends: a live export lets the run's thread take the GIL there."""
         self._sources: dict[str, frozenset[str]] | None = None
         self._models: dict[str, tuple[str, str]] = {}
-        self._bases: dict[str, int] = {}
 
     def _start(self, key: str, name: str, parent: Span | None, start: int, **options: Any) -> Span:
         if self.ids is not None:
@@ -117,13 +122,6 @@ class Mapper:
         span.end(end_time=end)
         if self.pause is not None:
             self.pause()
-
-    def _base(self, segment: Segment) -> int:
-        """When `segment` started, in ns since the epoch (parsed once a segment)."""
-        base = self._bases.get(segment.started_at)
-        if base is None:
-            base = self._bases[segment.started_at] = epoch_ns(segment.started_at)
-        return base
 
     def _model_of(self, node: str) -> tuple[str, str]:
         model = self._models.get(node)
@@ -249,7 +247,7 @@ class Mapper:
     def step(self, root: Span, segment: Segment, step: Step, previous: dict[str, str]) -> dict[str, str]:
         """The spans of one step's node runs and the step's events; returns this step's node key ->
         span id (hex), which the next step's node spans name as what triggered them."""
-        base = self._base(segment)
+        base = epoch_ns(segment.started_at)
         spans: dict[str, str] = {}
         tops = [r for r in step.node_runs if len(r.path) <= 1]
         budget_before = step.budget_before

@@ -186,3 +186,23 @@ def test_stopping_the_export_and_closing_the_sink_end_their_courtesy(tmp_path: P
     assert sink.close() is None
     assert not sink.courtesy.active
     assert sink.ended == 7
+
+
+def test_a_live_run_sends_byte_for_byte_the_spans_export_makes_of_its_file(tmp_path: Path) -> None:
+    from fixtures.weather import QUESTION, build_agent
+    from graph_core.schema import Message
+    from inspector.otel.live import OtlpRecorder
+
+    out = tmp_path / "run.jsonl"
+    with otlp_receiver() as received:
+        sink = OtlpRecorder(received.url, path=out)
+        build_agent().invoke([Message.user(QUESTION)], callbacks=[sink])
+        assert sink.shutdown() is None
+    request = encode_spans(run_spans(read_run(out)))
+    exported = {
+        span.span_id: span.SerializeToString()
+        for resource in request.resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    }
+    assert {span.span_id: span.SerializeToString() for span in received.spans} == exported
