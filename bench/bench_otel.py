@@ -44,6 +44,7 @@ SHOW_TARGET_S = 2.0
 # The issue's sizes; smaller ones for a quick look: BENCH_OTEL_ROUNDS=100,1000 BENCH_OTEL_SPAN_ROUNDS=250
 ROUNDS = tuple(int(n) for n in os.environ.get("BENCH_OTEL_ROUNDS", "1000,10000").split(","))
 LIVE_ROUNDS = int(os.environ.get("BENCH_OTEL_LIVE_ROUNDS", "100"))
+LONG_ROUNDS = int(os.environ.get("BENCH_OTEL_LONG_ROUNDS", "1000"))  # 0: left out
 SPANS_ROUNDS = int(os.environ.get("BENCH_OTEL_SPAN_ROUNDS", "2500"))  # 4 spans a round: about 10,000
 
 
@@ -130,37 +131,52 @@ def _otel_imported_without_otlp() -> bool:
     return out.stdout.strip() == "True"
 
 
-def _live(tmp: Path) -> None:
-    repeats = int(os.environ.get("BENCH_LATENCY_REPEATS", "7"))
-    agent = _agent(LIVE_ROUNDS, latency=0.001)
+def _compare(tmp: Path, url: str, rounds: int, repeats: int) -> tuple[_Timed, _Timed, _Timed]:
+    """Plain recording, `OtlpRecorder` with the SDK disabled, and live export, alternating."""
+    agent = _agent(rounds, latency=0.001)
     plain, disabled, exported = _Timed(), _Timed(), _Timed()
-    with _collector() as url:
-        for _ in range(repeats):  # alternating, so the machine's load hits each alike
-            _timed(agent, Recorder(tmp / "plain.jsonl"), plain)
-            with _sdk_disabled():
-                _timed(agent, OtlpRecorder(url, path=tmp / "disabled.jsonl"), disabled)
-            _timed(agent, OtlpRecorder(url, path=tmp / "live.jsonl", timeout=10), exported)
+    for _ in range(repeats):  # alternating, so the machine's load hits each alike
+        _timed(agent, Recorder(tmp / "plain.jsonl"), plain)
+        with _sdk_disabled():
+            _timed(agent, OtlpRecorder(url, path=tmp / "disabled.jsonl"), disabled)
+        _timed(agent, OtlpRecorder(url, path=tmp / "live.jsonl", timeout=60), exported)
+    return plain, disabled, exported
+
+
+def _report(label: str, plain: _Timed, exported: _Timed) -> None:
     ratio = exported.wall / plain.wall
+    cpu = exported.thread_cpu / plain.thread_cpu
     verdict = "OK" if ratio <= LIVE_TARGET else "MISSED"
     print(
-        f"  (a) {LIVE_ROUNDS} rounds at 1 ms per model call, wall (run thread CPU): "
-        f"recorded {plain.wall * 1e3:.1f} ms "
-        f"({plain.thread_cpu * 1e3:.1f} ms); recorded and exported live {exported.wall * 1e3:.1f} ms "
-        f"({exported.thread_cpu * 1e3:.1f} ms) -> {ratio:.2f}x wall, "
-        f"{exported.thread_cpu / plain.thread_cpu:.2f}x run thread CPU (target <= {LIVE_TARGET}x) {verdict}"
+        f"  (a) {label}: recorded {plain.wall * 1e3:.0f} ms "
+        f"(run thread {plain.thread_cpu * 1e3:.0f} ms CPU), "
+        f"exported live {exported.wall * 1e3:.0f} ms ({exported.thread_cpu * 1e3:.0f} ms CPU) -> "
+        f"{ratio:.2f}x wall, {cpu:.2f}x run thread CPU (target <= {LIVE_TARGET}x) {verdict}"
     )
+    extra = exported.process_cpu - plain.process_cpu
     print(
-        f"      after the run: {exported.flush * 1e3:.0f} ms to send the rest (shutdown); the whole export, "
-        f"all threads: {(exported.process_cpu - plain.process_cpu) * 1e3:.0f} ms CPU more than recording"
+        f"      then {exported.flush * 1e3:.0f} ms to send the rest (shutdown: run and flush "
+        f"{(exported.wall + exported.flush) / plain.wall:.2f}x); the export's own threads: "
+        f"{extra * 1e3:.0f} ms CPU"
     )
-    ratio = disabled.wall / plain.wall
-    imported = _otel_imported_without_otlp()
-    verdict = "OK" if ratio <= 1.02 and not imported else "MISSED"
-    print(
-        f"  (a) disabled: OtlpRecorder with OTEL_SDK_DISABLED=true {disabled.wall * 1e3:.1f} ms "
-        f"-> {ratio:.2f}x (run thread CPU {disabled.thread_cpu / plain.thread_cpu:.2f}x); `record` without "
-        f"--otlp imports OpenTelemetry: {'yes' if imported else 'no'} {verdict}"
-    )
+
+
+def _live(tmp: Path) -> None:
+    repeats = int(os.environ.get("BENCH_LATENCY_REPEATS", "7"))
+    with _collector() as url:
+        plain, disabled, exported = _compare(tmp, url, LIVE_ROUNDS, repeats)
+        _report(f"{LIVE_ROUNDS} rounds at 1 ms per model call", plain, exported)
+        ratio = disabled.wall / plain.wall
+        imported = _otel_imported_without_otlp()
+        verdict = "OK" if ratio <= 1.02 and not imported else "MISSED"
+        print(
+            f"  (a) disabled (OTEL_SDK_DISABLED=true): {disabled.wall * 1e3:.0f} ms -> {ratio:.2f}x wall, "
+            f"{disabled.thread_cpu / plain.thread_cpu:.2f}x run thread CPU; `record` without --otlp loads "
+            f"OpenTelemetry: {'yes' if imported else 'no'} {verdict}"
+        )
+        if LONG_ROUNDS:
+            plain, _, exported = _compare(tmp, url, LONG_ROUNDS, max(2, repeats // 3))
+            _report(f"{LONG_ROUNDS:,} rounds (the export in its steady state)", plain, exported)
 
 
 def _recording(tmp: Path, rounds: int) -> Path:
