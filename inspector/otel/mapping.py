@@ -13,7 +13,6 @@ the caller put on the provider sends them: the file writer, OTLP/HTTP, or a test
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -44,16 +43,11 @@ def capture_content(environ: dict[str, str] | None = None) -> bool:
 
 def epoch_ns(iso: str, offset: float | None = 0.0) -> int:
     """Nanoseconds since the epoch of `offset` seconds after the ISO time `iso`."""
-    return round((_epoch_seconds(iso) + (offset or 0.0)) * 1e6) * 1000
-
-
-@functools.lru_cache(maxsize=64)
-def _epoch_seconds(iso: str) -> float:
-    """A segment's start, parsed once: every step of the segment is timed from it."""
     try:
-        return datetime.fromisoformat(iso).timestamp()
+        base = datetime.fromisoformat(iso).timestamp()
     except ValueError:
-        return 0.0
+        base = 0.0
+    return round((base + (offset or 0.0)) * 1e6) * 1000
 
 
 def emit_run(
@@ -109,8 +103,6 @@ class Mapper:
         self.graph = run.graph_name or (run.topology.name if run.topology else "") or "graph"
         self.pause = pause
         """Called after each span ends: a live export lets the run's thread take the GIL there."""
-        self._sources: dict[str, frozenset[str]] | None = None
-        self._models: dict[str, tuple[str, str]] = {}
 
     def _start(self, key: str, name: str, parent: Span | None, start: int, **options: Any) -> Span:
         if self.ids is not None:
@@ -122,26 +114,6 @@ class Mapper:
         span.end(end_time=end)
         if self.pause is not None:
             self.pause()
-
-    def _model_of(self, node: str) -> tuple[str, str]:
-        model = self._models.get(node)
-        if model is None:
-            model = self._models[node] = _model_of(self.run, node)
-        return model
-
-    def _triggers(self, node: str, previous: dict[str, str]) -> list[tuple[str, str]]:
-        """The previous step's executions that lead to `node` (an edge or branch from them): fan-in
-        gives several. Without a topology, every execution of the previous step."""
-        topology = self.run.topology
-        if topology is None:
-            return sorted(previous.items())
-        if self._sources is None:
-            sources: dict[str, set[str]] = {}
-            for edge in topology.edges:
-                sources.setdefault(edge.target, set()).add(edge.source)
-            self._sources = {target: frozenset(found) for target, found in sources.items()}
-        into = self._sources.get(node, frozenset())
-        return [(key, span) for key, span in previous.items() if key in into]
 
     def segment(self, segment: Segment) -> None:
         root = self.begin(segment)
@@ -316,7 +288,7 @@ class Mapper:
         end = start + round((node_run.duration or 0.0) * 1e9)
         agent = node_run.component in _AGENT_KINDS
         op = n.OP_AGENT if agent else n.OP_NODE
-        triggers = self._triggers(node_run.node, previous)
+        triggers = _triggers(self.run, node_run.node, previous)
         attrs: dict[str, Any] = {
             n.OPERATION: op,
             n.OI_KIND: n.OI_AGENT if agent else n.OI_CHAIN,
@@ -361,7 +333,7 @@ class Mapper:
         step: Step | None,
         budget_before: BudgetRecord,
     ) -> None:
-        model = self._model_of(node_run.node)
+        model = _model_of(self.run, node_run.node)
         output = node_run.output if isinstance(node_run.output, dict) else {}
         attrs: dict[str, Any] = {
             n.OPERATION: n.OP_CHAT,
@@ -517,3 +489,13 @@ def _model_of(run: Run, node: str) -> tuple[str, str]:
                 provider = "openai" if "OpenAI" in info.model.class_name else info.model.class_name
                 return provider, name
     return "unknown", node
+
+
+def _triggers(run: Run, node: str, previous: dict[str, str]) -> list[tuple[str, str]]:
+    """The previous step's executions that lead to `node` (an edge or branch from them): fan-in gives
+    several. Without a topology, every execution of the previous step."""
+    topology = run.topology
+    if topology is None:
+        return sorted(previous.items())
+    sources = {edge.source for edge in topology.edges if edge.target == node}
+    return [(key, span) for key, span in previous.items() if key in sources]
