@@ -10,6 +10,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -66,7 +68,7 @@ def _spans(copies: int) -> list[ReadableSpan]:
 
 @pytest.mark.usefixtures("long_switch_interval")
 def test_the_batch_encoder_lets_the_run_thread_in_between_spans() -> None:
-    spans = _spans(150)  # about a thousand spans: a good part of a second of encoding
+    spans = _spans(60)  # about 400 spans: a tenth of a second of encoding or more
     holding = _turns_while(threading.Thread(target=encode_spans, args=(spans,)))
     copies: list[ReadableSpan] = [GivingWay(span, Courtesy()) for span in spans]
     giving_way = _turns_while(threading.Thread(target=encode_spans, args=(copies,)))
@@ -82,7 +84,7 @@ def test_the_mapping_lets_the_run_thread_in_between_spans() -> None:
     tracer = TracerProvider().get_tracer("test")
 
     def map_many(pause: Callable[[], None] | None) -> None:
-        for _ in range(150):
+        for _ in range(60):
             mapper = Mapper(run, tracer, KeyedIds(run.run_id), pause=pause)
             for segment in run.segments:
                 mapper.segment(segment)
@@ -206,3 +208,48 @@ def test_a_live_run_sends_byte_for_byte_the_spans_export_makes_of_its_file(tmp_p
         for span in scope.spans
     }
     assert {span.span_id: span.SerializeToString() for span in received.spans} == exported
+
+
+@contextmanager
+def _slow_backend(seconds: float) -> Iterator[str]:
+    """An OTLP/HTTP endpoint that takes `seconds` to answer each request."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            time.sleep(seconds)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_slow_backend_never_holds_up_the_run_and_the_dropped_spans_are_counted(tmp_path: Path) -> None:
+    from fixtures.weather import QUESTION, build_agent
+    from graph_core.schema import Message
+    from inspector.otel.live import OtlpRecorder
+
+    agent = build_agent()
+    with _slow_backend(5.0) as url:
+        sink = OtlpSink(url, timeout=0.5, max_queue_size=2)  # a queue of two: the rest is dropped
+        recorder = OtlpRecorder(path=tmp_path / "run.jsonl", sink=sink)
+        started = time.monotonic()
+        agent.invoke([Message.user(QUESTION)], callbacks=[recorder])
+        assert time.monotonic() - started < 4  # a request waits 5 s: the run did not
+        assert recorder.shutdown() is None  # the shared sink reports when it is closed
+        warning = sink.close()
+        assert time.monotonic() - started < 30
+    assert warning is not None
+    assert "of 7 spans were not delivered" in warning
+    assert "\n" not in warning
