@@ -7,6 +7,11 @@ base64 into the hex strings OTLP/JSON asks for. `send_run` hands the spans to a 
 over the SDK's `OTLPSpanExporter`, which reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
 `OTEL_EXPORTER_OTLP_HEADERS` when no URL is given. `OtlpSink` is the provider, processor and
 exporter set up once, with the counts needed to say at the end what did not arrive.
+
+The batch processor's thread encodes spans in pure Python (about 10 µs an attribute), holding the GIL.
+The spans it gets from a live export are read-only copies (`GivingWay`) that call the sink's
+`Courtesy` as the encoder reads each span's and each event's attributes, so a run's thread whose model
+call returns while a batch is encoded waits for about one span, not for CPython's switch interval.
 """
 
 from __future__ import annotations
@@ -14,14 +19,14 @@ from __future__ import annotations
 import base64
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     SimpleSpanProcessor,
@@ -31,16 +36,19 @@ from opentelemetry.sdk.trace.export import (
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 
+from inspector.otel.courtesy import Courtesy
 from inspector.otel.ids import KeyedIds
 from inspector.otel.mapping import capture_content, emit_run
 from inspector.otel.names import SCHEMA_URL
 from inspector.recording.reader import Run
 
 __all__ = [
+    "GivingWay",
     "OtlpSink",
     "hex_ids",
     "request_lines",
     "run_spans",
+    "sdk_disabled",
     "send_run",
     "traces_url",
     "write_trace_file",
@@ -122,6 +130,13 @@ def write_trace_file(run: Run, path: str | Path, *, content: bool | None = None)
     return len(spans)
 
 
+def sdk_disabled(environ: dict[str, str] | None = None) -> bool:
+    """Whether `OTEL_SDK_DISABLED=true` turns the SDK off (its tracers then make no spans): a live
+    export then neither follows the run nor sets up an exporter, so it costs the run nothing."""
+    value = (os.environ if environ is None else environ).get("OTEL_SDK_DISABLED", "")
+    return value.strip().lower() == "true"
+
+
 def traces_url(url: str | None) -> str | None:
     """The traces endpoint for `--otlp URL`: a bare collector address gets `/v1/traces` (as the SDK
     does for `OTEL_EXPORTER_OTLP_ENDPOINT`); None leaves it to the SDK's environment variables."""
@@ -201,6 +216,8 @@ class OtlpSink:
             export_timeout_millis=timeout * 1000,
         )
         self.ended = 0
+        self.courtesy = Courtesy()
+        """What the batch thread calls between spans; `close` turns it off (the run is over)."""
         self._failures = _Failures()
         for name in _EXPORTER_LOGGERS:
             logger = logging.getLogger(name)
@@ -209,15 +226,14 @@ class OtlpSink:
         self._closed = False
 
     def provider(self, ids: IdGenerator | None = None) -> TracerProvider:
-        provider = _provider(_Ended(self), ids)
-        provider.add_span_processor(self.processor)
-        return provider
+        return _provider(_Handoff(self), ids)
 
     def close(self) -> str | None:
         """Flush (bounded by the timeout) and stop; the one warning line to print, if any."""
         if self._closed:
             return None
         self._closed = True
+        self.courtesy.active = False
         self.processor.force_flush(int(self.timeout * 1000))
         self.processor.shutdown()
         for name in _EXPORTER_LOGGERS:
@@ -236,14 +252,73 @@ class OtlpSink:
         return f"OTLP export to {where}: {dropped} of {self.ended} spans were not delivered{why}"
 
 
-class _Ended(SpanProcessor):
-    """Counts the spans handed on, so `close` can say how many never arrived (queue full or failed)."""
+class _Handoff(SpanProcessor):
+    """Hands each ended span to the sink's batch processor as a `GivingWay` copy, counting them so
+    `close` can say how many never arrived (queue full or failed)."""
 
     def __init__(self, sink: OtlpSink) -> None:
         self.sink = sink
 
     def on_end(self, span: ReadableSpan) -> None:
         self.sink.ended += 1
+        self.sink.processor.on_end(GivingWay(span, self.sink.courtesy))
+
+
+class _EventGivingWay(Event):
+    def __init__(self, event: Event, courtesy: Callable[[], None]) -> None:
+        super().__init__(event.name, event.attributes, event.timestamp)
+        self._dropped = event.dropped_attributes
+        self._courtesy = courtesy
+
+    @property
+    def attributes(self) -> Any:
+        self._courtesy()
+        return self._attributes
+
+    @property
+    def dropped_attributes(self) -> int:
+        return self._dropped
+
+
+class GivingWay(ReadableSpan):
+    """A read-only copy of an ended span (as the SDK's own `Span._readable_span` makes one) that calls
+    `courtesy` when the encoder reads its attributes, and each event's, so a batch encoded on the
+    processor's thread lets the run's thread in between spans. Encodes to the same bytes."""
+
+    def __init__(self, span: ReadableSpan, courtesy: Callable[[], None]) -> None:
+        super().__init__(
+            name=span.name,
+            context=span.context,
+            parent=span.parent,
+            resource=span.resource,
+            attributes=span.attributes,
+            events=tuple(_EventGivingWay(e, courtesy) for e in span.events) if span.events else (),
+            links=span.links,
+            kind=span.kind,
+            status=span.status,
+            start_time=span.start_time,
+            end_time=span.end_time,
+            instrumentation_scope=span.instrumentation_scope,
+        )
+        self._dropped = (span.dropped_attributes, span.dropped_events, span.dropped_links)
+        self._courtesy = courtesy
+
+    @property
+    def attributes(self) -> Any:
+        self._courtesy()
+        return super().attributes
+
+    @property
+    def dropped_attributes(self) -> int:
+        return self._dropped[0]
+
+    @property
+    def dropped_events(self) -> int:
+        return self._dropped[1]
+
+    @property
+    def dropped_links(self) -> int:
+        return self._dropped[2]
 
 
 def send_run(

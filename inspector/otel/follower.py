@@ -5,7 +5,12 @@ size reads nothing; one that sees it grow re-reads the line index) and maps what
 same `Mapper` as `inspector export`: a segment's root span starts when its header is written, each
 step's node, chat and tool spans end (and go to the batch processor, whose own thread sends them)
 when its line is written, and the root ends, with its step events and what was spent, when the
-segment's run ends. The run's own thread pays nothing: it never waits on this thread or the network.
+segment's run ends. Each step is mapped once; only the line index is read again.
+
+The run's own thread never waits on this thread or the network, but it shares the GIL with them.
+So this thread gives way between spans (`Courtesy`) until `stop`, and it re-reads a growing file at
+most every `READ_EVERY` times what the last read took: re-reading the index of a long run (a few ms
+a thousand steps) then costs a bounded share of the time however long the run goes.
 
 Ids come from the recording (`KeyedIds`), so the spans a live run sends are the ones
 `inspector export` makes of its file afterwards, and a backend keeps one copy of each.
@@ -14,12 +19,15 @@ Ids come from the recording (`KeyedIds`), so the spans a live run sends are the 
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from opentelemetry.trace import Span
 
-from inspector.otel.exporters import SCOPE, OtlpSink
+from inspector.otel.courtesy import Courtesy
+from inspector.otel.exporters import SCOPE, OtlpSink, sdk_disabled
 from inspector.otel.ids import KeyedIds
 from inspector.otel.mapping import Mapper
 from inspector.otel.names import SCHEMA_URL
@@ -27,7 +35,9 @@ from inspector.recording.reader import Run, read_run
 
 __all__ = ["LiveExport"]
 
-POLL_SECONDS = 0.1
+POLL_SECONDS = 0.02
+READ_EVERY = 20
+"""A growing file is read again after at least this many times the last read's duration."""
 
 
 @dataclass
@@ -42,17 +52,28 @@ class _Open:
 class LiveExport:
     """Follow the run file at `path` and send its spans to `sink` as they are written. `start`, then
     `stop` once the run is over: the last read sends what is left (a run that never ended has its
-    roots ended as they stand, status `incomplete`). `fault` keeps the first error of the thread."""
+    roots ended as they stand, status `incomplete`). `fault` keeps the first error of the thread.
+    With `OTEL_SDK_DISABLED=true`, `start` and `stop` do nothing."""
 
     def __init__(
-        self, path: str | Path, sink: OtlpSink, *, content: bool = False, poll: float = POLL_SECONDS
+        self,
+        path: str | Path,
+        sink: OtlpSink,
+        *,
+        content: bool = False,
+        poll: float = POLL_SECONDS,
+        clock: Callable[[], float] = time.perf_counter,
     ):
         self.path = Path(path)
         self.sink = sink
         self.content = content
         self.poll = poll
+        self.clock = clock
         self.fault: str | None = None
+        self._wait = poll
         self._stopping = threading.Event()
+        self.disabled = sdk_disabled()
+        self.courtesy = Courtesy()
         self._thread = threading.Thread(target=self._follow, name="inspector-otlp-follow", daemon=True)
         self._size = -1
         self._run_id: str | None = None
@@ -62,22 +83,29 @@ class LiveExport:
         self._closed: set[int] = set()
 
     @property
+    def interval(self) -> float:
+        """Seconds until the next read: the poll, or `READ_EVERY` times what the last read took."""
+        return self._wait
+
+    @property
     def started(self) -> bool:
         return self._thread.ident is not None
 
     def start(self) -> None:
-        self._thread.start()
+        if not self.disabled:
+            self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
         """Send what is left and end the thread (waits at most `timeout`)."""
+        self.courtesy.active = False  # the run is over: no one to give way to
         self._stopping.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
-        elif self._thread.ident is None:  # never started: one read does it all
+        elif self._thread.ident is None and not self.disabled:  # never started: one read does it all
             self._final()
 
     def _follow(self) -> None:
-        while not self._stopping.wait(self.poll):
+        while not self._stopping.wait(self._wait):
             self._read()
         self._final()
 
@@ -95,10 +123,12 @@ class LiveExport:
             return
         if size == self._size:
             return
+        started = self.clock()
         try:
-            run = read_run(self.path)
+            run = read_run(self.path, check_limit=0)  # lines are checked as the steps are read
         except Exception:
             return  # no header yet, or a line still being written: the next poll reads it
+        self._wait = max(self.poll, READ_EVERY * (self.clock() - started))
         self._size = size
         try:
             with run:
@@ -115,7 +145,7 @@ class LiveExport:
             self._ids = KeyedIds(run.run_id)
             tracer = self.sink.provider(self._ids).get_tracer(SCOPE, schema_url=SCHEMA_URL)
             self._open, self._closed = {}, set()
-            self._mapper = Mapper(run, tracer, self._ids, content=self.content)
+            self._mapper = Mapper(run, tracer, self._ids, content=self.content, pause=self.courtesy)
         mapper = self._mapper
         assert mapper is not None
         mapper.run = run

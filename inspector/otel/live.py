@@ -14,7 +14,8 @@ names, attributes and ids), and the spans go to a `BatchSpanProcessor`, whose ow
 network. The run's thread only records: a backend that is down or slow costs the run nothing;
 `shutdown` sends what is left, waits at most the export timeout and returns one warning line with
 the number of spans that did not arrive. Works wherever a `Recorder` does: graph_core graphs and
-agents, and LangGraph graphs through `inspector.adapters.langgraph.LangGraphTarget`.
+agents, and LangGraph graphs through `inspector.adapters.langgraph.LangGraphTarget`. With
+`OTEL_SDK_DISABLED=true` it is a plain `Recorder`: no thread, no exporter, nothing sent.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from graph_core.callbacks import RunInfo
-from inspector.otel.exporters import OtlpSink
+from inspector.otel.exporters import OtlpSink, sdk_disabled
 from inspector.otel.follower import LiveExport
 from inspector.otel.mapping import capture_content
 from inspector.recording.recorder import Recorder
@@ -37,7 +38,7 @@ class OtlpRecorder(Recorder):
     """Record to `path` (a temporary file, removed at `shutdown`, when None) and send its spans to
     `url` (None: `OTEL_EXPORTER_OTLP_ENDPOINT`, with `OTEL_EXPORTER_OTLP_HEADERS`) as each step is
     written. `sink` shares one exporter between recorders; other keyword arguments are the
-    `Recorder`'s."""
+    `Recorder`'s. `live` is None when `OTEL_SDK_DISABLED=true`: then it only records."""
 
     def __init__(
         self,
@@ -55,24 +56,30 @@ class OtlpRecorder(Recorder):
             os.close(handle)
             path = name
         super().__init__(path, **options)
-        self.sink = sink if sink is not None else OtlpSink(url, timeout=timeout)
+        self.live: LiveExport | None = None
+        self.sink = sink
         self._own_sink = sink is None
-        self.live = LiveExport(path, self.sink, content=capture_content() if content is None else content)
+        if not sdk_disabled():
+            self.sink = sink if sink is not None else OtlpSink(url, timeout=timeout)
+            self.live = LiveExport(path, self.sink, content=capture_content() if content is None else content)
 
     def on_start(self, info: RunInfo, input: Any) -> None:
         super().on_start(info, input)
-        if info.node_key is None and not info.path and not self.live.started:
-            self.live.start()
+        live = self.live
+        if live is not None and info.node_key is None and not info.path and not live.started:
+            live.start()
 
     def shutdown(self) -> str | None:
         """Send what is left, flush (bounded by the timeout), stop, and remove a temporary recording;
         the one warning line to show (spans not delivered, or why nothing was sent), or None."""
         self.flush()
-        self.live.stop(self.sink.timeout + 30)
-        warning = self.sink.close() if self._own_sink else None
+        warning: str | None = None
+        if self.live is not None and self.sink is not None:
+            self.live.stop(self.sink.timeout + 30)
+            warning = self.sink.close() if self._own_sink else None
         if self._temporary:
             self.close()
             Path(self.path).unlink(missing_ok=True)
-        if self.live.fault is not None:
+        if self.live is not None and self.live.fault is not None:
             return f"OTLP export skipped: {self.live.fault}"
         return warning

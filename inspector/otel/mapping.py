@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -93,6 +93,7 @@ class Mapper:
         *,
         content: bool = False,
         redaction: Redaction | None = None,
+        pause: Callable[[], None] | None = None,
     ) -> None:
         self.run = run
         self.tracer = tracer
@@ -100,12 +101,19 @@ class Mapper:
         self.content = content
         self.redaction = make_redaction(True) if redaction is None else redaction
         self.graph = run.graph_name or (run.topology.name if run.topology else "") or "graph"
+        self.pause = pause
+        """Called after each span ends: a live export lets the run's thread take the GIL there."""
 
     def _start(self, key: str, name: str, parent: Span | None, start: int, **options: Any) -> Span:
         if self.ids is not None:
             self.ids.key = key
         context = trace.set_span_in_context(parent) if parent is not None else None
         return self.tracer.start_span(name, context=context, start_time=start, **options)
+
+    def _end(self, span: Span, end: int) -> None:
+        span.end(end_time=end)
+        if self.pause is not None:
+            self.pause()
 
     def segment(self, segment: Segment) -> None:
         root = self.begin(segment)
@@ -312,7 +320,7 @@ class Mapper:
             self.tool(span, f"{key} tool {number}", tool, base)
         if node_run.error is not None:
             _fail(span, node_run.error)
-        span.end(end_time=end)
+        self._end(span, end)
         return span_id
 
     def chat(
@@ -344,7 +352,7 @@ class Mapper:
         span = self._start(f"{key} chat", f"{n.OP_CHAT} {model[1]}", parent, start, attributes=attrs)
         if node_run.error is not None:
             _fail(span, node_run.error)
-        span.end(end_time=end)
+        self._end(span, end)
 
     def tool(self, parent: Span, key: str, tool: NodeRun, base: int) -> None:
         start = _at(base, tool.started)
@@ -367,7 +375,7 @@ class Mapper:
         span = self._start(key, f"{n.OP_TOOL} {tool.name}", parent, start, attributes=attrs)
         if tool.error is not None:
             _fail(span, tool.error)
-        span.end(end_time=end)
+        self._end(span, end)
 
     def _json(self, value: Any, *, text: bool = False) -> str:
         """`value` as JSON text (a string as itself when `text`: tool arguments), redacted."""
