@@ -11,13 +11,33 @@ it: reading it anyway would show a history that is not the one stored.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from inspector.errors import RunFileError
 
-__all__ = ["check_format", "decode", "installed", "metadata_of", "newest_format"]
+__all__ = [
+    "OUTLINED",
+    "PUSH",
+    "SENDS",
+    "check_format",
+    "decode",
+    "installed",
+    "metadata_of",
+    "newest_format",
+    "outline_writes",
+]
+
+OUTLINED = ("__interrupt__", "__error__")
+"""The channels whose pending writes an outline decodes: whether a thread stopped at an interrupt or
+failed decides how it ends (the other writes' values are what the run shows, read step by step)."""
+
+PUSH = "~__pregel_push"
+"""How a task's path starts when a `Send` made it (its node is named by the parent's `SENDS`)."""
+
+SENDS = "__pregel_tasks"
+"""The channel holding a checkpoint's `Send`s."""
 
 _SERDE: list[Any] = []
 
@@ -34,6 +54,17 @@ def decode(kind: str | None, blob: bytes | None) -> Any:
         return _SERDE[0].loads_typed((kind, blob or b""))
     except Exception:  # any failure of a foreign serializer is one opaque value, not a failed run
         return {"opaque": kind, "bytes": len(blob or b"")}
+
+
+def outline_writes(rows: Iterable[Sequence[Any]]) -> dict[str, list[tuple[str, str, str, Any]]]:
+    """Pending writes by checkpoint id, from rows (checkpoint id, task id, task path, channel, type,
+    value) in the order of their key: each as (task id, task path, channel, value), the value decoded
+    for the `OUTLINED` channels only (None for the others, whose type and value the rows leave out)."""
+    out: dict[str, list[tuple[str, str, str, Any]]] = {}
+    for checkpoint_id, task_id, task_path, channel, kind, blob in rows:
+        value = decode(kind, blob) if channel in OUTLINED else None
+        out.setdefault(checkpoint_id, []).append((task_id, task_path or "", channel, value))
+    return out
 
 
 def metadata_of(value: bytes | str | Mapping[str, Any] | None) -> dict[str, Any]:
