@@ -98,15 +98,23 @@ def write_behind(out: Path, write: Callable[[Path], object]) -> bool:
 
 def _first_step(out: Path, *, timeout: float = 5.0) -> None:
     """Wait until the writer has written the run's header and its first step (or is done): the screen
-    then opens on a step at once, not on a waiting screen it rebuilds at its next poll."""
+    then opens on a step at once, not on a waiting screen it rebuilds at its next poll. Each look
+    reads only what was written since the last: the header of a long thread is long (the list of its
+    checkpoints: some 700 KB at 10,000), so looking for two line ends in the file's first bytes found
+    none until the timeout."""
     deadline = time.monotonic() + timeout
+    offset = ends = 0
     while time.monotonic() < deadline and converting(out):
         try:
             with out.open("rb") as handle:
-                if handle.read(1 << 16).count(b"\n") >= 2:
-                    return
+                handle.seek(offset)
+                written = handle.read()
         except FileNotFoundError:
-            pass
+            written = b""
+        offset += len(written)
+        ends += written.count(b"\n")
+        if ends >= 2:
+            return
         time.sleep(0.002)
 
 
