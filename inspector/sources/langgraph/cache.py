@@ -115,7 +115,7 @@ def _first_step(out: Path, *, timeout: float = 5.0) -> None:
         ends += written.count(b"\n")
         if ends >= 2:
             return
-        time.sleep(0.002)
+        time.sleep(0.005)
 
 
 def _detach(fd: int, ready: int, marker: Path, out: Path, write: Callable[[Path], object]) -> None:

@@ -21,7 +21,6 @@ from urllib.parse import urlsplit, urlunsplit
 from inspector.errors import RunFileError
 from inspector.sources.langgraph.decode import (
     OUTLINED,
-    PUSH,
     SENDS,
     check_format,
     decode,
@@ -247,7 +246,7 @@ class PostgresCheckpointer:
             (list(OUTLINED), list(OUTLINED), thread_id),
         )
         found.sort(key=lambda r: (r[0], r[1], r[4]))  # as the checkpoints' own writes are ordered
-        writes = outline_writes(
+        writes, pushed = outline_writes(
             (cid, str(task), path, channel, kind, None if blob is None else bytes(blob))
             for cid, task, path, channel, _, kind, blob in found
         )
@@ -256,16 +255,14 @@ class PostgresCheckpointer:
             metadata = dict(metadata or {})
             check_format(self.where, thread_id, checkpoint_id, {"v": version}, metadata)
             step = metadata.get("step")
-            mine = writes.get(checkpoint_id, [])
-            pushed = any(path.startswith(PUSH) for _, path, _, _ in mine)
             out.append(
                 Checkpoint(
                     id=checkpoint_id,
                     parent_id=parent_id,
                     step=step if isinstance(step, int) else 0,
                     source=str(metadata.get("source", "")),
-                    values=self._sends(thread_id, checkpoint_id) if pushed else {},
-                    writes=mine,
+                    values=self._sends(thread_id, checkpoint_id) if checkpoint_id in pushed else {},
+                    writes=writes.get(checkpoint_id, []),
                     ts="",
                     metadata=metadata,
                 )

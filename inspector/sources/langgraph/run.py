@@ -34,6 +34,7 @@ from typing import Any
 
 from graph_core.interrupt import InterruptInfo
 from graph_core.topology import END, START, Topology, TopologyEdge, TopologyNode, build_topology
+from inspector.sources.langgraph.decode import SENDS
 from inspector.sources.langgraph.history import Branch, Checkpoint
 from inspector.sources.langgraph.tasks import Task, exception_of, next_nodes, state_of, tasks_of
 
@@ -42,12 +43,20 @@ __all__ = ["next_nodes", "observed_topology", "write_chain", "write_thread_run"]
 
 def observed_topology(chain: Sequence[Checkpoint], name: str) -> Topology:
     """The nodes the thread's tasks ran, and an edge between nodes of consecutive steps: what the
-    checkpoints show, named as observed (the chain's outline is enough: task paths and channels)."""
+    checkpoints show, named as observed (the chain's outline is enough: task paths and channels).
+    Without `Send`s, a step's nodes follow from its writes' task paths alone (a pulled task's names
+    its node, and orders it), so a loop's steps are worked out once."""
     order: list[str] = []
     edges: dict[tuple[str, str], None] = {}
     previous: list[str] = [START]
+    known: dict[tuple[str, ...], list[str]] = {}  # a step's nodes by its writes' task paths (no `Send`)
     for parent in chain:
-        names = list(dict.fromkeys(t.name for t in tasks_of(parent, "loop")))
+        paths = tuple(path for _, path, _, _ in parent.writes)
+        names = None if SENDS in parent.values else known.get(paths)
+        if names is None:
+            names = list(dict.fromkeys(t.name for t in tasks_of(parent, "loop")))
+            if SENDS not in parent.values:
+                known[paths] = names
         if not names:
             continue
         for node in names:

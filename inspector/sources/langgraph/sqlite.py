@@ -20,7 +20,6 @@ from typing import Any
 from inspector.errors import RunFileError
 from inspector.sources.langgraph.decode import (
     OUTLINED,
-    PUSH,
     SENDS,
     check_format,
     decode,
@@ -33,6 +32,17 @@ __all__ = ["SqliteCheckpointer", "is_sqlite_checkpointer"]
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _OUTLINED = "(" + ", ".join(f"'{channel}'" for channel in OUTLINED) + ")"
+_OUTLINE_WRITES = (
+    "SELECT checkpoint_id, task_id, task_path, channel, type, value FROM ("
+    "SELECT checkpoint_id, task_id, MIN(idx) AS idx, task_path, channel, NULL AS type, NULL AS value "
+    f"FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel NOT IN {_OUTLINED} "
+    "GROUP BY checkpoint_id, task_id "
+    "UNION ALL SELECT checkpoint_id, task_id, idx, task_path, channel, type, value "
+    f"FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel IN {_OUTLINED}"
+    ") ORDER BY checkpoint_id, task_id, idx"
+)
+"""An outline's writes: each task's first (its path names it) and every interrupt and error, in the
+order of the key (a task's other writes are its results, which the outline does not need)."""
 
 
 def is_sqlite_checkpointer(path: str | Path) -> bool:
@@ -178,9 +188,10 @@ class SqliteCheckpointer:
         return sorted(everything, key=lambda c: c.id)
 
     def outline(self, thread_id: str) -> list[Checkpoint]:
-        """The thread's top-level checkpoints without their values: ids, parents, metadata and their
-        pending writes' tasks and channels (`outline_writes`), the latest one's format checked. Enough
-        to choose a branch and to draw the topology the thread shows before anything else is decoded."""
+        """The thread's top-level checkpoints without their values: ids, parents, metadata, and of their
+        pending writes each task's first and every interrupt and error (`_OUTLINE_WRITES`), the latest
+        checkpoint's format checked. Enough to choose a branch and to draw the topology the thread
+        shows before anything else is decoded."""
         try:
             with _ReadOnly(self.path) as db:
                 rows = db.execute(
@@ -193,27 +204,11 @@ class SqliteCheckpointer:
                     "ORDER BY checkpoint_id DESC LIMIT 1",
                     (thread_id,),
                 ).fetchone()
-                writes = outline_writes(
-                    db.execute(
-                        "SELECT checkpoint_id, task_id, task_path, channel, "
-                        f"CASE WHEN channel IN {_OUTLINED} THEN type END, "
-                        f"CASE WHEN channel IN {_OUTLINED} THEN value END "
-                        "FROM writes WHERE thread_id = ? AND checkpoint_ns = '' "
-                        "ORDER BY checkpoint_id, task_id, idx",
-                        (thread_id,),
-                    )
-                )
-                sends = {
-                    checkpoint_id: self._sends(db, thread_id, checkpoint_id)
-                    for checkpoint_id, found in writes.items()
-                    if any(path.startswith(PUSH) for _, path, _, _ in found)
-                }
+                writes, pushed = outline_writes(db.execute(_OUTLINE_WRITES, (thread_id, thread_id)))
+                sends = {checkpoint_id: self._sends(db, thread_id, checkpoint_id) for checkpoint_id in pushed}
         except sqlite3.Error as error:
             raise self._refused(error) from None
-        out = [
-            _checkpoint("", cid, parent, sends.get(cid, {}), metadata_of(meta), writes.get(cid, []))
-            for cid, parent, meta in rows
-        ]
+        out = [_outlined(cid, parent, metadata_of(meta), writes, sends) for cid, parent, meta in rows]
         if out and latest is not None:
             check_format(self.where, thread_id, out[-1].id, decode(*latest), out[-1].metadata)
         return out
@@ -228,7 +223,7 @@ class SqliteCheckpointer:
         ).fetchone()
         decoded = decode(*row) if row is not None else None
         values = decoded.get("channel_values") if isinstance(decoded, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        return {"channel_values": {SENDS: values.get(SENDS)}} if isinstance(values, Mapping) else {}  # pyright: ignore[reportUnknownMemberType]
+        return {SENDS: values.get(SENDS)} if isinstance(values, Mapping) else {}  # pyright: ignore[reportUnknownMemberType]
 
     def stamp(self, thread_id: str) -> str:
         """What changes when the file is written: its size and time."""
@@ -257,5 +252,26 @@ def _checkpoint(
         writes=writes,
         ts=str(checkpoint.get("ts", "")),
         ns=ns,
+        metadata=metadata,
+    )
+
+
+def _outlined(
+    checkpoint_id: str,
+    parent_id: str | None,
+    metadata: dict[str, Any],
+    writes: Mapping[str, list[tuple[str, str, str, Any]]],
+    sends: Mapping[str, dict[str, Any]],
+) -> Checkpoint:
+    """A checkpoint of an outline: no values but the `Send`s that name its pushed tasks."""
+    step = metadata.get("step")
+    return Checkpoint(
+        id=checkpoint_id,
+        parent_id=parent_id,
+        step=step if isinstance(step, int) else 0,
+        source=str(metadata.get("source", "")),
+        values=sends.get(checkpoint_id, {}),
+        writes=writes.get(checkpoint_id, []),
+        ts="",
         metadata=metadata,
     )
