@@ -8,8 +8,9 @@ run headers and cache names carry the URL with the password replaced by `***` (`
 The rows are read with `PostgresSaver.SELECT_SQL` (the saver's own join of a checkpoint with its
 channel blobs and pending writes), not through `PostgresSaver.list`, whose writes drop the task path
 that names each task's node; values are decoded as for SQLite (`decode`), a page of checkpoints at a
-time in the order of the key (`stream`), so the first steps are written out before the rest is read. A database whose schema
-migrations are newer than the installed `langgraph-checkpoint-postgres` knows is refused, naming both.
+time in the order of the key (`stream`), so the first steps are written out before the rest is read.
+A database whose schema migrations are newer than the installed `langgraph-checkpoint-postgres` knows
+is refused, naming both.
 """
 
 from __future__ import annotations

@@ -103,7 +103,9 @@ class _Feeder:
             last = checkpoint
         return last
 
-    def checkpoint(self, namespace: tuple[str, ...], checkpoint: Checkpoint, parent: Checkpoint | None) -> None:
+    def checkpoint(
+        self, namespace: tuple[str, ...], checkpoint: Checkpoint, parent: Checkpoint | None
+    ) -> None:
         """The step that made `checkpoint` from `parent`."""
         tasks = tasks_of(parent, checkpoint.source) if parent is not None else []
         for task in tasks:  # a later checkpoint exists: its tasks finished (an interrupt was resumed,
@@ -199,7 +201,9 @@ def write_chain(
     return out
 
 
-def _opening(checkpoints: Iterable[Checkpoint], input_id: str | None) -> tuple[Iterable[Checkpoint], list[Checkpoint]]:
+def _opening(
+    checkpoints: Iterable[Checkpoint], input_id: str | None
+) -> tuple[Iterable[Checkpoint], list[Checkpoint]]:
     """The chain, and its checkpoints up to the run's input (the first written with source "input"),
     read ahead: the run starts with that input, at the first checkpoint's time. A list is read whole."""
     if isinstance(checkpoints, Sequence):

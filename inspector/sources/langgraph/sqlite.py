@@ -125,7 +125,8 @@ class SqliteCheckpointer:
         try:
             with _ReadOnly(self.path) as db:
                 rows = db.execute(
-                    "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns != ''",
+                    "SELECT DISTINCT checkpoint_ns FROM checkpoints "
+                    "WHERE thread_id = ? AND checkpoint_ns != ''",
                     (thread_id,),
                 ).fetchall()
         except sqlite3.Error as error:

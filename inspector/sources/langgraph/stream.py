@@ -88,7 +88,9 @@ def plan_thread(
 ) -> ThreadPlan:
     """Choose the thread's branch from its outline (refused, with the nearest ids, when the thread or
     the branch does not exist); the topology is `topology`, else the one the branch's tasks show."""
-    chosen, branches = choose(store, thread_id, store.outline(thread_id), branch=branch, checkpoint=checkpoint)
+    chosen, branches = choose(
+        store, thread_id, store.outline(thread_id), branch=branch, checkpoint=checkpoint
+    )
     shape = topology or observed_topology(chosen.chain, "LangGraph thread")
     return ThreadPlan(store.where, thread_id, chosen, branches, shape)
 

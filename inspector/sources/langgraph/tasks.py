@@ -136,7 +136,9 @@ def exception_of(value: Any) -> BaseException:
     name, args = found.group(1).rsplit(".", 1)[-1], found.group(2)
     try:
         parsed = ast.literal_eval(f"({args},)") if args.strip() else ()
-        message = parsed[0] if len(parsed) == 1 and isinstance(parsed[0], str) else ", ".join(map(str, parsed))
+        message = (
+            parsed[0] if len(parsed) == 1 and isinstance(parsed[0], str) else ", ".join(map(str, parsed))
+        )
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         message = args
     known = getattr(builtins, name, None)
