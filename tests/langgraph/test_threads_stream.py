@@ -92,9 +92,9 @@ def test_every_checkpoint_decodes_as_langgraphs_own_saver_reads_it(
             for ns in ("", *store.namespaces(thread)):
                 mine = {c.id: c for c in store.stream(thread, ns)}
                 theirs = list(langgraph_saver.list(config(thread, checkpoint_ns=ns)))
-                assert sorted(mine) == sorted(t.config["configurable"]["checkpoint_id"] for t in theirs)
+                assert sorted(mine) == sorted(_id(t.config) for t in theirs)
                 for found in theirs:
-                    checkpoint = mine[found.config["configurable"]["checkpoint_id"]]
+                    checkpoint = mine[_id(found.config)]
                     parent = (found.parent_config or {}).get("configurable", {}).get("checkpoint_id")
                     assert checkpoint.parent_id == parent
                     assert checkpoint.values == found.checkpoint["channel_values"]
@@ -104,6 +104,10 @@ def test_every_checkpoint_decodes_as_langgraphs_own_saver_reads_it(
                     assert sorted(writes, key=_key) == sorted(found.pending_writes or [], key=_key)
                     compared += 1
     assert compared == total > 40  # every thread's checkpoints, the subgraph's among them
+
+
+def _id(settings: Any) -> str:
+    return settings["configurable"]["checkpoint_id"]
 
 
 def _key(write: tuple[str, str, Any]) -> tuple[str, str, str]:

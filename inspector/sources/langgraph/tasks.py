@@ -126,7 +126,8 @@ def exception_of(value: Any) -> BaseException:
     """The exception a failed task's `__error__` write stands for. LangGraph stores the exception's
     `repr` (`ValueError('no such city')`): it becomes an exception of that type's name with that
     message, read as a literal, never evaluated (a built-in exception type is itself; any other is a
-    class made with its name, since the one the run raised may not be importable here)."""
+    class made with its name, since the one the run raised may not be importable here). Text that is
+    no such call is a `RuntimeError` with that text."""
     if isinstance(value, BaseException):
         return value
     text = str(value.get("message", value)) if isinstance(value, Mapping) else str(value)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
@@ -136,11 +137,10 @@ def exception_of(value: Any) -> BaseException:
     name, args = found.group(1).rsplit(".", 1)[-1], found.group(2)
     try:
         parsed = ast.literal_eval(f"({args},)") if args.strip() else ()
-        message = (
-            parsed[0] if len(parsed) == 1 and isinstance(parsed[0], str) else ", ".join(map(str, parsed))
-        )
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        message = args
+    except (ValueError, SyntaxError, MemoryError, RecursionError):  # no call of literals: the text as is
+        return RuntimeError(text)
+    single = len(parsed) == 1 and isinstance(parsed[0], str)
+    message = parsed[0] if single else ", ".join(map(str, parsed))
     known = getattr(builtins, name, None)
     cls = known if isinstance(known, type) and issubclass(known, Exception) else type(name, (Exception,), {})
     try:
