@@ -136,7 +136,7 @@ def exception_of(value: Any) -> BaseException:
         return RuntimeError(text)
     name, args = found.group(1).rsplit(".", 1)[-1], found.group(2)
     try:
-        parsed = ast.literal_eval(f"({args},)") if args.strip() else ()
+        parsed: tuple[Any, ...] = ast.literal_eval(f"({args},)") if args.strip() else ()
     except (ValueError, SyntaxError, MemoryError, RecursionError):  # no call of literals: the text as is
         return RuntimeError(text)
     single = len(parsed) == 1 and isinstance(parsed[0], str)
