@@ -10,6 +10,7 @@ holding the writer's pid) tells every other reader that the file is not complete
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import tempfile
@@ -71,7 +72,11 @@ def write_now(out: Path, write: Callable[[Path], object]) -> Path:
 def write_behind(out: Path, write: Callable[[Path], object]) -> bool:
     """Start writing `out` in place in a forked process and return at once (False, having started
     nothing, where processes cannot be forked or another writer holds the marker). The grandchild
-    writes, so no child is left for this process to wait on."""
+    writes, so no child is left for this process to wait on. It first freezes every object it
+    inherited out of the garbage collector's reach: its collections then never walk the caller's heap
+    (a replay app's, Textual's), and never run the finalizers of the caller's garbage, such as an
+    event loop's subprocess transports left by an app that closed, which said "Event loop is closed"
+    on the writer's standard error, the terminal's."""
     from inspector.forked import can_fork
 
     if not can_fork():
@@ -124,6 +129,7 @@ def _detach(fd: int, ready: int, marker: Path, out: Path, write: Callable[[Path]
         if os.fork() != 0:
             os._exit(0)
         os.setsid()
+        gc.freeze()  # what the caller left behind is not the writer's to collect (see `write_behind`)
         os.write(fd, str(os.getpid()).encode())
         os.close(fd)
         os.write(ready, b"1")
