@@ -1,9 +1,9 @@
 """A checkpointer location opened by what it is, its threads listed, one thread opened as a run.
 
 A location is a SQLite file written by `SqliteSaver` or a `postgresql://` URL of a `PostgresSaver`
-database; both give the same small interface (`threads`, `checkpoints`, `stamp`, `close`, and `where`,
-the location as messages may show it: a URL without its password), so nothing past `checkpointer()`
-asks which it is.
+database; both give the same small interface (`stream.Checkpointer`: `threads`, `outline`, `stream`,
+`namespaces`, `checkpoints`, `stamp`, `close`, and `where`, the location as messages may show it: a URL
+without its password), so nothing past `checkpointer()` asks which it is.
 """
 
 from __future__ import annotations
