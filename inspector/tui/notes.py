@@ -3,6 +3,9 @@ run data (literal: see `literal.py`). The app decides when; these say what."""
 
 from __future__ import annotations
 
+from pathlib import PurePath
+from typing import Any
+
 from rich.text import Text
 
 from inspector.tui.edit_note import edit_note
@@ -10,7 +13,18 @@ from inspector.tui.literal import one_line
 from inspector.tui.session import Session
 from inspector.tui.timeline import mark_text
 
-__all__ = ["counting_note", "status_text", "stop_note", "timeline_note"]
+__all__ = ["counting_note", "source_name", "status_text", "stop_note", "timeline_note"]
+
+
+def source_name(file_name: str, meta: dict[str, Any] | None) -> str:
+    """What the run was read from: its file, or for a LangGraph thread (converted into a run file under
+    the temporary directory, whose name says nothing) the checkpointer and the thread."""
+    thread = (meta or {}).get("langgraph_thread")
+    if not isinstance(thread, dict) or not thread.get("location"):  # pyright: ignore[reportUnknownMemberType]
+        return file_name
+    location = str(thread["location"])  # pyright: ignore[reportUnknownArgumentType]
+    shown = location if "://" in location else PurePath(location).name  # a URL is shown without password
+    return f"{shown} --thread {thread.get('thread_id')}"  # pyright: ignore[reportUnknownMemberType]
 
 
 def status_text(
@@ -28,7 +42,7 @@ def status_text(
     reads `live` and the `incomplete` diagnostic is not counted."""
     run, replay = session.run, session.replay
     text = Text()
-    text.append_text(one_line(run.path.name, limit=50, style="bold"))
+    text.append_text(one_line(source_name(run.path.name, run.header.meta), limit=60, style="bold"))
     text.append("  ")
     text.append_text(one_line(run.graph_name or "(graph)", limit=40))
     colour = {"ok": "green", "error": "red", "incomplete": "yellow", "interrupted": "yellow"}[run.status]

@@ -90,3 +90,16 @@ def test_what_is_refused_is_refused_before_writing_behind(tmp_path: Path) -> Non
         thread_run_file(backend.location, "t", branch=2, behind=True)
     folder = Path(tempfile.gettempdir()) / "inspector-langgraph-threads"
     assert not list(folder.glob("*.converting")) and not list(folder.glob("*.jsonl"))
+
+
+def test_the_wait_for_the_first_step_ends_once_it_is_written_behind_a_long_header(tmp_path: Path) -> None:
+    """A 10,000-checkpoint thread's header is some 700 KB (its checkpoints listed): the wait used to
+    look for two line ends in the file's first 64 KiB only, and so ran out its timeout every time."""
+    from inspector.sources.langgraph.cache import _first_step  # pyright: ignore[reportPrivateUsage]
+
+    out = cache_path("a long thread")
+    out.with_suffix(".converting").write_text(str(os.getpid()))  # a writer at work: this process
+    out.write_bytes(b'{"kind":"header","meta":"' + b"x" * 200_000 + b'"}\n{"kind":"step"}\n')
+    start = time.monotonic()
+    _first_step(out, timeout=20.0)
+    assert time.monotonic() - start < 10.0

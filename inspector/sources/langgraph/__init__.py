@@ -7,8 +7,9 @@
 - `run_source(path, thread, ...)`: what the CLI reads for a RUN argument.
 
 Modules: `sqlite` and `postgres` (the two kinds, one interface), `decode` (values and format checks),
-`history` (branches, subgraph namespaces), `run` (the run file), `thread` (opening by location), `cli`
-(the options).
+`history` (branches, subgraph namespaces), `tasks` (what a checkpoint's writes say ran), `run` (the
+run file), `stream` (a thread read step by step: its outline, then each checkpoint as its step is
+written), `thread` (opening by location), `cli` (the options).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ holding the writer's pid) tells every other reader that the file is not complete
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import tempfile
@@ -71,7 +72,11 @@ def write_now(out: Path, write: Callable[[Path], object]) -> Path:
 def write_behind(out: Path, write: Callable[[Path], object]) -> bool:
     """Start writing `out` in place in a forked process and return at once (False, having started
     nothing, where processes cannot be forked or another writer holds the marker). The grandchild
-    writes, so no child is left for this process to wait on."""
+    writes, so no child is left for this process to wait on. It first freezes every object it
+    inherited out of the garbage collector's reach: its collections then never walk the caller's heap
+    (a replay app's, Textual's), and never run the finalizers of the caller's garbage, such as an
+    event loop's subprocess transports left by an app that closed, which said "Event loop is closed"
+    on the writer's standard error, the terminal's."""
     from inspector.forked import can_fork
 
     if not can_fork():
@@ -98,16 +103,24 @@ def write_behind(out: Path, write: Callable[[Path], object]) -> bool:
 
 def _first_step(out: Path, *, timeout: float = 5.0) -> None:
     """Wait until the writer has written the run's header and its first step (or is done): the screen
-    then opens on a step at once, not on a waiting screen it rebuilds at its next poll."""
+    then opens on a step at once, not on a waiting screen it rebuilds at its next poll. Each look
+    reads only what was written since the last: the header of a long thread is long (the list of its
+    checkpoints: some 700 KB at 10,000), so looking for two line ends in the file's first bytes found
+    none until the timeout."""
     deadline = time.monotonic() + timeout
+    offset = ends = 0
     while time.monotonic() < deadline and converting(out):
         try:
             with out.open("rb") as handle:
-                if handle.read(1 << 16).count(b"\n") >= 2:
-                    return
+                handle.seek(offset)
+                written = handle.read()
         except FileNotFoundError:
-            pass
-        time.sleep(0.002)
+            written = b""
+        offset += len(written)
+        ends += written.count(b"\n")
+        if ends >= 2:
+            return
+        time.sleep(0.005)
 
 
 def _detach(fd: int, ready: int, marker: Path, out: Path, write: Callable[[Path], object]) -> None:
@@ -116,6 +129,7 @@ def _detach(fd: int, ready: int, marker: Path, out: Path, write: Callable[[Path]
         if os.fork() != 0:
             os._exit(0)
         os.setsid()
+        gc.freeze()  # what the caller left behind is not the writer's to collect (see `write_behind`)
         os.write(fd, str(os.getpid()).encode())
         os.close(fd)
         os.write(ready, b"1")

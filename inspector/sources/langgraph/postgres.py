@@ -7,24 +7,36 @@ run headers and cache names carry the URL with the password replaced by `***` (`
 
 The rows are read with `PostgresSaver.SELECT_SQL` (the saver's own join of a checkpoint with its
 channel blobs and pending writes), not through `PostgresSaver.list`, whose writes drop the task path
-that names each task's node; values are decoded as for SQLite (`decode`). A database whose schema
-migrations are newer than the installed `langgraph-checkpoint-postgres` knows is refused, naming both.
+that names each task's node; values are decoded as for SQLite (`decode`), a page of checkpoints at a
+time in the order of the key (`stream`), so the first steps are written out before the rest is read.
+A database whose schema migrations are newer than the installed `langgraph-checkpoint-postgres` knows
+is refused, naming both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from inspector.errors import RunFileError
-from inspector.sources.langgraph.decode import check_format, decode, installed
+from inspector.sources.langgraph.decode import (
+    OUTLINED,
+    SENDS,
+    check_format,
+    decode,
+    installed,
+    outline_writes,
+)
 from inspector.sources.langgraph.history import Checkpoint, ThreadInfo
 
 __all__ = ["CONNECT_TIMEOUT", "PostgresCheckpointer", "is_postgres_url", "redacted"]
 
 CONNECT_TIMEOUT = 5
 """Seconds to wait for the server before saying it does not answer."""
+
+PAGE = 200
+"""Checkpoints read per query when a thread is read step by step."""
 
 _SCHEMES = ("postgresql://", "postgres://")
 
@@ -161,45 +173,83 @@ class PostgresCheckpointer:
         threads.sort(key=lambda t: t.last_update, reverse=True)
         return threads
 
-    def checkpoints(self, thread_id: str) -> list[Checkpoint]:
-        """Every checkpoint of the thread, of every namespace, oldest first, with its pending writes."""
+    def namespaces(self, thread_id: str) -> list[str]:
+        """The subgraph namespaces the thread has checkpoints in."""
+        rows = self._query(
+            "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = %s AND checkpoint_ns != ''",
+            (thread_id,),
+        )
+        return sorted(str(ns) for (ns,) in rows)
+
+    def stream(
+        self, thread_id: str, ns: str = "", wanted: Container[str] | None = None
+    ) -> Iterator[Checkpoint]:
+        """The checkpoints of one namespace of the thread, oldest first, each decoded with its channel
+        blobs and pending writes (with `wanted`, only those whose ids it holds), read `PAGE` at a time
+        in the order of the key: nothing waits for the whole thread, and no cursor stays open between
+        pages (each page is its own read-only transaction)."""
         from langgraph.checkpoint.postgres import PostgresSaver
 
-        rows = self._query(
-            PostgresSaver.SELECT_SQL + "WHERE thread_id = %s ORDER BY checkpoint_id", (thread_id,)
-        )
-        out: list[Checkpoint] = []
-        for row in rows:
-            _, checkpoint, ns, checkpoint_id, parent_id, metadata, blobs, pending = row
-            metadata = dict(metadata or {})
-            check_format(self.where, thread_id, checkpoint_id, checkpoint, metadata)
-            values = dict(checkpoint.get("channel_values") or {})
-            for channel, kind, blob in blobs or []:
-                if bytes(kind).decode() != "empty":
-                    values[bytes(channel).decode()] = decode(bytes(kind).decode(), blob)
-            step = metadata.get("step")
-            out.append(
-                Checkpoint(
-                    id=checkpoint_id,
-                    parent_id=parent_id,
-                    step=step if isinstance(step, int) else 0,
-                    source=str(metadata.get("source", "")),
-                    values=values,
-                    writes=_writes(pending or []),
-                    ts=str(checkpoint.get("ts", "")),
-                    ns=ns,
-                    metadata=metadata,
-                )
+        after = ""
+        while True:
+            rows = self._query(
+                PostgresSaver.SELECT_SQL
+                + "WHERE thread_id = %s AND checkpoint_ns = %s AND checkpoint_id > %s "
+                "ORDER BY checkpoint_id LIMIT %s",
+                (thread_id, ns, after, PAGE),
             )
-        return out
+            for row in rows:
+                if wanted is None or row[3] in wanted:
+                    yield self._decoded(thread_id, row)
+            if len(rows) < PAGE:
+                return
+            after = rows[-1][3]
+
+    def _decoded(self, thread_id: str, row: Sequence[Any]) -> Checkpoint:
+        _, checkpoint, ns, checkpoint_id, parent_id, metadata, blobs, pending = row
+        metadata = dict(metadata or {})
+        check_format(self.where, thread_id, checkpoint_id, checkpoint, metadata)
+        values = dict(checkpoint.get("channel_values") or {})
+        for channel, kind, blob in blobs or []:
+            if bytes(kind).decode() != "empty":
+                values[bytes(channel).decode()] = decode(bytes(kind).decode(), blob)
+        step = metadata.get("step")
+        return Checkpoint(
+            id=checkpoint_id,
+            parent_id=parent_id,
+            step=step if isinstance(step, int) else 0,
+            source=str(metadata.get("source", "")),
+            values=values,
+            writes=_writes(pending or []),
+            ts=str(checkpoint.get("ts", "")),
+            ns=ns,
+            metadata=metadata,
+        )
+
+    def checkpoints(self, thread_id: str) -> list[Checkpoint]:
+        """Every checkpoint of the thread, of every namespace, oldest first, with its pending writes."""
+        everything = [c for ns in ("", *self.namespaces(thread_id)) for c in self.stream(thread_id, ns)]
+        return sorted(everything, key=lambda c: c.id)
 
     def outline(self, thread_id: str) -> list[Checkpoint]:
-        """The thread's top-level checkpoints without their values or writes (ids, parents, metadata:
-        enough to choose a branch), each one's format checked."""
+        """The thread's top-level checkpoints without their values: ids, parents, metadata and their
+        pending writes' tasks and channels (`outline_writes`), each one's format checked. Enough to
+        choose a branch and to draw the topology the thread shows before anything else is decoded."""
         rows = self._query(
             "SELECT checkpoint_id, parent_checkpoint_id, metadata, checkpoint -> 'v' FROM checkpoints "
             "WHERE thread_id = %s AND checkpoint_ns = '' ORDER BY checkpoint_id",
             (thread_id,),
+        )
+        found = self._query(
+            "SELECT checkpoint_id, task_id, task_path, channel, idx, "
+            "CASE WHEN channel = ANY(%s) THEN type END, CASE WHEN channel = ANY(%s) THEN blob END "
+            "FROM checkpoint_writes WHERE thread_id = %s AND checkpoint_ns = ''",
+            (list(OUTLINED), list(OUTLINED), thread_id),
+        )
+        found.sort(key=lambda r: (r[0], r[1], r[4]))  # as the checkpoints' own writes are ordered
+        writes, pushed = outline_writes(
+            (cid, str(task), path, channel, kind, None if blob is None else bytes(blob))
+            for cid, task, path, channel, _, kind, blob in found
         )
         out: list[Checkpoint] = []
         for checkpoint_id, parent_id, metadata, version in rows:
@@ -212,13 +262,23 @@ class PostgresCheckpointer:
                     parent_id=parent_id,
                     step=step if isinstance(step, int) else 0,
                     source=str(metadata.get("source", "")),
-                    values={},
-                    writes=[],
+                    values=self._sends(thread_id, checkpoint_id) if checkpoint_id in pushed else {},
+                    writes=writes.get(checkpoint_id, []),
                     ts="",
                     metadata=metadata,
                 )
             )
         return out
+
+    def _sends(self, thread_id: str, checkpoint_id: str) -> dict[str, Any]:
+        """The `Send`s a checkpoint holds (its `__pregel_tasks` channel), which name its pushed tasks."""
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        rows = self._query(
+            PostgresSaver.SELECT_SQL + "WHERE thread_id = %s AND checkpoint_ns = '' AND checkpoint_id = %s",
+            (thread_id, checkpoint_id),
+        )
+        return {SENDS: self._decoded(thread_id, rows[0]).values.get(SENDS)} if rows else {}
 
     def stamp(self, thread_id: str) -> str:
         """What changes when the thread is written: its checkpoint and write counts and latest id."""

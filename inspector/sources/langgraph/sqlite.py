@@ -2,24 +2,47 @@
 
 `SqliteSaver` itself runs `PRAGMA journal_mode=WAL` and `CREATE TABLE IF NOT EXISTS` before every read,
 so the tables are read here with SQL on a read-only connection (`_ReadOnly`), and the values decoded
-with LangGraph's serializer (`decode`). One query per table: a 10,000-checkpoint thread is read in
-two passes, not one query per checkpoint as `SqliteSaver.list` would.
+with LangGraph's serializer (`decode`). A thread is read in the order of the tables' keys, one query
+per table and namespace, the two walked in step (`stream`): each checkpoint is decoded, with its
+pending writes, when the reader reaches it, so the first steps of a 10,000-checkpoint thread are
+written out before the rest is read (not one query per checkpoint, as `SqliteSaver.list` makes, nor
+the whole thread first). `outline` reads what choosing a branch and drawing the observed topology
+need without decoding the checkpoints' values.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Container, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from inspector.errors import RunFileError
-from inspector.sources.langgraph.decode import check_format, decode, metadata_of
+from inspector.sources.langgraph.decode import (
+    OUTLINED,
+    SENDS,
+    check_format,
+    decode,
+    metadata_of,
+    outline_writes,
+)
 from inspector.sources.langgraph.history import Checkpoint, ThreadInfo
 
 __all__ = ["SqliteCheckpointer", "is_sqlite_checkpointer"]
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
+_OUTLINED = "(" + ", ".join(f"'{channel}'" for channel in OUTLINED) + ")"
+_OUTLINE_WRITES = (
+    "SELECT checkpoint_id, task_id, task_path, channel, type, value FROM ("
+    "SELECT checkpoint_id, task_id, MIN(idx) AS idx, task_path, channel, NULL AS type, NULL AS value "
+    f"FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel NOT IN {_OUTLINED} "
+    "GROUP BY checkpoint_id, task_id "
+    "UNION ALL SELECT checkpoint_id, task_id, idx, task_path, channel, type, value "
+    f"FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel IN {_OUTLINED}"
+    ") ORDER BY checkpoint_id, task_id, idx"
+)
+"""An outline's writes: each task's first (its path names it) and every interrupt and error, in the
+order of the key (a task's other writes are its results, which the outline does not need)."""
 
 
 def is_sqlite_checkpointer(path: str | Path) -> bool:
@@ -97,39 +120,79 @@ class SqliteCheckpointer:
         threads.sort(key=lambda t: t.last_update, reverse=True)
         return threads
 
-    def checkpoints(self, thread_id: str) -> list[Checkpoint]:
-        """Every checkpoint of the thread, of every namespace, oldest first, with its pending writes."""
+    def namespaces(self, thread_id: str) -> list[str]:
+        """The subgraph namespaces the thread has checkpoints in (read from the key's index only)."""
         try:
             with _ReadOnly(self.path) as db:
                 rows = db.execute(
-                    "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
-                    "FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_id",
+                    "SELECT DISTINCT checkpoint_ns FROM checkpoints "
+                    "WHERE thread_id = ? AND checkpoint_ns != ''",
                     (thread_id,),
                 ).fetchall()
-                writes: dict[tuple[str, str], list[tuple[str, str, str, Any]]] = {}
-                for ns, checkpoint_id, task_id, task_path, channel, kind, blob in db.execute(
-                    "SELECT checkpoint_ns, checkpoint_id, task_id, task_path, channel, type, value "
-                    "FROM writes WHERE thread_id = ? ORDER BY checkpoint_id, task_id, idx",
-                    (thread_id,),
-                ):
-                    writes.setdefault((ns, checkpoint_id), []).append(
-                        (task_id, task_path or "", channel, decode(kind, blob))
-                    )
         except sqlite3.Error as error:
             raise self._refused(error) from None
-        out: list[Checkpoint] = []
-        for ns, checkpoint_id, parent_id, kind, blob, meta in rows:
-            decoded = decode(kind, blob)
-            checkpoint: Mapping[str, Any] = decoded if isinstance(decoded, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
-            metadata = metadata_of(meta)
-            check_format(self.where, thread_id, checkpoint_id, checkpoint, metadata)
-            out.append(_checkpoint(ns, checkpoint_id, parent_id, checkpoint, metadata, writes))
-        return out
+        return sorted(str(ns) for (ns,) in rows)
+
+    def stream(
+        self, thread_id: str, ns: str = "", wanted: Container[str] | None = None
+    ) -> Iterator[Checkpoint]:
+        """The checkpoints of one namespace of the thread, oldest first, each decoded with its pending
+        writes as it is read (with `wanted`, only those whose ids it holds; the others are passed over
+        undecoded). Both tables are read once, in step, in the order of their keys: nothing waits for
+        the whole thread."""
+        try:
+            with _ReadOnly(self.path) as db:
+                rows = db.execute(
+                    "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints "
+                    "WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id",
+                    (thread_id, ns),
+                )
+                writes = db.execute(
+                    "SELECT checkpoint_id, task_id, task_path, channel, type, value FROM writes "
+                    "WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id, task_id, idx",
+                    (thread_id, ns),
+                )
+                pending = next(writes, None)
+                for checkpoint_id, parent_id, kind, blob, meta in rows:
+                    found: list[tuple[str, str, str, Any]] = []
+                    keep = wanted is None or checkpoint_id in wanted
+                    while pending is not None and pending[0] <= checkpoint_id:
+                        if keep and pending[0] == checkpoint_id:
+                            _, task_id, task_path, channel, value_kind, value = pending
+                            found.append((task_id, task_path or "", channel, decode(value_kind, value)))
+                        pending = next(writes, None)
+                    if keep:
+                        yield self._decoded(thread_id, ns, checkpoint_id, parent_id, kind, blob, meta, found)
+        except sqlite3.Error as error:
+            raise self._refused(error) from None
+
+    def _decoded(
+        self,
+        thread_id: str,
+        ns: str,
+        checkpoint_id: str,
+        parent_id: str | None,
+        kind: str | None,
+        blob: bytes | None,
+        meta: bytes | None,
+        writes: list[tuple[str, str, str, Any]],
+    ) -> Checkpoint:
+        decoded = decode(kind, blob)
+        checkpoint: Mapping[str, Any] = decoded if isinstance(decoded, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+        metadata = metadata_of(meta)
+        check_format(self.where, thread_id, checkpoint_id, checkpoint, metadata)
+        return _checkpoint(ns, checkpoint_id, parent_id, checkpoint, metadata, writes)
+
+    def checkpoints(self, thread_id: str) -> list[Checkpoint]:
+        """Every checkpoint of the thread, of every namespace, oldest first, with its pending writes."""
+        everything = [c for ns in ("", *self.namespaces(thread_id)) for c in self.stream(thread_id, ns)]
+        return sorted(everything, key=lambda c: c.id)
 
     def outline(self, thread_id: str) -> list[Checkpoint]:
-        """The thread's top-level checkpoints without their values or writes (ids, parents, metadata:
-        enough to choose a branch), the latest one's format checked: a quick look before `checkpoints`
-        reads everything."""
+        """The thread's top-level checkpoints without their values: ids, parents, metadata, and of their
+        pending writes each task's first and every interrupt and error (`_OUTLINE_WRITES`), the latest
+        checkpoint's format checked. Enough to choose a branch and to draw the topology the thread
+        shows before anything else is decoded."""
         try:
             with _ReadOnly(self.path) as db:
                 rows = db.execute(
@@ -142,12 +205,26 @@ class SqliteCheckpointer:
                     "ORDER BY checkpoint_id DESC LIMIT 1",
                     (thread_id,),
                 ).fetchone()
+                writes, pushed = outline_writes(db.execute(_OUTLINE_WRITES, (thread_id, thread_id)))
+                sends = {checkpoint_id: self._sends(db, thread_id, checkpoint_id) for checkpoint_id in pushed}
         except sqlite3.Error as error:
             raise self._refused(error) from None
-        out = [_checkpoint("", cid, parent, {}, metadata_of(meta), {}) for cid, parent, meta in rows]
+        out = [_outlined(cid, parent, metadata_of(meta), writes, sends) for cid, parent, meta in rows]
         if out and latest is not None:
             check_format(self.where, thread_id, out[-1].id, decode(*latest), out[-1].metadata)
         return out
+
+    @staticmethod
+    def _sends(db: sqlite3.Connection, thread_id: str, checkpoint_id: str) -> dict[str, Any]:
+        """The `Send`s a checkpoint holds (its `__pregel_tasks` channel), which name its pushed tasks."""
+        row = db.execute(
+            "SELECT type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
+            "AND checkpoint_id = ?",
+            (thread_id, checkpoint_id),
+        ).fetchone()
+        decoded = decode(*row) if row is not None else None
+        values = decoded.get("channel_values") if isinstance(decoded, Mapping) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        return {SENDS: values.get(SENDS)} if isinstance(values, Mapping) else {}  # pyright: ignore[reportUnknownMemberType]
 
     def stamp(self, thread_id: str) -> str:
         """What changes when the file is written: its size and time."""
@@ -164,7 +241,7 @@ def _checkpoint(
     parent_id: str | None,
     checkpoint: Mapping[str, Any],
     metadata: dict[str, Any],
-    writes: Mapping[tuple[str, str], list[tuple[str, str, str, Any]]],
+    writes: list[tuple[str, str, str, Any]],
 ) -> Checkpoint:
     step = metadata.get("step")
     return Checkpoint(
@@ -173,8 +250,29 @@ def _checkpoint(
         step=step if isinstance(step, int) else 0,
         source=str(metadata.get("source", "")),
         values=dict(checkpoint.get("channel_values") or {}),
-        writes=writes.get((ns, checkpoint_id), []),
+        writes=writes,
         ts=str(checkpoint.get("ts", "")),
         ns=ns,
+        metadata=metadata,
+    )
+
+
+def _outlined(
+    checkpoint_id: str,
+    parent_id: str | None,
+    metadata: dict[str, Any],
+    writes: Mapping[str, list[tuple[str, str, str, Any]]],
+    sends: Mapping[str, dict[str, Any]],
+) -> Checkpoint:
+    """A checkpoint of an outline: no values but the `Send`s that name its pushed tasks."""
+    step = metadata.get("step")
+    return Checkpoint(
+        id=checkpoint_id,
+        parent_id=parent_id,
+        step=step if isinstance(step, int) else 0,
+        source=str(metadata.get("source", "")),
+        values=sends.get(checkpoint_id, {}),
+        writes=writes.get(checkpoint_id, []),
+        ts="",
         metadata=metadata,
     )

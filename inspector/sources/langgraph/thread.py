@@ -1,9 +1,9 @@
 """A checkpointer location opened by what it is, its threads listed, one thread opened as a run.
 
 A location is a SQLite file written by `SqliteSaver` or a `postgresql://` URL of a `PostgresSaver`
-database; both give the same small interface (`threads`, `checkpoints`, `stamp`, `close`, and `where`,
-the location as messages may show it: a URL without its password), so nothing past `checkpointer()`
-asks which it is.
+database; both give the same small interface (`stream.Checkpointer`: `threads`, `outline`, `stream`,
+`namespaces`, `checkpoints`, `stamp`, `close`, and `where`, the location as messages may show it: a URL
+without its password), so nothing past `checkpointer()` asks which it is.
 """
 
 from __future__ import annotations
@@ -11,20 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from inspector.errors import RunFileError
 from inspector.sources.langgraph.cache import cache_path, is_complete, write_behind, write_now
-from inspector.sources.langgraph.history import (
-    Branch,
-    Checkpoint,
-    ThreadInfo,
-    choose_chain,
-    missing_thread,
-    subgraph_chains,
-)
+from inspector.sources.langgraph.history import Branch, Checkpoint, ThreadInfo, subgraph_chains
 from inspector.sources.langgraph.postgres import PostgresCheckpointer, is_postgres_url
 from inspector.sources.langgraph.sqlite import SqliteCheckpointer, is_sqlite_checkpointer
+from inspector.sources.langgraph.stream import Checkpointer, choose, plan_thread, write_streamed
 
 if TYPE_CHECKING:
     from graph_core.topology import Topology
@@ -43,21 +37,9 @@ __all__ = [
 ]
 
 
-_VERSION = "2"
+_VERSION = "3"
 """The reader's version, in the name of the run files it writes: a file an older reader wrote is
 written again."""
-
-
-class Checkpointer(Protocol):
-    """What every checkpointer kind offers the readers."""
-
-    where: str
-
-    def threads(self) -> list[ThreadInfo]: ...
-    def checkpoints(self, thread_id: str) -> list[Checkpoint]: ...
-    def outline(self, thread_id: str) -> list[Checkpoint]: ...
-    def stamp(self, thread_id: str) -> str: ...
-    def close(self) -> None: ...
 
 
 def is_checkpointer(location: str | Path) -> bool:
@@ -121,18 +103,8 @@ def _select(
 ) -> ThreadSelection:
     everything = store.checkpoints(thread_id)
     top = [c for c in everything if not c.ns]
-    chosen, branches = _choose(store, thread_id, top, branch=branch, checkpoint=checkpoint)
+    chosen, branches = choose(store, thread_id, top, branch=branch, checkpoint=checkpoint)
     return ThreadSelection(store.where, thread_id, chosen, branches, subgraph_chains(everything))
-
-
-def _choose(
-    store: Checkpointer, thread_id: str, top: list[Checkpoint], *, branch: int | None, checkpoint: str | None
-) -> tuple[Branch, list[Branch]]:
-    """The branch chosen among the top-level checkpoints, and every branch (a thread that has none
-    does not exist: refused with the nearest ids)."""
-    if not top:
-        raise missing_thread(store.where, thread_id, store.threads())
-    return choose_chain(store.where, thread_id, top, branch=branch, checkpoint=checkpoint)
 
 
 def select_thread(
@@ -160,35 +132,25 @@ def thread_run_file(
     behind: bool = False,
 ) -> Path:
     """The run file of a thread, written under the temporary directory (named by the location, what
-    it holds now, the thread and the choices: a checkpointer written since gets a fresh file). With
-    `behind`, a file not written yet is written by a forked process while the caller goes on (see
-    `cache.write_behind`; `cache.converting(path)` says whether it still is)."""
-    from inspector.sources.langgraph.run import write_thread_run
-
+    it holds now, the thread and the choices: a checkpointer written since gets a fresh file), read
+    step by step (`stream`). With `behind`, a file not written yet is written by a forked process
+    while the caller goes on (see `cache.write_behind`; `cache.converting(path)` says whether it still
+    is). What would be refused (no such thread, branch or checkpoint) is refused here, either way."""
     with checkpointer(location) as store:
         shape = "" if topology is None else topology.model_dump_json()
         key = "\0".join((store.stamp(thread_id), thread_id, str(branch), str(checkpoint), shape, _VERSION))
         out = cache_path(key)
         if is_complete(out):  # this thread, as it is now, was written already
             return out
-        if behind:  # what would be refused is refused here; the writer reads everything
-            _choose(store, thread_id, store.outline(thread_id), branch=branch, checkpoint=checkpoint)
-            selection = None
-        else:
-            selection = _select(store, thread_id, branch=branch, checkpoint=checkpoint)
+        plan = plan_thread(store, thread_id, branch=branch, checkpoint=checkpoint, topology=topology)
+        if not behind:
+            return write_now(out, lambda path: write_streamed(store, plan, path))
 
-    def write(path: Path) -> None:
-        chosen = selection or select_thread(location, thread_id, branch=branch, checkpoint=checkpoint)
-        write_thread_run(
-            chosen.branch,
-            path,
-            thread_id=thread_id,
-            topology=topology,
-            subgraphs=chosen.subgraphs,
-            meta=chosen.meta(),
-        )
+    def write(path: Path) -> None:  # in the forked writer: a connection of its own
+        with checkpointer(location) as store:
+            write_streamed(store, plan, path)
 
-    if selection is None and write_behind(out, write):  # (forked once the connection is closed)
+    if write_behind(out, write):  # (forked once the connection is closed)
         return out
     return write_now(out, write)
 
