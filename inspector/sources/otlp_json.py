@@ -142,7 +142,9 @@ def _spans(request: _Request) -> list[TraceSpan]:
                 try:
                     spans.append(_span(span))
                 except ValueError as exc:  # said as msgspec says where
-                    raise ValueError(f"{exc} - at `$.resourceSpans[{r}].scopeSpans[{s}].spans[{k}]`") from None
+                    raise ValueError(
+                        f"{exc} - at `$.resourceSpans[{r}].scopeSpans[{s}].spans[{k}]`"
+                    ) from None
     return spans
 
 

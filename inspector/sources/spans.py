@@ -39,7 +39,6 @@ class TraceSpan:
     links: list[str] = field(default_factory=lambda: [])
 
 
-
 def _value(value: AnyValue) -> Any:
     kind = value.WhichOneof("value")
     if kind == "string_value":
