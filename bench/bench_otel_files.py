@@ -11,7 +11,10 @@ Issue 31's file targets, each measured in one run so the machine's load hits bot
     wall clock (the target: 2 s) and CPU time, against the baseline in the same run: `show` of the
     recording the trace was exported from, the same run as a run file (what showing it costs with no
     trace to read). With BENCH_OTEL_BASELINE=TREE (a checkout of an older commit, e.g. made with
-    `git archive COMMIT | tar -x -C TREE`), the same trace is shown by that tree's code as well.
+    `git archive COMMIT | tar -x -C TREE`), the same trace is shown by that tree's code as well;
+(e) another tracer's plain GenAI spans made into an observed run (`observed_lines`, in process, CPU
+    time), 1,000 vs 10,000 spans, ten model calls each followed by a round of tool calls (99 or 999):
+    within 12x.
 Each `show` starts with an empty cache folder (the trace converted afresh), and its children run with
 bytecode cached as an installed package has it (one untimed `--help` first writes it).
 Smaller sizes for a quick look: BENCH_OTEL_ROUNDS=100,1000 BENCH_OTEL_SPAN_ROUNDS=250.
@@ -31,6 +34,8 @@ from bench.bench_recording import _agent  # pyright: ignore[reportPrivateUsage]
 from graph_core.schema import Message
 from inspector.otel.exporters import write_trace_file
 from inspector.recording import Recorder, read_run
+from inspector.sources.observed_run import observed_lines
+from inspector.sources.spans import TraceSpan
 
 LINEAR_TARGET = 12.0
 SHOW_TARGET_S = 2.0
@@ -146,6 +151,39 @@ def _show_10k(tmp: Path) -> None:
         )
 
 
+def _genai_spans(count: int) -> list[TraceSpan]:
+    """About `count` spans under an agent's: ten model calls, each followed by a round of a tenth of
+    them tool calls (1 ms each): a longer trace has longer rounds."""
+    per_round = count // 10 - 1
+    trace, ms = "ab" * 16, 1_000_000
+    root = {"gen_ai.operation.name": "invoke_agent"}
+    spans = [TraceSpan(trace, "root", "", "invoke_agent a", 0, 10**15, root)]
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f"}
+    for r in range(count // (per_round + 1)):
+        start = r * (per_round + 1) * ms
+        chat = {"gen_ai.operation.name": "chat"}
+        spans.append(TraceSpan(trace, f"c{r}", "root", "chat m", start, start + ms, chat))
+        for k in range(1, per_round + 1):
+            at = start + k * ms
+            spans.append(TraceSpan(trace, f"t{r}.{k}", "root", "execute_tool f", at, at + ms, tool))
+    return spans
+
+
+def _observed() -> None:
+    seconds: dict[int, float] = {}
+    for count in (1_000, 10_000):
+        spans = _genai_spans(count)
+        start = time.process_time()
+        observed_lines(spans, Path("trace.json"))
+        seconds[count] = time.process_time() - start
+    ratio = seconds[10_000] / seconds[1_000]
+    print(
+        f"  (e) observed run of plain GenAI spans: 1,000 {seconds[1_000] * 1e3:.0f} ms, 10,000 "
+        f"{seconds[10_000] * 1e3:.0f} ms CPU -> {ratio:.1f}x (target <= {LINEAR_TARGET:g}x) "
+        f"{_verdict(ratio <= LINEAR_TARGET)}"
+    )
+
+
 def _load() -> str:
     one, five, _ = os.getloadavg()
     return f"load {one:.1f} (1 min), {five:.1f} (5 min), {os.cpu_count()} cores"
@@ -158,6 +196,7 @@ def run() -> None:
         _warm(HERE, tmp)
         _show_10k(tmp)
         _linear(tmp)
+        _observed()
     print(f"  {_load()}")
 
 
