@@ -2,10 +2,9 @@
 
 The spans are read into `TraceSpan`s: JSON lines decoded by msgspec into structs of the wire form
 (`otlp_json`), a protobuf dump parsed with `opentelemetry-proto` and its messages walked
-(`spans.from_proto`); neither goes through `google.protobuf.json_format`, which took a millisecond a
-span.
-They are then made into a run file (`trace_run`), written once to a cache folder keyed by the trace
-file's bytes, and read with `read_run`: every command gets the same `Run` as from a recording.
+(`spans.from_proto`); neither goes through `google.protobuf.json_format` (a millisecond a span). They
+are then made into a run file (`trace_run`), written once to a cache folder keyed by the trace file's
+bytes, and read with `read_run`: every command gets the same `Run` as from a recording.
 """
 
 from __future__ import annotations
