@@ -2,8 +2,8 @@
 takes at most 2 s, whole process.
 
 Issue 31's file targets, each measured in one run so the machine's load hits both sides alike:
-(b) `export -o` (`write_trace_file`, in process, CPU time) of a 1,000-round and a 10,000-round
-    recording: the 10x run within 12x;
+(b) `python -m inspector export RUN -o TRACE.json`, whole process (CPU time), of a 1,000-round and a
+    10,000-round recording: the 10x run within 12x;
 (c) `python -m inspector show` of those two traces, whole process (start-up, the conversion to a cached
     run file, the timeline): within 12x, on CPU time (on a shared machine a child's wall clock mostly
     measures the other processes) with the wall ratio beside it;
@@ -28,9 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from bench.bench_recording import _agent  # pyright: ignore[reportPrivateUsage]
+from bench.timing import best_time
 from graph_core.schema import Message
 from inspector.otel.exporters import write_trace_file
 from inspector.recording import Recorder, read_run
@@ -57,21 +59,26 @@ def _env(tree: Path, cache: Path) -> dict[str, str]:
     return env
 
 
-def _show(path: Path, cache: Path, tree: Path = HERE) -> tuple[float, float]:
-    """Whole-process `inspector show PATH` with `tree`'s code: (wall, CPU) seconds, the CPU of the
+def _command(args: list[str], cache: Path, tree: Path = HERE) -> tuple[float, float]:
+    """Whole-process `inspector ARGS...` with `tree`'s code: (wall, CPU) seconds, the CPU of the
     command's processes together (user and system)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "inspector", "show", str(path)],
+        [sys.executable, "-m", "inspector", *args],
         env=_env(tree, cache),
         cwd=tree,
         check=True,
         stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _show(path: Path, cache: Path, tree: Path = HERE) -> tuple[float, float]:
+    return _command(["show", str(path)], cache, tree)
 
 
 def _best_show(path: Path, tmp: Path, repeats: int, tree: Path = HERE) -> tuple[float, float]:
@@ -98,16 +105,13 @@ def _linear(tmp: Path) -> None:
     export_s: dict[int, float] = {}
     show_s: dict[int, tuple[float, float]] = {}
     for rounds in ROUNDS:
-        run = read_run(_recording(tmp, rounds))
+        recording = _recording(tmp, rounds)
         trace = tmp / f"trace-{rounds}.json"
-        start = time.process_time()
-        spans = write_trace_file(run, trace)
-        export_s[rounds] = time.process_time() - start
-        del run
+        export_s[rounds] = _command(["export", str(recording), "-o", str(trace)], tmp / "cache-export")[1]
         show_s[rounds] = _best_show(trace, tmp, 2)
         print(
-            f"  {rounds:>6,} rounds: export -o {export_s[rounds]:.2f} s CPU ({spans:,} spans, "
-            f"{trace.stat().st_size / 1e6:.1f} MB); show of the trace {show_s[rounds][0]:.2f} s wall, "
+            f"  {rounds:>6,} rounds: export -o {export_s[rounds]:.2f} s CPU "
+            f"({trace.stat().st_size / 1e6:.1f} MB); show of the trace {show_s[rounds][0]:.2f} s wall, "
             f"{show_s[rounds][1]:.2f} s CPU"
         )
     small, big = ROUNDS
@@ -172,10 +176,9 @@ def _genai_spans(count: int) -> list[TraceSpan]:
 def _observed() -> None:
     seconds: dict[int, float] = {}
     for count in (1_000, 10_000):
-        spans = _genai_spans(count)
-        start = time.process_time()
-        observed_lines(spans, Path("trace.json"))
-        seconds[count] = time.process_time() - start
+        seconds[count] = best_time(
+            partial(observed_lines, _genai_spans(count), Path("t")), clock=time.process_time
+        )
     ratio = seconds[10_000] / seconds[1_000]
     print(
         f"  (e) observed run of plain GenAI spans: 1,000 {seconds[1_000] * 1e3:.0f} ms, 10,000 "
@@ -193,10 +196,10 @@ def run() -> None:
     print(f"  {_load()}")
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
+        _observed()
         _warm(HERE, tmp)
         _show_10k(tmp)
         _linear(tmp)
-        _observed()
     print(f"  {_load()}")
 
 
