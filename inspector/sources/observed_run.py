@@ -141,19 +141,19 @@ def _agents_sdk_steps(tree: _Tree) -> list[_Step]:
 
 
 def _genai_steps(tree: _Tree, root: TraceSpan) -> list[_Step]:
-    """A `chat` step per model call and a `tools` step per round of tool calls."""
-    steps: list[_Step] = []
+    """A `chat` step per model call and a `tools` step per round of tool calls (each round's calls
+    gathered first, then made one `_Round`: made anew at each call, a long round took quadratic time)."""
+    found: list[tuple[str, list[TraceSpan]]] = []
     for span in tree.spans:
         kind = _kind(span)
         if not kind or span is root:
             continue
         node = "chat" if kind == "chat" else "tools"
-        if steps and node == "tools" and steps[-1].nodes == ["tools"]:
-            calls = steps[-1].spans[0]
-            steps[-1].spans = [_Round([*(calls.calls if isinstance(calls, _Round) else [calls]), span])]
+        if found and node == "tools" and found[-1][0] == "tools":
+            found[-1][1].append(span)
         else:
-            steps.append(_Step([node], [span]))
-    return steps
+            found.append((node, [span]))
+    return [_Step([node], [calls[0] if len(calls) == 1 else _Round(calls)]) for node, calls in found]
 
 
 class _Round(TraceSpan):
@@ -175,18 +175,16 @@ class _Round(TraceSpan):
 
 
 def _topology(name: str, steps: list[_Step]) -> Any:
-    edges: list[tuple[str, str]] = []
+    edges: dict[tuple[str, str], None] = {}  # (an ordered set: a list's `in` made it quadratic)
     previous = [START]
     for step in steps:
         nodes = list(dict.fromkeys(step.nodes))
         for source in previous:
             for target in nodes:
-                if (source, target) not in edges:
-                    edges.append((source, target))
+                edges[source, target] = None
         previous = nodes
     for source in previous:
-        if (source, END) not in edges:
-            edges.append((source, END))
+        edges[source, END] = None
     keys = list(dict.fromkeys(node for step in steps for node in step.nodes))
     topology = build_topology(
         name=name,

@@ -1,24 +1,28 @@
-"""Spans as the trace readers use them: plain values out of `opentelemetry-proto` messages."""
+"""Spans as the trace readers use them: plain values, out of `opentelemetry-proto` messages here
+(`from_proto`), out of OTLP/JSON text in `otlp_json`; both give the same spans for the same request."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+if TYPE_CHECKING:  # (the JSON form is read without importing protobuf)
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 __all__ = ["SpanEvent", "TraceSpan", "from_proto"]
 
+_STATUS_ERROR = 2  # opentelemetry.proto.trace.v1.Status.STATUS_CODE_ERROR
 
-@dataclass
+
+@dataclass(slots=True)
 class SpanEvent:
     name: str
     time: int
     attributes: dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)
 class TraceSpan:
     """One span: ids as hex, times in ns since the epoch, attribute values as Python values."""
 
@@ -37,6 +41,8 @@ class TraceSpan:
 
 def _value(value: AnyValue) -> Any:
     kind = value.WhichOneof("value")
+    if kind == "string_value":
+        return value.string_value
     if kind == "array_value":
         return [_value(item) for item in value.array_value.values]
     if kind == "kvlist_value":
@@ -47,34 +53,29 @@ def _value(value: AnyValue) -> Any:
 
 
 def _attributes(items: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        assert isinstance(item, KeyValue)
-        out[item.key] = _value(item.value)
-    return out
+    return {item.key: _value(item.value) for item in items}
 
 
 def from_proto(request: ExportTraceServiceRequest) -> list[TraceSpan]:
+    """Every span of `request`, in its order."""
     spans: list[TraceSpan] = []
     for resource in request.resource_spans:
         for scope in resource.scope_spans:
             for span in scope.spans:
+                status = span.status
                 spans.append(
                     TraceSpan(
-                        trace_id=span.trace_id.hex(),
-                        span_id=span.span_id.hex(),
-                        parent_id=span.parent_span_id.hex(),
-                        name=span.name,
-                        start=span.start_time_unix_nano,
-                        end=span.end_time_unix_nano,
-                        attributes=_attributes(span.attributes),
-                        events=[
-                            SpanEvent(e.name, e.time_unix_nano, _attributes(e.attributes))
-                            for e in span.events
-                        ],
-                        error=span.status.code == 2,
-                        status_message=span.status.message,
-                        links=[link.span_id.hex() for link in span.links],
+                        span.trace_id.hex(),
+                        span.span_id.hex(),
+                        span.parent_span_id.hex(),
+                        span.name,
+                        span.start_time_unix_nano,
+                        span.end_time_unix_nano,
+                        _attributes(span.attributes),
+                        [SpanEvent(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in span.events],
+                        status.code == _STATUS_ERROR,
+                        status.message,
+                        [link.span_id.hex() for link in span.links],
                     )
                 )
     return spans

@@ -23,7 +23,7 @@ from inspector.errors import RunFileError
 from inspector.otel import names as n
 from inspector.recording.format import FORMAT_NAME, FORMAT_VERSION
 from inspector.sources.observed_run import observed_lines
-from inspector.sources.spans import TraceSpan
+from inspector.sources.spans import SpanEvent, TraceSpan
 from inspector.sources.trace_values import dump as _dump
 from inspector.sources.trace_values import error_of as _error
 from inspector.sources.trace_values import loaded as _loaded
@@ -144,35 +144,34 @@ class _OwnRun:
         by_step: dict[int, list[TraceSpan]] = {}
         for span in nodes:
             by_step.setdefault(int(span.attributes.get(n.STEP, 0)), []).append(span)
+        events: dict[str, list[SpanEvent]] = {}
+        for event in root.events:
+            events.setdefault(event.name, []).append(event)
         branches: dict[int, list[dict[str, Any]]] = {}
-        for event in root.events:
-            if event.name == n.EVENT_BRANCH:
-                e = event.attributes
-                branches.setdefault(int(e.get(n.STEP, 0)), []).append(
-                    {
-                        "source": e.get(n.BRANCH_SOURCE, ""),
-                        "branch_index": int(e.get(n.BRANCH_INDEX, 0)),
-                        "chosen": list(e.get(n.BRANCH_CHOSEN, [])),
-                        "skipped": list(e.get(n.BRANCH_SKIPPED, [])),
-                    }
-                )
-        done: set[int] = set()
-        for event in root.events:
-            if event.name != n.EVENT_STEP:
-                continue
+        for event in events.get(n.EVENT_BRANCH, ()):
+            e = event.attributes
+            branches.setdefault(int(e.get(n.STEP, 0)), []).append(
+                {
+                    "source": e.get(n.BRANCH_SOURCE, ""),
+                    "branch_index": int(e.get(n.BRANCH_INDEX, 0)),
+                    "chosen": list(e.get(n.BRANCH_CHOSEN, [])),
+                    "skipped": list(e.get(n.BRANCH_SKIPPED, [])),
+                }
+            )
+        for event in events.get(n.EVENT_STEP, ()):
             e = event.attributes
             step = int(e.get(n.STEP, 0))
-            done.add(step)
             t = float(e.get(n.STEP_T, 0.0))
             order = list(e.get(n.STEP_NODES, []))
-            runs = sorted(
-                by_step.pop(step, []),
-                key=lambda s: (
-                    order.index(s.attributes.get(n.NODE_KEY))
-                    if s.attributes.get(n.NODE_KEY) in order
-                    else len(order)
-                ),
-            )
+            runs = by_step.pop(step, [])
+            if len(runs) > 1:
+                runs.sort(
+                    key=lambda s: (
+                        order.index(s.attributes.get(n.NODE_KEY))
+                        if s.attributes.get(n.NODE_KEY) in order
+                        else len(order)
+                    ),
+                )
             line: dict[str, Any] = {"kind": "step"}
             if n.STATE in e:
                 line["full"] = True
@@ -192,9 +191,7 @@ class _OwnRun:
                 }
             )
             lines.append(_dump(line))
-        for event in root.events:  # the step it started and never finished
-            if event.name != n.EVENT_UNFINISHED:
-                continue
+        for event in events.get(n.EVENT_UNFINISHED, ()):  # the step it started and never finished
             e = event.attributes
             step = int(e.get(n.STEP, 0))
             t = float(e.get(n.STEP_T, 0.0))
@@ -208,22 +205,21 @@ class _OwnRun:
                 "runs": [self.node_run(s, t) for s in runs],
             }
             lines.append(_dump(unfinished))
-        for event in root.events:
-            if event.name == n.EVENT_INTERRUPT:
-                e = event.attributes
-                lines.append(
-                    _dump(
-                        {
-                            "kind": "interrupted",
-                            "before_nodes": list(e.get(n.INTERRUPT_BEFORE, [])),
-                            "after_nodes": list(e.get(n.INTERRUPT_AFTER, [])),
-                            "rerun_nodes": list(e.get(n.INTERRUPT_RERUN, [])),
-                            "state": _loaded(e, n.STATE),
-                            "checkpoint_id": e.get(n.CHECKPOINT_ID),
-                            "t": _seconds(event.time - root.start),
-                        }
-                    )
+        for event in events.get(n.EVENT_INTERRUPT, ()):
+            e = event.attributes
+            lines.append(
+                _dump(
+                    {
+                        "kind": "interrupted",
+                        "before_nodes": list(e.get(n.INTERRUPT_BEFORE, [])),
+                        "after_nodes": list(e.get(n.INTERRUPT_AFTER, [])),
+                        "rerun_nodes": list(e.get(n.INTERRUPT_RERUN, [])),
+                        "state": _loaded(e, n.STATE),
+                        "checkpoint_id": e.get(n.CHECKPOINT_ID),
+                        "t": _seconds(event.time - root.start),
+                    }
                 )
+            )
         status = a.get(n.RUN_STATUS)
         if status in ("ok", "error", "interrupted"):
             duration = _seconds(root.end - root.start)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 from inspector.otel import names as n
 from inspector.sources.spans import TraceSpan
 
@@ -14,7 +16,17 @@ __all__ = ["dump", "error_of", "loaded", "seconds"]
 
 
 def dump(event: dict[str, Any]) -> str:
-    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+    """One line of the run file: compact JSON, by msgspec (six times `json.dumps`; a float that is
+    not a number, which JSON has no word for, is written `null`). Text that is no UTF-8 (a lone
+    surrogate, which a trace's JSON may escape) is written escaped, as `json` does, and reads back
+    the same."""
+    try:
+        return _encode(event).decode()
+    except UnicodeEncodeError:
+        return json.dumps(event, separators=(",", ":"))
+
+
+_encode = msgspec.json.Encoder().encode
 
 
 def _escape(value: Any) -> Any:
