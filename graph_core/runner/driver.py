@@ -110,6 +110,9 @@ def drive_sync(gen: Effects, rc: RunContext) -> Any:
     pool: _ThreadPool | None = None
     gate = rc.interrupt_event if isinstance(rc.interrupt_event, GraphInterrupt) else None
     unregister = None
+    rc.resolve = run_coroutine
+    if gate is None:
+        rc.run_now = execute_sync
     token = _SCOPE.set(rc.scope())
     try:
         effect = next(gen)

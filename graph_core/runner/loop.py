@@ -23,6 +23,7 @@ from graph_core.runner.phases import (
     NOT_ENDED,
     Effects,
     Step,
+    call_handler,
     collect_completed,
     interrupted_from_outside,
     report_end,
@@ -31,7 +32,7 @@ from graph_core.runner.phases import (
     run_handler,
     start_step,
 )
-from graph_core.runner.route import apply_writes, aprepare_next_tasks, prepare_next_tasks
+from graph_core.runner.route import apply_writes, aprepare_next_tasks, prepare_next_tasks, write_now
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait, notify_handlers
 
 __all__ = ["Effects", "HandlerError", "run_graph"]
@@ -65,6 +66,8 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     """The superstep loop (Eino's `run` loop, LangGraph's `tick`): the phases in order, one `Step` each."""
     handlers = rc.handlers
     need_all = not rc.plan.dag
+    inline = rc.resolve is not None  # driven on this thread: handlers and conditions are plain calls
+    run_now = rc.run_now
     last: Step | None = None
     while True:
         # 1. prepare the tasks: cancelled? budget left? the step boundary, the step's tasks, on_step_start
@@ -72,12 +75,21 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
         try:
             # 2. pre-handlers, under the state lock (one that interrupts halts its task)
             for task in s.pre:
-                yield from run_handler(rc, data, s, task, "pre")
+                if inline:
+                    call_handler(rc, data, s, task, "pre")
+                else:
+                    yield from run_handler(rc, data, s, task, "pre")
             tasks = s.tasks
             if s.finished:  # some pre-handler interrupted: its task does not run
                 tasks = [t for t in tasks if t.error is None]
-            # 3. run the tasks (the driver does: Pregel waits for all, an eager DAG for the first)
-            if collect_completed(rc, data, s, (yield Wait(tasks, need_all)), last):
+            # 3. run the tasks (the driver does: Pregel waits for all, an eager DAG for the first; a lone
+            # task of a sync-driven Pregel step runs here, as the driver would run it, without the round trip)
+            if run_now is not None and need_all and len(tasks) == 1:
+                run_now(tasks[0], rc)
+                arrived = tasks
+            else:
+                arrived = yield Wait(tasks, need_all)
+            if collect_completed(rc, data, s, arrived, last):
                 collect_completed(rc, data, s, (yield Wait([], True)), last)  # eager DAG: let them finish
                 data.running.clear()
             if s.halted:  # a node error fails the step; interrupted tasks stay halted (rerun nodes)
@@ -86,11 +98,17 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             if s.post:
                 for task in s.completed:
                     if task.node.post is not None:
-                        yield from run_handler(rc, data, s, task, "post")
+                        if inline:
+                            call_handler(rc, data, s, task, "post")
+                        else:
+                            yield from run_handler(rc, data, s, task, "post")
             # 5. apply the writes: outputs into the channels, branches decided on the way
             restored = s.restored
             carried = restored.carried if restored is not None else ()
-            touched = yield from apply_writes(rc, data, s.completed, s.decisions, carried=carried)
+            if inline:
+                touched = write_now(rc, data, s.completed, s.decisions, carried=carried)
+            else:
+                touched = yield from apply_writes(rc, data, s.completed, s.decisions, carried=carried)
             # 6. prepare the next tasks from the ready channels (or END's value: the output); a step in
             # which some task interrupted reads nothing: the writes wait in the channels for the checkpoint
             if s.halted:
@@ -137,7 +155,10 @@ def run_graph(rc: RunContext, data: RunData, input: Any) -> Effects:
             start = Task(rc.plan.nodes["start"], input, data.step)
             start.output = input
             prefix = "calculate next tasks fail"
-            touched = yield from apply_writes(rc, data, [start], [], prefix)
+            if rc.resolve is not None:
+                touched = write_now(rc, data, [start], [], prefix)
+            else:
+                touched = yield from apply_writes(rc, data, [start], [], prefix)
             if rc.aio:
                 result = yield from aprepare_next_tasks(rc, data, touched, prefix)
             else:

@@ -37,6 +37,7 @@ __all__ = [
     "NOT_ENDED",
     "Effects",
     "Step",
+    "call_handler",
     "collect_completed",
     "interrupted_from_outside",
     "is_awaitable",
@@ -230,8 +231,8 @@ def run_handler(rc: RunContext, data: RunData, s: Step, task: Task, which: str) 
 
     A pre-handler replaces the task's input; one that interrupts halts its task (finished without
     running: a rerun node, which on resume reads its interrupt record here too). A post-handler replaces
-    the output. A plain handler in stream mode sees the concatenated stream. One generator does it all,
-    so a step pays one frame per handler.
+    the output. A plain handler in stream mode sees the concatenated stream. The general form, for a run
+    driven on an event loop (it yields `Await`); a sync-driven run calls `call_handler`.
     """
     node = task.node
     pre = which == "pre"
@@ -239,9 +240,7 @@ def run_handler(rc: RunContext, data: RunData, s: Step, task: Task, which: str) 
     value = task.input if pre else task.output
     frame = rc.frame
     assert frame is not None
-    token = None
-    if pre and task.resume is not None:
-        token = _SCOPE.set(rc.scope(node.key, s.number).child(resume=task.resume))
+    token = _resume_scope(rc, s, task) if pre and task.resume is not None else None
     streaming = isinstance(handler, StreamHandler)
     try:
         if rc.aio and streaming:  # a stream handler of an `astream` run reads on a worker thread
@@ -266,10 +265,7 @@ def run_handler(rc: RunContext, data: RunData, s: Step, task: Task, which: str) 
     except InterruptSignal as signal:
         if not pre:
             raise
-        signal.address = rc.address(node.key)
-        task.error = signal
-        s.finished = [*s.finished, task]  # a new list: a fresh step's `finished` and `halted` are one
-        del data.running[node.key]
+        _halt(rc, data, s, task, signal)
         return
     except Exception as exc:
         s.failing = (node.key,)
@@ -281,6 +277,63 @@ def run_handler(rc: RunContext, data: RunData, s: Step, task: Task, which: str) 
         task.input = data.running[node.key] = result
     else:
         task.output = result
+
+
+def call_handler(rc: RunContext, data: RunData, s: Step, task: Task, which: str) -> None:
+    """`run_handler` as a plain call, for a run driven on its own thread (`rc.resolve` set: an awaitable
+    a handler returns is resolved in place, as the sync driver resolves an `Await`). No generator frame
+    per handler: the ReAct agent runs one on every step."""
+    node = task.node
+    pre = which == "pre"
+    handler = node.pre if pre else node.post
+    value = task.input if pre else task.output
+    frame = rc.frame
+    assert frame is not None and rc.resolve is not None
+    token = _resume_scope(rc, s, task) if pre and task.resume is not None else None
+    streaming = type(handler) is StreamHandler or isinstance(handler, StreamHandler)
+    try:
+        if rc.stream:
+            if not streaming:
+                value = collect(value)
+        elif streaming:
+            value = one_chunk(value)
+        with frame.lock:
+            result = handler(value, frame.value)
+        if type(result) not in _SYNC_TYPES and is_awaitable(result):
+            result = rc.resolve(result)
+        if streaming:
+            if not rc.stream:
+                result = collect(result)
+        elif rc.stream:
+            result = one_chunk(result)
+    except InterruptSignal as signal:
+        if not pre:
+            raise
+        _halt(rc, data, s, task, signal)
+        return
+    except Exception as exc:
+        s.failing = (node.key,)
+        raise _handler_error(rc, node, which, exc) from exc
+    finally:
+        if token is not None:
+            _SCOPE.reset(token)
+    if pre:
+        task.input = data.running[node.key] = result
+    else:
+        task.output = result
+
+
+def _resume_scope(rc: RunContext, s: Step, task: Task) -> Any:
+    """A rerun node's pre-handler runs in the node's scope with its saved interrupt record."""
+    return _SCOPE.set(rc.scope(task.node.key, s.number).child(resume=task.resume))
+
+
+def _halt(rc: RunContext, data: RunData, s: Step, task: Task, signal: InterruptSignal) -> None:
+    """A pre-handler interrupted: its task is finished without running (a rerun node)."""
+    signal.address = rc.address(task.node.key)
+    task.error = signal
+    s.finished = [*s.finished, task]  # a new list: a fresh step's `finished` and `halted` are one
+    del data.running[task.node.key]
 
 
 def collect_completed(rc: RunContext, data: RunData, s: Step, arrived: list[Task], last: Step | None) -> bool:

@@ -8,6 +8,7 @@ a generator only because a branch condition may return an awaitable (it then yie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from graph_core.astream import acollect, acopy_stream
@@ -20,7 +21,7 @@ from graph_core.runner.plan import NodePlan
 from graph_core.runner.run import Await, RunContext, RunData, Task
 from graph_core.stream import collect, copy_stream, one_chunk
 
-__all__ = ["apply_writes", "aprepare_next_tasks", "prepare_next_tasks"]
+__all__ = ["apply_writes", "aprepare_next_tasks", "prepare_next_tasks", "write_now"]
 
 
 def _choose(
@@ -92,71 +93,139 @@ def apply_writes(
 
     `carried` names channels restored from a checkpoint, which are checked for readiness with this
     step's targets. In a step where some task interrupted (Eino's `resolveCompletedTasks`), the writes
-    happen and nothing is read: they stay in the channels for the checkpoint.
+    happen and nothing is read: they stay in the channels for the checkpoint. The general form, for a
+    run driven on an event loop (a condition may be awaited); a sync-driven run calls `write_now`.
     """
-    plan = rc.plan
-    stream = rc.stream
     aio_run = rc.aio
     copy: Any = acopy_stream if aio_run else copy_stream
-    dag = plan.dag
-    observed = bool(rc.handlers.step_end)  # decisions are only reported at on_step_end
-    channel_values = data.values
     touched: dict[str, None] = dict.fromkeys(carried) if carried else {}
     for task in completed:
         node = task.node
         output = task.output
-        targets = node.successors
-        skipped: tuple[str, ...] = ()
         branches = node.branches
-        if branches:
-            outputs = copy(output, len(branches) + 1) if stream else None
-            picks: list[tuple[int, tuple[str, ...]]] = []
-            if len(branches) == 1:
-                first = output if outputs is None else outputs[0]
-                chosen = None if aio_run else _choose(rc, node, branches[0], first, prefix)
-                if not isinstance(chosen, tuple):  # an `astream` run or an async condition
-                    chosen = yield from _choose_later(rc, node, branches[0], first, prefix, chosen)
-                picks.append((0, chosen))
-                ends = branches[0].ends
-            else:
-                merged: dict[str, None] = {}
-                all_ends: dict[str, None] = {}
-                for index, branch in enumerate(branches):
-                    arg = outputs[index] if outputs is not None else output
-                    picked = None if aio_run else _choose(rc, node, branch, arg, prefix)
-                    if not isinstance(picked, tuple):
-                        picked = yield from _choose_later(rc, node, branch, arg, prefix, picked)
-                    picks.append((index, picked))
-                    merged.update(dict.fromkeys(picked))
-                    all_ends.update(dict.fromkeys(branch.ends))
-                chosen, ends = tuple(merged), tuple(all_ends)
-            if outputs is not None:
-                output = outputs[-1]
-            if chosen:
-                targets = (*targets, *(t for t in chosen if t not in targets)) if targets else chosen
-            if dag:  # Pregel channels ignore skip reports (Eino §2.3)
-                skipped = tuple(e for e in ends if e not in chosen and e not in node.successors)
-            if observed:
-                known = rc.decisions
-                for index, picked in picks:
-                    key = (node.key, index, picked, chosen)
-                    decision = known.get(key)
-                    if decision is None:  # decisions repeat in loops: each is built once per run
-                        rest = tuple(e for e in branches[index].ends if e not in chosen)
-                        decision = known[key] = BranchDecision(node.key, index, picked, rest)
-                    decisions.append(decision)
-        values = copy(output, len(targets)) if stream and len(targets) > 1 else None
-        for i, target in enumerate(targets):
-            slot = channel_values.get(target)
-            if slot is None:
-                slot = channel_values[target] = {}
-            slot[node.key] = values[i] if values is not None else output
-            touched[target] = None
-            if dag:
-                channels.report_ready(data, node.key, target)
-        for target in skipped:
-            channels.report_skip(plan, data, node.key, target, touched)
+        if not branches:
+            _write(rc, data, node, output, (), touched, decisions)
+            continue
+        outputs = copy(output, len(branches) + 1) if rc.stream else None
+        picks: list[tuple[str, ...]] = []
+        for index, branch in enumerate(branches):
+            arg = output if outputs is None else outputs[index]
+            picked = None if aio_run else _choose(rc, node, branch, arg, prefix)
+            if not isinstance(picked, tuple):  # an `astream` run or an async condition
+                picked = yield from _choose_later(rc, node, branch, arg, prefix, picked)
+            picks.append(picked)
+        _write(rc, data, node, output if outputs is None else outputs[-1], picks, touched, decisions)
     return touched
+
+
+def write_now(
+    rc: RunContext,
+    data: RunData,
+    completed: list[Task],
+    decisions: list[Any],
+    prefix: str = "failed to calculate next tasks",
+    *,
+    carried: tuple[str, ...] = (),
+) -> dict[str, None]:
+    """`apply_writes` as a plain call, for a run driven on its own thread (`rc.resolve` set: an async
+    condition's awaitable is resolved in place, as the sync driver resolves an `Await`). No generator
+    frame per step."""
+    touched: dict[str, None] = dict.fromkeys(carried) if carried else {}
+    for task in completed:
+        node = task.node
+        output = task.output
+        branches = node.branches
+        if not branches:
+            _write(rc, data, node, output, (), touched, decisions)
+        elif len(branches) == 1 and not rc.stream:  # the common case: one branch, invoke mode
+            _write(
+                rc,
+                data,
+                node,
+                output,
+                (_choose_now(rc, node, branches[0], output, prefix),),
+                touched,
+                decisions,
+            )
+        else:
+            outputs = copy_stream(output, len(branches) + 1) if rc.stream else None
+            picks = [
+                _choose_now(rc, node, branch, output if outputs is None else outputs[index], prefix)
+                for index, branch in enumerate(branches)
+            ]
+            _write(rc, data, node, output if outputs is None else outputs[-1], picks, touched, decisions)
+    return touched
+
+
+def _choose_now(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str) -> tuple[str, ...]:
+    """`_choose`, an awaitable condition result resolved in place (`rc.resolve`)."""
+    chosen = _choose(rc, node, branch, output, prefix)
+    if type(chosen) is tuple:
+        return chosen
+    assert isinstance(chosen, Await) and rc.resolve is not None
+    try:
+        return branch.selected(rc.resolve(chosen.awaitable))
+    except Exception as exc:
+        raise _branch_error(rc, node, prefix, exc) from exc
+
+
+def _write(
+    rc: RunContext,
+    data: RunData,
+    node: NodePlan,
+    output: Any,
+    picks: Sequence[tuple[str, ...]],
+    touched: dict[str, None],
+    decisions: list[Any],
+) -> None:
+    """One completed task's writes: `output` into its successors' channels and those of the ends its
+    branches picked (`picks[i]`: branch i's choice), in that order; skips reported in a DAG."""
+    plan = rc.plan
+    dag = plan.dag
+    targets = node.successors
+    skipped: tuple[str, ...] = ()
+    if picks:
+        branches = node.branches
+        if len(picks) == 1:
+            chosen = picks[0]
+            ends = branches[0].ends
+        else:
+            merged: dict[str, None] = {}
+            all_ends: dict[str, None] = {}
+            for picked, branch in zip(picks, branches, strict=True):
+                merged.update(dict.fromkeys(picked))
+                all_ends.update(dict.fromkeys(branch.ends))
+            chosen, ends = tuple(merged), tuple(all_ends)
+        if chosen:
+            targets = (*targets, *(t for t in chosen if t not in targets)) if targets else chosen
+        if dag:  # Pregel channels ignore skip reports (Eino §2.3)
+            skipped = tuple(e for e in ends if e not in chosen and e not in node.successors)
+        if rc.handlers.step_end:  # decisions are only reported at on_step_end
+            known = rc.decisions
+            for index, picked in enumerate(picks):
+                key = (node.key, index, picked, chosen)
+                decision = known.get(key)
+                if decision is None:  # decisions repeat in loops: each is built once per run
+                    rest = tuple(e for e in branches[index].ends if e not in chosen)
+                    decision = known[key] = BranchDecision(node.key, index, picked, rest)
+                decisions.append(decision)
+    channel_values = data.values
+    source = node.key
+    if rc.stream and len(targets) > 1:
+        copy: Any = acopy_stream if rc.aio else copy_stream
+        values: Any = copy(output, len(targets))
+    else:
+        values = None
+    for i, target in enumerate(targets):
+        slot = channel_values.get(target)
+        if slot is None:
+            slot = channel_values[target] = {}
+        slot[source] = output if values is None else values[i]
+        touched[target] = None
+        if dag:
+            channels.report_ready(data, source, target)
+    for target in skipped:
+        channels.report_skip(plan, data, source, target, touched)
 
 
 def _ready(rc: RunContext, data: RunData, touched: dict[str, None], carried: bool) -> list[str]:

@@ -292,6 +292,11 @@ class RunContext:
     decisions: dict[tuple[Any, ...], BranchDecision] = field(default_factory=lambda: {})  # reported ones
     aio: bool = False  # stream mode on an event loop (`astream`): streams are async iterators
     loop: Any = None  # that event loop
+    # set by the sync driver, which runs the step logic on its own thread: how it resolves an awaitable
+    # in place, and runs a step's lone task in place (None with an interrupt gate: no task runs inline).
+    # The phases then call them instead of yielding `Await`/`Wait`: no effect round trip per step.
+    resolve: Callable[[Awaitable[Any]], Any] | None = None
+    run_now: Callable[[Task, RunContext], None] | None = None
 
     def scope(self, key: str | None = None, step: int | None = None) -> RunScope:
         path = self.path if key is None else (*self.path, key)
