@@ -31,12 +31,13 @@ from typing import TYPE_CHECKING, Any, Unpack
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph_core.branch import Branch
+from graph_core.context import current_scope
 from graph_core.errors import GraphBuildError
 from graph_core.graph import Graph
 from graph_core.history import HistoryView
 from graph_core.lambda_ import Lambda
 from graph_core.schema import Message
-from graph_core.state import process_state
+from graph_core.state import find_state_frame, process_state
 from graph_core.tools import ToolMiddleware, ToolsNode, get_tool_call_id
 from graph_core.topology import END, START
 
@@ -70,7 +71,12 @@ class ReActState(BaseModel):
     return_directly_tool_call_id: str = ""
 
 
+_TUPLE_ITERATOR = type(iter(()))  # what an invoke-mode run hands a stream condition: nothing to close
+
+
 def _close(chunks: Any) -> None:
+    if type(chunks) is _TUPLE_ITERATOR:
+        return
     close = getattr(chunks, "close", None)
     if callable(close):
         close()
@@ -99,7 +105,10 @@ def whole_stream_tool_call_checker(chunks: Iterator[Message]) -> bool:
     """The default (Eino's `defaultStreamToolCallChecker`, PR #1141): True at the first chunk with tool
     calls, False when the stream ends without one; text before the calls is read past."""
     try:
-        return any(chunk.tool_calls for chunk in chunks)  # stops at the first chunk with calls
+        for chunk in chunks:  # noqa: SIM110 (no generator: this runs on every round)
+            if chunk.tool_calls:
+                return True  # stops at the first chunk with calls
+        return False
     finally:
         _close(chunks)
 
@@ -117,10 +126,6 @@ def set_return_directly() -> None:
         state.return_directly_tool_call_id = call_id
 
     process_state(ReActState, mark)
-
-
-def _return_directly_id(state: ReActState) -> str:
-    return state.return_directly_tool_call_id
 
 
 def _as_messages(messages: Sequence[Message] | str) -> list[Message]:
@@ -196,7 +201,8 @@ class ReActAgent:
         if input is None:  # rerun after an interrupt: the assistant message is already in state
             return state.messages[-1]
         state.messages.append(input)
-        state.return_directly_tool_call_id = ""
+        if state.return_directly_tool_call_id:  # pydantic's __setattr__ costs: only when not cleared yet
+            state.return_directly_tool_call_id = ""
         if self.tool_return_directly:
             for call in input.tool_calls:
                 if call.name in self.tool_return_directly:
@@ -210,8 +216,10 @@ class ReActAgent:
     @staticmethod
     def _after_tools(chunks: Any) -> str:
         _close(chunks)
-        chosen = process_state(ReActState, _return_directly_id)
-        return DIRECT_RETURN if chosen else CHAT
+        # `process_state` without its lock: one attribute read, after every tool of the round has ended
+        scope = current_scope()
+        state = find_state_frame(ReActState, scope.state if scope is not None else None).value
+        return DIRECT_RETURN if state.return_directly_tool_call_id else CHAT
 
     @staticmethod
     def _direct_return_invoke(results: list[Message]) -> Message:

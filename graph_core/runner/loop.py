@@ -32,7 +32,13 @@ from graph_core.runner.phases import (
     run_handler,
     start_step,
 )
-from graph_core.runner.route import apply_writes, aprepare_next_tasks, prepare_next_tasks, write_now
+from graph_core.runner.route import (
+    apply_writes,
+    aprepare_next_tasks,
+    prepare_next_tasks,
+    route_lone,
+    write_now,
+)
 from graph_core.runner.run import Await, RunContext, RunData, Task, Wait, notify_handlers
 
 __all__ = ["Effects", "HandlerError", "run_graph"]
@@ -67,7 +73,9 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     handlers = rc.handlers
     need_all = not rc.plan.dag
     inline = rc.resolve is not None  # driven on this thread: handlers and conditions are plain calls
-    run_now = rc.run_now
+    run_now = rc.run_now if need_all else None  # a lone task runs in place only in a Pregel step
+    lone = inline and need_all and not rc.stream  # see `route_lone`
+    static_interrupts = bool(rc.interrupt_after or rc.interrupt_before or rc.interrupt_event is not None)
     last: Step | None = None
     while True:
         # 1. prepare the tasks: cancelled? budget left? the step boundary, the step's tasks, on_step_start
@@ -84,7 +92,7 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                 tasks = [t for t in tasks if t.error is None]
             # 3. run the tasks (the driver does: Pregel waits for all, an eager DAG for the first; a lone
             # task of a sync-driven Pregel step runs here, as the driver would run it, without the round trip)
-            if run_now is not None and need_all and len(tasks) == 1:
+            if run_now is not None and len(tasks) == 1:
                 run_now(tasks[0], rc)
                 arrived = tasks
             else:
@@ -103,20 +111,24 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
                         else:
                             yield from run_handler(rc, data, s, task, "post")
             # 5. apply the writes: outputs into the channels, branches decided on the way
-            restored = s.restored
-            carried = restored.carried if restored is not None else ()
-            if inline:
-                touched = write_now(rc, data, s.completed, s.decisions, carried=carried)
-            else:
-                touched = yield from apply_writes(rc, data, s.completed, s.decisions, carried=carried)
             # 6. prepare the next tasks from the ready channels (or END's value: the output); a step in
             # which some task interrupted reads nothing: the writes wait in the channels for the checkpoint
-            if s.halted:
-                result = NOT_ENDED
-            elif rc.aio:
-                result = yield from aprepare_next_tasks(rc, data, touched, carried=bool(carried))
+            restored = s.restored
+            completed = s.completed
+            if lone and len(completed) == 1 and not s.halted and restored is None and not data.values:
+                result = route_lone(rc, data, completed[0], s.decisions)  # both at once: one writer
             else:
-                result = prepare_next_tasks(rc, data, touched, carried=bool(carried))
+                carried = restored.carried if restored is not None else ()
+                if inline:
+                    touched = write_now(rc, data, completed, s.decisions, carried=carried)
+                else:
+                    touched = yield from apply_writes(rc, data, completed, s.decisions, carried=carried)
+                if s.halted:
+                    result = NOT_ENDED
+                elif rc.aio:
+                    result = yield from aprepare_next_tasks(rc, data, touched, carried=bool(carried))
+                else:
+                    result = prepare_next_tasks(rc, data, touched, carried=bool(carried))
         except GraphError:
             if handlers.step_end:
                 report_failure(rc, s)
@@ -134,7 +146,7 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
             if rc.aio:
                 yield Await(aio.settle(data, s.halted))
             raise capture(rc, data, s.halted, after=_after_nodes(rc, s.done, s.halted))
-        if rc.interrupt_after or rc.interrupt_before or rc.interrupt_event is not None:
+        if static_interrupts:
             yield from _static_interrupt(rc, data, s.done)
 
 

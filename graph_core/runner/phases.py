@@ -14,7 +14,7 @@ tasks with no comprehension or generator frame, and `Step` has slots and no `__i
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Generator
+from collections.abc import Awaitable, Generator, Sequence
 from dataclasses import replace
 from operator import attrgetter, itemgetter
 from types import GeneratorType
@@ -78,7 +78,7 @@ class Step:
 
     number: int  # the step's number (`RunData.step` when it started)
     tasks: list[Task]  # every task of the step, in `pending` order
-    pre: list[Task]  # the tasks whose pre-handler runs this step
+    pre: Sequence[Task]  # the tasks whose pre-handler runs this step
     post: bool  # some task of the step has a post-handler
     restored: Any  # the checkpoint restored for this (first, resumed) step, else None
     finished: list[Task]  # every task the step completed (halted ones too), in node order
@@ -189,25 +189,36 @@ def start_step(rc: RunContext, data: RunData) -> Step:
     restored = s.restored = rc.restored
     if restored is not None:  # the first step of a resumed run: rerun nodes get their records back
         rc.restored = None
-    skip = restored.skip_pre_handler if restored is not None else ()
     nodes = rc.plan.nodes
     running = data.running
-    tasks: list[Task] = []
-    pre: list[Task] = []
-    post = False
-    for key, value in data.pending:
+    pending = data.pending
+    tasks: list[Task]
+    pre: Sequence[Task]
+    if len(pending) == 1 and restored is None and not presets:  # a step of one task: no loop
+        key, value = pending[0]
         node = nodes[key]
-        if presets and key in presets:
-            node = _preset(node, presets[key])
-        task = Task(node, value, step)
-        tasks.append(task)
+        tasks = [Task(node, value, step)]
         running[key] = value
-        if node.pre is not None and key not in skip:
-            pre.append(task)
-        if node.post is not None:
-            post = True
-        if restored is not None:
-            task.resume = restored.points.get(key)
+        pre = tasks if node.pre is not None else ()
+        post = node.post is not None
+    else:
+        skip = restored.skip_pre_handler if restored is not None else ()
+        tasks = []
+        pre = []
+        post = False
+        for key, value in pending:
+            node = nodes[key]
+            if presets and key in presets:
+                node = _preset(node, presets[key])
+            task = Task(node, value, step)
+            tasks.append(task)
+            running[key] = value
+            if node.pre is not None and key not in skip:
+                pre.append(task)
+            if node.post is not None:
+                post = True
+            if restored is not None:
+                task.resume = restored.points.get(key)
     data.pending = []
     if rc.keep_inputs and rc.stream:
         copy: Any = acopy_stream if rc.aio else copy_stream
@@ -285,12 +296,17 @@ def call_handler(rc: RunContext, data: RunData, s: Step, task: Task, which: str)
     per handler: the ReAct agent runs one on every step."""
     node = task.node
     pre = which == "pre"
-    handler = node.pre if pre else node.post
-    value = task.input if pre else task.output
+    if pre:
+        handler = node.pre
+        value = task.input
+        token = None if task.resume is None else _resume_scope(rc, s, task)
+    else:
+        handler = node.post
+        value = task.output
+        token = None
     frame = rc.frame
-    assert frame is not None and rc.resolve is not None
-    token = _resume_scope(rc, s, task) if pre and task.resume is not None else None
-    streaming = type(handler) is StreamHandler or isinstance(handler, StreamHandler)
+    assert frame is not None
+    streaming = isinstance(handler, StreamHandler)
     try:
         if rc.stream:
             if not streaming:
@@ -300,7 +316,9 @@ def call_handler(rc: RunContext, data: RunData, s: Step, task: Task, which: str)
         with frame.lock:
             result = handler(value, frame.value)
         if type(result) not in _SYNC_TYPES and is_awaitable(result):
-            result = rc.resolve(result)
+            resolve = rc.resolve
+            assert resolve is not None
+            result = resolve(result)
         if streaming:
             if not rc.stream:
                 result = collect(result)
@@ -342,14 +360,22 @@ def collect_completed(rc: RunContext, data: RunData, s: Step, arrived: list[Task
     Returns True when the still running tasks of an eager DAG must be waited for first (some task
     interrupted, or an interrupt came from outside); the loop then waits and collects again.
     """
+    running = data.running
+    if len(arrived) == 1 and not s.finished:  # one task: nothing to merge, sort or filter
+        task = arrived[0]
+        running.pop(task.node.key, None)
+        s.finished = s.completed = arrived
+        failed = s.halted = [task] if task.error is not None else []
+        if not running:
+            return False
+        return (bool(failed) and is_interrupt(task.error)) or interrupted_from_outside(rc)
     finished = s.finished = [*s.finished, *arrived] if s.finished else arrived
     if not finished:
         done = ", ".join(last.done) if last is not None else ""
         raise GraphRunError(f"no tasks to execute, last completed nodes: [{done}]")
     if len(finished) > 1:
         finished.sort(key=_ORDER)
-    running = data.running
-    failed: list[Task] = []
+    failed = []
     for task in finished:
         running.pop(task.node.key, None)
         if task.error is not None:

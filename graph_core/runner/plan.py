@@ -52,6 +52,14 @@ class NodePlan:
     branches: tuple[Branch, ...] = ()
     control_successors: tuple[str, ...] = ()  # edges and every branch end (skip propagation)
     control_predecessors: frozenset[str] = field(default_factory=frozenset)
+    # the component's own sync invoke when the task input goes to it as is (no keys, not nested): what an
+    # unobserved invoke-mode task calls, found once here rather than on every step (None otherwise)
+    direct: Any = field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        executable = self.executable
+        if executable is not None and self.plain_io:
+            self.direct = executable.invoke
 
     @property
     def is_passthrough(self) -> bool:

@@ -20,8 +20,9 @@ from graph_core.runner.phases import NOT_ENDED, Effects, is_awaitable
 from graph_core.runner.plan import NodePlan
 from graph_core.runner.run import Await, RunContext, RunData, Task
 from graph_core.stream import collect, copy_stream, one_chunk
+from graph_core.topology import END
 
-__all__ = ["apply_writes", "aprepare_next_tasks", "prepare_next_tasks", "write_now"]
+__all__ = ["apply_writes", "aprepare_next_tasks", "prepare_next_tasks", "route_lone", "write_now"]
 
 
 def _choose(
@@ -155,6 +156,64 @@ def write_now(
             ]
             _write(rc, data, node, output if outputs is None else outputs[-1], picks, touched, decisions)
     return touched
+
+
+def route_lone(
+    rc: RunContext,
+    data: RunData,
+    task: Task,
+    decisions: list[Any],
+    prefix: str = "failed to calculate next tasks",
+) -> Any:
+    """Phases 5 and 6 at once for a step of one completed task whose writes land in empty channels, in
+    a sync-driven, invoke-mode Pregel run (the ReAct loop's every step).
+
+    A lone writer's target channel holds only its value, so reading it gives that value back: when the
+    task has one target, it is the next task with the task's output as its input (or, END, the output
+    is the run's), with no channel filled only to be emptied. Any other shape goes through `_write` and
+    `prepare_next_tasks` (branch conditions are still called once, here)."""
+    node = task.node
+    output = task.output
+    branches = node.branches
+    if not branches:
+        targets = node.successors
+        if len(targets) == 1:
+            return _lone_target(data, targets[0], output)
+        picks: Sequence[tuple[str, ...]] = ()
+    elif len(branches) == 1:  # `_choose_now` unrolled for invoke mode: the ReAct loop's every step
+        branch = branches[0]
+        kind = branch.kind
+        try:
+            result = branch.condition(
+                iter((output,)) if kind == "stream" or kind == "stream_multi" else output
+            )
+            if (
+                type(result) is not str
+                or (kind != "single" and kind != "stream")
+                or result not in branch.ends
+            ):
+                if is_awaitable(result):
+                    assert rc.resolve is not None
+                    result = rc.resolve(result)
+                picks = (branch.selected(result),)
+            elif node.successors or rc.handlers.step_end:
+                picks = ((result,),)
+            else:
+                return _lone_target(data, result, output)
+        except Exception as exc:
+            raise _branch_error(rc, node, prefix, exc) from exc
+    else:
+        picks = [_choose_now(rc, node, branch, output, prefix) for branch in branches]
+    touched: dict[str, None] = {}
+    _write(rc, data, node, output, picks, touched, decisions)
+    return prepare_next_tasks(rc, data, touched, prefix)
+
+
+def _lone_target(data: RunData, target: str, output: Any) -> Any:
+    if target == END:
+        return output
+    data.pending = [(target, output)]
+    return NOT_ENDED
 
 
 def _choose_now(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str) -> tuple[str, ...]:

@@ -302,6 +302,13 @@ class RunContext:
         path = self.path if key is None else (*self.path, key)
         return _new_scope(self.handlers.callbacks, path, step, self.graph_name, self.frame, self.extras)
 
+    def node_scope(self, key: str, step: int) -> RunScope:
+        """`scope(key, step)`, the node's path built once per run (a task's scope is made every step)."""
+        path = self.node_paths.get(key)
+        if path is None:
+            path = self.node_paths[key] = (*self.path, key)
+        return _new_scope(self.handlers.callbacks, path, step, self.graph_name, self.frame, self.extras)
+
     def address(self, key: str | None = None) -> str:
         """The interrupt address of this graph (`key=None`) or of its node `key`."""
         path = self.path if key is None else (*self.path, key)

@@ -113,12 +113,16 @@ def _failed(task: Task, rc: RunContext, info: Any, exc: Exception) -> None:
 def execute_sync(task: Task, rc: RunContext) -> None:
     """Run one task on the calling thread; the outcome lands in `task.output` or `task.error`."""
     node = task.node
-    scope = rc.scope(node.key, task.step)
+    scope = rc.node_scope(node.key, task.step)
     if task.resume is not None:  # a rerun after an interrupt: the node can read its saved record
         scope = scope.child(resume=task.resume)
     token = _SCOPE.set(scope)
     info = None
     try:
+        direct = node.direct
+        if direct is not None and not rc.stream and not rc.handlers.node:
+            task.output = direct(task.input)  # nothing to extract, notify or wrap: the component alone
+            return
         executable = node.executable
         if executable is not None and not rc.stream and node.plain_io:
             handlers = rc.handlers
