@@ -75,8 +75,6 @@ _TUPLE_ITERATOR = type(iter(()))  # what an invoke-mode run hands a stream condi
 
 
 def _close(chunks: Any) -> None:
-    if type(chunks) is _TUPLE_ITERATOR:
-        return
     close = getattr(chunks, "close", None)
     if callable(close):
         close()
@@ -110,7 +108,8 @@ def whole_stream_tool_call_checker(chunks: Iterator[Message]) -> bool:
                 return True  # stops at the first chunk with calls
         return False
     finally:
-        _close(chunks)
+        if type(chunks) is not _TUPLE_ITERATOR:
+            _close(chunks)
 
 
 def set_return_directly() -> None:
@@ -215,7 +214,8 @@ class ReActAgent:
 
     @staticmethod
     def _after_tools(chunks: Any) -> str:
-        _close(chunks)
+        if type(chunks) is not _TUPLE_ITERATOR:  # invoke mode hands a 1-chunk tuple iterator
+            _close(chunks)
         # `process_state` without its lock: one attribute read, after every tool of the round has ended
         scope = current_scope()
         state = find_state_frame(ReActState, scope.state if scope is not None else None).value

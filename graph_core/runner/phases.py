@@ -365,10 +365,10 @@ def collect_completed(rc: RunContext, data: RunData, s: Step, arrived: list[Task
         task = arrived[0]
         running.pop(task.node.key, None)
         s.finished = s.completed = arrived
-        failed = s.halted = [task] if task.error is not None else []
-        if not running:
-            return False
-        return (bool(failed) and is_interrupt(task.error)) or interrupted_from_outside(rc)
+        if task.error is None:  # `halted` stays the step's empty list
+            return bool(running) and interrupted_from_outside(rc)
+        s.halted = [task]
+        return bool(running) and (is_interrupt(task.error) or interrupted_from_outside(rc))
     finished = s.finished = [*s.finished, *arrived] if s.finished else arrived
     if not finished:
         done = ", ".join(last.done) if last is not None else ""

@@ -178,7 +178,11 @@ def route_lone(
     if not branches:
         targets = node.successors
         if len(targets) == 1:
-            return _lone_target(data, targets[0], output)
+            target = targets[0]
+            if target == END:
+                return output
+            data.pending = [(target, output)]
+            return NOT_ENDED
         picks: Sequence[tuple[str, ...]] = ()
     elif len(branches) == 1:  # `_choose_now` unrolled for invoke mode: the ReAct loop's every step
         branch = branches[0]
@@ -198,8 +202,11 @@ def route_lone(
                 picks = (branch.selected(result),)
             elif node.successors or rc.handlers.step_end:
                 picks = ((result,),)
+            elif result == END:
+                return output
             else:
-                return _lone_target(data, result, output)
+                data.pending = [(result, output)]
+                return NOT_ENDED
         except Exception as exc:
             raise _branch_error(rc, node, prefix, exc) from exc
     else:
@@ -207,13 +214,6 @@ def route_lone(
     touched: dict[str, None] = {}
     _write(rc, data, node, output, picks, touched, decisions)
     return prepare_next_tasks(rc, data, touched, prefix)
-
-
-def _lone_target(data: RunData, target: str, output: Any) -> Any:
-    if target == END:
-        return output
-    data.pending = [(target, output)]
-    return NOT_ENDED
 
 
 def _choose_now(rc: RunContext, node: NodePlan, branch: Branch, output: Any, prefix: str) -> tuple[str, ...]:

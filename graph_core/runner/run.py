@@ -140,13 +140,8 @@ def notify_handlers(fns: tuple[Any, ...], info: Any, value: Any, *, stream: bool
 ScopeFactory = Callable[..., RunScope]
 
 
-def _scope_factory() -> ScopeFactory:
-    """`RunScope(...)` for the runner, which builds one per task: through the slots, at half the cost.
-
-    A frozen dataclass assigns every field through `object.__setattr__`; writing the slot descriptors
-    directly gives the same object. If `RunScope` ever changes shape (another field, a `__post_init__`),
-    this falls back to the constructor instead of building an incomplete scope.
-    """
+def _scope_setters() -> tuple[Callable[[Any, Any], None], ...] | None:
+    """The slot setters of `RunScope` in field order, or None if it changed shape (see `_scope_factory`)."""
     names = tuple(f.name for f in fields(RunScope))
     slots = [RunScope.__dict__.get(name) for name in names]
     expected = ("callbacks", "path", "step", "graph_name", "state", "extras", "resume")
@@ -155,12 +150,22 @@ def _scope_factory() -> ScopeFactory:
         or hasattr(RunScope, "__post_init__")
         or not all(isinstance(slot, MemberDescriptorType) for slot in slots)
     ):
+        return None
+    return tuple(slot.__set__ for slot in slots)  # pyright: ignore[reportOptionalMemberAccess]
+
+
+def _scope_factory() -> ScopeFactory:
+    """`RunScope(...)` for the runner, which builds one per task: through the slots, at half the cost.
+
+    A frozen dataclass assigns every field through `object.__setattr__`; writing the slot descriptors
+    directly gives the same object. If `RunScope` ever changes shape (another field, a `__post_init__`),
+    this falls back to the constructor instead of building an incomplete scope.
+    """
+    setters = _scope_setters()
+    if setters is None:
         return RunScope
     new = object.__new__
-    set_callbacks, set_path, set_step, set_name, set_state, set_extras, set_resume = (
-        slot.__set__  # pyright: ignore[reportOptionalMemberAccess]
-        for slot in slots
-    )
+    set_callbacks, set_path, set_step, set_name, set_state, set_extras, set_resume = setters
 
     def build(
         callbacks: tuple[Any, ...],
@@ -184,6 +189,8 @@ def _scope_factory() -> ScopeFactory:
 
 
 _new_scope = _scope_factory()
+_SCOPE_SLOTS = _scope_setters()
+_NEW = object.__new__
 
 
 def _step_info_factory() -> Callable[..., StepInfo]:
@@ -307,7 +314,18 @@ class RunContext:
         path = self.node_paths.get(key)
         if path is None:
             path = self.node_paths[key] = (*self.path, key)
-        return _new_scope(self.handlers.callbacks, path, step, self.graph_name, self.frame, self.extras)
+        if _SCOPE_SLOTS is None:
+            return _new_scope(self.handlers.callbacks, path, step, self.graph_name, self.frame, self.extras)
+        set_callbacks, set_path, set_step, set_name, set_state, set_extras, set_resume = _SCOPE_SLOTS
+        scope = _NEW(RunScope)  # `_new_scope` unrolled here: one frame less on every task
+        set_callbacks(scope, self.handlers.callbacks)
+        set_path(scope, path)
+        set_step(scope, step)
+        set_name(scope, self.graph_name)
+        set_state(scope, self.frame)
+        set_extras(scope, self.extras)
+        set_resume(scope, None)
+        return scope
 
     def address(self, key: str | None = None) -> str:
         """The interrupt address of this graph (`key=None`) or of its node `key`."""
