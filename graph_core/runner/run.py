@@ -302,7 +302,7 @@ class RunContext:
     # set by the sync driver, which runs the step logic on its own thread: how it resolves an awaitable
     # in place, and runs a step's lone task in place (None with an interrupt gate: no task runs inline).
     # The phases then call them instead of yielding `Await`/`Wait`: no effect round trip per step.
-    resolve: Callable[[Awaitable[Any]], Any] | None = None
+    resolve: Callable[[Any], Any] | None = None  # takes an awaitable
     run_now: Callable[[Task, RunContext], None] | None = None
 
     def scope(self, key: str | None = None, step: int | None = None) -> RunScope:

@@ -154,6 +154,27 @@ def test_the_default_bound_lists_every_call_of_a_normal_run() -> None:
     assert len(model.calls) == KEEP_CALLS and model.calls[0] == _numbered(1)
 
 
+def test_an_agent_run_longer_than_the_bound_keeps_only_the_newest_calls() -> None:
+    """A ReAct run of more rounds than `keep_calls`: the log stays at the bound (an unbounded log would
+    hold one entry per model call), and its newest entry is the last call's history."""
+    from graph_core.agents.react import ReActAgent
+    from graph_core.tools import tool
+
+    @tool
+    def ping(n: int) -> str:
+        """An instant tool."""
+        return "pong"
+
+    rounds = 60
+    calls = [Message.assistant(tool_calls=[ToolCall(f"c{i}", "ping", '{"n": 1}')]) for i in range(rounds)]
+    model = ScriptedChatModel([*calls, Message.assistant("done")], keep_calls=10)
+    agent = ReActAgent(model, tools=[ping], max_step=2 * rounds + 1)
+    assert agent.invoke("go").content == "done"
+    assert model.position == rounds + 1
+    assert len(model.calls) == 10
+    assert len(model.calls[-1]) == 1 + 2 * rounds  # the user message and every round's two messages
+
+
 def test_keep_calls_none_keeps_every_call_and_a_negative_bound_is_refused() -> None:
     model = ScriptedChatModel([Message.assistant("a")], cycle=True, keep_calls=None)
     for n in range(KEEP_CALLS + 5):

@@ -13,6 +13,7 @@ from graph_core.interrupt import InterruptSignal
 from graph_core.runner.phases import (
     Effects,
     Step,
+    call_handler,
     collect_completed,
     report_failure,
     resolve_failures,
@@ -20,6 +21,7 @@ from graph_core.runner.phases import (
     start_step,
 )
 from graph_core.runner.run import Handlers, RunContext, RunData, Task
+from graph_core.stream import run_coroutine
 from graph_core.topology import TriggerMode
 
 
@@ -126,6 +128,77 @@ def test_post_handler_replaces_the_output() -> None:
     assert task.output == "out?"
 
 
+def _sync_driven(rc: RunContext) -> RunContext:
+    """What `drive_sync` sets: awaitables are resolved in place, so handlers are plain calls."""
+    rc.resolve = run_coroutine
+    return rc
+
+
+def test_call_handler_is_run_handler_as_a_plain_call() -> None:
+    rc, data = _context()
+    s = _started(_sync_driven(rc), data)
+    task = s.pre[0]
+    assert call_handler(rc, data, s, task, "pre") is None
+    assert task.input == "in-a!"
+    assert data.running["a"] == "in-a!"
+    assert rc.frame is not None and rc.frame.value == {"seen": "in-a"}
+    post = s.tasks[0]
+    post.output = "out"
+    call_handler(rc, data, s, post, "post")
+    assert post.output == "out?"
+
+
+def test_call_handler_resolves_an_async_handler_in_place() -> None:
+    rc, data = _context()
+    s = _started(_sync_driven(rc), data)
+    task = s.pre[0]
+
+    async def later(value: str, state: dict[str, Any]) -> str:
+        return value + " later"
+
+    object.__setattr__(task.node, "pre", later)
+    call_handler(rc, data, s, task, "pre")
+    assert task.input == "in-a later"
+
+
+def test_call_handler_halts_an_interrupting_task_and_blames_a_failing_one() -> None:
+    rc, data = _context()
+    s = _started(_sync_driven(rc), data)
+    task = s.pre[0]
+
+    def interrupting(value: str, state: dict[str, Any]) -> str:
+        raise InterruptSignal(info="wait")
+
+    object.__setattr__(task.node, "pre", interrupting)
+    call_handler(rc, data, s, task, "pre")
+    assert s.finished == [task]
+    assert isinstance(task.error, InterruptSignal)
+    assert "a" not in data.running
+    rc, data = _context()
+    s = _started(_sync_driven(rc), data)
+    s.pre[0].input = 5
+    with pytest.raises(NodeRunError, match=r"run node\[a\] pre processor fail"):
+        call_handler(rc, data, s, s.pre[0], "pre")
+    assert s.failing == ("a",)
+
+
+def test_start_and_collect_of_a_step_of_one_task() -> None:
+    rc, data = _context()
+    data.pending = [("a", "in-a")]
+    s = start_step(rc, data)
+    assert [(t.node.key, t.input) for t in s.tasks] == [("a", "in-a")]
+    assert [t.node.key for t in s.pre] == ["a"]
+    assert s.post is False
+    assert data.running == {"a": "in-a"}
+    assert collect_completed(rc, data, s, _completed(s, {"a": 1}, {}), None) is False
+    assert (s.done, s.halted, data.running) == (("a",), [], {})
+    data.pending = [("a", "again")]
+    s = start_step(rc, data)
+    signal = InterruptSignal(info="x")
+    assert collect_completed(rc, data, s, _completed(s, {}, {"a": signal}), None) is False
+    assert [t.error for t in s.halted] == [signal]
+
+
 def _completed(s: Step, outputs: dict[str, Any], errors: dict[str, BaseException]) -> list[Task]:
     done = [t for t in s.tasks if t.node.key in outputs or t.node.key in errors]
     for task in done:
@@ -199,3 +272,35 @@ def test_report_failure_is_silent_before_any_task_completed_or_was_blamed() -> N
     s.failing = ("a",)
     report_failure(rc, s)
     assert [(i.index, i.nodes, i.errors) for i in seen.infos] == [(0, (), ("a",))]
+
+
+def test_a_sync_driven_pregel_step_of_one_task_runs_in_place() -> None:
+    """With `run_now` set (the sync driver sets it), a step of one task runs without a `Wait`; a step of
+    two still hands its tasks to the driver."""
+    from graph_core.runner.loop import run_graph
+    from graph_core.runner.run import Wait
+    from graph_core.runner.task import execute_sync
+
+    g = Graph(state=dict)
+    g.add_lambda_node("a", lambda x: x + "a", pre=_pre)
+    g.add_lambda_node("b", lambda x: {"b": x})
+    g.add_lambda_node("c", lambda x: {"c": x})
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("a", "c")
+    g.add_edge("b", END)
+    g.add_edge("c", END)
+    rc, data = g.compile()._context(  # pyright: ignore[reportPrivateUsage]
+        stream=False, handlers=Handlers(()), max_steps=None
+    )
+    rc.resolve = run_coroutine
+    rc.run_now = execute_sync
+    gen = run_graph(rc, data, "x")
+    effect = next(gen)  # `a` (one task, its pre-handler too) ran in place: the first effect is b and c
+    assert isinstance(effect, Wait) and [t.node.key for t in effect.tasks] == ["b", "c"]
+    for task in effect.tasks:
+        execute_sync(task, rc)
+    with pytest.raises(StopIteration) as stop:
+        gen.send(effect.tasks)
+    assert stop.value.value == {"b": "x!a", "c": "x!a"}
+    assert rc.frame is not None and rc.frame.value == {"seen": "x"}

@@ -11,8 +11,9 @@ from graph_core import END, START, Branch, Graph
 from graph_core.callbacks import BranchDecision
 from graph_core.errors import GraphRunError
 from graph_core.runner.phases import NOT_ENDED, Effects
-from graph_core.runner.route import apply_writes, prepare_next_tasks
+from graph_core.runner.route import apply_writes, prepare_next_tasks, route_lone, write_now
 from graph_core.runner.run import Handlers, RunContext, RunData, Task
+from graph_core.stream import run_coroutine
 from graph_core.topology import TriggerMode
 
 
@@ -121,3 +122,75 @@ def test_a_merge_error_is_a_run_error_with_the_phase_prefix() -> None:
     touched = _drive(apply_writes(rc, data, [_done(rc, "c", 1), _done(rc, "d", 2)], []))
     with pytest.raises(GraphRunError, match=r"failed to calculate next tasks: .*unsupported type: int"):
         prepare_next_tasks(rc, data, touched)
+
+
+def _sync_driven(rc: RunContext) -> RunContext:
+    """What `drive_sync` sets: an awaitable condition result is resolved in place."""
+    rc.resolve = run_coroutine
+    return rc
+
+
+@pytest.mark.parametrize("dag", [False, True])
+@pytest.mark.parametrize("output", ["go-b", "go-c"])
+def test_write_now_writes_what_apply_writes_writes(dag: bool, output: str) -> None:
+    rc, data = _context(dag=dag, observed=True)
+    decisions: list[Any] = []
+    touched = _drive(apply_writes(rc, data, [_done(rc, "a", output)], decisions))
+    rc2, data2 = _context(dag=dag, observed=True)
+    decisions2: list[Any] = []
+    assert write_now(_sync_driven(rc2), data2, [_done(rc2, "a", output)], decisions2) == touched
+    assert (data2.values, data2.control, data2.skipped) == (data.values, data.control, data.skipped)
+    assert decisions2 == decisions
+
+
+def test_write_now_resolves_an_async_condition_in_place() -> None:
+    rc, data = _context()
+    task = _done(rc, "a", "go-b")
+
+    async def later(x: str) -> str:
+        return "c"
+
+    object.__setattr__(task.node.branches[0], "condition", later)
+    assert list(write_now(_sync_driven(rc), data, [task], [])) == ["d", "c"]
+
+
+def _loop() -> tuple[RunContext, RunData]:
+    """The ReAct shape: `chat` branches to `tools` or END, `tools` goes back to `chat`; sync-driven."""
+    g = Graph()
+    g.add_lambda_node("chat", lambda x: x)
+    g.add_lambda_node("tools", lambda x: x)
+    g.add_edge(START, "chat")
+    g.add_branch("chat", Branch(lambda x: "tools" if x == "call" else END, ["tools", END]))
+    g.add_edge("tools", "chat")
+    rc, data = g.compile()._context(  # pyright: ignore[reportPrivateUsage]
+        stream=False, handlers=Handlers(()), max_steps=None
+    )
+    return _sync_driven(rc), data
+
+
+def test_route_lone_hands_the_output_to_the_one_target_without_filling_a_channel() -> None:
+    rc, data = _loop()
+    assert route_lone(rc, data, _done(rc, "chat", "call"), []) is NOT_ENDED
+    assert data.pending == [("tools", "call")]
+    assert data.values == {}
+    assert route_lone(rc, data, _done(rc, "tools", "result"), []) is NOT_ENDED  # a plain edge
+    assert data.pending == [("chat", "result")]
+    assert route_lone(rc, data, _done(rc, "chat", "answer"), []) == "answer"  # END: the run's output
+
+
+def test_route_lone_of_other_shapes_is_apply_writes_then_prepare_next_tasks() -> None:
+    """Two targets (an edge and a chosen end), and a decision someone observes."""
+    rc, data = _context(observed=True)
+    decisions: list[Any] = []
+    assert route_lone(_sync_driven(rc), data, _done(rc, "a", "go-c"), decisions) is NOT_ENDED
+    assert data.pending == [("c", "go-c"), ("d", "go-c")]
+    assert data.values == {}
+    assert decisions == [BranchDecision("a", 0, ("c",), ("b",))]
+
+
+def test_route_lone_names_the_node_of_a_failing_or_wrong_condition() -> None:
+    rc, data = _loop()
+    task = _done(rc, "chat", "call")
+    object.__setattr__(task.node.branches[0], "condition", lambda x: "nowhere")
+    with pytest.raises(GraphRunError, match=r"node: chat, error: branch invoke run error: .*unintended"):
+        route_lone(rc, data, task, [])
