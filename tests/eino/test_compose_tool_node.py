@@ -88,6 +88,7 @@ def test_tool_rerun() -> None:
         "rerun_tools": ["1", "2"],
         "rerun_extra_map": {"1": "tool1 rerun extra", "2": "tool2 rerun extra"},
         "executed_tools": {"3": "tool3 input: input", "4": "tool4 input: input"},
+        "executed_enhanced_tools": {},
     }
 
     result = collect(compiled.stream(None, checkpoint_id="1"))
