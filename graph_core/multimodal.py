@@ -111,7 +111,9 @@ class ToolOutputPart(BaseModel):
         media = getattr(self, self.type)
         if media is None:
             raise ValueError(f"{self.type} content is nil for tool part type {self.type}")
-        return MessageInputPart.model_validate({"type": _MEDIA[self.type], self.type: media, "extra": self.extra})
+        return MessageInputPart.model_validate(
+            {"type": _MEDIA[self.type], self.type: media, "extra": self.extra}
+        )
 
 
 class ToolResult(BaseModel):

@@ -114,7 +114,11 @@ def _native_surfaces(tool: Any) -> tuple[bool, bool, bool]:
     if isinstance(tool, Tool):
         return not tool.streams, tool.streams, tool.enhanced
     if _has(tool, *_ENHANCED_METHODS):
-        return _has(tool, "invoke_enhanced", "ainvoke_enhanced"), _has(tool, "stream_enhanced", "astream_enhanced"), True
+        return (
+            _has(tool, "invoke_enhanced", "ainvoke_enhanced"),
+            _has(tool, "stream_enhanced", "astream_enhanced"),
+            True,
+        )
     invokes = _has(tool, "invoke", "ainvoke")
     streams = _has(tool, "stream", "astream")
     if not (invokes or streams):
@@ -168,10 +172,20 @@ def _aiterate_sync(endpoint: Endpoint) -> Endpoint:
 _INVOKE = _Surface("invoke", "ainvoke", to_sync=_run_async_blocking, to_async=_run_on_thread)
 _STREAM = _Surface("stream", "astream", to_sync=_iterate_async, to_async=_aiterate_sync)
 _ENHANCED_INVOKE = _Surface(
-    "invoke_enhanced", "ainvoke_enhanced", _run_async_blocking, _run_on_thread, "enhanced_invoke", "enhanced_ainvoke"
+    "invoke_enhanced",
+    "ainvoke_enhanced",
+    _run_async_blocking,
+    _run_on_thread,
+    "enhanced_invoke",
+    "enhanced_ainvoke",
 )
 _ENHANCED_STREAM = _Surface(
-    "stream_enhanced", "astream_enhanced", _iterate_async, _aiterate_sync, "enhanced_stream", "enhanced_astream"
+    "stream_enhanced",
+    "astream_enhanced",
+    _iterate_async,
+    _aiterate_sync,
+    "enhanced_stream",
+    "enhanced_astream",
 )
 # an enhanced `@tool` has the plain method names (they return `ToolResult`s), wrapped by enhanced middlewares
 _TOOL_ENHANCED_INVOKE = _Surface(
