@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from graph_core.astream import OpeningStream
+from graph_core.call_options import EXTRAS_KEY as CALL_OPTIONS
+from graph_core.call_options import node_options
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
 from graph_core.interrupt import InterruptSignal
@@ -152,8 +154,11 @@ class ToolsNode:
         """The dispatch table of this run: the node's own, or one built from the run's options."""
         if options is None:
             scope = current_scope()
-            options = scope.extras.get("tools_node_options") if scope is not None else None
-        if options is None:
+            if scope is not None:
+                options = scope.extras.get("tools_node_options")
+                for option in node_options("ToolsNode") if CALL_OPTIONS in scope.extras else ():
+                    options = option if options is None else options.merged(option)
+        if options is None or (options.tool_list is None and options.tool_aliases is None):
             return self._index
         tools = options.tool_list if options.tool_list is not None else self.tools
         configs = options.tool_aliases if options.tool_aliases is not None else self.alias_configs
