@@ -99,7 +99,8 @@ def with_chat_model_options(*options: ChatModelOptions) -> CallOption:
 
 
 def with_lambda_options(*values: Any) -> CallOption:
-    """Options for lambda nodes, any values the lambda reads with `node_options()` (Eino `WithLambdaOption`)."""
+    """Options for lambda nodes: any values, which the lambda reads with `node_options()` (Eino
+    `WithLambdaOption`)."""
     return CallOption("Lambda", values)
 
 

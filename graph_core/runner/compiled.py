@@ -197,8 +197,9 @@ class CompiledGraph:
         check_run_options(entry, options)
         callbacks = tuple(options.get("callbacks", ()))
         resolved = None
-        if options.get("options"):  # per-call options: their callbacks join the run's, checked first
-            extra, resolved = resolve_options(self, options["options"])
+        call_options = options.get("options")
+        if call_options:  # per-call options: their callbacks join the run's, checked first
+            extra, resolved = resolve_options(self, call_options)
             callbacks = (*callbacks, *extra)
         handlers = Handlers(callbacks)
         rc: RunContext | None = None
