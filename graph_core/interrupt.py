@@ -272,7 +272,9 @@ def address_segment(kind: str, id: str) -> Iterator[str]:
     interrupts point at `<node address>;kind:id`, and its saved state and resume data are its own.
     Yields the segment (`kind:id`), the key of the part in its node's composite interrupt."""
     if not kind or ";" in kind or ":" in kind or ";" in id:
-        raise ValueError(f"an address segment needs a kind without ':' or ';' and an id without ';': {kind!r}, {id!r}")
+        raise ValueError(
+            f"an address segment needs a kind without ':' or ';' and an id without ';': {kind!r}, {id!r}"
+        )
     segment = f"{kind}:{id}"
     token = _SEGMENTS.set((*_SEGMENTS.get(), segment))
     try:
