@@ -352,13 +352,14 @@ def test_multiple_interrupts_and_resumes() -> None:
         assert context.is_root_cause
         pid = context.address.rsplit(":", 1)[1]
         assert context.info == {"reason": f"process {pid} needs input"}
-        assert context.parent_context is not None
+        enclosing = context.parent_context
+        assert enclosing is not None
         if parent is None:
-            parent = context.parent_context
-            assert parent.address == "runnable:root;node:batch"
-            assert not parent.is_root_cause
+            assert enclosing.address == "runnable:root;node:batch"
+            assert not enclosing.is_root_cause
+            parent = enclosing
         else:
-            assert context.parent_context is parent
+            assert enclosing is parent  # all three share one parent
     assert {c.address for c in contexts} == {f"runnable:root;node:batch;process:{p}" for p in process_ids}
     ids = {c.address: c.id for c in contexts}
 
