@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["media_label", "parts_of", "parts_text", "tool_result_parts"]
+__all__ = ["media_label", "parts_of", "parts_text", "tool_result_parts", "with_media_labels"]
 
 _KINDS = {
     "image_url": "image",
@@ -105,3 +105,41 @@ def tool_result_parts(value: Any) -> list[str] | None:
 def parts_text(parts: list[str]) -> str:
     """The parts on one line: `Hangzhou: rain [image: image/png, 8 bytes]`."""
     return " ".join(part for part in parts if part)
+
+
+_WALKED = 200
+"""Items of a list `with_media_labels` looks into: a value shown on screen is cut long before."""
+
+
+def _labelled_part(part: Any) -> Any:
+    if not isinstance(part, dict):
+        return part
+    fields: dict[str, Any] = part  # pyright: ignore[reportUnknownVariableType]
+    kind = fields.get("type")
+    short = _KINDS.get(kind) if isinstance(kind, str) else None
+    if short is None or not isinstance(fields.get(short), dict):
+        return part
+    return {**fields, short: media_label(short, fields[short])}
+
+
+def with_media_labels(value: Any, depth: int = 0) -> Any:
+    """`value` (a recorded node input or output) with each medium of a message's parts, or of a tool's
+    `ToolResult`, replaced by its label: what a screen shows instead of the base64 data. Plain lists are
+    looked into as far as their first items (and messages in dicts a few levels deep); anything else
+    is returned as it is."""
+    if depth > 4:
+        return value
+    if type(value) is list:
+        items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+        head = [with_media_labels(item, depth + 1) for item in items[:_WALKED]]
+        return head + items[_WALKED:] if any(a is not b for a, b in zip(head, items, strict=False)) else items
+    if type(value) is not dict:
+        return value
+    fields: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+    for key in ("user_input_multi_content", "parts"):
+        parts = fields.get(key)
+        if isinstance(parts, list) and parts:
+            return {**fields, key: [_labelled_part(p) for p in parts]}  # pyright: ignore[reportUnknownVariableType]
+    changed = {k: with_media_labels(v, depth + 1) for k, v in fields.items() if type(v) in (list, dict)}
+    changed = {k: v for k, v in changed.items() if v is not fields[k]}
+    return {**fields, **changed} if changed else value

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from inspector.cli import main
-from inspector.message_parts import media_label, parts_of, tool_result_parts
+from inspector.message_parts import media_label, parts_of, tool_result_parts, with_media_labels
 from inspector.recording import read_run
+from inspector.recording.model import NodeRun
 from inspector.tui.messages_pane import render_messages
+from inspector.tui.node_detail import _node_run  # pyright: ignore[reportPrivateUsage]
 
 AGENT = '''
 from graph_core.agents.react import ReActAgent
@@ -113,3 +115,20 @@ def test_parts_of_messages_and_tool_results() -> None:
     ) == ["a"]
     assert tool_result_parts({"parts": [{"type": "file", "file": {"url": "u"}}]}) == ["[file: u]"]
     assert tool_result_parts({"parts": [], "other": 1}) is None
+
+
+def test_node_detail_shows_media_as_labels() -> None:
+    """The TUI's node detail (a node run's input and output) never shows the base64 either."""
+    png = base64.b64encode(b"x" * 300).decode()
+    image = {"type": "image_url", "image": {"base64_data": png, "mime_type": "image/png"}}
+    output = [{"role": "tool", "tool_call_id": "c1", "user_input_multi_content": [image]}]
+    labelled = with_media_labels(output)
+    assert labelled[0]["user_input_multi_content"][0]["image"] == "[image: image/png, 300 bytes]"
+    assert output[0]["user_input_multi_content"][0]["image"]["base64_data"] == png  # not changed in place
+    result = {"parts": [{"type": "image", "image": {"url": "https://example.com/a.png"}}]}
+    assert with_media_labels(result)["parts"][0]["image"] == "[image: https://example.com/a.png]"
+    plain = [{"role": "user", "content": "hi"}]
+    assert with_media_labels(plain) is plain  # nothing to label: the value itself
+    run = NodeRun(node="tools", path=("tools",), output=output, finished=1.0)
+    text = _node_run(run, limit=400).plain  # pyright: ignore[reportPrivateUsage]
+    assert "[image: image/png, 300 bytes]" in text and png[:40] not in text
