@@ -191,9 +191,13 @@ def _check(compiled: Any, option: CallOption, path: tuple[str, ...]) -> None:
             )
 
 
-def resolve_options(compiled: Any, options: Iterable[CallOption]) -> tuple[list[Any], ResolvedOptions]:
+def resolve_options(
+    compiled: Any, options: Iterable[CallOption], *, base: tuple[str, ...] = ()
+) -> tuple[list[Any], ResolvedOptions]:
     """A run's callbacks from its options (designated ones wrapped to observe their nodes only) and its
-    component options, after checking every designation against `compiled`'s graph."""
+    component options, after checking every designation against `compiled`'s graph. `base` is the
+    run's `parent_path` (a run inside another run's node): its node paths start with it, designations
+    do not."""
     callbacks: list[Any] = []
     components: list[CallOption] = []
     for option in options:
@@ -201,6 +205,8 @@ def resolve_options(compiled: Any, options: Iterable[CallOption]) -> tuple[list[
             raise TypeError(f"options must be CallOptions (with_... functions), got {type(option).__name__}")
         for path in option.paths:
             _check(compiled, option, path)
+        if base and option.paths:
+            option = replace(option, paths=tuple((*base, *path) for path in option.paths))
         if option.kind != "callbacks":
             components.append(option)
         elif not option.paths:

@@ -199,7 +199,7 @@ class CompiledGraph:
         resolved = None
         call_options = options.get("options")
         if call_options:  # per-call options: their callbacks join the run's, checked first
-            extra, resolved = resolve_options(self, call_options)
+            extra, resolved = resolve_options(self, call_options, base=tuple(options.get("parent_path", ())))
             callbacks = (*callbacks, *extra)
         handlers = Handlers(callbacks)
         rc: RunContext | None = None

@@ -96,3 +96,28 @@ def test_designated_stream_callbacks_close_the_copies_they_do_not_want() -> None
 def test_an_address_segment_must_keep_the_address_readable(kind: str, ident: str) -> None:
     with pytest.raises(ValueError, match="an address segment needs"), address_segment(kind, ident):
         pass
+
+
+def test_a_run_inside_another_runs_node_addresses_its_own_nodes() -> None:
+    """With `parent_path` (a run shown as a node's nested graph) node paths start with that path; a
+    designation still names the run's own nodes."""
+    seen: list[str] = []
+
+    class Seen:
+        def on_start(self, info: Any, input: Any) -> None:
+            seen.append("/".join(info.path))
+
+    out = (
+        _nested()
+        .compile()
+        .invoke(
+            [],
+            parent_path=("outer", "tool"),
+            options=[
+                with_lambda_options("inner").designate_node_with_path(("sub", "x")),
+                with_callbacks(Seen()).designate_node("sub"),
+            ],
+        )
+    )
+    assert out == ["inner"]
+    assert seen == ["outer/tool/sub", "outer/tool/sub/x"]
