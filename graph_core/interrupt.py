@@ -21,13 +21,21 @@ run scope, so it is deterministic across processes.
 
 The runner hands a rerun node its saved record through `RunScope.resume` (a `PointRecord`); tools inside
 a ToolsNode find theirs under the node's record by call ID.
+
+A node that runs parts of its own (a batch of processes) gives each part an address with
+`address_segment(kind, id)` (Eino `AppendAddressSegment`): inside it, `interrupt()` points at
+`...;node:batch;process:p0`, and the part's saved state and resume data are its own. The node then
+collects its parts' signals into one `composite_interrupt(info, state, signals)` (Eino
+`CompositeInterrupt`), so each part is a root cause under the node, resumable on its own.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +52,7 @@ __all__ = [
     "PointRecord",
     "ResumeTargets",
     "address_of",
+    "address_segment",
     "composite_interrupt",
     "current_point",
     "get_interrupt_state",
@@ -254,6 +263,26 @@ def address_of(path: Sequence[str], tool: tuple[str, str] | None = None, *, root
     return ";".join(parts)
 
 
+_SEGMENTS: ContextVar[tuple[str, ...]] = ContextVar("graph_core_address_segments", default=())
+
+
+@contextmanager
+def address_segment(kind: str, id: str) -> Iterator[str]:
+    """Code in this block is the part `kind:id` of the current node (Eino `AppendAddressSegment`): its
+    interrupts point at `<node address>;kind:id`, and its saved state and resume data are its own.
+    Yields the segment (`kind:id`), the key of the part in its node's composite interrupt."""
+    if not kind or ";" in kind or ":" in kind or ";" in id:
+        raise ValueError(
+            f"an address segment needs a kind without ':' or ';' and an id without ';': {kind!r}, {id!r}"
+        )
+    segment = f"{kind}:{id}"
+    token = _SEGMENTS.set((*_SEGMENTS.get(), segment))
+    try:
+        yield segment
+    finally:
+        _SEGMENTS.reset(token)
+
+
 def _here() -> tuple[str, PointRecord | None]:
     """The current address and saved record. Inside a tool call the address has no tool name yet:
     the ToolsNode that collects the signal knows it and completes the address."""
@@ -262,12 +291,15 @@ def _here() -> tuple[str, PointRecord | None]:
     scope = current_scope()
     call_id = get_tool_call_id()
     tool = ("", call_id) if call_id else None
+    segments = _SEGMENTS.get()
     if scope is None:
-        return address_of((), tool), None
+        return ";".join([address_of((), tool), *segments]), None
     record = scope.resume
     if tool is not None:
         record = record.children.get(call_id) if record is not None else None
-    return address_of(scope.path, tool, root=scope_address(scope)), record
+    for segment in segments:  # a part of the node (or tool call): its record is under its segment
+        record = record.children.get(segment) if record is not None else None
+    return ";".join([address_of(scope.path, tool, root=scope_address(scope)), *segments]), record
 
 
 def current_point() -> PointRecord | None:
@@ -285,9 +317,22 @@ def interrupt(info: Any = None, *, state: Any = _NO_STATE) -> None:
     raise InterruptSignal(info, state=state, address=address)
 
 
-def composite_interrupt(info: Any, state: Any, signals: Mapping[str, InterruptSignal]) -> None:
-    """Stop a composite node (one that runs parts, like ToolsNode) whose parts interrupted."""
+def composite_interrupt(
+    info: Any, state: Any, signals: Mapping[str, InterruptSignal] | Sequence[InterruptSignal]
+) -> None:
+    """Stop a composite node (one that runs parts, like ToolsNode) whose parts interrupted.
+
+    `signals` are the parts' `InterruptSignal`s: by part key (a ToolsNode's call IDs), or a list of
+    signals raised inside `address_segment` blocks, keyed by their segment (Eino `CompositeInterrupt`).
+    """
     address, _ = _here()
+    if not isinstance(signals, Mapping):
+        by_key: dict[str, InterruptSignal] = {}
+        for signal in signals:
+            if not signal.address.startswith(address + ";"):
+                raise ValueError(f"signal at {signal.address} is not a part of {address}")
+            by_key[signal.address[len(address) + 1 :]] = signal
+        signals = by_key
     raise InterruptSignal(info, state=state, address=address, children=signals)
 
 

@@ -13,13 +13,16 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph_core.concat import add_rule, concat_values
+from graph_core.multimodal import MessageInputPart, ToolResult, concat_input_parts, concat_tool_results
 
 __all__ = [
     "Message",
+    "MessageInputPart",
     "Role",
     "TokenUsage",
     "ToolCall",
     "ToolInfo",
+    "ToolResult",
     "concat_messages",
     "concat_tool_calls",
     "shallow_copy",
@@ -74,7 +77,12 @@ class TokenUsage(BaseModel):
 
 
 class Message(BaseModel):
-    """A chat message. Mutable on purpose: Eino passes message pointers, and state holds the same objects."""
+    """A chat message. Mutable on purpose: Eino passes message pointers, and state holds the same objects.
+
+    `user_input_multi_content` is the message's multi-part content (Eino `UserInputMultiContent`): text,
+    images, audio, video or files (`graph_core.multimodal`). An enhanced tool's result reaches its tool
+    message there, with `content` left empty.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -88,6 +96,7 @@ class Message(BaseModel):
     finish_reason: str | None = None
     usage: TokenUsage | None = None
     extra: dict[str, Any] = Field(default_factory=lambda: {})
+    user_input_multi_content: list[MessageInputPart] = Field(default_factory=lambda: [])
 
     def __init__(self, role: Role, content: str = "", **data: Any) -> None:
         super().__init__(role=role, content=content, **data)
@@ -118,6 +127,7 @@ class Message(BaseModel):
             "finish_reason": None,
             "usage": None,
             "extra": {},
+            "user_input_multi_content": [],
         }
         if tool_call_id is not None and tool_name is not None:
             fields_set = {"role", "content", "tool_call_id", "tool_name"}
@@ -154,6 +164,8 @@ class Message(BaseModel):
             parts.append(f"tool_calls=[{calls}]")
         if self.tool_call_id:
             parts.append(f"tool_call_id={self.tool_call_id!r}")
+        if self.user_input_multi_content:
+            parts.append(f"parts={[p.type for p in self.user_input_multi_content]}")
         return f"Message({', '.join(parts)})"
 
 
@@ -272,6 +284,7 @@ def concat_messages(chunks: Sequence[Message]) -> Message:
     else:
         extra = dict(extras[0]) if extras else {}
     finish = [c.finish_reason for c in chunks if c.finish_reason]
+    parts = [part for c in chunks for part in c.user_input_multi_content]
     return Message(
         role,  # type: ignore[arg-type]
         "".join(c.content for c in chunks),
@@ -283,7 +296,9 @@ def concat_messages(chunks: Sequence[Message]) -> Message:
         finish_reason=finish[-1] if finish else None,
         usage=usage,
         extra=extra,
+        user_input_multi_content=concat_input_parts(parts) if parts else [],
     )
 
 
 add_rule(Message, concat_messages, itemwise_in_lists=True)
+add_rule(ToolResult, concat_tool_results)

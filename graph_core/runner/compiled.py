@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Unpack
 
 from graph_core.astream import aone_chunk
+from graph_core.call_options import EXTRAS_KEY as CALL_OPTIONS
+from graph_core.call_options import resolve_options
 from graph_core.callbacks import RunInfo
 from graph_core.checkpoint.codec import CheckpointSerializationError, decode_checkpoint
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
@@ -193,7 +195,13 @@ class CompiledGraph:
         `_setup_failed`); an unknown option is not: it is a call error, and no run starts.
         """
         check_run_options(entry, options)
-        handlers = Handlers(tuple(options.get("callbacks", ())))
+        callbacks = tuple(options.get("callbacks", ()))
+        resolved = None
+        call_options = options.get("options")
+        if call_options:  # per-call options: their callbacks join the run's, checked first
+            extra, resolved = resolve_options(self, call_options, base=tuple(options.get("parent_path", ())))
+            callbacks = (*callbacks, *extra)
+        handlers = Handlers(callbacks)
         rc: RunContext | None = None
         try:
             checkpoint_id = options.get("checkpoint_id")
@@ -214,6 +222,8 @@ class CompiledGraph:
             rc.interrupt_event = options.get("interrupt_event")
             if "tools_node_options" in options:  # read by the ToolsNodes through their scope's extras
                 rc.extras["tools_node_options"] = options["tools_node_options"]
+            if resolved is not None:  # read by components through `graph_core.call_options`
+                rc.extras[CALL_OPTIONS] = resolved
             if aio:
                 rc.aio = True
                 rc.loop = asyncio.get_running_loop()
@@ -363,6 +373,8 @@ class CompiledGraph:
         )
         rc.keep_inputs = parent.keep_inputs
         rc.interrupt_event = parent.interrupt_event
+        if CALL_OPTIONS in parent.extras:  # per-call options reach nested nodes (looked up by full path)
+            rc.extras[CALL_OPTIONS] = parent.extras[CALL_OPTIONS]
         rc.aio = parent.aio
         rc.loop = parent.loop
         if record is not None and record.sub is not None:  # the node reruns: resume the nested run

@@ -8,7 +8,7 @@ four entry points do not repeat them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypedDict
 
 __all__ = ["RUN_OPTION_NAMES", "RunOptions", "check_run_options"]
@@ -38,6 +38,9 @@ class RunOptions(TypedDict, total=False):
       inside another run's node rather than embedded (an agent used as a tool: `AgentTool` passes its
       tool call's path). Observers then see it as that node's nested graph: `RunInfo.path` and
       `StepInfo.path` start with it, and it has no step boundaries of its own.
+    - `options` (Eino's per-call `compose.Option`s): `graph_core.call_options.CallOption`s, component
+      options and callbacks for every node of their kind or for designated nodes, nested ones included
+      (`with_chat_model_options(...).designate_node("chat")`; see `graph_core.call_options`).
     """
 
     callbacks: Iterable[Any]
@@ -51,6 +54,7 @@ class RunOptions(TypedDict, total=False):
     interrupt_event: threading.Event | None
     tools_node_options: Any
     parent_path: tuple[str, ...]
+    options: Sequence[Any]
 
 
 RUN_OPTION_NAMES: frozenset[str] = frozenset(RunOptions.__annotations__)

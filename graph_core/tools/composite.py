@@ -12,12 +12,13 @@ from typing import Any
 
 from graph_core.context import current_scope
 from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt, scope_address
+from graph_core.multimodal import ToolResult
 from graph_core.schema import Message
 
 __all__ = ["interrupt_calls", "resumed"]
 
 
-def resumed() -> tuple[Message | None, dict[str, str]]:
+def resumed() -> tuple[Message | None, dict[str, Any]]:
     """The saved input and completed results when this node reruns after its composite interrupt."""
     scope = current_scope()
     record: PointRecord | None = scope.resume if scope is not None else None
@@ -30,11 +31,12 @@ def resumed() -> tuple[Message | None, dict[str, str]]:
 def interrupt_calls(
     calls: Sequence[tuple[str, str]],
     message: Message,
-    executed: Mapping[str, str],
+    executed: Mapping[str, Any],
     signals: dict[str, InterruptSignal],
 ) -> None:
     """Interrupt the node for the calls in `signals` (by call id); `calls` are every call's (tool name,
-    call id) in call order, `executed` the results of the calls that completed."""
+    call id) in call order, `executed` the results of the calls that completed (text, or an enhanced
+    tool's `ToolResult`: Eino's `ExecutedTools` and `ExecutedEnhancedTools`)."""
     scope = current_scope()
     path = scope.path if scope is not None else ()
     root = scope_address(scope)
@@ -44,7 +46,8 @@ def interrupt_calls(
     rerun = [call_id for _, call_id in calls if call_id in signals]
     info = {
         "tool_calls": [c.model_dump() for c in message.tool_calls],
-        "executed_tools": dict(executed),
+        "executed_tools": {k: v for k, v in executed.items() if not isinstance(v, ToolResult)},
+        "executed_enhanced_tools": {k: v for k, v in executed.items() if isinstance(v, ToolResult)},
         "rerun_tools": rerun,
         "rerun_extra_map": {k: s.info for k, s in signals.items()},
     }

@@ -5,6 +5,12 @@ duck-typed tool object. Middlewares wrap only the native surface (Eino: an Invok
 InvokableTools only), first listed outermost; the missing surface is derived after wrapping, so a stream
 run of an invoke-only tool still goes through its invoke middlewares.
 
+Enhanced tools (Eino `EnhancedInvokableTool`/`EnhancedStreamableTool`) return a `ToolResult` (or
+stream `ToolResult` chunks) instead of text: a `@tool` function annotated to return `ToolResult`, or an
+object with `invoke_enhanced`/`ainvoke_enhanced`/`stream_enhanced`/`astream_enhanced`. A tool that has
+both surfaces runs as an enhanced tool (Eino's priority), and only the middlewares' `enhanced_*`
+wrappers apply to it, as Eino's `EnhancedInvokable`/`EnhancedStreamable` middlewares.
+
 Each middleware may give sync wrappers (`invoke`, `stream`), async ones (`ainvoke`, `astream`), or both.
 When a run needs the async surface but some applicable middleware only has the sync wrapper, the sync
 chain runs on a thread (and vice versa on a private event loop), so every middleware always applies;
@@ -18,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterat
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from graph_core.multimodal import ToolResult, concat_tool_results
 from graph_core.schema import ToolInfo
 from graph_core.tools.bridge import aiterate_sync, iterate_async, run_blocking
 from graph_core.tools.errors import not_text
@@ -51,14 +58,28 @@ StreamEndpoint = Callable[[ToolInput], Iterator[str]]
 AsyncStreamEndpoint = Callable[[ToolInput], AsyncIterator[str]]
 
 
+EnhancedInvokeEndpoint = Callable[[ToolInput], ToolResult]
+AsyncEnhancedInvokeEndpoint = Callable[[ToolInput], Awaitable[ToolResult]]
+EnhancedStreamEndpoint = Callable[[ToolInput], Iterator[ToolResult]]
+AsyncEnhancedStreamEndpoint = Callable[[ToolInput], AsyncIterator[ToolResult]]
+
+
 @dataclass(frozen=True, slots=True)
 class ToolMiddleware:
-    """Wrappers around tool endpoints (Eino ToolMiddleware); each takes the next endpoint, returns one."""
+    """Wrappers around tool endpoints (Eino ToolMiddleware); each takes the next endpoint, returns one.
+
+    `invoke`/`stream` (and their async forms) wrap text tools; `enhanced_*` wrap enhanced tools, whose
+    endpoints return `ToolResult`s (Eino `EnhancedInvokable`/`EnhancedStreamable`).
+    """
 
     invoke: Callable[[InvokeEndpoint], InvokeEndpoint] | None = None
     stream: Callable[[StreamEndpoint], StreamEndpoint] | None = None
     ainvoke: Callable[[AsyncInvokeEndpoint], AsyncInvokeEndpoint] | None = None
     astream: Callable[[AsyncStreamEndpoint], AsyncStreamEndpoint] | None = None
+    enhanced_invoke: Callable[[EnhancedInvokeEndpoint], EnhancedInvokeEndpoint] | None = None
+    enhanced_stream: Callable[[EnhancedStreamEndpoint], EnhancedStreamEndpoint] | None = None
+    enhanced_ainvoke: Callable[[AsyncEnhancedInvokeEndpoint], AsyncEnhancedInvokeEndpoint] | None = None
+    enhanced_astream: Callable[[AsyncEnhancedStreamEndpoint], AsyncEnhancedStreamEndpoint] | None = None
 
 
 @runtime_checkable
@@ -71,22 +92,42 @@ class BaseTool(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Endpoints:
+    """A tool's four endpoints; `enhanced`: they return `ToolResult`s (chunks), not text."""
+
     invoke: InvokeEndpoint
     ainvoke: AsyncInvokeEndpoint
     stream: StreamEndpoint
     astream: AsyncStreamEndpoint
+    enhanced: bool = False
 
 
-def _native_surfaces(tool: Any) -> tuple[bool, bool]:
-    """Whether the tool natively invokes and/or streams; only those surfaces get middlewares."""
+_ENHANCED_METHODS = ("invoke_enhanced", "ainvoke_enhanced", "stream_enhanced", "astream_enhanced")
+
+
+def _has(tool: Any, *names: str) -> bool:
+    return any(callable(getattr(tool, name, None)) for name in names)
+
+
+def _native_surfaces(tool: Any) -> tuple[bool, bool, bool]:
+    """Whether the tool natively invokes and/or streams, and whether those surfaces are enhanced ones;
+    only native surfaces get middlewares."""
     if isinstance(tool, Tool):
-        return not tool.streams, tool.streams
-    invokes = callable(getattr(tool, "invoke", None)) or callable(getattr(tool, "ainvoke", None))
-    streams = callable(getattr(tool, "stream", None)) or callable(getattr(tool, "astream", None))
+        return not tool.streams, tool.streams, tool.enhanced
+    if _has(tool, *_ENHANCED_METHODS):
+        return (
+            _has(tool, "invoke_enhanced", "ainvoke_enhanced"),
+            _has(tool, "stream_enhanced", "astream_enhanced"),
+            True,
+        )
+    invokes = _has(tool, "invoke", "ainvoke")
+    streams = _has(tool, "stream", "astream")
     if not (invokes or streams):
         name = getattr(getattr(tool, "info", None), "name", repr(tool))
-        raise TypeError(f"tool {name} is not invokable or streamable: give it invoke/ainvoke/stream/astream")
-    return invokes, streams
+        raise TypeError(
+            f"tool {name} is not invokable, streamable, enhanced invokable or enhanced streamable: give it "
+            "invoke/ainvoke/stream/astream (or their `_enhanced` forms)"
+        )
+    return invokes, streams, False
 
 
 Endpoint = Callable[[ToolInput], Any]
@@ -101,6 +142,8 @@ class _Surface:
     async_name: str
     to_sync: Callable[[Endpoint], Endpoint]
     to_async: Callable[[Endpoint], Endpoint]
+    middleware_sync: str = ""  # the middleware fields that wrap this surface (default: the method names)
+    middleware_async: str = ""
 
     def complete(self, sync_ep: Endpoint | None, async_ep: Endpoint | None) -> tuple[Endpoint, Endpoint]:
         """Both endpoints, deriving the missing one from the other (one of them must be given)."""
@@ -128,6 +171,29 @@ def _aiterate_sync(endpoint: Endpoint) -> Endpoint:
 
 _INVOKE = _Surface("invoke", "ainvoke", to_sync=_run_async_blocking, to_async=_run_on_thread)
 _STREAM = _Surface("stream", "astream", to_sync=_iterate_async, to_async=_aiterate_sync)
+_ENHANCED_INVOKE = _Surface(
+    "invoke_enhanced",
+    "ainvoke_enhanced",
+    _run_async_blocking,
+    _run_on_thread,
+    "enhanced_invoke",
+    "enhanced_ainvoke",
+)
+_ENHANCED_STREAM = _Surface(
+    "stream_enhanced",
+    "astream_enhanced",
+    _iterate_async,
+    _aiterate_sync,
+    "enhanced_stream",
+    "enhanced_astream",
+)
+# an enhanced `@tool` has the plain method names (they return `ToolResult`s), wrapped by enhanced middlewares
+_TOOL_ENHANCED_INVOKE = _Surface(
+    "invoke", "ainvoke", _run_async_blocking, _run_on_thread, "enhanced_invoke", "enhanced_ainvoke"
+)
+_TOOL_ENHANCED_STREAM = _Surface(
+    "stream", "astream", _iterate_async, _aiterate_sync, "enhanced_stream", "enhanced_astream"
+)
 
 
 async def _as_coro(awaitable: Awaitable[str]) -> str:
@@ -153,7 +219,9 @@ def _wrapped(
     raw_sync, raw_async = surface.complete(
         _method_endpoint(tool, surface.sync_name), _method_endpoint(tool, surface.async_name)
     )
-    pairs = [(getattr(m, surface.sync_name), getattr(m, surface.async_name)) for m in middlewares]
+    sync_field = surface.middleware_sync or surface.sync_name
+    async_field = surface.middleware_async or surface.async_name
+    pairs = [(getattr(m, sync_field), getattr(m, async_field)) for m in middlewares]
     applicable = [(w, a) for w, a in pairs if w is not None or a is not None]
     sync_ok = all(w is not None for w, _ in applicable)
     async_ok = all(a is not None for _, a in applicable)
@@ -186,17 +254,33 @@ def _crossing_chain(
 
 def build_endpoints(tool: Any, middlewares: Sequence[ToolMiddleware]) -> Endpoints:
     """The four endpoints of `tool` with `middlewares` applied to its native surfaces."""
-    invokes, streams = _native_surfaces(tool)
-    inv = _wrapped(tool, _INVOKE, middlewares) if invokes else None
-    stm = _wrapped(tool, _STREAM, middlewares) if streams else None
+    invokes, streams, enhanced = _native_surfaces(tool)
+    if enhanced:
+        plain = isinstance(tool, Tool)
+        invoke_surface = _TOOL_ENHANCED_INVOKE if plain else _ENHANCED_INVOKE
+        stream_surface = _TOOL_ENHANCED_STREAM if plain else _ENHANCED_STREAM
+    else:
+        invoke_surface, stream_surface = _INVOKE, _STREAM
+    inv = _wrapped(tool, invoke_surface, middlewares) if invokes else None
+    stm = _wrapped(tool, stream_surface, middlewares) if streams else None
+    join = _join_results if enhanced else _join
     if inv is None:
         assert stm is not None
         sync_stream, async_stream = stm
-        inv = (lambda inp: _join(sync_stream(inp))), (lambda inp: _aconcat(async_stream(inp)))
+        inv = (lambda inp: join(sync_stream(inp))), (lambda inp: _aconcat(async_stream(inp), join))
     if stm is None:
         sync_invoke, async_invoke = inv
         stm = (lambda inp: iter([sync_invoke(inp)])), (lambda inp: _aonce(async_invoke, inp))
-    return Endpoints(invoke=inv[0], ainvoke=inv[1], stream=stm[0], astream=stm[1])
+    return Endpoints(invoke=inv[0], ainvoke=inv[1], stream=stm[0], astream=stm[1], enhanced=enhanced)
+
+
+def _join_results(chunks: Iterable[Any]) -> Any:
+    """The whole result of a streamed enhanced tool (Eino `ConcatToolResults`)."""
+    parts = list(chunks)
+    for part in parts:
+        if not isinstance(part, ToolResult):
+            raise TypeError(f"a stream chunk of an enhanced tool is {type(part).__name__}, not a ToolResult")
+    return concat_tool_results(parts)
 
 
 def _join(chunks: Iterable[str]) -> str:
@@ -209,8 +293,8 @@ def _join(chunks: Iterable[str]) -> str:
         raise not_text(bad, "a stream chunk") from None
 
 
-async def _aconcat(chunks: AsyncIterator[str]) -> str:
-    return _join([chunk async for chunk in chunks])
+async def _aconcat(chunks: AsyncIterator[Any], join: Callable[[list[Any]], Any] = _join) -> Any:
+    return join([chunk async for chunk in chunks])
 
 
 async def _aonce(endpoint: AsyncInvokeEndpoint, inp: ToolInput) -> AsyncIterator[str]:

@@ -7,7 +7,9 @@ Eino's invokable and streamable tools: `def` and `async def` return one result; 
 generators stream their result in string chunks.
 
 Results become tool-message content: a `str` is used as is, `None` is "", anything else is JSON-encoded
-(pydantic models included).
+(pydantic models included). A function annotated to return `ToolResult` (or to yield `ToolResult`
+chunks) is an enhanced tool (Eino `EnhancedInvokableTool`): its multi-part result reaches the tool
+message's `user_input_multi_content` instead of its text.
 """
 
 from __future__ import annotations
@@ -17,17 +19,18 @@ import inspect
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any, Literal, get_type_hints, overload
+from typing import Any, Literal, get_args, get_type_hints, overload
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from graph_core.multimodal import ToolResult, concat_tool_results
 from graph_core.schema import ToolInfo
 from graph_core.tools.bridge import aiterate_sync, iterate_async, run_blocking
 from graph_core.tools.context import get_tool_call_id
 from graph_core.tools.errors import ToolArgumentsError
 
-__all__ = ["Tool", "ToolKind", "to_content", "tool"]
+__all__ = ["Tool", "ToolKind", "to_content", "to_result", "tool"]
 
 ToolKind = Literal["invoke", "ainvoke", "stream", "astream"]
 
@@ -87,6 +90,22 @@ def _free_field_name(index: int, taken: Any) -> str:
     return name
 
 
+def _returns_result(fn: Callable[..., Any]) -> bool:
+    """Whether `fn` is annotated to return a `ToolResult` (or an iterator of them): an enhanced tool."""
+    try:
+        hint = get_type_hints(fn).get("return")
+    except Exception:
+        return False
+    return hint is ToolResult or ToolResult in get_args(hint)
+
+
+def to_result(value: Any) -> ToolResult:
+    """An enhanced tool's result, checked: a `ToolResult`, not anything else."""
+    if not isinstance(value, ToolResult):
+        raise TypeError(f"an enhanced tool returned {type(value).__name__}, not a ToolResult")
+    return value
+
+
 def to_content(value: Any) -> str:
     """Turn a tool result into tool-message content."""
     if isinstance(value, str):
@@ -124,6 +143,8 @@ class Tool:
         parameters = _strip_titles(self._args_model.model_json_schema())
         parameters.setdefault("properties", {})
         self.info = ToolInfo(tool_name, description or doc_description, parameters)
+        self.enhanced = _returns_result(fn)
+        self._convert: Callable[[Any], Any] = to_result if self.enhanced else to_content
         if inspect.isasyncgenfunction(fn):
             self.kind: ToolKind = "astream"
         elif inspect.isgeneratorfunction(fn):
@@ -218,61 +239,67 @@ class Tool:
             self._renamed.get(name, name): getattr(validated, name) for name in type(validated).model_fields
         }
 
-    # The four surfaces. Native ones call the function; the others are derived as in Eino.
+    # The four surfaces. Native ones call the function; the others are derived as in Eino. An
+    # enhanced tool's surfaces return `ToolResult`s where a text tool's return `str`s.
 
-    def invoke(self, arguments: str) -> str:
+    def _join(self, chunks: list[Any]) -> Any:
+        return concat_tool_results(chunks) if self.enhanced else "".join(chunks)
+
+    def invoke(self, arguments: str) -> Any:
         kwargs = self.parse_arguments(arguments)
         if self.streams:
-            return "".join(self._stream_kwargs(kwargs))
+            return self._join(list(self._stream_kwargs(kwargs)))
         return self._invoke_kwargs(kwargs)
 
-    async def ainvoke(self, arguments: str) -> str:
+    async def ainvoke(self, arguments: str) -> Any:
         kwargs = self.parse_arguments(arguments)
         if self.streams:
-            return "".join([chunk async for chunk in self._astream_kwargs(kwargs)])
+            return self._join([chunk async for chunk in self._astream_kwargs(kwargs)])
         return await self._ainvoke_kwargs(kwargs)
 
-    def stream(self, arguments: str) -> Iterator[str]:
+    def stream(self, arguments: str) -> Iterator[Any]:
         """Validate now (so bad arguments fail the call, not the first read), then stream the result."""
         kwargs = self.parse_arguments(arguments)
         if self.streams:
             return self._stream_kwargs(kwargs)
         return iter([self._invoke_kwargs(kwargs)])
 
-    def astream(self, arguments: str) -> AsyncIterator[str]:
+    def astream(self, arguments: str) -> AsyncIterator[Any]:
         """Validate now, then stream; a non-streaming function runs on the first read."""
         kwargs = self.parse_arguments(arguments)
         if self.streams:
             return self._astream_kwargs(kwargs)
         return self._ainvoke_once(kwargs)
 
-    async def _ainvoke_once(self, kwargs: dict[str, Any]) -> AsyncIterator[str]:
+    async def _ainvoke_once(self, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
         yield await self._ainvoke_kwargs(kwargs)
 
-    def _invoke_kwargs(self, kwargs: dict[str, Any]) -> str:
+    def _invoke_kwargs(self, kwargs: dict[str, Any]) -> Any:
         if self.kind == "ainvoke":
             fn: Callable[..., Awaitable[Any]] = self.fn
-            return to_content(run_blocking(lambda: _await(fn(**kwargs))))
-        return to_content(self.fn(**kwargs))
+            return self._convert(run_blocking(lambda: _await(fn(**kwargs))))
+        return self._convert(self.fn(**kwargs))
 
-    async def _ainvoke_kwargs(self, kwargs: dict[str, Any]) -> str:
+    async def _ainvoke_kwargs(self, kwargs: dict[str, Any]) -> Any:
         if self.kind == "ainvoke":
-            return to_content(await self.fn(**kwargs))
-        return to_content(await asyncio.to_thread(self.fn, **kwargs))
+            return self._convert(await self.fn(**kwargs))
+        return self._convert(await asyncio.to_thread(self.fn, **kwargs))
 
-    def _stream_kwargs(self, kwargs: dict[str, Any]) -> Iterator[str]:
+    def _stream_kwargs(self, kwargs: dict[str, Any]) -> Iterator[Any]:
         source: Iterator[Any] = (
             self.fn(**kwargs) if self.kind == "stream" else iterate_async(self.fn(**kwargs))
         )
-        return (to_content(chunk) for chunk in source)
+        convert = self._convert
+        return (convert(chunk) for chunk in source)
 
-    async def _astream_kwargs(self, kwargs: dict[str, Any]) -> AsyncIterator[str]:
+    async def _astream_kwargs(self, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+        convert = self._convert
         if self.kind == "astream":
             async for chunk in self.fn(**kwargs):
-                yield to_content(chunk)
+                yield convert(chunk)
             return
         async for chunk in aiterate_sync(self.fn(**kwargs)):
-            yield to_content(chunk)
+            yield convert(chunk)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)

@@ -5,7 +5,9 @@ Per-run options, as in Eino: `tool_list` replaces the node's tools for the run (
 on the node still apply to the tools of that list that they name); `tool_aliases` replaces the node's
 alias configuration (with or without a tool list). A run passes them as
 `compiled.invoke(..., tools_node_options=ToolsNodeOptions(...))`, which reaches every ToolsNode of the
-top-level graph, or calls a node directly with `node.invoke(message, options=...)`.
+top-level graph, or `compiled.invoke(..., options=[with_tools_node_options(ToolsNodeOptions(...))])`
+(`graph_core.call_options`), which reaches every ToolsNode, nested ones too, or the designated ones, or
+calls a node directly with `node.invoke(message, options=...)`.
 """
 
 from __future__ import annotations
@@ -24,10 +26,24 @@ __all__ = ["ToolIndex", "ToolsNodeOptions"]
 
 @dataclass(frozen=True, slots=True)
 class ToolsNodeOptions:
-    """Per-run options of ToolsNodes (see the module docstring); None leaves the node's own."""
+    """Per-run options of ToolsNodes (see the module docstring); None leaves the node's own.
+
+    `tool_options` are values for the tools themselves (Eino `WithToolOption`), which a tool reads with
+    `graph_core.call_options.tool_options()`.
+    """
 
     tool_list: Sequence[Any] | None = None
     tool_aliases: Mapping[str, ToolAliasConfig] | None = None
+    tool_options: Sequence[Any] | None = None
+
+    def merged(self, later: ToolsNodeOptions) -> ToolsNodeOptions:
+        """These options with `later`'s applied over them, as Eino applies option functions in order:
+        a later tool list or alias configuration replaces, tool options add up."""
+        return ToolsNodeOptions(
+            later.tool_list if later.tool_list is not None else self.tool_list,
+            later.tool_aliases if later.tool_aliases is not None else self.tool_aliases,
+            [*(self.tool_options or ()), *(later.tool_options or ())] or None,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,10 @@ mode); `execute_sequentially=True` runs them in order. Every call reports its ow
 name = called tool name, `tool_call_id` set) to the run the node belongs to.
 
 Stream mode yields lists of length n (one slot per call) with exactly one non-None partial tool message,
-as Eino does; concatenating chunks slot by slot rebuilds the invoke output. Chunks of different tools
+as Eino does; concatenating chunks slot by slot rebuilds the invoke output.
+
+An enhanced tool's `ToolResult` becomes a tool message with empty `content` and the result's parts in
+`user_input_multi_content` (Eino), chunk by chunk in stream mode. Chunks of different tools
 interleave in arrival order; each tool's own chunks stay in order.
 """
 
@@ -24,9 +27,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from graph_core.astream import OpeningStream
+from graph_core.call_options import EXTRAS_KEY as CALL_OPTIONS
+from graph_core.call_options import node_options
 from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
 from graph_core.interrupt import InterruptSignal
+from graph_core.multimodal import ToolResult, concat_tool_results
 from graph_core.schema import Message, ToolInfo
 from graph_core.tools.alias import ToolAliasConfig, remap_arguments
 from graph_core.tools.bridge import run_blocking, submit
@@ -58,8 +64,15 @@ class _Task:
 
 @dataclass(slots=True)
 class _Outcome:
-    content: str = ""
+    content: Any = ""  # text, or an enhanced tool's ToolResult
     error: BaseException | None = None
+
+
+def _whole(parts: Sequence[Any]) -> Any:
+    """One call's streamed chunks as its whole result: text joined, or `ToolResult`s concatenated."""
+    if parts and isinstance(parts[0], ToolResult):
+        return concat_tool_results(parts)
+    return "".join(parts)
 
 
 def _call_sync(fn: Callable[[str, str], Any], name: str, arguments: str) -> str:
@@ -94,7 +107,7 @@ def _is_interrupt(exc: BaseException) -> bool:
 
 
 def _with_executed(
-    tasks: Sequence[_Task], todo: Sequence[_Task], outcomes: list[_Outcome], executed: dict[str, str]
+    tasks: Sequence[_Task], todo: Sequence[_Task], outcomes: list[_Outcome], executed: dict[str, Any]
 ) -> list[_Outcome]:
     """Outcomes of all calls in call order: the ones run now, and the results saved before an interrupt."""
     if not executed:
@@ -141,8 +154,11 @@ class ToolsNode:
         """The dispatch table of this run: the node's own, or one built from the run's options."""
         if options is None:
             scope = current_scope()
-            options = scope.extras.get("tools_node_options") if scope is not None else None
-        if options is None:
+            if scope is not None:
+                options = scope.extras.get("tools_node_options")
+                for option in node_options("ToolsNode") if CALL_OPTIONS in scope.extras else ():
+                    options = option if options is None else options.merged(option)
+        if options is None or (options.tool_list is None and options.tool_aliases is None):
             return self._index
         tools = options.tool_list if options.tool_list is not None else self.tools
         configs = options.tool_aliases if options.tool_aliases is not None else self.alias_configs
@@ -204,11 +220,19 @@ class ToolsNode:
         )
 
     @staticmethod
-    def _message(task: _Task, content: str, verb: str = "invoke") -> Message:
+    def _message(task: _Task, content: Any, verb: str = "invoke") -> Message:
         if type(content) is str and type(task.call_id) is str and type(task.name) is str:
             # nothing left to validate: skip pydantic (it costs as much as the tool call on the hot path)
             return Message.trusted("tool", content, tool_call_id=task.call_id, tool_name=task.name)
-        if not isinstance(content, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+        if isinstance(content, ToolResult) and task.endpoints.enhanced:
+            try:
+                parts = content.to_message_input_parts()
+            except ValueError as exc:
+                raise ToolsNode._failure(task, exc, verb) from exc
+            return Message(
+                "tool", "", tool_call_id=task.call_id, tool_name=task.name, user_input_multi_content=parts
+            )
+        if not isinstance(content, str):
             raise ToolsNode._failure(task, not_text(content), verb)
         return Message("tool", content, tool_call_id=task.call_id, tool_name=task.name)
 
@@ -226,7 +250,7 @@ class ToolsNode:
 
     def _plan(
         self, message: Message, options: ToolsNodeOptions | None = None
-    ) -> tuple[Message, list[_Task], list[_Task], dict[str, str]]:
+    ) -> tuple[Message, list[_Task], list[_Task], dict[str, Any]]:
         """The calls to run: on a rerun after a composite interrupt the saved input is used and the calls
         completed before it (`executed`, call ID -> result) are left out of `todo`."""
         saved, executed = resumed()
@@ -334,7 +358,7 @@ class ToolsNode:
 
     # -- stream ----------------------------------------------------------------------------------------
 
-    def _open_stream(self, task: _Task) -> tuple[Iterator[str] | None, BaseException | None]:
+    def _open_stream(self, task: _Task) -> tuple[Iterator[Any] | None, BaseException | None]:
         """Open one tool's stream and read its first chunk: a generator tool runs up to its first
         `yield`, so an `interrupt()` (or error) before it is the opening's, as a Go StreamableRun
         returns it before any chunk, and the ToolsNode can collect it into its composite interrupt."""
@@ -349,10 +373,10 @@ class ToolsNode:
                 return None, exc
         return (chunks if first is _NO_CHUNK else itertools.chain((first,), chunks)), None
 
-    def _drain(self, task: _Task, chunks: Iterator[str], emit: Callable[[int, str], None]) -> None:
+    def _drain(self, task: _Task, chunks: Iterator[Any], emit: Callable[[int, Any], None]) -> None:
         """Read one tool's stream to the end, emitting chunks; callbacks see the whole content at the end."""
         info = self._info(task)
-        parts: list[str] = []
+        parts: list[Any] = []
         with tool_call_scope(task.call_id):
             try:
                 for chunk in chunks:
@@ -361,9 +385,9 @@ class ToolsNode:
             except Exception as exc:
                 notify_error(info, exc)
                 raise self._failure(task, exc, "stream") from exc
-            notify_end(info, "".join(parts))
+            notify_end(info, _whole(parts))
 
-    def _slot(self, tasks: Sequence[_Task], index: int, chunk: str) -> list[Message | None]:
+    def _slot(self, tasks: Sequence[_Task], index: int, chunk: Any) -> list[Message | None]:
         row: list[Message | None] = [None] * len(tasks)
         row[index] = self._message(tasks[index], chunk, "stream")
         return row
@@ -387,7 +411,7 @@ class ToolsNode:
         # keyed by position, not call ID: models may repeat IDs (or leave them empty) within a message
         by_index = {t.index: s for t, (s, _) in zip(todo, opened, strict=True) if s is not None}
         if signals:  # the completed calls' streams are concatenated and saved (Eino)
-            completed = {**executed, **{tasks[i].call_id: "".join(v) for i, v in by_index.items()}}
+            completed = {**executed, **{tasks[i].call_id: _whole(list(v)) for i, v in by_index.items()}}
             interrupt_calls([(t.name, t.call_id) for t in tasks], message, completed, signals)
         streams = [by_index[t.index] if t.index in by_index else iter([executed[t.call_id]]) for t in tasks]
         if self.execute_sequentially or len(tasks) == 1:
@@ -395,12 +419,12 @@ class ToolsNode:
         return self._stream_merged(tasks, streams)
 
     def _stream_in_order(
-        self, tasks: Sequence[_Task], streams: Sequence[Iterator[str]]
+        self, tasks: Sequence[_Task], streams: Sequence[Iterator[Any]]
     ) -> Iterator[list[Message | None]]:
         # The tool-call scope is set only around each read, so it never leaks into the consumer.
         for task, chunks in zip(tasks, streams, strict=True):
             info = self._info(task)
-            parts: list[str] = []
+            parts: list[Any] = []
             while True:
                 with tool_call_scope(task.call_id):
                     try:
@@ -412,12 +436,12 @@ class ToolsNode:
                         raise self._failure(task, exc, "stream") from exc
                 parts.append(chunk)
                 yield self._slot(tasks, task.index, chunk)
-            notify_end(info, "".join(parts))
+            notify_end(info, _whole(parts))
 
     def _stream_merged(
-        self, tasks: Sequence[_Task], streams: Sequence[Iterator[str]]
+        self, tasks: Sequence[_Task], streams: Sequence[Iterator[Any]]
     ) -> Iterator[list[Message | None]]:
-        inbox: queue.Queue[tuple[int, str] | BaseException | None] = queue.Queue()
+        inbox: queue.Queue[tuple[int, Any] | BaseException | None] = queue.Queue()
         stop = threading.Event()
 
         def emit(index: int, chunk: str) -> None:
@@ -425,7 +449,7 @@ class ToolsNode:
                 raise _Cancelled
             inbox.put((index, chunk))
 
-        def pump(task: _Task, chunks: Iterator[str]) -> None:
+        def pump(task: _Task, chunks: Iterator[Any]) -> None:
             try:
                 self._drain(task, chunks, emit)
             except _Cancelled:
@@ -486,17 +510,17 @@ class ToolsNode:
             for task in todo:
                 if task.call_id not in signals:
                     parts = [c async for c in self._apump_parts(task, by_index[task.index])]
-                    completed[task.call_id] = "".join(parts)
+                    completed[task.call_id] = _whole(parts)
             interrupt_calls([(t.name, t.call_id) for t in tasks], message, completed, signals)
         for task in tasks:
             if task.index not in by_index:  # reused from before the interrupt: one chunk, no callbacks
                 by_index[task.index] = _Opened(first=executed[task.call_id], rest=None, reused=True)
         return self._arows(tasks, by_index)
 
-    async def _apump_parts(self, task: _Task, opened: _Opened) -> AsyncIterator[str]:
+    async def _apump_parts(self, task: _Task, opened: _Opened) -> AsyncIterator[Any]:
         """One tool's chunks from its first; callbacks see the whole content at the end."""
         info = self._info(task)
-        parts: list[str] = []
+        parts: list[Any] = []
         if opened.first is not _NO_CHUNK:
             parts.append(opened.first)
             yield opened.first
@@ -514,7 +538,7 @@ class ToolsNode:
                 parts.append(chunk)
                 yield chunk
         if not opened.reused:
-            notify_end(info, "".join(parts))
+            notify_end(info, _whole(parts))
 
     async def _arows(
         self, tasks: Sequence[_Task], opened: dict[int, _Opened]
@@ -524,7 +548,7 @@ class ToolsNode:
                 async for chunk in self._apump_parts(task, opened[task.index]):
                     yield self._slot(tasks, task.index, chunk)
             return
-        inbox: asyncio.Queue[tuple[int, str] | BaseException | None] = asyncio.Queue()
+        inbox: asyncio.Queue[tuple[int, Any] | BaseException | None] = asyncio.Queue()
 
         async def pump(task: _Task) -> None:
             try:
@@ -567,6 +591,6 @@ class _Opened:
     """One tool's opened async stream: its first chunk (`_NO_CHUNK` if none), the rest, or the error."""
 
     first: Any = _NO_CHUNK
-    rest: AsyncIterator[str] | None = None
+    rest: AsyncIterator[Any] | None = None
     error: BaseException | None = None
     reused: bool = False  # a result saved before an interrupt, replayed without running the tool

@@ -1,6 +1,8 @@
 """Previews: a value on one line of at most `PREVIEW_WIDTH` characters, as `inspector show` prints it.
 
-A message reads `role: text -> tool(arguments)`, a string as its `repr`, anything else as JSON; then
+A message reads `role: text -> tool(arguments)` (multi-part content after its text, media as labels:
+`tool: [image: image/png, 8 bytes]`), a string as its `repr`, an enhanced tool's `ToolResult` as its
+parts, anything else as JSON; then
 whitespace runs become one space, unprintable characters are escaped (`plain.one_line`) and a long
 preview is cut with `...`. `Previews` remembers each message's preview, since a long run's timeline
 shows each message several times.
@@ -12,6 +14,7 @@ import json
 from typing import Any
 
 from inspector.cli.plain import one_line
+from inspector.message_parts import parts_of, parts_text, tool_result_parts
 from inspector.recording.valuelist import json_default
 
 __all__ = ["PREVIEW_WIDTH", "Previews", "preview", "preview_line"]
@@ -24,6 +27,9 @@ def preview(value: Any) -> str:
     if isinstance(value, dict) and "role" in value:
         role = value.get("role")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         text = str(value.get("content") or "")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        parts = parts_text(parts_of(value))
+        if parts:
+            text = f"{text} {parts}" if text else parts
         calls = value.get("tool_calls")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         # A hand-edited file may hold anything here: only call objects are named.
         calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []  # pyright: ignore[reportUnknownVariableType]
@@ -33,6 +39,8 @@ def preview(value: Any) -> str:
         out = f"{role}: {text}"
     elif isinstance(value, str):
         out = repr(value)
+    elif (result := tool_result_parts(value)) is not None:
+        out = parts_text(result)
     else:
         out = json.dumps(value, ensure_ascii=False, default=json_default)
     return preview_line(out)

@@ -436,6 +436,8 @@ class Encoder:
         limit = self.max_str
         content, reasoning = message.content, message.reasoning_content
         plain = self._plain_fields and not message.extra and len(content) <= limit and len(reasoning) <= limit
+        if message.user_input_multi_content:  # media parts: long base64 data is truncated as any string
+            plain = False
         scrub = self._scrub  # value redaction sees the free text (names and IDs are the program's own)
         if plain and scrub is not None:
             plain = scrub(content) is content and (not reasoning or scrub(reasoning) is reasoning)

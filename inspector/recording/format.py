@@ -411,9 +411,13 @@ def decode_line(raw: bytes) -> Any:
 def message_problem(value: Any) -> str | None:
     """What makes a `value` line's value no message the recorder could have written, or None: its
     `tool_calls`, when it has them, must be a list of objects (the conversation and the tool-call
-    columns read each as one). Checked when a value is first read: one lookup for the usual message."""
+    columns read each as one), and so must its multi-part content (`user_input_multi_content`).
+    Checked when a value is first read: one lookup for the usual message."""
     if type(value) is not dict:
         return None
+    parts = value.get("user_input_multi_content")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if parts is not None and (type(parts) is not list or any(type(p) is not dict for p in parts)):  # pyright: ignore[reportUnknownVariableType]
+        return "a message's `user_input_multi_content` is not a list of part objects"
     calls = value.get("tool_calls")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     if calls is None:
         return None

@@ -72,6 +72,9 @@ def message_json(message: Message) -> bytes | None:
     extra = fields["extra"]
     if type(extra) is not dict or extra:
         return None
+    parts = fields.get("user_input_multi_content")
+    if parts:  # multi-part content (an enhanced tool's result): pydantic-core writes it
+        return None
     out.append("}")
     try:
         return "".join(out).encode()

@@ -37,6 +37,7 @@ from textual.strip import Strip
 
 from graph_core.schema import Message
 from inspector.conversation import Said
+from inspector.message_parts import parts_of
 from inspector.recording.valuelist import LISTS
 from inspector.tui.literal import literal, one_line
 
@@ -61,6 +62,7 @@ def _block(
     by: str = "",
     final: bool = False,
     edited: str | None = None,
+    parts: Sequence[str] = (),
 ) -> Text:
     colour = ROLE_COLOURS.get(message.role, "white")
     text = Text()
@@ -88,6 +90,10 @@ def _block(
     body = Text()
     if message.content:
         body.append_text(literal(message.content, limit=limit, multiline=True))
+    for part in parts:  # multi-part content: text as it is, media as `[image: image/png, 8 bytes]`
+        if body:
+            body.append("\n")
+        body.append_text(literal(part, limit=limit, multiline=True))
     for call in message.tool_calls:
         if body:
             body.append("\n")
@@ -114,20 +120,30 @@ def raw_messages(state: Any) -> Sequence[Any]:
 
 
 def _message(item: Any) -> Message | None:
+    """The message an item of a recording is, its multi-part content left out (`_parts` reads that
+    from the recorded value, where a long base64 string may be stored cut short)."""
     if isinstance(item, Message):
         return item
     if not isinstance(item, dict) or "role" not in item:
         return None
+    if "user_input_multi_content" in item:
+        item = {k: v for k, v in item.items() if k != "user_input_multi_content"}  # pyright: ignore[reportUnknownVariableType]
     try:
         return Message.model_validate(item)
     except ValidationError:
         return None
 
 
+def _parts(item: Any) -> list[str]:
+    if isinstance(item, Message):
+        return parts_of(item.model_dump(include={"user_input_multi_content"}))
+    return parts_of(item)
+
+
 def render_messages(messages: list[Any], *, limit: int | None = MESSAGE_LIMIT) -> Text:
     """Every message as one `Text` (for a caller without a pane; the pane itself draws block by block)."""
     blocks = [
-        _block(m, position=i, limit=limit)
+        _block(m, position=i, limit=limit, parts=_parts(item))
         for i, item in enumerate(messages)
         if (m := _message(item)) is not None
     ]
@@ -139,7 +155,13 @@ def _said_block(said: Said, *, by: str, limit: int | None) -> Text | None:
     if message is None:
         return None
     return _block(
-        message, position=said.state_index, limit=limit, by=by, final=said.final, edited=said.edited
+        message,
+        position=said.state_index,
+        limit=limit,
+        by=by,
+        final=said.final,
+        edited=said.edited,
+        parts=_parts(said.message),
     )
 
 
@@ -333,4 +355,5 @@ def _guess(said: Said, width: int) -> int:
     rows = sum(max(1, -(-len(line) // room)) for line in text[:MESSAGE_LIMIT].split("\n")) if text else 0
     calls = message.get("tool_calls")
     rows += len(calls) if isinstance(calls, list) else 0  # pyright: ignore[reportUnknownArgumentType]
+    rows += len(parts_of(message))
     return 1 + max(rows, 1)

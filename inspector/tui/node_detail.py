@@ -15,6 +15,7 @@ from textual.strip import Strip
 from textual.visual import Visual, visualize
 
 from inspector.errortext import without_node_path
+from inspector.message_parts import with_media_labels
 from inspector.recording.format import ErrorRecord
 from inspector.recording.reader import NodeRun, Step
 from inspector.tui.interrupts import SAFE_POINTS, InterruptMark, is_interrupt, split_interrupt_message
@@ -82,7 +83,7 @@ def _node_run(
     if run.duration is not None:
         text.append(f"  {run.duration * 1000:.1f} ms", style="dim")
     text.append(f"\n{indent}  input   ", style="dim")
-    text.append_text(one_line(run.input, limit=limit))
+    text.append_text(one_line(with_media_labels(run.input), limit=limit))
     if run.error is not None and is_interrupt(run.error):
         address, info = split_interrupt_message(run.error.message)
         text.append(f"\n{indent}  interrupted  ", style="bold yellow")
@@ -101,7 +102,7 @@ def _node_run(
         text.append(f"\n{indent}  (did not finish)", style="yellow")
     else:
         text.append(f"\n{indent}  output  ", style="dim")
-        text.append_text(one_line(run.output, limit=limit))
+        text.append_text(one_line(with_media_labels(run.output), limit=limit))
     for tool in run.tools:
         text.append("\n")
         text.append_text(_node_run(tool, limit=limit, indent=indent + "    ", said=said, short=short))

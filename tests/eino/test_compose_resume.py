@@ -15,6 +15,9 @@ from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError
 from graph_core.interrupt import (
     InterruptContext,
+    InterruptSignal,
+    address_segment,
+    composite_interrupt,
     get_interrupt_state,
     get_resume_data,
     interrupt,
@@ -298,3 +301,85 @@ def test_reentry_for_resumed_tools() -> None:
     )
     assert output.content == "all done"
     assert tool.targeted == {"call_3": True} and node_targeted == [True]
+
+
+def test_multiple_interrupts_and_resumes() -> None:
+    """resume_test.go TestMultipleInterruptsAndResumes: a batch lambda runs three processes, each under
+    its own address segment (`process:p0`...); each interrupts with its own state, and the batch node
+    interrupts once for all of them (`composite_interrupt`). The caller resumes p0 with data and p2
+    without, then p1."""
+    process_ids = ["p0", "p1", "p2"]
+
+    def run_process(pid: str) -> str:
+        if not was_interrupted():
+            interrupt({"reason": f"process {pid} needs input"}, state={"step": 1})
+        state = get_interrupt_state()
+        assert state == {"step": 1}
+        if not is_resume_target():
+            interrupt({"reason": f"process {pid} still needs input"}, state=state)
+        data = get_resume_data()
+        if data is not None:
+            return f"process {pid} done with instruction: {data['instruction']}"
+        return f"process {pid} done"
+
+    def batch(_: str) -> dict[str, str]:
+        persisted = get_interrupt_state() or {"results": {}}
+        signals: list[InterruptSignal] = []
+        for pid in process_ids:
+            if pid in persisted["results"]:
+                continue
+            with address_segment("process", pid):
+                try:
+                    persisted["results"][pid] = run_process(pid)
+                except InterruptSignal as signal:
+                    signals.append(signal)
+        if signals:
+            composite_interrupt(None, persisted, signals)
+        return persisted["results"]
+
+    graph = Graph()
+    graph.add_lambda_node("batch", batch)
+    graph.add_edge(START, "batch")
+    graph.add_edge("batch", END)
+    compiled = graph.compile(checkpoint_store=InMemoryCheckpointStore(), name="root")
+
+    with pytest.raises(InterruptError) as caught:
+        compiled.invoke("", checkpoint_id="multi-interrupt-test")
+    contexts = caught.value.info.interrupt_contexts
+    assert len(contexts) == 3  # only the three root causes
+    parent: InterruptContext | None = None
+    for context in contexts:
+        assert context.is_root_cause
+        pid = context.address.rsplit(":", 1)[1]
+        assert context.info == {"reason": f"process {pid} needs input"}
+        enclosing = context.parent_context
+        assert enclosing is not None
+        if parent is None:
+            assert enclosing.address == "runnable:root;node:batch"
+            assert not enclosing.is_root_cause
+            parent = enclosing
+        else:
+            assert enclosing is parent  # all three share one parent
+    assert {c.address for c in contexts} == {f"runnable:root;node:batch;process:{p}" for p in process_ids}
+    ids = {c.address: c.id for c in contexts}
+
+    with pytest.raises(InterruptError) as caught:
+        compiled.invoke(
+            "",
+            checkpoint_id="multi-interrupt-test",
+            resume_data={
+                ids["runnable:root;node:batch;process:p0"]: {"instruction": "do it"},
+                ids["runnable:root;node:batch;process:p2"]: None,  # Eino `Resume`: no data
+            },
+        )
+    [root_cause] = caught.value.info.interrupt_contexts
+    assert root_cause.address == "runnable:root;node:batch;process:p1"
+    assert root_cause.parent_context is not None
+    assert root_cause.parent_context.address == "runnable:root;node:batch"
+
+    output = compiled.invoke("", checkpoint_id="multi-interrupt-test", resume_data={root_cause.id: None})
+    assert output == {
+        "p0": "process p0 done with instruction: do it",
+        "p1": "process p1 done",
+        "p2": "process p2 done",
+    }

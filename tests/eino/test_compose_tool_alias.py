@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from graph_core.schema import Message, ToolCall, ToolInfo
+from graph_core.multimodal import ToolOutputPart
+from graph_core.schema import Message, ToolCall, ToolInfo, ToolResult
 from graph_core.tools import ToolAliasConfig, ToolNotFoundError, ToolsNode, ToolsNodeOptions
 from graph_core.tools.alias import remap_arguments
 
@@ -395,3 +396,31 @@ def test_tool_aliases_e2e() -> None:
     output = ToolsNode([search, weather], tool_aliases=aliases).invoke(message)
     assert [m.tool_call_id for m in output] == ["call_1", "call_2"]
     assert "search result" in output[0].content and "weather result" in output[1].content
+
+
+class _EnhancedSearch:
+    """Go's `enhancedInvokableTool` named `search` with a `query` parameter: echoes the arguments it got."""
+
+    info = ToolInfo(
+        "search", "Enhanced search", {"type": "object", "properties": {"query": {"type": "string"}}}
+    )
+
+    def invoke_enhanced(self, arguments: str) -> ToolResult:
+        return ToolResult([ToolOutputPart(type="text", text="enhanced: " + arguments)])
+
+
+def test_enhanced_tool_with_aliases() -> None:
+    """tool_alias_test.go TestEnhancedToolWithAliases: an enhanced tool called by a name alias with an
+    argument alias; the result reaches the multi-part content."""
+    node = ToolsNode(
+        [_EnhancedSearch()],
+        tool_aliases={"search": ToolAliasConfig(name_aliases=["find"], arguments_aliases={"query": ["q"]})},
+    )
+    output = node.invoke(Message.assistant("", tool_calls=[ToolCall("call_1", "find", '{"q": "test"}')]))
+    assert len(output) == 1
+    assert output[0].tool_call_id == "call_1"
+    assert "enhanced:" in output[0].user_input_multi_content[0].text
+    # (beyond Go's asserts, which its comment states: the argument alias was remapped)
+    assert json.loads(output[0].user_input_multi_content[0].text.removeprefix("enhanced: ")) == {
+        "query": "test"
+    }

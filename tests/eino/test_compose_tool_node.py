@@ -8,13 +8,14 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from graph_core import END, START, Graph
+from graph_core.call_options import tool_options, with_tools_node_options
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError
 from graph_core.interrupt import interrupt
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo, concat_messages
 from graph_core.stream import collect
-from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
+from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, ToolsNodeOptions, get_tool_call_id, tool
 
 
 class _Tool:
@@ -88,6 +89,7 @@ def test_tool_rerun() -> None:
         "rerun_tools": ["1", "2"],
         "rerun_extra_map": {"1": "tool1 rerun extra", "2": "tool2 rerun extra"},
         "executed_tools": {"3": "tool3 input: input", "4": "tool4 input: input"},
+        "executed_enhanced_tools": {},
     }
 
     result = collect(compiled.stream(None, checkpoint_id="1"))
@@ -269,3 +271,46 @@ def test_tool_middleware() -> None:
     merged = [concat_messages([m for row in rows if (m := row[i]) is not None]) for i in range(2)]
     assert [m.content for m in merged] == ["middleware1", "middleware2"]
     assert (tool3.times, tool4.times) == (1, 1)
+
+
+class _MockTool:
+    """Go `mockTool`: echoes `"<name>: <age>"`, the age a per-call tool option (`WithAge`); streams the
+    JSON answer one character at a time."""
+
+    info = ToolInfo(
+        "mock_tool",
+        "mock tool",
+        {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+    )
+
+    @staticmethod
+    def _answer(arguments: str) -> str:
+        ages = [o["age"] for o in tool_options() if isinstance(o, dict) and "age" in o]
+        name = json.loads(arguments)["name"]
+        return json.dumps({"echo": f"{name}: {ages[-1] if ages else 0}"})
+
+    def invoke(self, arguments: str) -> str:
+        return self._answer(arguments)
+
+    def stream(self, arguments: str) -> Iterator[str]:
+        yield from self._answer(arguments)
+
+
+def test_tools_node_options_tool_option() -> None:
+    """tool_node_test.go TestToolsNodeOptions/tool_option: a per-call tool option (Go `WithToolOption(
+    WithAge(10))`) reaches the tool, in invoke and stream mode."""
+    graph = Graph()
+    graph.add_tools_node("tools", ToolsNode([_MockTool()]))
+    graph.add_edge(START, "tools")
+    graph.add_edge("tools", END)
+    compiled = graph.compile()
+    message = Message.assistant("", tool_calls=[ToolCall("call_1", "mock_tool", '{"name": "jack"}')])
+    options = [with_tools_node_options(ToolsNodeOptions(tool_options=[{"age": 10}]))]
+
+    out = compiled.invoke(message, options=options)
+    assert len(out) == 1
+    assert json.loads(out[0].content) == {"echo": "jack: 10"}
+
+    msgs = collect(compiled.stream(message, options=options))
+    assert len(msgs) == 1
+    assert json.loads(msgs[0].content) == {"echo": "jack: 10"}

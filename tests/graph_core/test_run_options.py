@@ -32,6 +32,7 @@ def test_option_names_are_the_contract_keywords() -> None:
         "interrupt_event",
         "tools_node_options",
         "parent_path",
+        "options",
     } == RUN_OPTION_NAMES
     assert typing.get_type_hints(RunOptions)["max_steps"] == int | None
 

@@ -137,5 +137,7 @@ def test_a_tool_without_any_surface_is_refused() -> None:
     class Nothing:
         info = INFO
 
-    with pytest.raises(TypeError, match="tool echo is not invokable or streamable"):
+    with pytest.raises(
+        TypeError, match="tool echo is not invokable, streamable, enhanced invokable or enhanced streamable"
+    ):
         build_endpoints(Nothing(), [])

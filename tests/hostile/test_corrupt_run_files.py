@@ -43,6 +43,14 @@ def _tool_calls_not_objects(tmp_path: Path) -> tuple[Path, int]:
     return _write(tmp_path / "calls.jsonl", lines), 3
 
 
+def _parts_not_objects(tmp_path: Path) -> tuple[Path, int]:
+    lines = _lines()
+    value = json.loads(lines[2])
+    value["value"]["user_input_multi_content"] = "iVBORw0KGgo="
+    lines[2] = _dumps(value)
+    return _write(tmp_path / "parts.jsonl", lines), 3
+
+
 def _unknown_kind(tmp_path: Path) -> tuple[Path, int]:
     lines = _lines()
     lines.insert(4, '{"kind":"telemetry","t":0.5}')
@@ -57,6 +65,7 @@ def _two_headers(tmp_path: Path) -> tuple[Path, int]:
 
 CORRUPT = {
     "tool_calls-not-objects": (_tool_calls_not_objects, "`tool_calls[0]` is 1, not a tool call object"),
+    "parts-not-objects": (_parts_not_objects, "`user_input_multi_content` is not a list of part objects"),
     "unknown-kind": (_unknown_kind, "is of an unknown kind `telemetry`"),
     "two-headers": (_two_headers, "is a second header"),
 }
