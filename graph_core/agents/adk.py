@@ -390,6 +390,7 @@ class ChatModelAgent:
                 with self._active_lock:
                     self._active.remove(sink)
                 sink.canceller.end()
+                sink.end_streams()
                 tee.close()
                 inbox.put(None)
 
