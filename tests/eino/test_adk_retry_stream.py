@@ -43,7 +43,9 @@ class StreamScript:
     sequence is the stream's chunks, where an exception is a mid-stream error. `calls` records each
     call's input messages; `entry` may also be a function of the call number."""
 
-    def __init__(self, script: Sequence[Entry | Callable[[int], Entry]], *, repeat_last: bool = False) -> None:
+    def __init__(
+        self, script: Sequence[Entry | Callable[[int], Entry]], *, repeat_last: bool = False
+    ) -> None:
         self.script = list(script)
         self.repeat_last = repeat_last
         self.calls: list[list[Message]] = []
@@ -151,7 +153,9 @@ def test_no_tools_direct_error_stream() -> None:
 def test_stream_error_with_tools() -> None:
     """chatmodel_retry_test.go TestChatModelAgentRetry_StreamError/WithTools"""
     model = StreamScript([_five(2, 2)], repeat_last=True)
-    events = _run(_agent(model, _retry(max_retries=3, is_retryable=_retryable), tools=[NamedTool("test_tool")]))
+    events = _run(
+        _agent(model, _retry(max_retries=3, is_retryable=_retryable), tools=[NamedTool("test_tool")])
+    )
     assert len(events) == 3
     _, ends = _drain(events)
     errors = [e for e in ends if e is not None]
@@ -173,7 +177,9 @@ def test_stream_error_no_tools() -> None:
 def test_with_tools_non_retryable_stream_error() -> None:
     """chatmodel_retry_test.go TestChatModelAgentRetry_WithTools_NonRetryAbleStreamError"""
     model = StreamScript([NonRetryableError("non-retry-able error")])
-    events = _run(_agent(model, _retry(max_retries=3, is_retryable=_retryable), tools=[NamedTool("test_tool")]))
+    events = _run(
+        _agent(model, _retry(max_retries=3, is_retryable=_retryable), tools=[NamedTool("test_tool")])
+    )
     assert len(events) == 1 and _is(events[0].error, NonRetryableError)
 
 
@@ -228,7 +234,9 @@ def test_should_retry_reject_message_stream() -> None:
             return RetryDecision(retry=True)
         return RetryDecision(retry=False)
 
-    model = StreamScript([[Message.assistant("bad stream content")], [Message.assistant("good stream content")]])
+    model = StreamScript(
+        [[Message.assistant("bad stream content")], [Message.assistant("good stream content")]]
+    )
     contents, _ = _drain(_run(_agent(model, _retry(max_retries=3, should_retry=should_retry))))
     assert "good stream content" in contents
     assert len(model.calls) == 2
@@ -307,7 +315,9 @@ def test_should_retry_stream_modified_inputs_with_persist() -> None:
 
     def should_retry(ctx: RetryContext) -> RetryDecision:
         if ctx.output_message is not None and "too long" in ctx.output_message.content:
-            return RetryDecision(retry=True, modified_input_messages=modified, persist_modified_input_messages=True)
+            return RetryDecision(
+                retry=True, modified_input_messages=modified, persist_modified_input_messages=True
+            )
         return RetryDecision(retry=False)
 
     model = StreamScript(
@@ -510,7 +520,9 @@ def test_attack_should_retry_concat_messages_fails_empty_stream() -> None:
 def test_attack_should_retry_stream_mid_stream_error_verdict_double_read() -> None:
     """chatmodel_retry_test.go TestAttack_ShouldRetry_Stream_MidStreamError_VerdictDoubleRead: every
     attempt fails mid-stream; every event stream still ends and the run ends."""
-    model = StreamScript([[Message.assistant("chunk1"), RuntimeError("mid-stream transient error")]], repeat_last=True)
+    model = StreamScript(
+        [[Message.assistant("chunk1"), RuntimeError("mid-stream transient error")]], repeat_last=True
+    )
     should = lambda ctx: RetryDecision(retry=ctx.error is not None)  # noqa: E731
     agent = _agent(model, _retry(max_retries=1, should_retry=should))
     _within(10, lambda: _drain(_run(agent)))
