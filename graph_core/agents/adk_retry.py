@@ -352,13 +352,16 @@ def with_failover(inner: Endpoint, config: ModelFailoverConfig, memory: Failover
         return not is_final(exc) and config.should_failover(None, exc)
 
     def endpoint(messages: list[Message]) -> Message:
+        if getattr(config, "get_failover_model", None) is None:  # Eino's defensive delegation
+            return inner(messages)
         last: BaseException | None = None
-        try:
-            return attempt(memory.last_success, messages)
-        except Exception as exc:
-            if not wants(exc):
-                raise
-            last = exc
+        if memory.last_success is not None:
+            try:
+                return attempt(memory.last_success, messages)
+            except Exception as exc:
+                if not wants(exc):
+                    raise
+                last = exc
         for n in range(1, config.max_retries + 1):
             model, new_input = config.get_failover_model(FailoverContext(n, messages, None, last))
             if model is None:
@@ -372,7 +375,8 @@ def with_failover(inner: Endpoint, config: ModelFailoverConfig, memory: Failover
                 continue
             memory.last_success = model
             return result
-        assert last is not None
+        if last is None:
+            raise GraphError("failover: no model was tried (no model succeeded before and MaxRetries is 0)")
         raise last
 
     return endpoint
@@ -400,13 +404,18 @@ def with_stream_failover(
         return not is_final(exc) and config.should_failover(out, exc)
 
     def endpoint(messages: list[Message]) -> Iterator[Message]:
-        chunks, err, opened = attempt(memory.last_success, messages)
-        if err is None:
-            return iter(chunks)
-        last_out = partial_message(chunks) if opened else None
-        if not wants(last_out, err):
-            raise err
-        last: BaseException = err
+        if getattr(config, "get_failover_model", None) is None:  # Eino's defensive delegation
+            return inner(messages)
+        last: BaseException | None = None
+        last_out: Message | None = None
+        if memory.last_success is not None:
+            chunks, err, opened = attempt(memory.last_success, messages)
+            if err is None:
+                return iter(chunks)
+            last_out = partial_message(chunks) if opened else None
+            if not wants(last_out, err):
+                raise err
+            last = err
         for n in range(1, config.max_retries + 1):
             model, new_input = config.get_failover_model(FailoverContext(n, messages, last_out, last))
             if model is None:
@@ -419,6 +428,8 @@ def with_stream_failover(
             if not wants(last_out, err):
                 raise err
             last = err
+        if last is None:
+            raise GraphError("failover: no model was tried (no model succeeded before and MaxRetries is 0)")
         raise last
 
     return endpoint
