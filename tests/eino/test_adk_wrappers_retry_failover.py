@@ -100,9 +100,14 @@ def test_retry_then_failover_generate_retry_succeeds_no_failover() -> None:
         RuntimeError("transient error"),
         Message.assistant("ok on retry"),
     ]
-    m1 = FakeModel(
-        generate=lambda _m: replies.pop(0) if isinstance(replies[0], Message) else _raise(replies.pop(0))
-    )
+
+    def generate(_messages: list[Message]) -> Message:
+        reply = replies.pop(0)
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+    m1 = FakeModel(generate=generate)
     asked: list[BaseException] = []
 
     def get(_ctx: FailoverContext) -> tuple[Any, list[Message] | None]:
