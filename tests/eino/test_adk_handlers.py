@@ -579,3 +579,58 @@ def test_wrap_tool_call_multiple_middlewares_order() -> None:
     )
     _drain(agent, "use tool")
     assert order == ["mw1_before", "mw2_before", "mw2_after", "mw1_after"]
+
+
+class CountingHandler(ChatModelAgentMiddleware):
+    """Eino's `countingHandler`: counts its hooks' calls."""
+
+    def __init__(self) -> None:
+        self.before_agent_count = self.after_agent_count = 0
+        self.before_model_count = self.after_model_count = 0
+
+    def before_agent(self, context: ChatModelAgentContext) -> ChatModelAgentContext:
+        self.before_agent_count += 1
+        return context
+
+    def after_agent(self, state: ChatModelAgentState) -> None:
+        self.after_agent_count += 1
+
+    def before_model_rewrite_state(
+        self, state: ChatModelAgentState, model_context: ModelContext
+    ) -> ChatModelAgentState:
+        self.before_model_count += 1
+        return state
+
+    def after_model_rewrite_state(
+        self, state: ChatModelAgentState, model_context: ModelContext
+    ) -> ChatModelAgentState:
+        self.after_model_count += 1
+        return state
+
+
+def test_custom_handler_with_state() -> None:
+    """handler_test.go TestCustomHandler/CustomHandlerWithState"""
+    handler = CountingHandler()
+    model = RecordingModel([Message.assistant("response")])
+    _drain(ChatModelAgent(name="TestAgent", model=model, handlers=[handler]))
+    assert len(model.calls) == 1
+    assert (handler.before_agent_count, handler.after_agent_count) == (1, 1)
+    assert (handler.before_model_count, handler.after_model_count) == (1, 1)
+
+
+def test_after_agent_fail_fast() -> None:
+    """handler_test.go TestAfterAgent/FailFast: the second handler's `after_agent` is not called once
+    the first one raised."""
+    called: list[bool] = []
+
+    def fail(_state: ChatModelAgentState) -> None:
+        raise RuntimeError("first handler error")
+
+    _drain(
+        ChatModelAgent(
+            name="TestAgent",
+            model=RecordingModel([Message.assistant("response")]),
+            handlers=[Hook(after_agent=fail), Hook(after_agent=lambda _s: called.append(True))],
+        )
+    )
+    assert called == []
