@@ -45,10 +45,13 @@ from graph_core.agents.adk_handlers import (
     ChatModelAgentContext,
     ChatModelAgentMiddleware,
     ChatModelAgentState,
+    EventSenderModelWrapper,
+    EventSenderToolWrapper,
     Hooks,
     ModelContext,
     ToolContext,
 )
+from graph_core.agents.adk_stream import MessageStream
 from graph_core.agents.adk_retry import (
     FailoverContext,
     ModelFailoverConfig,
@@ -111,10 +114,13 @@ __all__ = [
     "ChatModelAgentMiddleware",
     "ChatModelAgentResumeData",
     "ChatModelAgentState",
+    "EventSenderModelWrapper",
+    "EventSenderToolWrapper",
     "ExceedMaxIterationsError",
     "FailoverContext",
     "ModelContext",
     "ModelFailoverConfig",
+    "MessageStream",
     "ModelRetryConfig",
     "RetryContext",
     "RetryDecision",

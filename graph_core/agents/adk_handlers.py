@@ -35,6 +35,8 @@ __all__ = [
     "ChatModelAgentContext",
     "ChatModelAgentMiddleware",
     "ChatModelAgentState",
+    "EventSenderModelWrapper",
+    "EventSenderToolWrapper",
     "ModelContext",
     "ToolContext",
 ]
@@ -121,6 +123,17 @@ class ChatModelAgentMiddleware:
         return endpoint
 
 
+class EventSenderModelWrapper(ChatModelAgentMiddleware):
+    """Eino `NewEventSenderModelWrapper()`: listed among the handlers, the model output's event is sent
+    at this position of the model wrappers instead of outside them all (the default), so the handlers
+    listed before it change the model's output without changing its event."""
+
+
+class EventSenderToolWrapper(ChatModelAgentMiddleware):
+    """Eino `NewEventSenderToolWrapper()`: listed among the handlers, a tool result's event is sent at
+    this position of the tool wrappers instead of outside them all (the default)."""
+
+
 def handler_tool_middleware(handler: ChatModelAgentMiddleware) -> ToolMiddleware:
     """A handler's tool wrappers as a ToolsNode middleware (Eino `handlersToToolMiddlewares`): each call
     asks the handler for a wrapped endpoint of `arguments -> result`, then calls it."""
@@ -155,9 +168,20 @@ class Hooks:
     handlers: list[ChatModelAgentMiddleware] = field(default_factory=lambda: [])
     middlewares: list[AgentMiddleware] = field(default_factory=lambda: [])
 
-    def tool_middlewares(self) -> list[ToolMiddleware]:
+    @property
+    def places_tool_event_sender(self) -> bool:
+        return any(isinstance(h, EventSenderToolWrapper) for h in self.handlers)
+
+    def tool_middlewares(self, event_sender: ToolMiddleware | None = None) -> list[ToolMiddleware]:
+        """Middlewares' `wrap_tool_call`, then the handlers' tool wrappers; an `EventSenderToolWrapper`
+        handler stands for `event_sender`."""
         legacy = [m.wrap_tool_call for m in self.middlewares if m.wrap_tool_call is not None]
-        return [*legacy, *(handler_tool_middleware(h) for h in self.handlers)]
+        handlers = [
+            event_sender if isinstance(h, EventSenderToolWrapper) else handler_tool_middleware(h)
+            for h in self.handlers
+            if event_sender is not None or not isinstance(h, EventSenderToolWrapper)
+        ]
+        return [*legacy, *(m for m in handlers if m is not None)]
 
     def before_model(self, state: ChatModelAgentState, mc: ModelContext) -> ChatModelAgentState:
         for m in self.middlewares:

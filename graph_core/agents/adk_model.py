@@ -22,7 +22,12 @@ import asyncio
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from graph_core.agents.adk_handlers import ChatModelAgentState, Hooks, ModelContext
+from graph_core.agents.adk_handlers import (
+    ChatModelAgentState,
+    EventSenderModelWrapper,
+    Hooks,
+    ModelContext,
+)
 from graph_core.agents.adk_retry import (
     CURRENT_MODEL,
     FailoverMemory,
@@ -155,23 +160,35 @@ class StateModel:
         def raw(messages: list[Message]) -> Message:
             return self._bound(infos, CURRENT_MODEL.get()).generate(messages)
 
+        def sender(inner: Endpoint) -> Endpoint:
+            def send(messages: list[Message]) -> Message:
+                output = inner(messages)
+                self._report(output)
+                return output
+
+            return send
+
         endpoint: Endpoint = raw
-        for handler in reversed(self.hooks.handlers if self.hooks else []):
-            endpoint = self._wrapped(handler, endpoint, mc)
-        inner = endpoint
-
-        def sender(messages: list[Message]) -> Message:
-            output = inner(messages)
-            self._report(output)
-            return output
-
-        endpoint = sender
+        for handler in reversed(self._handlers()):
+            if isinstance(handler, EventSenderModelWrapper):
+                endpoint = sender(endpoint)
+            else:
+                endpoint = self._wrapped(handler, endpoint, mc)
+        if not self._places_sender():
+            endpoint = sender(endpoint)
         sink = SINK.get()
         if self.retry is not None:
             endpoint = with_retry(endpoint, self.retry, _retry_hooks(sink, self._report))
         if self.failover is not None:
             endpoint = with_failover(endpoint, self.failover, self._failover_memory())
         return endpoint
+
+    def _handlers(self) -> list[Any]:
+        return self.hooks.handlers if self.hooks else []
+
+    def _places_sender(self) -> bool:
+        """A handler places the event sender (Eino `NewEventSenderModelWrapper`), else it is outermost."""
+        return any(isinstance(h, EventSenderModelWrapper) for h in self._handlers())
 
     def _failover_memory(self) -> FailoverMemory:
         sink = SINK.get()
@@ -189,16 +206,19 @@ class StateModel:
         def raw(messages: list[Message]) -> Iterator[Message]:
             return iter(self._bound(infos, CURRENT_MODEL.get()).stream(messages))
 
-        endpoint: StreamEndpoint = raw
-        for handler in reversed(self.hooks.handlers if self.hooks else []):
-            endpoint = self._wrapped_stream(handler, endpoint, mc)
-        inner = endpoint
         gate = StreamGate(self.retry)
 
-        def sender(messages: list[Message]) -> Iterator[Message]:
-            return send_stream(self.agent_name, inner(messages), gate)
+        def sender(inner: StreamEndpoint) -> StreamEndpoint:
+            return lambda messages: send_stream(self.agent_name, inner(messages), gate)
 
-        endpoint = sender
+        endpoint: StreamEndpoint = raw
+        for handler in reversed(self._handlers()):
+            if isinstance(handler, EventSenderModelWrapper):
+                endpoint = sender(endpoint)
+            else:
+                endpoint = self._wrapped_stream(handler, endpoint, mc)
+        if not self._places_sender():
+            endpoint = sender(endpoint)
         if self.retry is not None:
             endpoint = with_stream_retry(endpoint, self.retry, gate, _retry_hooks(SINK.get(), self._report))
         if self.failover is not None:
