@@ -51,7 +51,6 @@ from graph_core.agents.adk_handlers import (
     ModelContext,
     ToolContext,
 )
-from graph_core.agents.adk_stream import MessageStream
 from graph_core.agents.adk_retry import (
     FailoverContext,
     ModelFailoverConfig,
@@ -75,6 +74,7 @@ from graph_core.agents.adk_run import (
     unwrap_error,
     with_history,
 )
+from graph_core.agents.adk_stream import MessageStream
 from graph_core.agents.cancel import (
     CancelError,
     CancelHandle,
@@ -118,9 +118,9 @@ __all__ = [
     "EventSenderToolWrapper",
     "ExceedMaxIterationsError",
     "FailoverContext",
+    "MessageStream",
     "ModelContext",
     "ModelFailoverConfig",
-    "MessageStream",
     "ModelRetryConfig",
     "RetryContext",
     "RetryDecision",
