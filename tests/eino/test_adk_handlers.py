@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ from graph_core.agents.adk import (
     ModelContext,
     ToolContext,
 )
-from graph_core.schema import Message, ToolCall
+from graph_core.schema import Message, ToolCall, ToolInfo
 from graph_core.tools import ToolInput, ToolMiddleware
 from tests.eino.adk_fakes import NamedTool, RecordingModel
 
@@ -634,3 +635,136 @@ def test_after_agent_fail_fast() -> None:
         )
     )
     assert called == []
+
+
+class FakeToolForTest:
+    """Eino's `fakeToolForTest` (`test_tool`): after `tar_count` greetings it says bye."""
+
+    name = "test_tool"
+
+    def __init__(self, tar_count: int) -> None:
+        self.info = ToolInfo(self.name, "test tool for unit testing")
+        self.tar_count, self.cur_count = tar_count, 0
+
+    def _answer(self, arguments: str) -> str:
+        name = json.loads(arguments)["name"]
+        if self.cur_count >= self.tar_count:
+            return '{"say": "bye"}'
+        self.cur_count += 1
+        return f'{{"say": "hello {name}"}}'
+
+    def invoke(self, arguments: str) -> str:
+        return self._answer(arguments)
+
+
+class FakeStreamToolForTest(FakeToolForTest):
+    """Eino's `fakeStreamToolForTest` (`test_stream_tool`): the same answers, streamed, no invoke."""
+
+    name = "test_stream_tool"
+
+    def stream(self, arguments: str) -> Iterator[str]:
+        return iter([self._answer(arguments)])
+
+    invoke = None  # type: ignore[assignment]
+
+
+def _calls_then_done(tool: str) -> RecordingModel:
+    call = Message.assistant("calling tool", tool_calls=[ToolCall("tc1", tool, '{"name":"test"}')])
+    return RecordingModel([call, Message.assistant("done")], repeat_last=True)
+
+
+def test_after_chat_model_react_modify_affects_flow() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/AfterChatModel_ReAct_ModifyAffectsFlow: a middleware that
+    removes the tool call ends the run; the event keeps the model's message."""
+    model = RecordingModel(
+        [
+            Message.assistant(
+                "first response with tool call", tool_calls=[ToolCall("tc1", "test_tool", "{}")]
+            ),
+            Message.assistant("final response"),
+        ]
+    )
+    tool_called: list[bool] = []
+
+    def drop_tool_call(state: ChatModelAgentState) -> None:
+        if state.messages[-1].tool_calls:
+            tool_called.append(True)
+            state.messages[-1] = Message.assistant("modified to remove tool call")
+
+    agent = ChatModelAgent(
+        name="TestAgent",
+        instruction="You are a helpful assistant.",
+        model=model,
+        tools=[FakeToolForTest(0)],
+        middlewares=[AgentMiddleware(after_chat_model=drop_tool_call)],
+    )
+    events = _drain(agent, "Hello")
+    assert tool_called == [True]
+    assert len(model.calls) == 1
+    assert len(events) == 1 and events[0].message is not None
+    assert events[0].message.content == "first response with tool call"
+    assert len(events[0].message.tool_calls) == 1
+
+
+def test_wrap_tool_call_tool_middleware() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/WrapToolCall_ToolMiddleware"""
+    captured: list[tuple[str, str]] = []
+
+    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
+        def endpoint(inp: ToolInput) -> str:
+            captured.append((inp.name, inp.arguments))
+            return next_ep(inp)
+
+        return endpoint
+
+    agent = ChatModelAgent(
+        name="TestAgent",
+        instruction="You are a helpful assistant.",
+        model=_calls_then_done("test_tool"),
+        tools=[FakeToolForTest(1)],
+        middlewares=[AgentMiddleware(wrap_tool_call=ToolMiddleware(invoke=invoke))],
+    )
+    events = _drain(agent, "use tool")
+    assert captured == [("test_tool", '{"name":"test"}')]
+    assert [e.message.role for e in events if e.message is not None] == ["assistant", "tool", "assistant"]
+    assert len(events) == 3 and events[2].message is not None and events[2].message.content == "done"
+
+
+def test_wrap_tool_call_modify_result() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/WrapToolCall_ModifyResult"""
+
+    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
+        return lambda inp: "modified: " + next_ep(inp)
+
+    agent = ChatModelAgent(
+        name="TestAgent",
+        model=_calls_then_done("test_tool"),
+        tools=[FakeToolForTest(1)],
+        middlewares=[AgentMiddleware(wrap_tool_call=ToolMiddleware(invoke=invoke))],
+    )
+    events = _drain(agent, "use tool")
+    assert len(events) == 3 and events[1].message is not None
+    assert events[1].message.role == "tool" and "modified:" in events[1].message.content
+
+
+def test_wrap_tool_call_streamable_middleware() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/WrapToolCall_StreamableMiddleware: a stream-only tool in
+    a non-streaming run goes through the middleware's streamable wrapper."""
+    invoked: list[bool] = []
+
+    def stream(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
+        def endpoint(inp: ToolInput) -> Iterator[str]:
+            invoked.append(True)
+            return next_ep(inp)
+
+        return endpoint
+
+    agent = ChatModelAgent(
+        name="TestAgent",
+        model=_calls_then_done("test_stream_tool"),
+        tools=[FakeStreamToolForTest(1)],
+        middlewares=[AgentMiddleware(wrap_tool_call=ToolMiddleware(stream=stream))],
+    )
+    events = _drain(agent, "use tool")
+    assert invoked, "the streamable wrap_tool_call middleware should have been invoked"
+    assert len(events) == 3 and events[1].message is not None and events[1].message.role == "tool"
