@@ -50,6 +50,9 @@ from graph_core.agents.adk_handlers import (
     Hooks,
     ModelContext,
     ToolContext,
+    delete_run_local_value,
+    get_run_local_value,
+    set_run_local_value,
 )
 from graph_core.agents.adk_retry import (
     FailoverContext,
@@ -128,9 +131,12 @@ __all__ = [
     "ToolContext",
     "WillRetryError",
     "add_session_value",
+    "delete_run_local_value",
     "exit_tool",
+    "get_run_local_value",
     "get_session_values",
     "send_tool_gen_action",
+    "set_run_local_value",
 ]
 
 

@@ -27,7 +27,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_core.agents.adk_run import AdkState
+from graph_core.checkpoint.codec import encode_value
+from graph_core.errors import CheckpointSerializationError, GraphRunError, StateLookupError
 from graph_core.schema import Message, ToolInfo
+from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware
 
 __all__ = [
@@ -39,6 +43,9 @@ __all__ = [
     "EventSenderToolWrapper",
     "ModelContext",
     "ToolContext",
+    "delete_run_local_value",
+    "get_run_local_value",
+    "set_run_local_value",
 ]
 
 InvokableToolEndpoint = Callable[[str], str]
@@ -198,3 +205,46 @@ class Hooks:
             if m.after_chat_model is not None:
                 m.after_chat_model(state)
         return state
+
+
+# -- run-local values (Eino `SetRunLocalValue`, `GetRunLocalValue`, `DeleteRunLocalValue`) --------------
+
+
+def _run_state(name: str, fn: Callable[[dict[str, Any]], Any]) -> Any:
+    try:
+        return process_state(AdkState, lambda state: fn(state.extra))
+    except StateLookupError as exc:
+        raise GraphRunError(
+            f"{name} failed: must be called within a ChatModelAgent run() or resume() execution context"
+        ) from exc
+
+
+def check_run_local_value(key: str, value: Any) -> None:
+    """A run-local value is saved in the agent's checkpoint, so it must be a value checkpoints can write
+    (Eino checks gob encodability)."""
+    try:
+        encode_value(value, f"run-local value {key!r}")
+    except CheckpointSerializationError as exc:
+        raise CheckpointSerializationError(
+            f"run-local value {key!r} of type `{type(value).__module__}.{type(value).__qualname__}` is not "
+            "checkpoint-serializable: use a pydantic model, a dataclass or an enum (register it with "
+            "graph_core.checkpoint.register_type for a stable name), or keep values that need not survive an "
+            "interrupt in a contextvars.ContextVar instead"
+        ) from exc
+
+
+def set_run_local_value(key: str, value: Any) -> None:
+    """Inside a handler of a running agent: set a value kept for this run only (in its state, so it
+    survives an interrupt and resume), Eino `SetRunLocalValue`. Outside a run: GraphRunError."""
+    check_run_local_value(key, value)
+    _run_state("SetRunLocalValue", lambda extra: extra.__setitem__(key, value))
+
+
+def get_run_local_value(key: str) -> tuple[Any, bool]:
+    """`(value, True)` for a value set in this run, else `(None, False)` (Eino `GetRunLocalValue`)."""
+    return _run_state("GetRunLocalValue", lambda extra: (extra.get(key), key in extra))
+
+
+def delete_run_local_value(key: str) -> None:
+    """Remove a run-local value (Eino `DeleteRunLocalValue`); a missing key is no error."""
+    _run_state("DeleteRunLocalValue", lambda extra: extra.pop(key, None))

@@ -95,6 +95,7 @@ class AdkState(BaseModel):
     remaining_iterations: int = DEFAULT_MAX_ITERATIONS
     has_return_directly: bool = False
     return_directly_tool_call_id: str = ""
+    extra: dict[str, Any] = Field(default_factory=lambda: {})  # run-local values (Eino `State.Extra`)
 
 
 @dataclass(slots=True)
