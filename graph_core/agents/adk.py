@@ -342,6 +342,7 @@ class ChatModelAgent:
         checkpoint_id: str | None = None,
         canceller: Canceller | None = None,
         session: dict[str, Any] | None = None,
+        after_tool_calls_hook: Callable[[], None] | None = None,
         **options: Any,
     ) -> Iterator[AgentEvent]:
         """Run the agent, yielding events as they happen; a failure is the last event's `.error`.
@@ -353,6 +354,8 @@ class ChatModelAgent:
         (Eino `WithCancel()`) cancels this run, even before it started (see `graph_core.agents.cancel`).
         `session` is the run's session values (Eino's run session; `output_key` writes the answer's
         text there); the handlers in `callbacks` also hear about the agent (see `adk_callbacks`).
+        `after_tool_calls_hook` (Eino `WithAfterToolCallsHook`) is called after each round of tool calls,
+        their results already in the state, before the next model call; what it raises ends the run.
         """
         inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
         payload = _as_messages(messages)
@@ -376,6 +379,7 @@ class ChatModelAgent:
             sink.session = session
         sink.emit_internal_events = self.emit_internal_events
         sink.run_path = (self.name,)
+        sink.after_tool_calls_hook = after_tool_calls_hook
         cid = checkpoint_id or uuid.uuid4().hex
         with self._active_lock:
             self._active.append(sink)

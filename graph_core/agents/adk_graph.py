@@ -213,7 +213,11 @@ class AgentGraph:
 
     @staticmethod
     def _after_tool_calls(results: list[Message]) -> list[Message]:
+        """Persist the tool results, then the run's after-tool-calls hook (Eino `afterToolCalls`)."""
         process_state(AdkState, lambda s: s.messages.extend(results))
+        sink = SINK.get()
+        if sink is not None and sink.after_tool_calls_hook is not None:
+            sink.after_tool_calls_hook()
         return results
 
     @staticmethod

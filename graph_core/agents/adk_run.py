@@ -117,6 +117,7 @@ class RunSink:
     emit_internal_events: bool = False
     run_path: tuple[str, ...] = ()  # Eino RunPath of this run (its agent); forwarding prepends the caller's
     streams: list[MessageStream] = field(default_factory=lambda: [])
+    after_tool_calls_hook: Callable[[], None] | None = None
 
     def open_stream(self) -> MessageStream:
         """A model output's event stream, ended by `end_streams` if the run abandons it."""
