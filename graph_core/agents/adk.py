@@ -171,13 +171,13 @@ class ChatModelAgent:
       checkpoints keep the engine's (`runnable:<agent name>;node:ToolNode;tool:<name>:<id>`).
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
     - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
-      Runner and agent tools are Eino's (see `adk_handlers`, `adk_retry`, `adk_runner`); not implemented:
-      run-local values, the after-tool-calls hook, per-call model/tool options, transfer and
-      workflow agents, ADK-level interrupts of custom agents;
+      Runner and agent tools, run-local values and the after-tool-calls hook are Eino's (see
+      `adk_handlers`, `adk_retry`, `adk_runner`); not implemented: per-call model/tool options, enhanced
+      tools, the agent's tool aliases, transfer and workflow agents, ADK-level interrupts of custom
+      agents;
       `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
-    - Events carry whole messages: in streaming mode a model output's event is its concatenation, not
-      a stream (the chain's model node still streams its chunks through `stream()` unless the agent has
-      hooks, retry or failover); retry and failover act on the concatenated stream.
+    - In streaming mode a model output's event carries its stream (`message_stream`, see `adk_stream`),
+      as in Eino; tool results' events are whole messages, also when streaming.
     - The state (`AdkState`) keeps only its JSON-friendly fields; tool actions and the held
       return-directly event live beside the run, not in the state.
     - Checkpoints are graph_core's versioned JSON saved directly under the run's checkpoint ID, not
