@@ -15,12 +15,12 @@ waits forever.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from graph_core.errors import StreamCanceledError
 from graph_core.schema import Message
 
-__all__ = ["MessageStream", "StreamCanceledError"]
+__all__ = ["MessageStream", "StreamCanceledError", "drain"]
 
 
 class MessageStream:
@@ -75,10 +75,16 @@ class MessageStream:
 
     def drain(self) -> tuple[list[Message], BaseException | None]:
         """Read the whole stream: its chunks and the error it ended with (None when it ended cleanly)."""
-        chunks: list[Message] = []
-        try:
-            for chunk in self:
-                chunks.append(chunk)
-        except Exception as exc:
-            return chunks, exc
-        return chunks, None
+        return drain(self)
+
+
+def drain(chunks: Iterable[Message]) -> tuple[list[Message], BaseException | None]:
+    """Read a stream of chunks (an event's `message_stream`) to its end: the chunks and the error it
+    ended with, None when it ended cleanly."""
+    seen: list[Message] = []
+    try:
+        for chunk in chunks:
+            seen.append(chunk)
+    except Exception as exc:
+        return seen, exc
+    return seen, None

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 
 from graph_core.agents.adk import AgentAction, AgentEvent, ChatModelAgent, send_tool_gen_action
+from graph_core.agents.adk_stream import drain
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
 
@@ -55,7 +56,7 @@ def test_chat_model_agent_run_stream_output() -> None:
     events = list(agent.run([Message.user("Hello, who are you?")], streaming=True))
     assert len(events) == 1 and events[0].error is None
     assert events[0].is_streaming and events[0].message_stream is not None
-    got, error = events[0].message_stream.drain()
+    got, error = drain(events[0].message_stream)
     assert error is None and [c.content for c in got] == ["Hello", ", I am", " an AI assistant."]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from graph_core.agents.adk import ChatModelAgent, ChatModelAgentMiddleware, ModelContext
 from graph_core.agents.adk_runner import Runner
+from graph_core.agents.adk_stream import drain
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.schema import Message, ToolCall, ToolInfo
 from tests.eino.adk_fakes import NamedTool
@@ -136,7 +137,7 @@ def test_model_wrapper_modifies_input_stream() -> None:
     streamed: list[str] = []
     for event in runner.run([Message.user("test input")]):
         if event.message_stream is not None:
-            chunks, error = event.message_stream.drain()
+            chunks, error = drain(event.message_stream)
             assert error is None
             streamed.extend(c.content for c in chunks if c.role == "assistant")
     assert streamed == ["chunk1", "chunk2"]

@@ -19,6 +19,7 @@ from graph_core.agents.adk import (
     WillRetryError,
 )
 from graph_core.agents.adk_runner import Runner
+from graph_core.agents.adk_stream import drain
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import StreamCanceledError
 from graph_core.interrupt import interrupt
@@ -120,7 +121,7 @@ def _drain(events: list[AgentEvent]) -> tuple[list[str | None], list[BaseExcepti
         if event.message_stream is None:
             contents.append(None)
             continue
-        chunks, error = event.message_stream.drain()
+        chunks, error = drain(event.message_stream)
         contents.append("".join(c.content for c in chunks))
         ends.append(error)
     return contents, ends
@@ -189,7 +190,7 @@ def test_no_tools_non_retryable_stream_error() -> None:
     events = _run(_agent(model, _retry(max_retries=3, is_retryable=_retryable)))
     assert len(events) == 2
     assert events[0].is_streaming and events[0].message_stream is not None
-    _, error = events[0].message_stream.drain()
+    _, error = drain(events[0].message_stream)
     assert error is not None and _is(error, NonRetryableError)  # the original error, not WillRetryError
     assert not isinstance(error, WillRetryError)
     assert _is(events[1].error, NonRetryableError)
@@ -548,7 +549,7 @@ def test_reject_reason_stream_path() -> None:
     for event in agent.run([Message.user("hello")], streaming=True):
         if event.error is not None or event.message_stream is None:
             continue
-        chunks, error = event.message_stream.drain()
+        chunks, error = drain(event.message_stream)
         if chunks:
             final = chunks[-1].content
         if isinstance(error, WillRetryError):
@@ -556,3 +557,23 @@ def test_reject_reason_stream_path() -> None:
     assert "accepted" in final
     assert reasons, "should have at least one WillRetryError with its reject reason"
     assert all(r == {"reason": "output quality too low", "attempt": 1} for r in reasons)
+
+
+def test_streamed_model_event_reaches_callback_listeners_and_caller() -> None:
+    """Not an Eino test: a streaming run with an agent callback listening (`on_end`) hands the model's
+    event stream to the listener and to the caller, each reading it whole (handing it on once read in
+    the emitting thread deadlocked the run)."""
+    heard: list[AgentEvent] = []
+
+    class Listener:
+        def on_end(self, _info: Any, output: Any) -> None:
+            threading.Thread(target=lambda: heard.extend(output.events), daemon=True).start()
+
+    model = StreamScript([[Message.assistant("Hel"), Message.assistant("lo")]])
+    agent = _agent(model, None)
+    events = _within(
+        10, lambda: list(agent.run([Message.user("hi")], streaming=True, callbacks=[Listener()]))
+    )
+    assert [e.get_message().content for e in events if e.is_streaming] == ["Hello"]  # type: ignore[union-attr]
+    _within(10, lambda: [e.get_message() for e in heard])
+    assert [e.get_message().content for e in heard if e.is_streaming] == ["Hello"]  # type: ignore[union-attr]

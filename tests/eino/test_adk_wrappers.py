@@ -20,6 +20,7 @@ from graph_core.agents.adk import (
     ToolContext,
 )
 from graph_core.agents.adk_runner import Runner
+from graph_core.agents.adk_stream import drain
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.schema import Message, ToolCall, ToolInfo, concat_messages
 from graph_core.tools import ToolInput, ToolMiddleware
@@ -80,7 +81,7 @@ def _assistant_streams(events: list[AgentEvent]) -> list[list[Message]]:
     out: list[list[Message]] = []
     for event in events:
         if event.message_stream is not None:
-            chunks, _ = event.message_stream.drain()
+            chunks, _ = drain(event.message_stream)
             if chunks and chunks[0].role == "assistant":
                 out.append(chunks)
     return out

@@ -19,6 +19,7 @@ from graph_core.agents.adk import (
     RetryDecision,
     RetryExhaustedError,
 )
+from graph_core.agents.adk_stream import drain
 from graph_core.errors import StreamCanceledError
 from graph_core.schema import Message
 from tests.eino.test_adk_failover import FakeModel, _raise
@@ -262,6 +263,6 @@ def test_state_model_wrapper_stream_with_failover() -> None:
     answer = _answer(events)
     assert answer is not None and answer.content == "final"
     assert events[-1].message_stream is not None
-    chunks, _ = events[-1].message_stream.drain()
+    chunks, _ = drain(events[-1].message_stream)
     assert [c.content for c in chunks] == ["final"]  # Go: the returned stream has 1 chunk
     assert (m1.calls, m2.calls) == (1, 1) and seen == [(mid, "p1p2")]
