@@ -15,6 +15,7 @@ GraphError                                base of everything below
 ├── ExceedMaxIterationsError (RuntimeError)   an ADK agent needed more model calls than `max_iterations`
 ├── RetryExhaustedError (RuntimeError)    every attempt of an ADK agent's model call failed
 ├── WillRetryError (RuntimeError)         an attempt failed and will be retried (reported, not raised)
+├── StreamCanceledError (RuntimeError)    an ADK model stream was abandoned: never retried nor failed over
 └── ChatModelError                        the OpenAI client failed (its subclasses: graph_core.models.openai)
 ```
 
@@ -43,6 +44,7 @@ __all__ = [
     "NodeRunError",
     "RetryExhaustedError",
     "StateLookupError",
+    "StreamCanceledError",
     "StreamError",
     "WillRetryError",
 ]
@@ -206,6 +208,14 @@ class WillRetryError(GraphError, RuntimeError):
         self.retry_attempt = retry_attempt
         self.reject_reason = reject_reason
         self.__cause__ = error
+
+
+class StreamCanceledError(GraphError, RuntimeError):
+    """An ADK model stream was abandoned (Eino `ErrStreamCanceled`): the retry and failover layers pass
+    it through untouched, and an event stream the run abandoned ends with it."""
+
+    def __init__(self, message: str = "stream canceled") -> None:
+        super().__init__(message)
 
 
 class ChatModelError(GraphError):

@@ -45,9 +45,14 @@ from graph_core.agents.adk_handlers import (
     ChatModelAgentContext,
     ChatModelAgentMiddleware,
     ChatModelAgentState,
+    EventSenderModelWrapper,
+    EventSenderToolWrapper,
     Hooks,
     ModelContext,
     ToolContext,
+    delete_run_local_value,
+    get_run_local_value,
+    set_run_local_value,
 )
 from graph_core.agents.adk_retry import (
     FailoverContext,
@@ -72,6 +77,7 @@ from graph_core.agents.adk_run import (
     unwrap_error,
     with_history,
 )
+from graph_core.agents.adk_stream import MessageStream
 from graph_core.agents.cancel import (
     CancelError,
     CancelHandle,
@@ -111,8 +117,11 @@ __all__ = [
     "ChatModelAgentMiddleware",
     "ChatModelAgentResumeData",
     "ChatModelAgentState",
+    "EventSenderModelWrapper",
+    "EventSenderToolWrapper",
     "ExceedMaxIterationsError",
     "FailoverContext",
+    "MessageStream",
     "ModelContext",
     "ModelFailoverConfig",
     "ModelRetryConfig",
@@ -122,9 +131,12 @@ __all__ = [
     "ToolContext",
     "WillRetryError",
     "add_session_value",
+    "delete_run_local_value",
     "exit_tool",
+    "get_run_local_value",
     "get_session_values",
     "send_tool_gen_action",
+    "set_run_local_value",
 ]
 
 
@@ -159,13 +171,12 @@ class ChatModelAgent:
       checkpoints keep the engine's (`runnable:<agent name>;node:ToolNode;tool:<name>:<id>`).
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
     - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
-      Runner and agent tools are Eino's (see `adk_handlers`, `adk_retry`, `adk_runner`); not implemented:
-      run-local values, the after-tool-calls hook, per-call model/tool options, transfer and
-      workflow agents, ADK-level interrupts of custom agents;
-      `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
-    - Events carry whole messages: in streaming mode a model output's event is its concatenation, not
-      a stream (the chain's model node still streams its chunks through `stream()` unless the agent has
-      hooks, retry or failover); retry and failover act on the concatenated stream.
+      Runner and agent tools, run-local values and the after-tool-calls hook are Eino's (see
+      `adk_handlers`, `adk_retry`, `adk_runner`); not implemented: per-call model/tool options, enhanced
+      tools, transfer and workflow agents, ADK-level interrupts of custom
+      agents; `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
+    - In streaming mode a model output's event carries its stream (`message_stream`, see `adk_stream`),
+      as in Eino; tool results' events are whole messages, also when streaming.
     - The state (`AdkState`) keeps only its JSON-friendly fields; tool actions and the held
       return-directly event live beside the run, not in the state.
     - Checkpoints are graph_core's versioned JSON saved directly under the run's checkpoint ID, not
@@ -330,6 +341,7 @@ class ChatModelAgent:
         checkpoint_id: str | None = None,
         canceller: Canceller | None = None,
         session: dict[str, Any] | None = None,
+        after_tool_calls_hook: Callable[[], None] | None = None,
         **options: Any,
     ) -> Iterator[AgentEvent]:
         """Run the agent, yielding events as they happen; a failure is the last event's `.error`.
@@ -341,6 +353,8 @@ class ChatModelAgent:
         (Eino `WithCancel()`) cancels this run, even before it started (see `graph_core.agents.cancel`).
         `session` is the run's session values (Eino's run session; `output_key` writes the answer's
         text there); the handlers in `callbacks` also hear about the agent (see `adk_callbacks`).
+        `after_tool_calls_hook` (Eino `WithAfterToolCallsHook`) is called after each round of tool calls,
+        their results already in the state, before the next model call; what it raises ends the run.
         """
         inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
         payload = _as_messages(messages)
@@ -364,6 +378,7 @@ class ChatModelAgent:
             sink.session = session
         sink.emit_internal_events = self.emit_internal_events
         sink.run_path = (self.name,)
+        sink.after_tool_calls_hook = after_tool_calls_hook
         cid = checkpoint_id or uuid.uuid4().hex
         with self._active_lock:
             self._active.append(sink)
@@ -390,6 +405,7 @@ class ChatModelAgent:
                 with self._active_lock:
                     self._active.remove(sink)
                 sink.canceller.end()
+                sink.end_streams()
                 tee.close()
                 inbox.put(None)
 

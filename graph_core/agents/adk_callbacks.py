@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graph_core.agents.adk_run import AgentEvent
+from graph_core.agents.adk_stream import MessageStream
 from graph_core.callbacks import RunInfo
 from graph_core.schema import Message
 
@@ -87,8 +88,9 @@ def copy_event_iterator(events: Iterator[AgentEvent], n: int) -> list[Iterator[A
     def pump() -> None:
         try:
             for event in events:
-                streamed = event.message_stream is not None
-                chunks = list(event.message_stream) if event.message_stream is not None else []
+                stream = event.message_stream  # a MessageStream is read from its start by every reader
+                streamed = stream is not None and not isinstance(stream, MessageStream)
+                chunks = list(stream) if streamed and stream is not None else []
                 for inbox in inboxes:
                     inbox.put(replace(event, message_stream=iter(chunks)) if streamed else replace(event))
         finally:
@@ -185,8 +187,8 @@ class EventTee:
         is read once, so each side then gets its own iterator over the chunks)."""
         if not self._listening:
             return event
-        if event.message_stream is None:
-            self._inbox.put(event)
+        if event.message_stream is None or isinstance(event.message_stream, MessageStream):
+            self._inbox.put(event)  # a MessageStream is read from its start by every reader
             return event
         chunks = list(event.message_stream)
         self._inbox.put(replace(event, message_stream=iter(chunks)))

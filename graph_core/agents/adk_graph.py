@@ -84,6 +84,15 @@ class AgentSettings:
     tool_aliases: Mapping[str, ToolAliasConfig] | None = None
 
 
+def _tool_middlewares(settings: AgentSettings) -> list[ToolMiddleware]:
+    """The event sender outermost (it reports what every wrapper made of the result), unless a handler
+    places it (`EventSenderToolWrapper`); then the ToolsNode's middlewares, then the hooks'."""
+    sender = event_middleware(settings.name)
+    hooks = settings.hooks.tool_middlewares(sender)
+    outer = [] if settings.hooks.places_tool_event_sender else [sender]
+    return [*outer, *settings.tool_middlewares, *hooks]
+
+
 class AgentGraph:
     """One compiled agent graph for an instruction, a tool list and a return-directly set."""
 
@@ -98,11 +107,7 @@ class AgentGraph:
             execute_sequentially=settings.execute_sequentially,
             unknown_tools_handler=settings.unknown_tools_handler,
             tool_arguments_handler=settings.tool_arguments_handler,
-            middlewares=[
-                event_middleware(settings.name),
-                *settings.tool_middlewares,
-                *settings.hooks.tool_middlewares(),
-            ],
+            middlewares=_tool_middlewares(settings),
             return_directly=return_directly,
             tool_aliases=settings.tool_aliases,
         )
@@ -208,7 +213,11 @@ class AgentGraph:
 
     @staticmethod
     def _after_tool_calls(results: list[Message]) -> list[Message]:
+        """Persist the tool results, then the run's after-tool-calls hook (Eino `afterToolCalls`)."""
         process_state(AdkState, lambda s: s.messages.extend(results))
+        sink = SINK.get()
+        if sink is not None and sink.after_tool_calls_hook is not None:
+            sink.after_tool_calls_hook()
         return results
 
     @staticmethod

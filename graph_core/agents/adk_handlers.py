@@ -27,7 +27,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph_core.agents.adk_run import AdkState
+from graph_core.checkpoint.codec import encode_value
+from graph_core.errors import CheckpointSerializationError, GraphRunError, StateLookupError
 from graph_core.schema import Message, ToolInfo
+from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware
 
 __all__ = [
@@ -35,8 +39,13 @@ __all__ = [
     "ChatModelAgentContext",
     "ChatModelAgentMiddleware",
     "ChatModelAgentState",
+    "EventSenderModelWrapper",
+    "EventSenderToolWrapper",
     "ModelContext",
     "ToolContext",
+    "delete_run_local_value",
+    "get_run_local_value",
+    "set_run_local_value",
 ]
 
 InvokableToolEndpoint = Callable[[str], str]
@@ -121,6 +130,17 @@ class ChatModelAgentMiddleware:
         return endpoint
 
 
+class EventSenderModelWrapper(ChatModelAgentMiddleware):
+    """Eino `NewEventSenderModelWrapper()`: listed among the handlers, the model output's event is sent
+    at this position of the model wrappers instead of outside them all (the default), so the handlers
+    listed before it change the model's output without changing its event."""
+
+
+class EventSenderToolWrapper(ChatModelAgentMiddleware):
+    """Eino `NewEventSenderToolWrapper()`: listed among the handlers, a tool result's event is sent at
+    this position of the tool wrappers instead of outside them all (the default)."""
+
+
 def handler_tool_middleware(handler: ChatModelAgentMiddleware) -> ToolMiddleware:
     """A handler's tool wrappers as a ToolsNode middleware (Eino `handlersToToolMiddlewares`): each call
     asks the handler for a wrapped endpoint of `arguments -> result`, then calls it."""
@@ -155,9 +175,20 @@ class Hooks:
     handlers: list[ChatModelAgentMiddleware] = field(default_factory=lambda: [])
     middlewares: list[AgentMiddleware] = field(default_factory=lambda: [])
 
-    def tool_middlewares(self) -> list[ToolMiddleware]:
+    @property
+    def places_tool_event_sender(self) -> bool:
+        return any(isinstance(h, EventSenderToolWrapper) for h in self.handlers)
+
+    def tool_middlewares(self, event_sender: ToolMiddleware | None = None) -> list[ToolMiddleware]:
+        """Middlewares' `wrap_tool_call`, then the handlers' tool wrappers; an `EventSenderToolWrapper`
+        handler stands for `event_sender`."""
         legacy = [m.wrap_tool_call for m in self.middlewares if m.wrap_tool_call is not None]
-        return [*legacy, *(handler_tool_middleware(h) for h in self.handlers)]
+        handlers = [
+            event_sender if isinstance(h, EventSenderToolWrapper) else handler_tool_middleware(h)
+            for h in self.handlers
+            if event_sender is not None or not isinstance(h, EventSenderToolWrapper)
+        ]
+        return [*legacy, *(m for m in handlers if m is not None)]
 
     def before_model(self, state: ChatModelAgentState, mc: ModelContext) -> ChatModelAgentState:
         for m in self.middlewares:
@@ -174,3 +205,46 @@ class Hooks:
             if m.after_chat_model is not None:
                 m.after_chat_model(state)
         return state
+
+
+# -- run-local values (Eino `SetRunLocalValue`, `GetRunLocalValue`, `DeleteRunLocalValue`) --------------
+
+
+def _run_state(name: str, fn: Callable[[dict[str, Any]], Any]) -> Any:
+    try:
+        return process_state(AdkState, lambda state: fn(state.extra))
+    except StateLookupError as exc:
+        raise GraphRunError(
+            f"{name} failed: must be called within a ChatModelAgent run() or resume() execution context"
+        ) from exc
+
+
+def check_run_local_value(key: str, value: Any) -> None:
+    """A run-local value is saved in the agent's checkpoint, so it must be a value checkpoints can write
+    (Eino checks gob encodability)."""
+    try:
+        encode_value(value, f"run-local value {key!r}")
+    except CheckpointSerializationError as exc:
+        raise CheckpointSerializationError(
+            f"run-local value {key!r} of type `{type(value).__module__}.{type(value).__qualname__}` is not "
+            "checkpoint-serializable: use a pydantic model, a dataclass or an enum (register it with "
+            "graph_core.checkpoint.register_type for a stable name), or keep values that need not survive an "
+            "interrupt in a contextvars.ContextVar instead"
+        ) from exc
+
+
+def set_run_local_value(key: str, value: Any) -> None:
+    """Inside a handler of a running agent: set a value kept for this run only (in its state, so it
+    survives an interrupt and resume), Eino `SetRunLocalValue`. Outside a run: GraphRunError."""
+    check_run_local_value(key, value)
+    _run_state("SetRunLocalValue", lambda extra: extra.__setitem__(key, value))
+
+
+def get_run_local_value(key: str) -> tuple[Any, bool]:
+    """`(value, True)` for a value set in this run, else `(None, False)` (Eino `GetRunLocalValue`)."""
+    return _run_state("GetRunLocalValue", lambda extra: (extra.get(key), key in extra))
+
+
+def delete_run_local_value(key: str) -> None:
+    """Remove a run-local value (Eino `DeleteRunLocalValue`); a missing key is no error."""
+    _run_state("DeleteRunLocalValue", lambda extra: extra.pop(key, None))

@@ -22,17 +22,27 @@ import asyncio
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from graph_core.agents.adk_handlers import ChatModelAgentState, Hooks, ModelContext
+from graph_core.agents.adk_handlers import (
+    ChatModelAgentState,
+    EventSenderModelWrapper,
+    Hooks,
+    ModelContext,
+)
 from graph_core.agents.adk_retry import (
     CURRENT_MODEL,
     FailoverMemory,
     ModelFailoverConfig,
     ModelRetryConfig,
     RetryHooks,
+    StreamEndpoint,
+    StreamGate,
     with_failover,
     with_retry,
+    with_stream_failover,
+    with_stream_retry,
 )
 from graph_core.agents.adk_run import SINK, AdkState, AgentEvent
+from graph_core.agents.adk_stream import MessageStream
 from graph_core.errors import GraphRunError
 from graph_core.history import HistoryView
 from graph_core.schema import Message, ToolInfo, concat_messages
@@ -44,25 +54,49 @@ Endpoint = Callable[[list[Message]], Message]
 
 
 class _EndpointModel:
-    """An endpoint seen as a model, for a handler's `wrap_model` (Eino `typedEndpointModel`)."""
+    """An endpoint seen as a model, for a handler's `wrap_model` (Eino `typedEndpointModel`): on the
+    streaming path its `stream` is the inner stream endpoint, else its `generate` is the inner one."""
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    def __init__(self, endpoint: Endpoint | None, stream_endpoint: StreamEndpoint | None = None) -> None:
         self._endpoint = endpoint
+        self._stream_endpoint = stream_endpoint
 
     def generate(self, messages: Sequence[Message]) -> Message:
+        if self._endpoint is None:
+            assert self._stream_endpoint is not None
+            return concat_messages(list(self._stream_endpoint(list(messages))))
         return self._endpoint(list(messages))
 
     def stream(self, messages: Sequence[Message]) -> Iterator[Message]:
-        return iter((self._endpoint(list(messages)),))
+        if self._stream_endpoint is None:
+            return iter((self.generate(messages),))
+        return self._stream_endpoint(list(messages))
 
     def with_tools(self, _tools: Sequence[ToolInfo]) -> _EndpointModel:
         return self
 
 
-def _call(model: Any, messages: Sequence[Message], streaming: bool) -> Message:
-    if streaming:
-        return concat_messages(list(model.stream(messages)))
-    return model.generate(messages)
+def _tee(chunks: Iterator[Message], stream: MessageStream, gate: StreamGate) -> Iterator[Message]:
+    """Pass a model stream on, copying each chunk into its event's stream; the gate ends that stream."""
+    try:
+        for chunk in chunks:
+            stream.put(chunk.model_copy())
+            yield chunk
+    except Exception as exc:
+        gate.finish(stream, exc)
+        raise
+    gate.finish(stream, None)
+
+
+def send_stream(agent_name: str, chunks: Iterator[Message], gate: StreamGate) -> Iterator[Message]:
+    """The event sender on the streaming path (Eino `typedEventSenderModel.Stream`): the event is sent
+    now, with a stream its reader sees fill as `chunks` are read."""
+    sink = SINK.get()
+    if sink is None:
+        return chunks
+    stream = sink.open_stream()
+    sink.emit(AgentEvent(agent_name, message_stream=stream))
+    return _tee(chunks, stream, gate)
 
 
 class StateModel:
@@ -120,37 +154,88 @@ class StateModel:
             model = self.raw_model
         return model.with_tools(infos) if infos and hasattr(model, "with_tools") else model
 
-    def _endpoint(self, infos: list[ToolInfo], mc: ModelContext, streaming: bool) -> Endpoint:
+    def _endpoint(self, infos: list[ToolInfo], mc: ModelContext) -> Endpoint:
+        """The generate chain: `failover -> retry -> event sender -> handlers' wrap_model -> model`."""
+
         def raw(messages: list[Message]) -> Message:
-            return _call(self._bound(infos, CURRENT_MODEL.get()), messages, streaming)
+            return self._bound(infos, CURRENT_MODEL.get()).generate(messages)
+
+        def sender(inner: Endpoint) -> Endpoint:
+            def send(messages: list[Message]) -> Message:
+                output = inner(messages)
+                self._report(output)
+                return output
+
+            return send
 
         endpoint: Endpoint = raw
-        for handler in reversed(self.hooks.handlers if self.hooks else []):
-            endpoint = self._wrapped(handler, endpoint, mc, streaming)
-        inner = endpoint
-
-        def sender(messages: list[Message]) -> Message:
-            output = inner(messages)
-            self._report(output)
-            return output
-
-        endpoint = sender
+        for handler in reversed(self._handlers()):
+            if isinstance(handler, EventSenderModelWrapper):
+                endpoint = sender(endpoint)
+            else:
+                endpoint = self._wrapped(handler, endpoint, mc)
+        if not self._places_sender():
+            endpoint = sender(endpoint)
         sink = SINK.get()
         if self.retry is not None:
             endpoint = with_retry(endpoint, self.retry, _retry_hooks(sink, self._report))
         if self.failover is not None:
-            memory = sink.failover if sink is not None else None
-            if memory is None:
-                memory = FailoverMemory(self.raw_model)
-                if sink is not None:
-                    sink.failover = memory
-            endpoint = with_failover(endpoint, self.failover, memory)
+            endpoint = with_failover(endpoint, self.failover, self._failover_memory())
+        return endpoint
+
+    def _handlers(self) -> list[Any]:
+        return self.hooks.handlers if self.hooks else []
+
+    def _places_sender(self) -> bool:
+        """A handler places the event sender (Eino `NewEventSenderModelWrapper`), else it is outermost."""
+        return any(isinstance(h, EventSenderModelWrapper) for h in self._handlers())
+
+    def _failover_memory(self) -> FailoverMemory:
+        sink = SINK.get()
+        memory = sink.failover if sink is not None else None
+        if memory is None:
+            memory = FailoverMemory(self.raw_model)
+            if sink is not None:
+                sink.failover = memory
+        return memory
+
+    def _stream_endpoint(self, infos: list[ToolInfo], mc: ModelContext) -> StreamEndpoint:
+        """The streaming chain: `failover -> retry -> event sender -> handlers' wrap_model -> model`,
+        each attempt's stream sent in its own event as it comes."""
+
+        def raw(messages: list[Message]) -> Iterator[Message]:
+            return iter(self._bound(infos, CURRENT_MODEL.get()).stream(messages))
+
+        gate = StreamGate(self.retry)
+
+        def sender(inner: StreamEndpoint) -> StreamEndpoint:
+            return lambda messages: send_stream(self.agent_name, inner(messages), gate)
+
+        endpoint: StreamEndpoint = raw
+        for handler in reversed(self._handlers()):
+            if isinstance(handler, EventSenderModelWrapper):
+                endpoint = sender(endpoint)
+            else:
+                endpoint = self._wrapped_stream(handler, endpoint, mc)
+        if not self._places_sender():
+            endpoint = sender(endpoint)
+        if self.retry is not None:
+            endpoint = with_stream_retry(endpoint, self.retry, gate, _retry_hooks(SINK.get(), self._report))
+        if self.failover is not None:
+            endpoint = with_stream_failover(endpoint, self.failover, self._failover_memory())
         return endpoint
 
     @staticmethod
-    def _wrapped(handler: Any, inner: Endpoint, mc: ModelContext, streaming: bool) -> Endpoint:
+    def _wrapped_stream(handler: Any, inner: StreamEndpoint, mc: ModelContext) -> StreamEndpoint:
+        def endpoint(messages: list[Message]) -> Iterator[Message]:
+            return iter(handler.wrap_model(_EndpointModel(None, inner), mc).stream(messages))
+
+        return endpoint
+
+    @staticmethod
+    def _wrapped(handler: Any, inner: Endpoint, mc: ModelContext) -> Endpoint:
         def endpoint(messages: list[Message]) -> Message:
-            return _call(handler.wrap_model(_EndpointModel(inner), mc), messages, streaming)
+            return handler.wrap_model(_EndpointModel(inner), mc).generate(messages)
 
         return endpoint
 
@@ -163,7 +248,10 @@ class StateModel:
         if self.hooks is not None:
             state = self.hooks.before_model(state, mc)
             self._write(state)
-        output = self._endpoint(state.tool_infos, mc, streaming)(state.messages)
+        if streaming:
+            output = concat_messages(list(self._stream_endpoint(state.tool_infos, mc)(state.messages)))
+        else:
+            output = self._endpoint(state.tool_infos, mc)(state.messages)
         if self.retry is not None and self.retry.should_retry is not None:
             state.messages = process_state(AdkState, lambda s: list(s.messages))  # a persisted rewrite
         state.messages = [*state.messages, output]
@@ -195,7 +283,10 @@ class StateModel:
         # Eino concatenates the model stream here; streaming reaches users through events. The model is
         # called in the node's task (not when its output is read), so a cancel can abandon the call.
         if self._plain:
-            return iter((self._record(concat_messages(list(self.model.stream(self._history())))),))
+            chunks = send_stream(self.agent_name, iter(self.model.stream(self._history())), StreamGate(None))
+            output = concat_messages(list(chunks))
+            process_state(AdkState, lambda s: s.messages.append(output))
+            return iter((output,))
         return iter((self._hooked(True),))
 
     async def agenerate(self, _input: Any) -> Message:
@@ -242,21 +333,18 @@ class EventModel:
 
     def stream(self, messages: list[Message]) -> Iterator[Message]:
         """The model's stream, opened in the node's task (its first chunk read there, as Eino's model
-        `Stream` returns once the answer starts), so a cancel can abandon a model that has not answered."""
-        chunks = iter(self.model.stream(messages))
+        `Stream` returns once the answer starts), so a cancel can abandon a model that has not answered.
+        Its event is sent as it opens, carrying a stream the relay fills as the graph reads on."""
+        chunks = send_stream(self.agent_name, iter(self.model.stream(messages)), StreamGate(None))
         first = next(chunks, None)
         return self._relay(first, chunks)
 
-    def _relay(self, first: Message | None, rest: Iterator[Message]) -> Iterator[Message]:
+    @staticmethod
+    def _relay(first: Message | None, rest: Iterator[Message]) -> Iterator[Message]:
         if first is None:
-            self._emit(concat_messages([]))
             return
-        seen = [first]
         yield first
-        for chunk in rest:
-            seen.append(chunk)
-            yield chunk
-        self._emit(concat_messages(seen))
+        yield from rest
 
     async def agenerate(self, messages: list[Message]) -> Message:
         agenerate = getattr(self.model, "agenerate", None)

@@ -9,22 +9,38 @@ sender, so a retried or failed-over attempt's output is not reported and the sta
 failover -> retry -> event sender -> handlers' wrap_model -> the current model
 ```
 
-A layer is an endpoint: `messages -> Message`. Interrupts are never retried nor failed over. Waiting
-between attempts goes through `ModelRetryConfig.sleep` (default `time.sleep`), so tests inject a clock.
+A layer is an endpoint: `messages -> Message`, or on the streaming path `messages -> Iterator[Message]`
+(`with_stream_retry`, `with_stream_failover`). Interrupts and `StreamCanceledError` are never retried
+nor failed over. Waiting between attempts goes through `ModelRetryConfig.sleep` (default `time.sleep`),
+so tests inject a clock.
+
+On the streaming path each attempt's stream reaches the caller as it comes, in its own event
+(`adk_stream`); the layers read their copy to the end before deciding, and a `StreamGate` tells the
+event sender how each event stream ends (Eino's retry verdict signal): with the model's error, cleanly,
+or with a `WillRetryError` when the attempt is retried. Without `should_retry` the gate decides at once
+from `is_retryable` and the attempts left (Eino `genErrWrapper`); with it, the event stream's end waits
+for the decision.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph_core.errors import GraphError, InterruptError, RetryExhaustedError, WillRetryError
+from graph_core.agents.adk_stream import MessageStream
+from graph_core.errors import (
+    GraphError,
+    InterruptError,
+    RetryExhaustedError,
+    StreamCanceledError,
+    WillRetryError,
+)
 from graph_core.interrupt import InterruptSignal
-from graph_core.schema import Message
+from graph_core.schema import Message, concat_messages
 
 __all__ = [
     "FailoverContext",
@@ -38,6 +54,7 @@ __all__ = [
 ]
 
 Endpoint = Callable[[list[Message]], Message]
+StreamEndpoint = Callable[[list[Message]], Iterator[Message]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +130,28 @@ def is_interrupt(exc: BaseException) -> bool:
     return isinstance(exc, InterruptError | InterruptSignal)
 
 
+def is_final(exc: BaseException) -> bool:
+    """Errors no layer retries or fails over: interrupts and an abandoned stream."""
+    return is_interrupt(exc) or isinstance(exc, StreamCanceledError)
+
+
+def consume(chunks: Iterator[Message]) -> tuple[list[Message], Exception | None]:
+    """Read a stream to its end: its chunks and the error that ended it (Eino `typedConsumeStream`)."""
+    seen: list[Message] = []
+    try:
+        for chunk in chunks:
+            seen.append(chunk)
+    except Exception as exc:
+        return seen, exc
+    return seen, None
+
+
+def partial_message(chunks: list[Message]) -> Message:
+    """The concatenation of what a stream gave, an empty assistant message for no chunk (Eino's
+    `ConcatMessages` of nothing is an empty message, not nil)."""
+    return concat_messages(chunks) if chunks else Message.assistant("")
+
+
 @dataclass(slots=True)
 class RetryHooks:
     """What the retry layer needs from the agent: mute/unmute the event sender, report an accepted
@@ -134,7 +173,7 @@ def with_retry(inner: Endpoint, config: ModelRetryConfig, hooks: RetryHooks) -> 
             try:
                 return inner(messages)
             except Exception as exc:
-                if is_interrupt(exc) or not retryable(exc):
+                if is_final(exc) or not retryable(exc):
                     raise
                 last = exc
             if attempt < config.max_retries:
@@ -152,7 +191,7 @@ def with_retry(inner: Endpoint, config: ModelRetryConfig, hooks: RetryHooks) -> 
             try:
                 out = inner(current)
             except Exception as exc:
-                if is_interrupt(exc):
+                if is_final(exc):
                     raise
                 err = exc
             finally:
@@ -179,6 +218,116 @@ def with_retry(inner: Endpoint, config: ModelRetryConfig, hooks: RetryHooks) -> 
     return decided if config.should_retry is not None else legacy
 
 
+class StreamGate:
+    """How the event stream of the current attempt ends (Eino's verdict signal, `genErrWrapper`).
+
+    The event sender calls `finish(stream, error)` when the model's stream ends; the retry layer sets
+    `attempt` before each attempt and, with `should_retry`, `settle(...)` once it has decided."""
+
+    def __init__(self, config: ModelRetryConfig | None) -> None:
+        self.config = config
+        self.attempt = 0
+        self._pending: tuple[MessageStream, BaseException | None] | None = None
+
+    @property
+    def deferred(self) -> bool:
+        return self.config is not None and self.config.should_retry is not None
+
+    def finish(self, stream: MessageStream, error: BaseException | None) -> None:
+        if error is not None and isinstance(error, StreamCanceledError):
+            stream.close(error)  # Eino's cancel guard: an abandoned stream is never a retry
+        elif self.deferred:
+            self._pending = (stream, error)
+        elif error is None:
+            stream.close()
+        else:
+            stream.close(self._legacy_error(error))
+
+    def _legacy_error(self, error: BaseException) -> BaseException:
+        config = self.config
+        if config is None:
+            return error
+        retryable = config.is_retryable is None or config.is_retryable(error)
+        if retryable and self.attempt < config.max_retries:
+            return WillRetryError(error, self.attempt)
+        return error
+
+    def settle(self, *, retry: WillRetryError | None = None, error: BaseException | None = None) -> None:
+        """End the pending event stream: with `retry` (rejected attempt), with `error` (the decision
+        failed), else as the model's stream ended."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        stream, own = pending
+        stream.close(retry or error or own)
+
+
+def with_stream_retry(
+    inner: StreamEndpoint, config: ModelRetryConfig, gate: StreamGate, hooks: RetryHooks
+) -> StreamEndpoint:
+    """The retry layer on the streaming path (Eino `streamWithShouldRetry`, `streamLegacy`)."""
+    backoff = config.backoff or default_backoff
+
+    def legacy(messages: list[Message]) -> Iterator[Message]:
+        retryable = config.is_retryable or (lambda _e: True)
+        last: BaseException | None = None
+        for attempt in range(config.max_retries + 1):
+            gate.attempt = attempt
+            try:
+                chunks, err = consume(inner(messages))
+            except Exception as exc:
+                chunks, err = [], exc
+            if err is None:
+                return iter(chunks)
+            if is_final(err) or not retryable(err):
+                raise err
+            last = err
+            if attempt < config.max_retries:
+                config.sleep(backoff(attempt + 1))
+        raise RetryExhaustedError(last, config.max_retries) from last
+
+    def decided(messages: list[Message]) -> Iterator[Message]:
+        assert config.should_retry is not None
+        current = messages
+        last: BaseException | None = None
+        for attempt in range(config.max_retries + 1):
+            gate.attempt = attempt
+            opened = True
+            try:
+                chunks, err = consume(inner(current))
+            except Exception as exc:
+                opened, chunks, err = False, [], exc
+            if err is not None and is_final(err):
+                gate.settle()
+                raise err
+            out = partial_message(chunks) if opened else None
+            try:
+                decision = config.should_retry(RetryContext(attempt + 1, current, out, err))
+            except BaseException as exc:
+                gate.settle(error=exc)
+                raise
+            decision = decision or RetryDecision()
+            if not decision.retry:
+                gate.settle()
+                if decision.rewrite_error is not None:
+                    raise decision.rewrite_error
+                if err is not None:
+                    raise err
+                return iter(chunks)
+            verdict = err or RuntimeError(f"model output rejected by ShouldRetry at attempt {attempt + 1}")
+            gate.settle(retry=WillRetryError(verdict, attempt, decision.reject_reason))
+            last = verdict
+            if attempt < config.max_retries:
+                if decision.modified_input_messages is not None:
+                    current = decision.modified_input_messages
+                    if decision.persist_modified_input_messages:
+                        hooks.set_history(list(current))
+                config.sleep(decision.backoff or backoff(attempt + 1))
+        raise RetryExhaustedError(last, config.max_retries) from last
+
+    return decided if config.should_retry is not None else legacy
+
+
 CURRENT_MODEL: ContextVar[Any] = ContextVar("graph_core_adk_failover_model", default=None)
 
 
@@ -200,16 +349,19 @@ def with_failover(inner: Endpoint, config: ModelFailoverConfig, memory: Failover
             CURRENT_MODEL.reset(token)
 
     def wants(exc: BaseException) -> bool:
-        return not is_interrupt(exc) and config.should_failover(None, exc)
+        return not is_final(exc) and config.should_failover(None, exc)
 
     def endpoint(messages: list[Message]) -> Message:
+        if getattr(config, "get_failover_model", None) is None:  # Eino's defensive delegation
+            return inner(messages)
         last: BaseException | None = None
-        try:
-            return attempt(memory.last_success, messages)
-        except Exception as exc:
-            if not wants(exc):
-                raise
-            last = exc
+        if memory.last_success is not None:
+            try:
+                return attempt(memory.last_success, messages)
+            except Exception as exc:
+                if not wants(exc):
+                    raise
+                last = exc
         for n in range(1, config.max_retries + 1):
             model, new_input = config.get_failover_model(FailoverContext(n, messages, None, last))
             if model is None:
@@ -223,7 +375,61 @@ def with_failover(inner: Endpoint, config: ModelFailoverConfig, memory: Failover
                 continue
             memory.last_success = model
             return result
-        assert last is not None
+        if last is None:
+            raise GraphError("failover: no model was tried (no model succeeded before and MaxRetries is 0)")
+        raise last
+
+    return endpoint
+
+
+def with_stream_failover(
+    inner: StreamEndpoint, config: ModelFailoverConfig, memory: FailoverMemory
+) -> StreamEndpoint:
+    """The failover layer on the streaming path (Eino `failoverModelWrapper.Stream`): each attempt's
+    stream is read to its end under its model, so a mid-stream error fails over too."""
+
+    def attempt(model: Any, messages: list[Message]) -> tuple[list[Message], Exception | None, bool]:
+        token = CURRENT_MODEL.set(model)
+        try:
+            try:
+                stream = inner(messages)
+            except Exception as exc:
+                return [], exc, False
+            chunks, err = consume(stream)
+            return chunks, err, True
+        finally:
+            CURRENT_MODEL.reset(token)
+
+    def wants(out: Message | None, exc: BaseException) -> bool:
+        return not is_final(exc) and config.should_failover(out, exc)
+
+    def endpoint(messages: list[Message]) -> Iterator[Message]:
+        if getattr(config, "get_failover_model", None) is None:  # Eino's defensive delegation
+            return inner(messages)
+        last: BaseException | None = None
+        last_out: Message | None = None
+        if memory.last_success is not None:
+            chunks, err, opened = attempt(memory.last_success, messages)
+            if err is None:
+                return iter(chunks)
+            last_out = partial_message(chunks) if opened else None
+            if not wants(last_out, err):
+                raise err
+            last = err
+        for n in range(1, config.max_retries + 1):
+            model, new_input = config.get_failover_model(FailoverContext(n, messages, last_out, last))
+            if model is None:
+                raise GraphError(f"failover GetFailoverModel returned nil model at attempt {n}")
+            chunks, err, opened = attempt(model, new_input if new_input is not None else messages)
+            if err is None:
+                memory.last_success = model
+                return iter(chunks)
+            last_out = partial_message(chunks) if opened else None
+            if not wants(last_out, err):
+                raise err
+            last = err
+        if last is None:
+            raise GraphError("failover: no model was tried (no model succeeded before and MaxRetries is 0)")
         raise last
 
     return endpoint

@@ -15,11 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from graph_core.agents.adk_stream import MessageStream
 from graph_core.agents.cancel import (
     Canceller,
     CancelRequest,
 )
-from graph_core.errors import ExceedMaxIterationsError
+from graph_core.errors import ExceedMaxIterationsError, StreamCanceledError
 from graph_core.schema import Message, ToolInfo, concat_messages
 from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
@@ -52,8 +53,10 @@ class AgentEvent:
     """One thing that happened: a model output or tool result (`message`), a failure (`error`), an action.
 
     An agent may send its output as a stream instead (`message_stream`, Eino `MessageVariant` with
-    `IsStreaming`); `get_message()` reads either. `run_path` names the agents the event came through,
-    outermost first (Eino `RunPath`; set on events an agent tool forwards to its parent's run).
+    `IsStreaming`); `get_message()` reads either. A ChatModelAgent's streaming run does so for its model
+    outputs: a `MessageStream` sent when the model's stream opens (see `graph_core.agents.adk_stream`).
+    `run_path` names the agents the event came through, outermost first (Eino `RunPath`; set on events
+    an agent tool forwards to its parent's run).
     """
 
     agent_name: str
@@ -61,7 +64,7 @@ class AgentEvent:
     error: BaseException | None = None
     action: AgentAction | None = None
     checkpoint_id: str | None = None  # set on the event of an interrupted or cancelled run
-    message_stream: Iterator[Message] | None = None
+    message_stream: Iterator[Message] | MessageStream | None = None
     run_path: tuple[str, ...] = ()
 
     @property
@@ -69,10 +72,12 @@ class AgentEvent:
         return self.message_stream is not None
 
     def get_message(self) -> Message | None:
-        """The message, or the stream's chunks concatenated (reading the stream: once only)."""
+        """The message, or the stream's chunks concatenated (Eino `GetMessage`); a stream that ended with
+        an error raises it. A plain iterator is read once; a `MessageStream` can be read again."""
         if self.message_stream is None:
             return self.message
-        return concat_messages(list(self.message_stream))
+        chunks = list(self.message_stream)
+        return concat_messages(chunks) if chunks else None
 
 
 def event_from_message(
@@ -90,6 +95,7 @@ class AdkState(BaseModel):
     remaining_iterations: int = DEFAULT_MAX_ITERATIONS
     has_return_directly: bool = False
     return_directly_tool_call_id: str = ""
+    extra: dict[str, Any] = Field(default_factory=lambda: {})  # run-local values (Eino `State.Extra`)
 
 
 @dataclass(slots=True)
@@ -110,6 +116,22 @@ class RunSink:
     session: dict[str, Any] = field(default_factory=lambda: {})
     emit_internal_events: bool = False
     run_path: tuple[str, ...] = ()  # Eino RunPath of this run (its agent); forwarding prepends the caller's
+    streams: list[MessageStream] = field(default_factory=lambda: [])
+    after_tool_calls_hook: Callable[[], None] | None = None
+
+    def open_stream(self) -> MessageStream:
+        """A model output's event stream, ended by `end_streams` if the run abandons it."""
+        stream = MessageStream()
+        with self.lock:
+            self.streams.append(stream)
+        return stream
+
+    def end_streams(self) -> None:
+        """At the end of the run: end the event streams an abandoned model call left open."""
+        with self.lock:
+            streams, self.streams = self.streams, []
+        for stream in streams:
+            stream.close(StreamCanceledError())
 
     @property
     def interrupt_event(self) -> threading.Event:

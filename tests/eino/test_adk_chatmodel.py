@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 
 from graph_core.agents.adk import AgentAction, AgentEvent, ChatModelAgent, send_tool_gen_action
+from graph_core.agents.adk_stream import drain
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
 
@@ -48,13 +49,15 @@ def test_chat_model_agent_run_basic_functionality() -> None:
 
 
 def test_chat_model_agent_run_stream_output() -> None:
-    """chatmodel_test.go TestChatModelAgentRun/StreamOutput: a streamed answer is one event. (Go's event
-    carries the stream, `IsStreaming`; graph_core's events carry whole messages: the concatenation.)"""
+    """chatmodel_test.go TestChatModelAgentRun/StreamOutput: a streamed answer is one event, carrying the
+    model's stream (`IsStreaming`), chunk by chunk."""
     chunks = [Message.assistant("Hello"), Message.assistant(", I am"), Message.assistant(" an AI assistant.")]
     agent = _agent(ScriptedChatModel([chunks]))
     events = list(agent.run([Message.user("Hello, who are you?")], streaming=True))
     assert len(events) == 1 and events[0].error is None
-    assert events[0].message is not None and events[0].message.content == "Hello, I am an AI assistant."
+    assert events[0].is_streaming and events[0].message_stream is not None
+    got, error = drain(events[0].message_stream)
+    assert error is None and [c.content for c in got] == ["Hello", ", I am", " an AI assistant."]
 
 
 def test_chat_model_agent_run_error_handling() -> None:

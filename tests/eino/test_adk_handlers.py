@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ from graph_core.agents.adk import (
     ModelContext,
     ToolContext,
 )
-from graph_core.schema import Message, ToolCall
+from graph_core.schema import Message, ToolCall, ToolInfo
 from graph_core.tools import ToolInput, ToolMiddleware
 from tests.eino.adk_fakes import NamedTool, RecordingModel
 
@@ -579,3 +580,191 @@ def test_wrap_tool_call_multiple_middlewares_order() -> None:
     )
     _drain(agent, "use tool")
     assert order == ["mw1_before", "mw2_before", "mw2_after", "mw1_after"]
+
+
+class CountingHandler(ChatModelAgentMiddleware):
+    """Eino's `countingHandler`: counts its hooks' calls."""
+
+    def __init__(self) -> None:
+        self.before_agent_count = self.after_agent_count = 0
+        self.before_model_count = self.after_model_count = 0
+
+    def before_agent(self, context: ChatModelAgentContext) -> ChatModelAgentContext:
+        self.before_agent_count += 1
+        return context
+
+    def after_agent(self, state: ChatModelAgentState) -> None:
+        self.after_agent_count += 1
+
+    def before_model_rewrite_state(
+        self, state: ChatModelAgentState, model_context: ModelContext
+    ) -> ChatModelAgentState:
+        self.before_model_count += 1
+        return state
+
+    def after_model_rewrite_state(
+        self, state: ChatModelAgentState, model_context: ModelContext
+    ) -> ChatModelAgentState:
+        self.after_model_count += 1
+        return state
+
+
+def test_custom_handler_with_state() -> None:
+    """handler_test.go TestCustomHandler/CustomHandlerWithState"""
+    handler = CountingHandler()
+    model = RecordingModel([Message.assistant("response")])
+    _drain(ChatModelAgent(name="TestAgent", model=model, handlers=[handler]))
+    assert len(model.calls) == 1
+    assert (handler.before_agent_count, handler.after_agent_count) == (1, 1)
+    assert (handler.before_model_count, handler.after_model_count) == (1, 1)
+
+
+def test_after_agent_fail_fast() -> None:
+    """handler_test.go TestAfterAgent/FailFast: the second handler's `after_agent` is not called once
+    the first one raised."""
+    called: list[bool] = []
+
+    def fail(_state: ChatModelAgentState) -> None:
+        raise RuntimeError("first handler error")
+
+    _drain(
+        ChatModelAgent(
+            name="TestAgent",
+            model=RecordingModel([Message.assistant("response")]),
+            handlers=[Hook(after_agent=fail), Hook(after_agent=lambda _s: called.append(True))],
+        )
+    )
+    assert called == []
+
+
+class FakeToolForTest:
+    """Eino's `fakeToolForTest` (`test_tool`): after `tar_count` greetings it says bye."""
+
+    name = "test_tool"
+
+    def __init__(self, tar_count: int) -> None:
+        self.info = ToolInfo(self.name, "test tool for unit testing")
+        self.tar_count, self.cur_count = tar_count, 0
+
+    def _answer(self, arguments: str) -> str:
+        name = json.loads(arguments)["name"]
+        if self.cur_count >= self.tar_count:
+            return '{"say": "bye"}'
+        self.cur_count += 1
+        return f'{{"say": "hello {name}"}}'
+
+    def invoke(self, arguments: str) -> str:
+        return self._answer(arguments)
+
+
+class FakeStreamToolForTest(FakeToolForTest):
+    """Eino's `fakeStreamToolForTest` (`test_stream_tool`): the same answers, streamed, no invoke."""
+
+    name = "test_stream_tool"
+
+    def stream(self, arguments: str) -> Iterator[str]:
+        return iter([self._answer(arguments)])
+
+    invoke = None  # type: ignore[assignment]
+
+
+def _calls_then_done(tool: str) -> RecordingModel:
+    call = Message.assistant("calling tool", tool_calls=[ToolCall("tc1", tool, '{"name":"test"}')])
+    return RecordingModel([call, Message.assistant("done")], repeat_last=True)
+
+
+def test_after_chat_model_react_modify_affects_flow() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/AfterChatModel_ReAct_ModifyAffectsFlow: a middleware that
+    removes the tool call ends the run; the event keeps the model's message."""
+    model = RecordingModel(
+        [
+            Message.assistant(
+                "first response with tool call", tool_calls=[ToolCall("tc1", "test_tool", "{}")]
+            ),
+            Message.assistant("final response"),
+        ]
+    )
+    tool_called: list[bool] = []
+
+    def drop_tool_call(state: ChatModelAgentState) -> None:
+        if state.messages[-1].tool_calls:
+            tool_called.append(True)
+            state.messages[-1] = Message.assistant("modified to remove tool call")
+
+    agent = ChatModelAgent(
+        name="TestAgent",
+        instruction="You are a helpful assistant.",
+        model=model,
+        tools=[FakeToolForTest(0)],
+        middlewares=[AgentMiddleware(after_chat_model=drop_tool_call)],
+    )
+    events = _drain(agent, "Hello")
+    assert tool_called == [True]
+    assert len(model.calls) == 1
+    assert len(events) == 1 and events[0].message is not None
+    assert events[0].message.content == "first response with tool call"
+    assert len(events[0].message.tool_calls) == 1
+
+
+def test_wrap_tool_call_tool_middleware() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/WrapToolCall_ToolMiddleware"""
+    captured: list[tuple[str, str]] = []
+
+    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
+        def endpoint(inp: ToolInput) -> str:
+            captured.append((inp.name, inp.arguments))
+            return next_ep(inp)
+
+        return endpoint
+
+    agent = ChatModelAgent(
+        name="TestAgent",
+        instruction="You are a helpful assistant.",
+        model=_calls_then_done("test_tool"),
+        tools=[FakeToolForTest(1)],
+        middlewares=[AgentMiddleware(wrap_tool_call=ToolMiddleware(invoke=invoke))],
+    )
+    events = _drain(agent, "use tool")
+    assert captured == [("test_tool", '{"name":"test"}')]
+    assert [e.message.role for e in events if e.message is not None] == ["assistant", "tool", "assistant"]
+    assert len(events) == 3 and events[2].message is not None and events[2].message.content == "done"
+
+
+def test_wrap_tool_call_modify_result() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/WrapToolCall_ModifyResult"""
+
+    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
+        return lambda inp: "modified: " + next_ep(inp)
+
+    agent = ChatModelAgent(
+        name="TestAgent",
+        model=_calls_then_done("test_tool"),
+        tools=[FakeToolForTest(1)],
+        middlewares=[AgentMiddleware(wrap_tool_call=ToolMiddleware(invoke=invoke))],
+    )
+    events = _drain(agent, "use tool")
+    assert len(events) == 3 and events[1].message is not None
+    assert events[1].message.role == "tool" and "modified:" in events[1].message.content
+
+
+def test_wrap_tool_call_streamable_middleware() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/WrapToolCall_StreamableMiddleware: a stream-only tool in
+    a non-streaming run goes through the middleware's streamable wrapper."""
+    invoked: list[bool] = []
+
+    def stream(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
+        def endpoint(inp: ToolInput) -> Iterator[str]:
+            invoked.append(True)
+            return next_ep(inp)
+
+        return endpoint
+
+    agent = ChatModelAgent(
+        name="TestAgent",
+        model=_calls_then_done("test_stream_tool"),
+        tools=[FakeStreamToolForTest(1)],
+        middlewares=[AgentMiddleware(wrap_tool_call=ToolMiddleware(stream=stream))],
+    )
+    events = _drain(agent, "use tool")
+    assert invoked, "the streamable wrap_tool_call middleware should have been invoked"
+    assert len(events) == 3 and events[1].message is not None and events[1].message.role == "tool"

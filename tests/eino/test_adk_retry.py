@@ -91,21 +91,6 @@ def test_no_tools_direct_error_generate() -> None:
     assert len(model.calls) == 3
 
 
-def test_no_tools_direct_error_stream() -> None:
-    """chatmodel_retry_test.go TestChatModelAgentRetry_NoTools_DirectError_Stream (events carry the
-    concatenated message: graph_core's events are whole messages)"""
-    model = StreamModel([RetryableError("retry"), Message.assistant("Success after retry")])
-    agent = ChatModelAgent(
-        name="RetryTestAgent",
-        model=model,
-        model_retry_config=_retry(max_retries=3, is_retryable=_retryable),
-    )
-    events = _run(agent, streaming=True)
-    assert len(events) == 1 and events[0].error is None and events[0].message is not None
-    assert events[0].message.content == "Success after retry"
-    assert len(model.calls) == 2
-
-
 def test_with_tools_direct_error_generate() -> None:
     """chatmodel_retry_test.go TestChatModelAgentRetry_WithTools_DirectError_Generate"""
     model = RecordingModel([RetryableError("retry"), Message.assistant("Success after retry")])

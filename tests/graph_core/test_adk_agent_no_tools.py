@@ -60,7 +60,7 @@ def test_streaming_run_streams_chunks_and_reports_one_event() -> None:
     chunks = [Message.assistant("Hel"), Message.assistant("lo.")]
     agent = ChatModelAgent(name="plain", model=ScriptedChatModel([chunks, chunks]))
     events = list(agent.run("hi", streaming=True))
-    assert [e.message.content for e in events if e.message] == ["Hello."]
+    assert [e.get_message().content for e in events if e.is_streaming] == ["Hello."]  # type: ignore[union-attr]
     streamed = list(agent.stream("hi"))
     assert [c.content for c in streamed] == ["Hel", "lo."]
     assert collect(iter(streamed)).content == "Hello."

@@ -232,9 +232,8 @@ def test_adk_chat_model_agent_on_the_client(
     events = list(agent.run([Message.user(QUESTION)], streaming=streaming))
 
     assert [e.error for e in events] == [None] * len(events)
-    messages = [e.message for e in events if e.message is not None]
-    final = messages[-1] if isinstance(messages[-1], Message) else concat_messages(list(messages[-1]))
-    assert final.content == "Take an umbrella."
+    messages = [m for m in (e.get_message() for e in events) if m is not None]
+    assert messages[-1].content == "Take an umbrella."
     second = server.requests[1].body["messages"]
     assert second[0] == {"role": "system", "content": "Be brief."}
     assert second[-1]["tool_call_id"] == "call_h"
