@@ -185,6 +185,16 @@ class InterruptContext:
     parent: str | None = None
     parent_context: InterruptContext | None = None
 
+    def outermost_first(self) -> list[InterruptContext]:
+        """This point and its enclosing points, the top-level graph first and this point last."""
+        chain: list[InterruptContext] = []
+        point: InterruptContext | None = self
+        while point is not None:
+            chain.append(point)
+            point = point.parent_context
+        chain.reverse()
+        return chain
+
 
 @dataclass(slots=True)
 class InterruptInfo:

@@ -40,13 +40,8 @@ def agent_contexts(contexts: Iterable[InterruptContext], agent_name: str) -> lis
     merged: dict[str, _Merged] = {}
     roots: list[str] = []
     for context in contexts:
-        chain: list[InterruptContext] = []
-        point: InterruptContext | None = context
-        while point is not None:
-            chain.append(point)
-            point = point.parent_context
         parent: str | None = None
-        for point in reversed(chain):  # outermost first
+        for point in context.outermost_first():
             address = agent_address(point.address, agent_name)
             if address == parent:  # collapses into its parent: a root cause lends its info
                 if point.is_root_cause:

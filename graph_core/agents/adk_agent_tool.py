@@ -224,13 +224,8 @@ def _signals(contexts: Sequence[InterruptContext], here: str) -> dict[str, Inter
     by_address: dict[str, InterruptSignal] = {}
     top: dict[str, InterruptSignal] = {}
     for context in contexts:
-        chain: list[InterruptContext] = []
-        point: InterruptContext | None = context
-        while point is not None:
-            chain.append(point)
-            point = point.parent_context
         parent: InterruptSignal | None = None
-        for link in reversed(chain):  # outermost first
+        for link in context.outermost_first():
             signal = by_address.get(link.address)
             if signal is None:
                 signal = InterruptSignal(link.info, address=f"{here};{link.address}")
