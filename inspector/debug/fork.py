@@ -43,6 +43,7 @@ there.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -319,6 +320,8 @@ class _ForkHook:
         did not run in a replayed step, so its items are missing: when the rebuilt state differs only
         by such shorter lists, it is restored from the recording (rebuilt and validated against the
         state's type) and checked again. Any other difference refuses the fork, naming the first one.
+        The recorded state is read through the state's type first, so a recording made before the type
+        gained a field (with a default) still forks.
         """
         if boundary.state is None:
             return
@@ -326,6 +329,11 @@ class _ForkHook:
         if self.settled.same(boundary.state, stored):
             return
         recorded = plain(stored)  # histories as lists, like the rebuilt state
+        if isinstance(boundary.state, BaseModel):
+            # read through the state's type: a field it gained since the recording takes its default
+            # (not of the type at all: the difference below names what)
+            with contextlib.suppress(DebugError):
+                recorded = self._encoded(rebuild_like(boundary.state, recorded, "state"))
         rebuilt = self._encoded(boundary.state)
         difference = first_difference(rebuilt, recorded)
         if (

@@ -121,7 +121,7 @@ class StateTrack:
         held message lists hold the same lists, grown at their end or not. Only those lists are looked
         at, through the encoder's list memo; their appends are the delta."""
         now: tuple[Any, ...] = tuple(map(values.get, lane.names))
-        if not all(map(is_, now, lane.raws)):
+        if not all(map(is_, now, lane.raws)) or lane.changed_in_place(now):
             return None
         return self._lane_delta(lane, now, encoder.grown_list)
 
@@ -135,7 +135,7 @@ class StateTrack:
         if state.__pydantic_extra__:
             return None
         now: list[Any] = list(map(state.__dict__.get, lane.names))
-        if not all(map(is_, now, lane.raws)):
+        if not all(map(is_, now, lane.raws)) or lane.changed_in_place(now):
             return None
         for i, _ in lane.lists:
             value = now[i]
@@ -266,18 +266,28 @@ class StateTrack:
 
 class _Lane:
     """What `StateTrack._usual` checks a model state against: its fields' names in plan order, the
-    objects they held last step, and (index, stored key) of those that held lists. Made only
-    when every other field held a scalar or is masked, so a field still holding the same object is
-    unchanged."""
+    objects they held last step, (index, stored key) of those that held lists, and the indexes of
+    those that held empty dicts (an ADK state's run-local values, usually none). Made only when every
+    other field held a scalar or is masked, so a field still holding the same object is unchanged; an
+    empty dict is unchanged while it stays empty (`changed_in_place`)."""
 
-    __slots__ = ("lists", "names", "raws")
+    __slots__ = ("empties", "lists", "names", "raws")
 
     def __init__(
-        self, names: tuple[str, ...], raws: tuple[Any, ...], lists: tuple[tuple[int, str], ...]
+        self,
+        names: tuple[str, ...],
+        raws: tuple[Any, ...],
+        lists: tuple[tuple[int, str], ...],
+        empties: tuple[int, ...] = (),
     ) -> None:
         self.names = names
         self.raws = raws
         self.lists = lists
+        self.empties = empties
+
+    def changed_in_place(self, now: Sequence[Any]) -> bool:
+        """Whether a dict that was empty (the same object, by the identity check) has been filled."""
+        return any(now[i] for i in self.empties)
 
 
 HeldState = tuple[_Lane, list[Any]]
@@ -292,6 +302,7 @@ def _lane_of(
     order), or None when some field holds anything but a scalar or a list stored as a `$refs` marker
     (a message list the encoder memoised): anything else may change in place."""
     lists: list[tuple[int, str]] = []
+    empties: list[int] = []
     for i, (key, raw, masked) in enumerate(fields):
         if masked:
             continue
@@ -301,9 +312,12 @@ def _lane_of(
             if type(stored) is not dict or "$refs" not in stored:
                 return None
             lists.append((i, key))
+        elif cls is dict and not raw:
+            empties.append(i)
         elif cls not in _SCALARS:
             return None
-    return _Lane(tuple(name for name, _, _ in plan), tuple(raw for _, raw, _ in fields), tuple(lists))
+    names = tuple(name for name, _, _ in plan)
+    return _Lane(names, tuple(raw for _, raw, _ in fields), tuple(lists), tuple(empties))
 
 
 def _grown_tail(before: dict[str, Any], value: dict[str, Any]) -> list[list[int]] | None:

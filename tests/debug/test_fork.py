@@ -164,6 +164,19 @@ def test_an_adk_agent_whose_model_node_writes_the_state_forks_too(tmp_path: Path
     assert diff_runs("fixtures/runs/adk.jsonl", out).first_divergence.index == 6  # type: ignore[union-attr]
 
 
+def test_a_recording_made_before_the_state_type_gained_a_field_forks(tmp_path: Path) -> None:
+    """`adk_before_run_local_values.jsonl` is the ADK fixture as recorded before `AdkState` gained `extra`
+    (run-local values): its states are read through today's type, the new field at its default."""
+    old = Path(__file__).parent / "recordings" / "adk_before_run_local_values.jsonl"
+    out = tmp_path / "fork.jsonl"
+    run_fork(plan_fork(old, 6, model_answer=Message.assistant("Take the early flight.")), out)
+    parent, fork = read_run(old), read_run(out)
+    assert "extra" not in parent.state_at(2) and fork.state_at(2)["extra"] == {}
+    for i in (2, 3, 5):
+        assert fork.state_at(i) == parent.state_at(i) | {"extra": {}}
+    assert fork.status == "ok" and fork.steps[6].node_runs[0].output["content"] == "Take the early flight."
+
+
 def test_a_stream_mode_recording_forks_in_stream_mode(tmp_path: Path) -> None:
     out = tmp_path / "fork.jsonl"
     run_fork(plan_fork("fixtures/runs/streaming_pitfall.jsonl", 0), out)

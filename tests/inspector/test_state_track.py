@@ -103,13 +103,15 @@ def test_fused_state_path_equals_encode_then_diff() -> None:
 
 
 class _Lean(BaseModel):
-    """A state of scalars and message lists only: its usual steps take `StateTrack`'s shortest path."""
+    """A state of scalars, message lists and a dict that is mostly empty (an ADK state's run-local
+    values): its usual steps take `StateTrack`'s shortest path."""
 
     messages: list[Message] = []
     notes: list[Message] = []
     note: str = ""
     count: int = 0
     api_key: str = "sk-1"
+    extra: dict[str, Any] = {}
 
 
 def _lean_mutations() -> list[Any]:
@@ -135,7 +137,16 @@ def _lean_mutations() -> list[Any]:
     def replace_history(s: Any) -> None:
         s.messages = [Message.system("fresh"), *s.messages[-1:]]
 
-    return [grow, grow, same, grow_both, grow, bump, grow, edit_in_place, grow, shrink, grow, replace_history]
+    def fill_extra(s: Any) -> None:  # the same dict, no longer empty: recorded again
+        s.extra["plan"] = len(s.messages)
+
+    def empty_extra(s: Any) -> None:
+        s.extra.clear()
+
+    return [
+        grow, grow, same, grow_both, grow, bump, grow, edit_in_place, grow, shrink, grow, replace_history,
+        grow, grow, fill_extra, grow, empty_extra, grow, grow,
+    ]  # fmt: skip
 
 
 def test_usual_steps_of_a_lean_state_equal_encode_then_diff(monkeypatch: pytest.MonkeyPatch) -> None:
