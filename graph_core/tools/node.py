@@ -365,13 +365,17 @@ class ToolsNode:
             method = direct.get(call.name)
             if method is None:
                 return None
+            content: Any = None
+            error: Exception | None = None
             token = _TOOL_CALL_ID.set(call.id)
             try:
                 content = method(call.arguments)
             except Exception as exc:
-                return self._direct_failed(message, [(None, exc)])
+                error = exc
             finally:
                 _TOOL_CALL_ID.reset(token)
+            if error is not None:  # raised outside the handler, so it has no `__context__`, as in `_collect`
+                return self._direct_failed(message, [(None, error)])
             if type(content) is str and type(call.id) is str and type(call.name) is str:
                 return [Message.trusted("tool", content, tool_call_id=call.id, tool_name=call.name)]
             return [self._message(self._task(0, call), content)]

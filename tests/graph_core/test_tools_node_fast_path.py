@@ -19,7 +19,7 @@ from graph_core import END, START, Graph
 from graph_core.call_options import tool_options, with_tools_node_options
 from graph_core.callbacks import RunInfo
 from graph_core.context import RunScope, scoped
-from graph_core.interrupt import PointRecord
+from graph_core.interrupt import PointRecord, interrupt
 from graph_core.multimodal import ToolOutputPart, ToolResult
 from graph_core.schema import Message, ToolCall
 from graph_core.tools import (
@@ -46,6 +46,13 @@ def echo(text: str) -> str:
 def fail() -> str:
     """Always fails."""
     raise ValueError("no")
+
+
+@tool
+def stop() -> str:
+    """Interrupts the run."""
+    interrupt("needs input")
+    return "never"
 
 
 @tool
@@ -249,6 +256,8 @@ def outcome(node: ToolsNode, message: Any) -> Any:
             getattr(exc, "tool_call_id", None),
             type(cause),
             str(cause),
+            type(exc.__context__),  # raised outside the tool's handler, as the general path raises it
+            getattr(exc, "info", None),
         )
 
 
@@ -263,6 +272,8 @@ SAME_CASES: dict[str, Any] = {
     "a non-text result": calls(("c", "number", "{}")),
     "a non-text result among texts": calls(("c1", "echo", '{"text": "a"}'), ("c2", "number", "{}")),
     "an unknown tool": calls(("c", "nope", "{}")),
+    "an interrupting tool": calls(("c", "stop", "{}")),
+    "an interrupting tool among others": calls(("c1", "echo", '{"text": "a"}'), ("c2", "stop", "{}")),
     "no tool calls": Message.assistant("hi"),
     "a user message": Message.user("hi"),
     "not a message": "hi",
@@ -274,7 +285,7 @@ SAME_CASES: dict[str, Any] = {
 def test_fast_and_general_paths_give_the_same(
     monkeypatch: pytest.MonkeyPatch, case: str, sequential: bool
 ) -> None:
-    node = ToolsNode([echo, fail, number], execute_sequentially=sequential)
+    node = ToolsNode([echo, fail, number, stop], execute_sequentially=sequential)
     fast = outcome(node, SAME_CASES[case])
     general_only(monkeypatch)
     assert outcome(node, SAME_CASES[case]) == fast
