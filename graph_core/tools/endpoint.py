@@ -40,6 +40,7 @@ __all__ = [
     "ToolInput",
     "ToolMiddleware",
     "build_endpoints",
+    "direct_invoke",
 ]
 
 
@@ -250,6 +251,16 @@ def _crossing_chain(
             async_ep = wrap_async(async_ep)
             sync_ep = surface.to_sync(async_ep)
     return sync_ep, async_ep
+
+
+def direct_invoke(tool: Any, middlewares: Sequence[ToolMiddleware]) -> Callable[[str], Any] | None:
+    """The tool's own sync `invoke(arguments)` when its invoke endpoint is nothing more than that call
+    (no middleware, a native text invoke surface), else None: the ToolsNode's fast path calls it
+    without building a `ToolInput` for an endpoint that would only read `.arguments` back."""
+    if middlewares:
+        return None
+    invokes, _, enhanced = _native_surfaces(tool)
+    return None if enhanced or not invokes else getattr(tool, "invoke", None)
 
 
 def build_endpoints(tool: Any, middlewares: Sequence[ToolMiddleware]) -> Endpoints:

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from graph_core.schema import ToolInfo
 from graph_core.tools.alias import ToolAliasConfig, ToolAliases
-from graph_core.tools.endpoint import Endpoints, ToolMiddleware, build_endpoints
+from graph_core.tools.endpoint import Endpoints, ToolMiddleware, build_endpoints, direct_invoke
 from graph_core.tools.function import Tool
 
 __all__ = ["ToolIndex", "ToolsNodeOptions"]
@@ -48,11 +48,14 @@ class ToolsNodeOptions:
 
 @dataclass(frozen=True, slots=True)
 class ToolIndex:
-    """Tools in order, endpoints by every callable name (canonical names and name aliases), aliases."""
+    """Tools in order, endpoints by every callable name (canonical names and name aliases), aliases;
+    `direct`: the tools' own `invoke(arguments)` by name, when no alias or middleware stands between
+    a call and the tool (`endpoint.direct_invoke`; the tools without one are left out), else None."""
 
     tools: list[Any]
     endpoints: dict[str, Endpoints]
     aliases: ToolAliases | None
+    direct: dict[str, Callable[[str], Any]] | None = None
 
     @classmethod
     def build(
@@ -63,6 +66,7 @@ class ToolIndex:
     ) -> ToolIndex:
         objects: list[Any] = []
         endpoints: dict[str, Endpoints] = {}
+        direct: dict[str, Callable[[str], Any]] | None = None if middlewares or alias_configs else {}
         for idx, item in enumerate(tools):
             # Plain functions become tools.
             tool_obj: Any = item if hasattr(item, "info") else Tool(cast(Callable[..., Any], item))
@@ -75,8 +79,10 @@ class ToolIndex:
                 raise ValueError(f"duplicate tool name `{info.name}` at idx= {idx}")
             objects.append(tool_obj)
             endpoints[info.name] = build_endpoints(tool_obj, middlewares)
+            if direct is not None and (method := direct_invoke(tool_obj, middlewares)) is not None:
+                direct[info.name] = method
         aliases = ToolAliases.build([t.info for t in objects], alias_configs) if alias_configs else None
         if aliases is not None:
             for alias, canonical in aliases.names.items():
                 endpoints.setdefault(alias, endpoints[canonical])
-        return cls(objects, endpoints, aliases)
+        return cls(objects, endpoints, aliases, direct)

@@ -33,7 +33,7 @@ from graph_core.callbacks import RunInfo
 from graph_core.context import current_scope, notify_end, notify_error, notify_start, observers, run_info
 from graph_core.interrupt import InterruptSignal
 from graph_core.multimodal import ToolResult, concat_tool_results
-from graph_core.schema import Message, ToolInfo
+from graph_core.schema import Message, ToolCall, ToolInfo
 from graph_core.tools.alias import ToolAliasConfig, remap_arguments
 from graph_core.tools.bridge import run_blocking, submit
 from graph_core.tools.composite import interrupt_calls, resumed
@@ -99,6 +99,17 @@ def _handler_endpoints(handler: UnknownToolsHandler) -> Endpoints:
         yield await ainvoke(inp)
 
     return Endpoints(invoke=invoke, ainvoke=ainvoke, stream=lambda inp: iter([invoke(inp)]), astream=astream)
+
+
+def _call_direct(method: Callable[[str], Any], call_id: str, arguments: str) -> tuple[Any, Exception | None]:
+    """One call on the fast path: the tool's own invoke under its call ID; (result, None) or (None, error)."""
+    token = _TOOL_CALL_ID.set(call_id)
+    try:
+        return method(arguments), None
+    except Exception as exc:
+        return None, exc
+    finally:
+        _TOOL_CALL_ID.reset(token)
 
 
 def _is_interrupt(exc: BaseException) -> bool:
@@ -312,6 +323,17 @@ class ToolsNode:
         input is used and only the interrupted calls run again. `options`: this call's tool list and
         aliases (`graph_core.tools.index`; by default the run's `tools_node_options`, if any).
         """
+        if options is None and self._index.direct is not None and self.tool_arguments_handler is None:
+            scope = current_scope()
+            if scope is None or not (
+                scope.callbacks
+                or scope.resume is not None
+                or "tools_node_options" in scope.extras
+                or CALL_OPTIONS in scope.extras
+            ):
+                fast = self._invoke_direct(message, self._index.direct)
+                if fast is not None:
+                    return fast
         message, tasks, todo, executed = self._plan(message, options)
         if len(tasks) == 1 and not executed:  # the common case: one call, inline, nothing to merge
             outcome = self._run_invoke(tasks[0])
@@ -325,6 +347,75 @@ class ToolsNode:
             first = self._run_invoke(todo[0])
             outcomes = [first, *(f.result() for f in futures)]
         return self._collect(tasks, _with_executed(tasks, todo, outcomes, executed), "invoke", message)
+
+    def _invoke_direct(
+        self, message: Message, direct: Mapping[str, Callable[[str], Any]]
+    ) -> list[Message] | None:
+        """`invoke`'s fast path, or None (nothing run) when it does not apply: a valid message whose every
+        call names a tool with a direct invoke (`ToolIndex.direct`), under a scope with no callbacks, no
+        resume state and no per-run options (`invoke` checks those). It produces what the general path
+        does, without its per-call `_Task`, `_Outcome` and `ToolInput` objects or scope look-ups: a
+        failure or interrupt is handed to `_collect` with the objects the general path would have built.
+        """
+        if type(message) is not Message or message.role != "assistant" or not message.tool_calls:
+            return None  # the general path raises the input errors
+        calls = message.tool_calls
+        if len(calls) == 1:
+            call = calls[0]
+            method = direct.get(call.name)
+            if method is None:
+                return None
+            content: Any = None
+            error: Exception | None = None
+            token = _TOOL_CALL_ID.set(call.id)
+            try:
+                content = method(call.arguments)
+            except Exception as exc:
+                error = exc
+            finally:
+                _TOOL_CALL_ID.reset(token)
+            if error is not None:  # raised outside the handler, so it has no `__context__`, as in `_collect`
+                return self._direct_failed(message, [(None, error)])
+            if type(content) is str and type(call.id) is str and type(call.name) is str:
+                return [Message.trusted("tool", content, tool_call_id=call.id, tool_name=call.name)]
+            return [self._message(self._task(0, call), content)]
+        methods: list[Callable[[str], Any]] = []
+        for call in calls:
+            method = direct.get(call.name)
+            if method is None:
+                return None
+            methods.append(method)
+        if self.execute_sequentially:
+            results = [_call_direct(m, c.id, c.arguments) for m, c in zip(methods, calls, strict=True)]
+        else:
+            futures = [
+                submit(_call_direct, m, c.id, c.arguments)
+                for m, c in zip(methods[1:], calls[1:], strict=True)
+            ]
+            results = [
+                _call_direct(methods[0], calls[0].id, calls[0].arguments),
+                *(f.result() for f in futures),
+            ]
+        if any(error is not None for _, error in results):
+            return self._direct_failed(message, results)
+        return [
+            self._message(self._task(i, c), content)
+            for i, (c, (content, _)) in enumerate(zip(calls, results, strict=True))
+        ]
+
+    def _task(self, index: int, call: ToolCall) -> _Task:
+        """The general path's task for a call the fast path ran (no alias, no arguments handler)."""
+        return _Task(index, call.name, call.id, call.arguments, self._index.endpoints[call.name])
+
+    def _direct_failed(
+        self, message: Message, results: Sequence[tuple[Any, BaseException | None]]
+    ) -> list[Message]:
+        """A fast-path run with failed or interrupted calls, finished as the general path finishes it."""
+        tasks = [self._task(i, call) for i, call in enumerate(message.tool_calls)]
+        outcomes = [
+            _Outcome(error=error) if error is not None else _Outcome(content) for content, error in results
+        ]
+        return self._collect(tasks, outcomes, "invoke", message)
 
     def _collect(
         self, tasks: Sequence[_Task], outcomes: Sequence[_Outcome], verb: str, message: Message
