@@ -11,7 +11,9 @@ refers to it by identity afterwards, and a state's message list grows by one or 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
+from operator import is_
 from typing import Any
 
 from graph_core.schema import Message, Role, TokenUsage, ToolCall
@@ -132,12 +134,6 @@ def _is_message(value: Any) -> bool:
     return known
 
 
-def _message_id(message: Any) -> str | None:
-    """A LangChain message's `id` (LangGraph's reducer gives every message in a state one), or None."""
-    value = getattr(message, "id", None)
-    return value if isinstance(value, str) else None
-
-
 def _same(a: Any, b: Any) -> bool:
     """Whether two messages are equal (LangChain messages compare by value); False if that fails."""
     try:
@@ -146,22 +142,70 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def _same_item(a: Any, b: Any) -> bool:
+    """Whether `b`, in the place of `a`, converts to what `a` converted to: the same object, an equal
+    string, integer or float of the same type (not 1 for True or 1.0, nor 0.0 for -0.0), an equal
+    LangChain message, or a tuple of such items. Anything else (a dict, a list, another object) only
+    when it is the same object, and `_lasting` keeps lines holding those from being extended at all."""
+    if a is b:
+        return True
+    cls = type(a)
+    if cls is not type(b):
+        return False
+    if cls is str or cls is int or cls is bytes:
+        return a == b
+    if cls is float:
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    if cls is tuple:
+        return len(a) == len(b) and all(map(_same_item, a, b))  # pyright: ignore[reportUnknownArgumentType]
+    return _is_message(a) and _same(a, b)
+
+
+def _lasting(item: Any, depth: int = 0) -> bool:
+    """Whether an item's conversion stays right while the item is the same object: a scalar, a message
+    (trusted not to be edited in place, as graph_core's recorder trusts its messages) or a tuple of
+    such items. A dict or a list may be edited in place, so a list holding one is converted afresh."""
+    cls = type(item)
+    if cls in _PLAIN or cls is bytes:
+        return True
+    if cls is tuple:
+        return depth < 8 and all(_lasting(x, depth + 1) for x in item)  # pyright: ignore[reportUnknownVariableType]
+    return _is_message(item)
+
+
+class _Line:
+    """A list at one place of a state (graph path and key path): a copy of the source list converted
+    last (a copy: the state's own list may be edited in place), and its conversion, which grows with it."""
+
+    __slots__ = ("before", "converted")
+
+    def __init__(self, before: list[Any], converted: list[Any]) -> None:
+        self.before = before
+        self.converted = converted
+
+
+Where = tuple[Any, ...]
+"""A list's place: the line's root (a graph path) and the dict keys down to it."""
+
+
 class Neutralizer:
     """Convert values for recording: LangChain messages to `Message`, containers walked, the rest as is.
 
     A converted message is kept by the identity of its original (and the original kept alive, so the
     identity is not reused), so the same LangChain message always becomes the same `Message` object.
+
+    A state's lists (`state`) are kept by their place, the graph's path and the keys down to the list:
+    LangGraph's reducers (`add_messages`, `operator.add`) make a new list every step with the old items
+    as its prefix, and the conversion made for that place last time is extended in place and returned
+    again, so a step costs the new items only and the recorder sees one list that grows, as in a
+    graph_core state. (An observer that keeps the list must copy it, as graph_core's callback contract
+    says of states.) Keyed by place, a list never extends the conversion of another key's list, however
+    alike their first items; a list that shrank, changed or was replaced is converted afresh.
     """
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Any, Message]] = {}
-        # message lists by the identity of their first message: (that message, the source list last
-        # converted, its conversion), so a list that grew since is converted by extending the same list
-        self._lines: dict[int, tuple[Any, list[Any], list[Any]]] = {}
-        # the same lines by the LangChain id of their first message: a live-debugged run's state is read
-        # back from its checkpoint after each stop (new objects, equal messages) and goes on extending
-        # the same converted list, as if it had not stopped
-        self._by_id: dict[str, tuple[Any, list[Any], list[Any]]] = {}
+        self._lines: dict[Where, _Line] = {}
 
     def message(self, value: Any) -> Message:
         held = self._seen.get(id(value))
@@ -172,63 +216,84 @@ class Neutralizer:
         return converted
 
     def value(self, value: Any, depth: int = 0) -> Any:
-        """`value` with every LangChain message (inside dicts, lists, tuples) converted."""
+        """`value` with every LangChain message (inside dicts, lists, tuples) converted, afresh (a node's
+        output, a run's input: values that are not a graph's state)."""
+        return self._walk(value, depth, None, False)
+
+    def state(self, value: Any, at: tuple[str, ...] = ()) -> Any:
+        """`value`, the state of the graph at path `at`, converted: its lists (at any depth of dicts)
+        extend the conversions of the lists last seen at their places (see the class)."""
+        return self._walk(value, 0, (at,), True)
+
+    def node_input(self, value: Any, at: tuple[str, ...] = ()) -> Any:
+        """`value`, the input of a node of the graph at path `at` (usually that graph's state as the last
+        step left it), converted: a list equal to the last state's at its place is given that state's
+        conversion; nothing is extended or remembered (a `Send`'s input is no state)."""
+        return self._walk(value, 0, (at,), False)
+
+    def _walk(self, value: Any, depth: int, where: Where | None, extend: bool) -> Any:
         cls = type(value)
         if cls in _PLAIN or depth > 50:
             return value
         if cls is dict:  # a state or a node's input, usually: its plain fields are kept without a call
+            if where is None:
+                return {
+                    key: item if type(item) in _PLAIN else self._walk(item, depth + 1, None, False)
+                    for key, item in value.items()  # pyright: ignore[reportUnknownVariableType]
+                }
             return {
-                key: item if type(item) in _PLAIN else self.value(item, depth + 1)
+                key: item if type(item) in _PLAIN else self._walk(item, depth + 1, (*where, key), extend)
                 for key, item in value.items()  # pyright: ignore[reportUnknownVariableType]
             }
         if cls is list:
-            if value and _is_message(value[0]):
-                return self._message_list(value, depth)
-            return [self.value(item, depth + 1) for item in value]  # pyright: ignore[reportUnknownVariableType]
+            if where is not None and value:
+                return self._list_at(value, depth, where, extend)  # pyright: ignore[reportUnknownArgumentType]
+            return [self._walk(item, depth + 1, None, False) for item in value]  # pyright: ignore[reportUnknownVariableType]
         if cls is tuple:
-            return tuple(self.value(item, depth + 1) for item in value)  # pyright: ignore[reportUnknownVariableType]
+            return tuple(self._walk(item, depth + 1, None, False) for item in value)  # pyright: ignore[reportUnknownVariableType]
         if _is_message(value):
             return self.message(value)
         if isinstance(value, Mapping):
-            return {key: self.value(item, depth + 1) for key, item in value.items()}  # pyright: ignore[reportUnknownVariableType]
+            return {
+                key: self._walk(item, depth + 1, None if where is None else (*where, key), extend)
+                for key, item in value.items()  # pyright: ignore[reportUnknownVariableType]
+            }
         return value
 
-    def _message_list(self, source: list[Any], depth: int) -> list[Any]:
-        """A state's message list, converted. LangGraph's reducer makes a new list every step with the
-        old messages as its prefix; when that prefix holds the messages of the list converted last time,
-        the earlier conversion is extended in place and returned again, so a step costs the new messages
-        only and the recorder sees one list that grows, as in a graph_core state. (An observer that keeps
-        the list must copy it, as graph_core's callback contract says of states.)
-
-        The prefix is compared with `==` on the lists, which takes each item's identity first, at C
-        speed: a per-item identity test in Python cost more than the rest of a step's translation on a
-        long history. An item that is not the same object but equal to it (LangChain messages compare
-        by value) converts to an equal `Message`, so the earlier conversion stands for it."""
-        first = source[0]
-        line = self._lines.get(id(first))
-        if line is None or line[0] is not first:  # the same messages as other objects, read back from
-            line = self._by_id.get(_message_id(first) or "")  # a checkpoint? (by LangChain's message id)
-        if line is not None and (line[0] is first or _same(line[0], first)):
-            _, before, converted = line
+    def _list_at(self, source: list[Any], depth: int, where: Where, extend: bool) -> list[Any]:
+        """The list at `where`, converted. When the list last converted there is a prefix of `source`
+        (item by item: the same object first, at C speed, else `_same_item`: a thread read back from a
+        checkpoint holds equal items as new objects), its conversion stands for that prefix: returned
+        as is when nothing was added, extended in place by the new items when `extend` (a state), else
+        (a node's input) not used. A line holding an item that may change in place (`_lasting`) is
+        never extended: such a list is converted afresh every time, as any other value is."""
+        try:
+            hash(where)
+        except TypeError:  # a key that cannot be hashed (a Mapping that is not a dict): no line
+            return [self._walk(item, depth + 1, None, False) for item in source]
+        line = self._lines.get(where)
+        if line is not None:
+            before, converted = line.before, line.converted
             n = len(before)
-            if len(converted) == n and len(source) >= n:
-                if source is before and len(source) == n:
-                    return converted
+            if len(converted) == n and len(source) >= n and (len(source) == n or extend):
                 try:
-                    same = source[:n] == before if len(source) > n else source == before
+                    same = all(map(is_, source, before)) or all(map(_same_item, source, before))
                 except Exception:  # an item whose comparison fails: convert the list afresh
                     same = False
                 if same:
-                    if len(source) > n:
-                        converted.extend(self.value(item, depth + 1) for item in source[n:])
-                    self._remember(first, source, converted)
-                    return converted
-        converted = [self.value(item, depth + 1) for item in source]
-        self._remember(first, source, converted)
+                    if len(source) == n:
+                        if extend:
+                            line.before = source[:]
+                        return converted
+                    tail = source[n:]
+                    if all(map(_lasting, tail)):
+                        converted.extend(self._walk(item, depth + 1, None, False) for item in tail)
+                        line.before = source[:]
+                        return converted
+        converted = [self._walk(item, depth + 1, None, False) for item in source]
+        if extend:
+            if all(map(_lasting, source)):
+                self._lines[where] = _Line(source[:], converted)
+            else:
+                self._lines.pop(where, None)
         return converted
-
-    def _remember(self, first: Any, source: list[Any], converted: list[Any]) -> None:
-        line = self._lines[id(first)] = (first, source, converted)
-        key = _message_id(first)
-        if key is not None:
-            self._by_id[key] = line

@@ -188,7 +188,7 @@ class StepTranslator:
             return final
         if top.open and not top.paused:  # a static interrupt: the last step finished
             self._close(top, next_nodes, ended=False, infer=False)
-        interrupted.state = self._neutral.value(top.state)
+        interrupted.state = self._neutral.state(top.state)
         error = InterruptError(interrupted, checkpoint_id=self._checkpoint_id())
         self._call("on_error", self._info, error)
         return error
@@ -292,7 +292,7 @@ class StepTranslator:
             Budget.of(graph.index + 1, self._limit),
             graph.path,
             self._topology.name if not graph.path else graph.path[-1],
-            self._neutral.value(graph.state),
+            self._neutral.state(graph.state, graph.path),
             branches,
             tuple(n for n in next_nodes if n != END),
             ended,
@@ -392,7 +392,7 @@ class StepTranslator:
         if model_message is not None:
             kind = "ChatModel"
         info = RunInfo(name, "", kind, path, graph.index, self._topology.name)
-        self._call("on_start", info, self._neutral.value(raw_input))
+        self._call("on_start", info, self._neutral.node_input(raw_input, graph.path))
         if kind == "ToolsNode" and error is None:
             self._tools(path, name, raw_input, result)
         if interrupts:
