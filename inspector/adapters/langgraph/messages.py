@@ -134,6 +134,12 @@ def _is_message(value: Any) -> bool:
     return known
 
 
+def _message_id(message: Any) -> str | None:
+    """A LangChain message's `id` (LangGraph's reducer gives every message in a state one), or None."""
+    value = getattr(message, "id", None)
+    return value if isinstance(value, str) else None
+
+
 def _same(a: Any, b: Any) -> bool:
     """Whether two messages are equal (LangChain messages compare by value); False if that fails."""
     try:
@@ -206,6 +212,7 @@ class Neutralizer:
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Any, Message]] = {}
         self._lines: dict[Where, _Line] = {}
+        self._firsts: dict[Any, Where] = {}  # the place of the last line begun by a message (`_first_key`)
 
     def message(self, value: Any) -> Message:
         held = self._seen.get(id(value))
@@ -261,39 +268,64 @@ class Neutralizer:
         return value
 
     def _list_at(self, source: list[Any], depth: int, where: Where, extend: bool) -> list[Any]:
-        """The list at `where`, converted. When the list last converted there is a prefix of `source`
-        (item by item: the same object first, at C speed, else `_same_item`: a thread read back from a
-        checkpoint holds equal items as new objects), its conversion stands for that prefix: returned
-        as is when nothing was added, extended in place by the new items when `extend` (a state), else
-        (a node's input) not used. A line holding an item that may change in place (`_lasting`) is
-        never extended: such a list is converted afresh every time, as any other value is."""
+        """The list at `where`, converted, reusing the conversion of the list last converted there when
+        that list is a prefix of `source` (`_prefix`): returned as is when nothing was added; for a
+        state (`extend`), extended in place by the new items; else (a node's input) a new list of the
+        prefix's conversions and the new items'. A place with no line of its own may reuse, the same
+        way but never extending it, the line of another place whose list began with the same message
+        (a `Send` carries a copy of the state's history: its messages keep their conversions). A line
+        holding an item that may change in place (`_lasting`) is not kept: such a list is converted
+        afresh every time, as any other value is."""
         try:
-            hash(where)
+            line = self._lines.get(where)
         except TypeError:  # a key that cannot be hashed (a Mapping that is not a dict): no line
             return [self._walk(item, depth + 1, None, False) for item in source]
-        line = self._lines.get(where)
-        if line is not None:
-            before, converted = line.before, line.converted
-            n = len(before)
-            if len(converted) == n and len(source) >= n and (len(source) == n or extend):
-                try:
-                    same = all(map(is_, source, before)) or all(map(_same_item, source, before))
-                except Exception:  # an item whose comparison fails: convert the list afresh
-                    same = False
-                if same:
-                    if len(source) == n:
-                        if extend:
-                            line.before = source[:]
-                        return converted
-                    tail = source[n:]
-                    if all(map(_lasting, tail)):
-                        converted.extend(self._walk(item, depth + 1, None, False) for item in tail)
-                        line.before = source[:]
-                        return converted
-        converted = [self._walk(item, depth + 1, None, False) for item in source]
+        own = line is not None
+        if line is None and _is_message(source[0]):
+            elsewhere = self._firsts.get(_first_key(source[0]))
+            line = None if elsewhere is None else self._lines.get(elsewhere)
+        converted: list[Any] | None = None
+        if line is not None and self._prefix(line, source):
+            n = len(line.before)
+            if len(source) == n:
+                if own and extend:
+                    line.before = source[:]
+                return line.converted
+            tail = source[n:]
+            if own and extend:
+                if all(map(_lasting, tail)):
+                    line.converted.extend(self._walk(item, depth + 1, None, False) for item in tail)
+                    line.before = source[:]
+                    return line.converted
+            else:
+                converted = [*line.converted, *(self._walk(item, depth + 1, None, False) for item in tail)]
+        if converted is None:
+            converted = [self._walk(item, depth + 1, None, False) for item in source]
         if extend:
             if all(map(_lasting, source)):
                 self._lines[where] = _Line(source[:], converted)
+                if _is_message(source[0]):
+                    self._firsts[_first_key(source[0])] = where
             else:
                 self._lines.pop(where, None)
         return converted
+
+    @staticmethod
+    def _prefix(line: _Line, source: list[Any]) -> bool:
+        """Whether the list `line` was made from is a prefix of `source`, item by item: the same object
+        first, at C speed, else `_same_item` (a state read back from a checkpoint holds equal items as
+        new objects), and its conversion is intact (an observer did not shorten it)."""
+        before = line.before
+        n = len(before)
+        if len(line.converted) != n or len(source) < n:
+            return False
+        try:
+            return all(map(is_, source, before)) or all(map(_same_item, source, before))
+        except Exception:  # an item whose comparison fails: convert the list afresh
+            return False
+
+
+def _first_key(message: Any) -> Any:
+    """What a line is found by from its first message elsewhere: the message's LangChain id (a state
+    read back from a checkpoint holds the same ids), else its identity (`_prefix` checks the rest)."""
+    return _message_id(message) or id(message)

@@ -139,7 +139,9 @@ class StepTranslator:
     def start(self, input: Any) -> None:
         """The graph starts with `input` (None for a resume from a checkpoint)."""
         with scoped(RunScope(extras=self._extras)):
-            self._call("on_start", self._info, self._neutral.value(input))
+            # the input as the top graph's state: its lists start the lines the states extend, so a
+            # state read back from a checkpoint (equal messages, new objects) keeps their conversions
+            self._call("on_start", self._info, self._neutral.state(input))
 
     def feed(self, namespace: Sequence[str], mode: str, chunk: Any) -> None:
         """One event of `graph.stream(..., stream_mode=["tasks", "values"], subgraphs=True)` (or with
