@@ -29,9 +29,16 @@ class _Log(TypedDict):
 def _thread(db: Path, thread: str, steps: int) -> None:
     """A LangGraph thread of `steps` steps, each adding one line to a plain `operator.add` list."""
     graph = StateGraph(_Log)
-    graph.add_node("work", lambda state: {"n": state["n"] + 1, "log": [f"step {state['n'] + 1}"]})
+
+    def work(state: _Log) -> dict[str, Any]:
+        return {"n": state["n"] + 1, "log": [f"step {state['n'] + 1}"]}
+
+    def again(state: _Log) -> str:
+        return "work" if state["n"] < steps else END
+
+    graph.add_node("work", work)
     graph.add_edge(START, "work")
-    graph.add_conditional_edges("work", lambda state: "work" if state["n"] < steps else END, ["work", END])
+    graph.add_conditional_edges("work", again, ["work", END])
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
         app = graph.compile(checkpointer=SqliteSaver(conn))
         app.invoke(
@@ -126,7 +133,7 @@ def test_lists_of_dicts_and_tuples_with_messages_inside() -> None:
     pairs = neutral.state({"pairs": [("user", hi)]})["pairs"]
     grown = neutral.state({"pairs": [("user", hi), ("ai", yo)]})["pairs"]
     assert grown is pairs and grown == [("user", Message.user("hi")), ("ai", Message.assistant("yo"))]
-    turn = {"said": hi}
+    turn: dict[str, Any] = {"said": hi}
     rows = neutral.state({"rows": [turn]})["rows"]
     assert rows == [{"said": Message.user("hi")}]
     turn["said"] = yo  # a dict edited in place: its list is converted again, never reused stale

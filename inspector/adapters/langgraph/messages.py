@@ -4,8 +4,11 @@ A LangGraph state holds LangChain messages (`HumanMessage`, `AIMessage` with `to
 `ToolMessage`, ...). The recorder, the messages pane and `inspector show` know graph_core's `Message`:
 `to_message` converts one (tool-call `args` become a JSON `arguments` string, `usage_metadata` becomes
 `TokenUsage`), and `Neutralizer` converts whole values (states, node inputs and outputs), reusing the
-converted object for a message it saw before. That reuse matters: the recorder stores a message once and
-refers to it by identity afterwards, and a state's message list grows by one or two messages a step.
+converted object for a message it saw before, and a state's lists by where they sit (the graph's path
+and the keys down to each list). That reuse matters: the recorder stores a message once and refers to it by
+identity afterwards, and a state's lists grow by an item or two a step (LangGraph's reducers make a new
+list each time): converting each list whole every step would make a long thread cost the square of its
+length.
 """
 
 from __future__ import annotations
