@@ -121,6 +121,8 @@ def test_a_list_edited_in_place_is_seen() -> None:
 
 def test_equal_items_of_another_type_are_not_taken_for_the_old_ones() -> None:
     neutral = Neutralizer()
+    neutral.state({"ids": [1, 2]})  # equal by `==` as [True, 2]: the items' types tell them apart
+    assert [type(x) for x in neutral.state({"ids": [True, 2, 3]})["ids"]] == [bool, int, int]
     neutral.state({"flags": [1, 0.0]})
     assert [type(x) for x in neutral.state({"flags": [True, 0.0, 2]})["flags"]] == [bool, float, int]
     signed = neutral.state({"flags": [True, -0.0, 2, 3]})["flags"]

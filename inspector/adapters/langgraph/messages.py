@@ -170,6 +170,16 @@ def _same_item(a: Any, b: Any) -> bool:
     return _is_message(a) and _same(a, b)
 
 
+_EXACT = frozenset({str, int, bool, bytes, type(None)})
+
+
+def _exact(item: Any) -> bool:
+    """Whether an equal item of the same type always converts alike (not a float: -0.0 == 0.0; not a
+    tuple: (1,) == (True,)), so a list of such items is compared with `==` and its items' types, at C
+    speed, in place of `_same_item` item by item."""
+    return type(item) in _EXACT or _is_message(item)
+
+
 def _lasting(item: Any, depth: int = 0) -> bool:
     """Whether an item's conversion stays right while the item is the same object: a scalar, a message
     (trusted not to be edited in place, as graph_core's recorder trusts its messages) or a tuple of
@@ -186,11 +196,12 @@ class _Line:
     """A list at one place of a state (graph path and key path): a copy of the source list converted
     last (a copy: the state's own list may be edited in place), and its conversion, which grows with it."""
 
-    __slots__ = ("before", "converted")
+    __slots__ = ("before", "converted", "exact")
 
     def __init__(self, before: list[Any], converted: list[Any]) -> None:
         self.before = before
         self.converted = converted
+        self.exact = all(map(_exact, before))  # `==` with the same types tells `_same_item` of every item
 
 
 Where = tuple[Any, ...]
@@ -299,6 +310,7 @@ class Neutralizer:
                 if all(map(_lasting, tail)):
                     line.converted.extend(self._walk(item, depth + 1, None, False) for item in tail)
                     line.before = source[:]
+                    line.exact = line.exact and all(map(_exact, tail))
                     return line.converted
             else:
                 converted = [*line.converted, *(self._walk(item, depth + 1, None, False) for item in tail)]
@@ -323,7 +335,12 @@ class Neutralizer:
         if len(line.converted) != n or len(source) < n:
             return False
         try:
-            return all(map(is_, source, before)) or all(map(_same_item, source, before))
+            if all(map(is_, source, before)):
+                return True
+            if line.exact:  # a thread read back from its checkpoints: equal strings, new objects
+                head = source if len(source) == n else source[:n]
+                return head == before and list(map(type, head)) == list(map(type, before))
+            return all(map(_same_item, source, before))
         except Exception:  # an item whose comparison fails: convert the list afresh
             return False
 
