@@ -46,13 +46,13 @@ def test_the_neutralizer_converts_once_and_grows_one_list() -> None:
     neutral = Neutralizer()
     first, answer = HumanMessage("hi"), AIMessage("hello")
     state = {"messages": [first], "n": 1}
-    before = neutral.value(state)
+    before = neutral.state(state)
     assert before == {"messages": [Message.user("hi")], "n": 1}
-    grown = neutral.value({"messages": [first, answer], "n": 2})
+    grown = neutral.state({"messages": [first, answer], "n": 2})
     assert grown["messages"] is before["messages"]  # the same list, extended: the recorder sees growth
     assert grown["messages"][0] is before["messages"][0]
     assert [m.content for m in grown["messages"]] == ["hi", "hello"]
-    replaced = neutral.value({"messages": [first, AIMessage("other")]})
+    replaced = neutral.state({"messages": [first, AIMessage("other")]})
     assert replaced["messages"] is not grown["messages"]  # not a prefix of the last list: a new one
     assert [m.content for m in replaced["messages"]] == ["hi", "other"]
 
@@ -60,12 +60,12 @@ def test_the_neutralizer_converts_once_and_grows_one_list() -> None:
 def test_a_history_copied_with_equal_messages_extends_the_same_conversion() -> None:
     neutral = Neutralizer()
     first, answer = HumanMessage("hi", id="h1"), AIMessage("hello", id="a1")
-    before = neutral.value([first, answer])
+    before = neutral.state([first, answer])
     # a new list (a `Send` carries a copy of the state) whose prefix holds an equal copy of a message
-    copied = neutral.value([first, answer.model_copy(), ToolMessage("18°C", tool_call_id="c1")])
+    copied = neutral.state([first, answer.model_copy(), ToolMessage("18°C", tool_call_id="c1")])
     assert copied is before
     assert [m.role for m in copied] == ["user", "assistant", "tool"]
-    edited = neutral.value([first, AIMessage("bye", id="a1")])  # the same id, other content: not a prefix
+    edited = neutral.state([first, AIMessage("bye", id="a1")])  # the same id, other content: not a prefix
     assert edited is not before
     assert [m.content for m in edited] == ["hi", "bye"]
 

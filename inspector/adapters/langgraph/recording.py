@@ -139,7 +139,9 @@ class StepTranslator:
     def start(self, input: Any) -> None:
         """The graph starts with `input` (None for a resume from a checkpoint)."""
         with scoped(RunScope(extras=self._extras)):
-            self._call("on_start", self._info, self._neutral.value(input))
+            # the input as the top graph's state: its lists start the lines the states extend, so a
+            # state read back from a checkpoint (equal messages, new objects) keeps their conversions
+            self._call("on_start", self._info, self._neutral.state(input))
 
     def feed(self, namespace: Sequence[str], mode: str, chunk: Any) -> None:
         """One event of `graph.stream(..., stream_mode=["tasks", "values"], subgraphs=True)` (or with
@@ -188,7 +190,7 @@ class StepTranslator:
             return final
         if top.open and not top.paused:  # a static interrupt: the last step finished
             self._close(top, next_nodes, ended=False, infer=False)
-        interrupted.state = self._neutral.value(top.state)
+        interrupted.state = self._neutral.state(top.state)
         error = InterruptError(interrupted, checkpoint_id=self._checkpoint_id())
         self._call("on_error", self._info, error)
         return error
@@ -292,7 +294,7 @@ class StepTranslator:
             Budget.of(graph.index + 1, self._limit),
             graph.path,
             self._topology.name if not graph.path else graph.path[-1],
-            self._neutral.value(graph.state),
+            self._neutral.state(graph.state, graph.path),
             branches,
             tuple(n for n in next_nodes if n != END),
             ended,
@@ -392,7 +394,7 @@ class StepTranslator:
         if model_message is not None:
             kind = "ChatModel"
         info = RunInfo(name, "", kind, path, graph.index, self._topology.name)
-        self._call("on_start", info, self._neutral.value(raw_input))
+        self._call("on_start", info, self._neutral.node_input(raw_input, graph.path))
         if kind == "ToolsNode" and error is None:
             self._tools(path, name, raw_input, result)
         if interrupts:
