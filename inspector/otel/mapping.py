@@ -160,6 +160,8 @@ class Mapper:
             n.STARTED_AT: segment.started_at,
             n.RUN_META: json.dumps(segment.meta, sort_keys=True, default=str),
         }
+        if run.graph_name != self.graph:  # an unnamed graph: its workflow name is made up, say so
+            attrs[n.GRAPH_NAME] = run.graph_name
         if self.content:
             attrs[n.RUN_INPUT] = self._json(run.resolve(segment.input))
         if segment.resumed_from:

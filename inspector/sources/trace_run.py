@@ -124,7 +124,7 @@ class _OwnRun:
         topology = _loaded(a, n.TOPOLOGY)
         meta = _loaded(a, n.RUN_META) or {}
         common: dict[str, Any] = {
-            "graph_name": a.get(n.WORKFLOW_NAME, ""),
+            "graph_name": a.get(n.GRAPH_NAME, a.get(n.WORKFLOW_NAME, "")),
             "trigger_mode": a.get(n.TRIGGER_MODE),
             "max_run_steps": a.get(n.STEPS_MAX),
             "topology": topology,
