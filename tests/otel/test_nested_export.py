@@ -19,6 +19,18 @@ from inspector.sources import open_run
 from tests.otel.receiver import attrs, otlp_receiver
 
 
+EXPERT_STEPS = [
+    ["Init"],
+    ["ChatModel"],
+    ["CancelCheck"],
+    ["ToolNode"],
+    ["AfterToolCalls"],
+    ["AfterToolCallsCancelCheck"],
+    ["ChatModel"],
+]
+"""The agent tool's inner run: its steps' nodes."""
+
+
 def _clock() -> Any:
     ticks = itertools.count()
     return lambda: 1_700_000_000.0 + next(ticks) * 0.25
@@ -96,11 +108,7 @@ def test_nested_steps_without_content_keep_their_shape(tmp_path: Path) -> None:
     assert main(["export", str(run_file), "-o", str(tmp_path / "t.json")]) == 0
     (step,) = [s for s in open_run(tmp_path / "t.json").steps if s.nested]
     assert [(tuple(r.path), r.index, r.nodes) for r in step.nested] == [
-        (("ToolNode", "weather_expert:call_expert"), i, nodes)
-        for i, nodes in enumerate(
-            [["Init"], ["ChatModel"], ["CancelCheck"], ["ToolNode"], ["AfterToolCalls"]]
-            + [["AfterToolCallsCancelCheck"], ["ChatModel"]]
-        )
+        (("ToolNode", "weather_expert:call_expert"), i, nodes) for i, nodes in enumerate(EXPERT_STEPS)
     ]
 
 
