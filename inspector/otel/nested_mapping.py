@@ -17,19 +17,51 @@ registers the span they belong under, and one that never finds it goes under its
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from opentelemetry.trace import NonRecordingSpan, Span, SpanContext
 
+from graph_core.topology import Topology
 from inspector.otel import names as n
 from inspector.recording.format import BudgetRecord, StepRecord
 from inspector.recording.model import NodeRun, Step
 from inspector.recording.nesting import nested_topology
-
-if TYPE_CHECKING:
-    from inspector.otel.mapping import Mapper
+from inspector.recording.reader import Run
 
 __all__ = ["emit_nested"]
+
+
+class Mapper(Protocol):
+    """What this uses of `mapping.Mapper` (named here, not imported: that module imports this one)."""
+
+    run: Run
+    content: bool
+
+    def node(
+        self,
+        root: Span,
+        key: str,
+        index: int,
+        node_run: NodeRun,
+        base: int,
+        previous: dict[str, str],
+        budget_after: BudgetRecord | None,
+        budget_before: BudgetRecord,
+        *,
+        where: dict[tuple[str, ...], SpanContext] | None = None,
+        topology: Topology | None = None,
+    ) -> str: ...
+
+    def start_span(self, key: str, name: str, parent: Span | None, start: int, **options: Any) -> Span: ...
+
+    def end_span(self, span: Span, end: int) -> None: ...
+
+    def at(self, base: int, seconds: float | None) -> int: ...
+
+    def budget_attributes(self, budget: BudgetRecord) -> dict[str, Any]: ...
+
+    def json_value(self, value: Any) -> str: ...
+
 
 _Part = tuple[StepRecord, BudgetRecord, list[NodeRun]]
 

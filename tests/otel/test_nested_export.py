@@ -18,7 +18,6 @@ from inspector.recording import Recorder, read_run
 from inspector.sources import open_run
 from tests.otel.receiver import attrs, otlp_receiver
 
-
 EXPERT_STEPS = [
     ["Init"],
     ["ChatModel"],
