@@ -1,10 +1,10 @@
 """Where a run's spans go: an OTLP JSON file, or an OTLP/HTTP endpoint; the SDK does the wire work.
 
 `write_trace_file` writes what the OpenTelemetry Collector's file exporter writes: one JSON object per
-line, each an `ExportTraceServiceRequest` (one per trace) in the protobuf JSON mapping, made by the
-SDK's own encoder (`encode_spans`) and `google.protobuf.json_format`; only the ids are turned from
-base64 into the hex strings OTLP/JSON asks for. `send_run` hands the spans to a `BatchSpanProcessor`
-over the SDK's `OTLPSpanExporter`, which reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
+line, each an `ExportTraceServiceRequest` (one per trace) in the protobuf JSON mapping with the ids as
+the hex strings OTLP/JSON asks for, written straight from the spans (`otlp_json_writer`: the bytes the
+SDK's encoder and `google.protobuf.json_format` gave, in linear time). `send_run` hands the spans to
+a `BatchSpanProcessor` over the SDK's `OTLPSpanExporter`, which reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
 `OTEL_EXPORTER_OTLP_HEADERS` when no URL is given. `OtlpSink` is the provider, processor and
 exporter set up once, with the counts needed to say at the end what did not arrive.
 
@@ -23,8 +23,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from google.protobuf import json_format
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
@@ -40,6 +38,7 @@ from inspector.otel.courtesy import Courtesy
 from inspector.otel.ids import KeyedIds
 from inspector.otel.mapping import capture_content, emit_run
 from inspector.otel.names import SCHEMA_URL
+from inspector.otel.otlp_json_writer import request_lines
 from inspector.recording.reader import Run
 
 __all__ = [
@@ -85,7 +84,8 @@ def run_spans(run: Run, *, content: bool | None = None) -> list[ReadableSpan]:
 
 
 def hex_ids(data: Any) -> Any:
-    """The protobuf JSON mapping writes bytes as base64; OTLP/JSON writes trace and span ids as hex."""
+    """The protobuf JSON mapping writes bytes as base64; OTLP/JSON writes trace and span ids as hex
+    (for a request made into a dict by `json_format.MessageToDict`)."""
     for resource in data.get("resourceSpans", ()):
         for scope in resource.get("scopeSpans", ()):
             for span in scope.get("spans", ()):
@@ -103,23 +103,6 @@ def _recode(item: dict[str, Any], how: Any) -> None:
 
 def _to_hex(value: str) -> str:
     return base64.b64decode(value).hex()
-
-
-def request_lines(spans: Sequence[ReadableSpan]) -> list[str]:
-    """One OTLP JSON line per trace, traces in the order their first span ended."""
-    import json
-
-    by_trace: dict[int, list[ReadableSpan]] = {}
-    for span in spans:
-        context = span.get_span_context()
-        assert context is not None
-        by_trace.setdefault(context.trace_id, []).append(span)
-    lines: list[str] = []
-    for group in by_trace.values():
-        request = encode_spans(group)
-        data = hex_ids(json_format.MessageToDict(request))
-        lines.append(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
-    return lines
 
 
 def write_trace_file(run: Run, path: str | Path, *, content: bool | None = None) -> int:

@@ -22,8 +22,11 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode, TraceFlags, Tracer
 
+from graph_core.agents.adk_agent_tool import tool_call_segment
+from graph_core.topology import Topology
 from inspector.otel import names as n
 from inspector.otel.ids import KeyedIds, span_id_of, trace_id_of
+from inspector.otel.nested_mapping import emit_nested
 from inspector.recording.format import BudgetRecord, ErrorRecord
 from inspector.recording.model import NodeRun, Segment, Step
 from inspector.recording.reader import Run
@@ -115,6 +118,21 @@ class Mapper:
         if self.pause is not None:
             self.pause()
 
+    # What the nested steps' mapping (`nested_mapping`) uses of this one.
+    start_span = _start
+    end_span = _end
+
+    @staticmethod
+    def at(base: int, seconds: float | None) -> int:
+        return _at(base, seconds)
+
+    @staticmethod
+    def budget_attributes(budget: BudgetRecord) -> dict[str, Any]:
+        return _budget_attributes(budget)
+
+    def json_value(self, value: Any) -> str:
+        return self._json(value)
+
     def segment(self, segment: Segment) -> None:
         root = self.begin(segment)
         previous: dict[str, str] = {}
@@ -142,6 +160,8 @@ class Mapper:
             n.STARTED_AT: segment.started_at,
             n.RUN_META: json.dumps(segment.meta, sort_keys=True, default=str),
         }
+        if run.graph_name != self.graph:  # an unnamed graph: its workflow name is made up, say so
+            attrs[n.GRAPH_NAME] = run.graph_name
         if self.content:
             attrs[n.RUN_INPUT] = self._json(run.resolve(segment.input))
         if segment.resumed_from:
@@ -223,6 +243,7 @@ class Mapper:
         spans: dict[str, str] = {}
         tops = [r for r in step.node_runs if len(r.path) <= 1]
         budget_before = step.budget_before
+        where: dict[tuple[str, ...], SpanContext] = {}
         for number, node_run in enumerate(tops):
             span_id = self.node(
                 root,
@@ -231,10 +252,13 @@ class Mapper:
                 node_run,
                 base,
                 previous,
-                step,
+                step.budget,
                 budget_before,
+                where=where,
             )
             spans[node_run.node] = span_id
+        if step.nested:  # the nested graphs' steps: their spans under the spans that ran them
+            emit_nested(self, root, step, base, where)
         changes = self.run.state_changes(step.position - 1, step.position)
         keys = sorted({key for change in changes for key in _changed_keys(change)})
         end = epoch_ns(segment.started_at, step.t + (step.duration or 0.0))
@@ -281,14 +305,22 @@ class Mapper:
         node_run: NodeRun,
         base: int,
         previous: dict[str, str],
-        step: Step | None,
+        budget_after: BudgetRecord | None,
         budget_before: BudgetRecord,
+        *,
+        where: dict[tuple[str, ...], SpanContext] | None = None,
+        topology: Topology | None = None,
     ) -> str:
+        """The span of one node execution (and its chat and tool spans) under `root`; returns its span
+        id (hex). `where` gets the span contexts a nested run hangs under: the node's, by its node path,
+        and each tool call's, by the path its agent's run is recorded under (`tool_call_segment`).
+        `topology` is the graph the node is in (the run's unless a nested graph's)."""
         start = _at(base, node_run.started)
         end = start + round((node_run.duration or 0.0) * 1e9)
         agent = node_run.component in _AGENT_KINDS
         op = n.OP_AGENT if agent else n.OP_NODE
-        triggers = _triggers(self.run, node_run.node, previous)
+        graph = self.run.topology if topology is None else topology
+        triggers = _triggers(graph, node_run.node, previous)
         attrs: dict[str, Any] = {
             n.OPERATION: op,
             n.OI_KIND: n.OI_AGENT if agent else n.OI_CHAIN,
@@ -313,11 +345,17 @@ class Mapper:
             attrs[n.AGENT_NAME] = node_run.name or node_run.node
         label = node_run.name if agent and node_run.name else node_run.node
         span = self._start(key, f"{op} {label}", root, start, attributes=attrs)
-        span_id = format(span.get_span_context().span_id, "016x")
+        context = span.get_span_context()
+        span_id = format(context.span_id, "016x")
+        node_path = tuple(node_run.path) or (node_run.node,)
+        if where is not None:
+            where[node_path] = context
         if node_run.component == "ChatModel":
-            self.chat(span, key, node_run, start, end, step, budget_before)
+            self.chat(span, key, node_run, start, end, budget_after, budget_before, graph)
         for number, tool in enumerate(node_run.tools):
-            self.tool(span, f"{key} tool {number}", tool, base)
+            tool_context = self.tool(span, f"{key} tool {number}", tool, base)
+            if where is not None and tool.tool_call_id:
+                where[(*node_path, tool_call_segment(tool.name, tool.tool_call_id))] = tool_context
         if node_run.error is not None:
             _fail(span, node_run.error)
         self._end(span, end)
@@ -330,10 +368,11 @@ class Mapper:
         node_run: NodeRun,
         start: int,
         end: int,
-        step: Step | None,
+        budget_after: BudgetRecord | None,
         budget_before: BudgetRecord,
+        topology: Topology | None,
     ) -> None:
-        model = _model_of(self.run, node_run.node)
+        model = _model_of(topology, node_run.node)
         output = node_run.output if isinstance(node_run.output, dict) else {}
         attrs: dict[str, Any] = {
             n.OPERATION: n.OP_CHAT,
@@ -344,7 +383,7 @@ class Mapper:
         finish = output.get("finish_reason")
         if isinstance(finish, str) and finish:
             attrs[n.FINISH_REASONS] = [finish]
-        usage = _usage(output, step, budget_before)
+        usage = _usage(output, budget_after, budget_before)
         attrs.update(usage)
         if self.content:
             attrs[n.INPUT_MESSAGES] = self._json(node_run.input)
@@ -354,7 +393,7 @@ class Mapper:
             _fail(span, node_run.error)
         self._end(span, end)
 
-    def tool(self, parent: Span, key: str, tool: NodeRun, base: int) -> None:
+    def tool(self, parent: Span, key: str, tool: NodeRun, base: int) -> SpanContext:
         start = _at(base, tool.started)
         end = start + round((tool.duration or 0.0) * 1e9)
         attrs: dict[str, Any] = {
@@ -376,6 +415,7 @@ class Mapper:
         if tool.error is not None:
             _fail(span, tool.error)
         self._end(span, end)
+        return span.get_span_context()
 
     def _json(self, value: Any, *, text: bool = False) -> str:
         """`value` as JSON text (a string as itself when `text`: tool arguments), redacted."""
@@ -448,7 +488,7 @@ def _budget_attributes(budget: BudgetRecord) -> dict[str, Any]:
     return attrs
 
 
-def _usage(output: dict[str, Any], step: Step | None, before: BudgetRecord) -> dict[str, Any]:
+def _usage(output: dict[str, Any], after: BudgetRecord | None, before: BudgetRecord) -> dict[str, Any]:
     """Token usage of one model call: the answer's own `usage`, else what the step added to the
     budget (a step with one model call); the sum over a run's `chat` spans is its budget's count."""
     usage = output.get("usage")
@@ -457,11 +497,11 @@ def _usage(output: dict[str, Any], step: Step | None, before: BudgetRecord) -> d
     if isinstance(usage, dict):
         prompt = usage.get("prompt_tokens")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         completion = usage.get("completion_tokens")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    elif step is not None and step.budget.model_calls - before.model_calls == 1:
-        if step.budget.prompt_tokens is not None:
-            prompt = step.budget.prompt_tokens - (before.prompt_tokens or 0)
-        if step.budget.completion_tokens is not None:
-            completion = step.budget.completion_tokens - (before.completion_tokens or 0)
+    elif after is not None and after.model_calls - before.model_calls == 1:
+        if after.prompt_tokens is not None:
+            prompt = after.prompt_tokens - (before.prompt_tokens or 0)
+        if after.completion_tokens is not None:
+            completion = after.completion_tokens - (before.completion_tokens or 0)
     attrs: dict[str, Any] = {}
     if isinstance(prompt, int):
         attrs[n.INPUT_TOKENS] = prompt
@@ -478,9 +518,8 @@ def _usage(output: dict[str, Any], step: Step | None, before: BudgetRecord) -> d
     return attrs
 
 
-def _model_of(run: Run, node: str) -> tuple[str, str]:
+def _model_of(topology: Topology | None, node: str) -> tuple[str, str]:
     """(provider, model) of the chat model node `node`, from the topology's model description."""
-    topology = run.topology
     if topology is not None:
         for info in topology.nodes:
             if info.key == node and info.model is not None:
@@ -491,10 +530,9 @@ def _model_of(run: Run, node: str) -> tuple[str, str]:
     return "unknown", node
 
 
-def _triggers(run: Run, node: str, previous: dict[str, str]) -> list[tuple[str, str]]:
+def _triggers(topology: Topology | None, node: str, previous: dict[str, str]) -> list[tuple[str, str]]:
     """The previous step's executions that lead to `node` (an edge or branch from them): fan-in gives
     several. Without a topology, every execution of the previous step."""
-    topology = run.topology
     if topology is None:
         return sorted(previous.items())
     sources = {edge.source for edge in topology.edges if edge.target == node}

@@ -88,11 +88,22 @@ def _budget(attributes: dict[str, Any]) -> dict[str, Any]:
     return budget
 
 
+def _branch(e: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "source": e.get(n.BRANCH_SOURCE, ""),
+        "branch_index": int(e.get(n.BRANCH_INDEX, 0)),
+        "chosen": list(e.get(n.BRANCH_CHOSEN, [])),
+        "skipped": list(e.get(n.BRANCH_SKIPPED, [])),
+    }
+
+
 class _OwnRun:
     def __init__(self, spans: Sequence[TraceSpan], run_id: str) -> None:
         self.run_id = run_id
         self.children: dict[tuple[str, str], list[TraceSpan]] = {}
+        self.by_id: dict[tuple[str, str], TraceSpan] = {}
         for span in spans:
+            self.by_id[(span.trace_id, span.span_id)] = span
             if span.parent_id:
                 self.children.setdefault((span.trace_id, span.parent_id), []).append(span)
 
@@ -113,7 +124,7 @@ class _OwnRun:
         topology = _loaded(a, n.TOPOLOGY)
         meta = _loaded(a, n.RUN_META) or {}
         common: dict[str, Any] = {
-            "graph_name": a.get(n.WORKFLOW_NAME, ""),
+            "graph_name": a.get(n.GRAPH_NAME, a.get(n.WORKFLOW_NAME, "")),
             "trigger_mode": a.get(n.TRIGGER_MODE),
             "max_run_steps": a.get(n.STEPS_MAX),
             "topology": topology,
@@ -145,19 +156,22 @@ class _OwnRun:
         for span in nodes:
             by_step.setdefault(int(span.attributes.get(n.STEP, 0)), []).append(span)
         events: dict[str, list[SpanEvent]] = {}
-        for event in root.events:
+        nested: dict[int, list[dict[str, Any]]] = {}
+        pending: list[dict[str, Any]] = []
+        for event in root.events:  # a nested step's events come before its top-level step's, in file order
+            if n.STEP_PATH in event.attributes:
+                if event.name == n.EVENT_STEP:
+                    pending.append(self.nested_step(root, event))
+                elif event.name == n.EVENT_BRANCH and pending:
+                    pending[-1]["branches"].append(_branch(event.attributes))
+                continue
+            if event.name == n.EVENT_STEP:
+                nested[int(event.attributes.get(n.STEP, 0))] = pending
+                pending = []
             events.setdefault(event.name, []).append(event)
         branches: dict[int, list[dict[str, Any]]] = {}
         for event in events.get(n.EVENT_BRANCH, ()):
-            e = event.attributes
-            branches.setdefault(int(e.get(n.STEP, 0)), []).append(
-                {
-                    "source": e.get(n.BRANCH_SOURCE, ""),
-                    "branch_index": int(e.get(n.BRANCH_INDEX, 0)),
-                    "chosen": list(e.get(n.BRANCH_CHOSEN, [])),
-                    "skipped": list(e.get(n.BRANCH_SKIPPED, [])),
-                }
-            )
+            branches.setdefault(int(event.attributes.get(n.STEP, 0)), []).append(_branch(event.attributes))
         for event in events.get(n.EVENT_STEP, ()):
             e = event.attributes
             step = int(e.get(n.STEP, 0))
@@ -172,6 +186,7 @@ class _OwnRun:
                         else len(order)
                     ),
                 )
+            lines.extend(_dump(inner) for inner in nested.get(step, ()))
             line: dict[str, Any] = {"kind": "step"}
             if n.STATE in e:
                 line["full"] = True
@@ -191,6 +206,7 @@ class _OwnRun:
                 }
             )
             lines.append(_dump(line))
+        lines.extend(_dump(inner) for inner in pending)
         for event in events.get(n.EVENT_UNFINISHED, ()):  # the step it started and never finished
             e = event.attributes
             step = int(e.get(n.STEP, 0))
@@ -234,6 +250,33 @@ class _OwnRun:
             finished.update({"t": duration, "duration": duration})
             lines.append(_dump(finished))
         return lines
+
+    def nested_step(self, root: TraceSpan, event: SpanEvent) -> dict[str, Any]:
+        """A nested graph's step line, from its `inspector.step` event and the node spans it names."""
+        e = event.attributes
+        t = float(e.get(n.STEP_T, 0.0))
+        line: dict[str, Any] = {"kind": "step", "path": list(e.get(n.STEP_PATH, []))}
+        if n.STATE in e:
+            line["full"] = True
+        line.update({"index": int(e.get(n.STEP, 0)), "nodes": list(e.get(n.STEP_NODES, [])), "t": t})
+        line["duration"] = _time(e.get(n.STEP_DURATION))
+        if n.STEP_NEXT in e:
+            line["next_nodes"] = list(e[n.STEP_NEXT])
+        spans = [self.by_id.get((root.trace_id, span_id)) for span_id in e.get(n.STEP_SPANS, [])]
+        line.update(
+            {
+                "ended": bool(e.get(n.STEP_ENDED, False)),
+                "budget": _budget(e),
+                "runs": [self.node_run(s, t) for s in spans if s is not None],
+                "branches": [],
+                "errors": list(e.get(n.STEP_ERRORS, [])),
+                "interrupted": list(e.get(n.STEP_INTERRUPTED, [])),
+                "state": _loaded(e, n.STATE),
+            }
+        )
+        if n.STATE_DELTA in e:
+            line["delta"] = _loaded(e, n.STATE_DELTA)
+        return line
 
     def node_run(self, span: TraceSpan, step_t: float) -> dict[str, Any]:
         a = span.attributes
