@@ -48,6 +48,32 @@ class Checkpoint:
     ns: str = ""  # the subgraph namespace ("" for the top-level graph)
     metadata: dict[str, Any] = field(default_factory=lambda: {})
 
+    @classmethod
+    def of(
+        cls,
+        checkpoint_id: str,
+        parent_id: str | None,
+        metadata: dict[str, Any],
+        values: dict[str, Any],
+        writes: list[tuple[str, str, str, Any]],
+        ts: str = "",
+        ns: str = "",
+    ) -> Checkpoint:
+        """A checkpoint whose step and source are read from its metadata, as every backend stores them
+        (a missing or odd step reads as 0, so a hand-edited row still opens)."""
+        step = metadata.get("step")
+        return cls(
+            id=checkpoint_id,
+            parent_id=parent_id,
+            step=step if isinstance(step, int) else 0,
+            source=str(metadata.get("source", "")),
+            values=values,
+            writes=writes,
+            ts=ts,
+            ns=ns,
+            metadata=metadata,
+        )
+
 
 @dataclass(frozen=True)
 class Branch:

@@ -213,18 +213,8 @@ class PostgresCheckpointer:
         for channel, kind, blob in blobs or []:
             if bytes(kind).decode() != "empty":
                 values[bytes(channel).decode()] = decode(bytes(kind).decode(), blob)
-        step = metadata.get("step")
-        return Checkpoint(
-            id=checkpoint_id,
-            parent_id=parent_id,
-            step=step if isinstance(step, int) else 0,
-            source=str(metadata.get("source", "")),
-            values=values,
-            writes=_writes(pending or []),
-            ts=str(checkpoint.get("ts", "")),
-            ns=ns,
-            metadata=metadata,
-        )
+        ts = str(checkpoint.get("ts", ""))
+        return Checkpoint.of(checkpoint_id, parent_id, metadata, values, _writes(pending or []), ts, ns)
 
     def checkpoints(self, thread_id: str) -> list[Checkpoint]:
         """Every checkpoint of the thread, of every namespace, oldest first, with its pending writes."""
@@ -255,18 +245,9 @@ class PostgresCheckpointer:
         for checkpoint_id, parent_id, metadata, version in rows:
             metadata = dict(metadata or {})
             check_format(self.where, thread_id, checkpoint_id, {"v": version}, metadata)
-            step = metadata.get("step")
+            sends = self._sends(thread_id, checkpoint_id) if checkpoint_id in pushed else {}
             out.append(
-                Checkpoint(
-                    id=checkpoint_id,
-                    parent_id=parent_id,
-                    step=step if isinstance(step, int) else 0,
-                    source=str(metadata.get("source", "")),
-                    values=self._sends(thread_id, checkpoint_id) if checkpoint_id in pushed else {},
-                    writes=writes.get(checkpoint_id, []),
-                    ts="",
-                    metadata=metadata,
-                )
+                Checkpoint.of(checkpoint_id, parent_id, metadata, sends, writes.get(checkpoint_id, []))
             )
         return out
 

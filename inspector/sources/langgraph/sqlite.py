@@ -243,17 +243,9 @@ def _checkpoint(
     metadata: dict[str, Any],
     writes: list[tuple[str, str, str, Any]],
 ) -> Checkpoint:
-    step = metadata.get("step")
-    return Checkpoint(
-        id=checkpoint_id,
-        parent_id=parent_id,
-        step=step if isinstance(step, int) else 0,
-        source=str(metadata.get("source", "")),
-        values=dict(checkpoint.get("channel_values") or {}),
-        writes=writes,
-        ts=str(checkpoint.get("ts", "")),
-        ns=ns,
-        metadata=metadata,
+    values = dict(checkpoint.get("channel_values") or {})
+    return Checkpoint.of(
+        checkpoint_id, parent_id, metadata, values, writes, str(checkpoint.get("ts", "")), ns
     )
 
 
@@ -265,14 +257,6 @@ def _outlined(
     sends: Mapping[str, dict[str, Any]],
 ) -> Checkpoint:
     """A checkpoint of an outline: no values but the `Send`s that name its pushed tasks."""
-    step = metadata.get("step")
-    return Checkpoint(
-        id=checkpoint_id,
-        parent_id=parent_id,
-        step=step if isinstance(step, int) else 0,
-        source=str(metadata.get("source", "")),
-        values=sends.get(checkpoint_id, {}),
-        writes=writes.get(checkpoint_id, []),
-        ts="",
-        metadata=metadata,
+    return Checkpoint.of(
+        checkpoint_id, parent_id, metadata, sends.get(checkpoint_id, {}), writes.get(checkpoint_id, [])
     )
