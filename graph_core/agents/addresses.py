@@ -7,6 +7,10 @@ the agent segment leads. Points that become one agent address (the graph, its To
 interrupted) are one context: a root cause among them makes it a root cause with its info, else it is
 the parent of the tool calls, with the graph's info (its state). `to_engine` maps resume data keyed
 by agent addresses back onto the checkpoint's engine addresses.
+
+An ADK-level interrupt (`adk_interrupt`: a custom agent's own) keeps only the agent and tool segments of
+its address (`adk_address`, Eino's allowed segment types), and `signal_contexts` turns its signal tree
+into contexts the way Eino's `ToInterruptContexts` does with that filter.
 """
 
 from __future__ import annotations
@@ -15,17 +19,46 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graph_core.interrupt import InterruptContext, root_address
+from graph_core.interrupt import InterruptContext, InterruptSignal, root_address
 
-__all__ = ["agent_address", "agent_contexts", "to_engine"]
+__all__ = ["adk_address", "agent_address", "agent_contexts", "signal_contexts", "to_engine"]
 
 AGENT_PREFIX = "agent:"
+_ADK_SEGMENTS = (AGENT_PREFIX, "tool:")  # Eino allowedAddressSegmentTypes
 
 
 def agent_address(engine_address: str, agent_name: str) -> str:
     """The agent address of an engine address of the agent's graph (see the module docstring)."""
     kept = [s for s in engine_address.split(";")[1:] if not s.startswith(("node:", "runnable:"))]
     return ";".join([AGENT_PREFIX + agent_name, *kept])
+
+
+def adk_address(address: str) -> str:
+    """`address` with only its agent and tool segments: `runnable:root;agent:a;node:n;tool:t:1` is
+    `agent:a;tool:t:1` (Eino strips the other segment types from the addresses an agent reports)."""
+    return ";".join(s for s in address.split(";") if s.startswith(_ADK_SEGMENTS))
+
+
+def signal_contexts(signal: InterruptSignal) -> list[InterruptContext]:
+    """The root causes of `signal`'s tree (its points without parts), each linked to the enclosing
+    points that are an agent or a tool call, with ADK addresses (Eino `ToInterruptContexts` with the
+    agent and tool segment types allowed: a parent whose last segment is another type is skipped)."""
+    roots: list[InterruptContext] = []
+
+    def walk(point: InterruptSignal, parent: InterruptContext | None) -> None:
+        root = not point.children
+        context = parent
+        if root or point.address.rsplit(";", 1)[-1].startswith(_ADK_SEGMENTS):
+            address = adk_address(point.address)
+            above = parent.address if parent is not None else None
+            context = InterruptContext(address, address, point.info, root, above, parent)
+        if root and context is not None:
+            roots.append(context)
+        for child in point.children.values():
+            walk(child, context)
+
+    walk(signal, None)
+    return roots
 
 
 @dataclass(slots=True)

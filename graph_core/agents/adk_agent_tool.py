@@ -21,7 +21,9 @@ composite point (Eino `CompositeInterrupt`): the inner interrupt contexts hang u
 the outer agent reports them at addresses such as `agent:outer;tool:inner:1;agent:inner;tool:t:1`, and
 the inner agent's checkpoint is saved in the outer one (the tool's interrupt state). On resume the tool
 puts that checkpoint back in the inner agent's store, resumes the inner run with the resume data aimed
-at points inside it (re-addressed from the inner agent down), and goes on as before.
+at points inside it (re-addressed from the inner agent down), and goes on as before. An inner agent
+that does not checkpoint itself (a custom agent interrupting at ADK level, `adk_interrupt`) is
+checkpointed by the tool in a store of the call's own, as Eino's bridge store.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from graph_core.agents.adk_history import get_react_chat_history
+from graph_core.agents.adk_interrupt import checkpoints_itself, resume_agent, run_agent
 from graph_core.agents.adk_run import SINK, AgentEvent
+from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.context import current_scope
 from graph_core.errors import GraphBuildError, GraphRunError
 from graph_core.interrupt import (
@@ -104,13 +108,19 @@ class AgentTool:
         session = outer.session if outer is not None else {}
         point = current_point()
         nested = self._nested_options()
+        store = self._store()
         if point is None:
             checkpoint_id = uuid.uuid4().hex
-            events = self.agent.run(
-                self._input(arguments), session=session, checkpoint_id=checkpoint_id, **nested
+            events = run_agent(
+                self.agent,
+                self._input(arguments),
+                store=store,
+                session=session,
+                checkpoint_id=checkpoint_id,
+                **nested,
             )
         else:
-            checkpoint_id, events = self._resume(session, nested)
+            checkpoint_id, events = self._resume(store, session, nested)
         last: AgentEvent | None = None
         for event in events:
             if event.error is not None:
@@ -120,7 +130,7 @@ class AgentTool:
                 outer.emit(replace(event, run_path=(*outer.run_path, *event.run_path)))
             last = event
         if last is not None and last.action is not None and last.action.interrupted is not None:
-            self._interrupt(checkpoint_id, last)
+            self._interrupt(store, checkpoint_id, last)
         if last is None:
             raise GraphRunError("no event returned")
         message = last.get_message()
@@ -144,14 +154,16 @@ class AgentTool:
     # -- interrupt and resume --------------------------------------------------------------------------
 
     def _store(self) -> Any:
-        return getattr(self.agent, "checkpoint_store", None)
+        """The agent's own store, or for an agent that does not checkpoint itself a store for this call
+        (Eino's bridge store), where its ADK-level interrupt is saved (`adk_interrupt.run_agent`)."""
+        own = getattr(self.agent, "checkpoint_store", None)
+        return own if checkpoints_itself(self.agent) else InMemoryCheckpointStore()
 
-    def _interrupt(self, checkpoint_id: str, last: AgentEvent) -> None:
+    def _interrupt(self, store: Any, checkpoint_id: str, last: AgentEvent) -> None:
         """Interrupt the outer run at this call, the inner agent's points under it (Eino
         `CompositeInterrupt(ctx, "agent tool interrupt", data, ...)`)."""
-        store = self._store()
-        saved = store.get(checkpoint_id) if store is not None else None
-        if store is not None and saved is None:
+        saved = store.get(checkpoint_id)
+        if saved is None:
             raise GraphRunError("interrupt occurred but checkpoint data is missing")
         assert last.action is not None
         contexts: list[InterruptContext] = list(getattr(last.action.interrupted, "interrupt_contexts", []))
@@ -168,21 +180,26 @@ class AgentTool:
         path = scope.path if scope is not None else ()
         return address_of(path, (self.agent.name, get_tool_call_id()), root=scope_address(scope))
 
-    def _resume(self, session: dict[str, Any], nested: dict[str, Any]) -> tuple[str, Iterator[AgentEvent]]:
+    def _resume(
+        self, store: Any, session: dict[str, Any], nested: dict[str, Any]
+    ) -> tuple[str, Iterator[AgentEvent]]:
         saved = get_interrupt_state()
         if not isinstance(saved, dict) or "checkpoint_id" not in saved:
             raise GraphRunError(
                 f"agent tool '{self.agent.name}' interrupt has happened, but cannot find interrupt state"
             )
         checkpoint_id: str = saved["checkpoint_id"]  # pyright: ignore[reportUnknownVariableType]
-        store = self._store()
-        if store is not None and saved.get("checkpoint") is not None:  # pyright: ignore[reportUnknownMemberType]
+        if saved.get("checkpoint") is not None:  # pyright: ignore[reportUnknownMemberType]
             store.set(checkpoint_id, saved["checkpoint"])
-        resume = getattr(self.agent, "resume", None)
-        if resume is None:
+        if getattr(self.agent, "resume", None) is None:
             raise GraphRunError(f"agent tool '{self.agent.name}': agent {self.agent.name!r} cannot resume")
-        events: Iterator[AgentEvent] = resume(
-            checkpoint_id, resume_data=self._inner_resume_data(), session=session, **nested
+        events = resume_agent(
+            self.agent,
+            checkpoint_id,
+            store=store,
+            resume_data=self._inner_resume_data(),
+            session=session,
+            **nested,
         )
         return checkpoint_id, events
 

@@ -38,6 +38,9 @@ class AgentAction:
     transfer_to_agent: str | None = None
     break_loop: bool = False
     customized: Any = None
+    # Eino `internalInterrupted`: the `InterruptSignal` behind an ADK-level interrupt (`adk_interrupt`),
+    # which whoever runs the agent saves; `interrupted` is what the caller reads.
+    internal_interrupted: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

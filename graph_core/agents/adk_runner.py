@@ -2,7 +2,9 @@
 (Eino `NewAgentTool`) is `AgentTool`, in `adk_agent_tool` (importable from here too).
 
 Both take any agent with Eino's shape (`name`, `description`, `run(messages, ...)` yielding
-`AgentEvent`s, and for resuming `resume(checkpoint_id, ...)`), not only `ChatModelAgent`.
+`AgentEvent`s, and for resuming `resume(...)`), not only `ChatModelAgent`. An agent that checkpoints
+itself (the ChatModelAgent) resumes from its checkpoint ID; any other is checkpointed by the runner when
+it interrupts at ADK level and resumes from a `ResumeInfo` (`adk_interrupt`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from graph_core.agents.adk_agent_tool import Agent, AgentTool
+from graph_core.agents.adk_interrupt import checkpoints_itself, resume_agent, run_agent
 from graph_core.agents.adk_run import AgentEvent
 from graph_core.errors import GraphRunError
 from graph_core.schema import Message
@@ -37,19 +40,23 @@ class Runner:
         """The agent's events for `messages`; `options` go to the agent's `run` (`callbacks=[...]`,
         `checkpoint_id=...`, `session=...`)."""
         options.setdefault("session", {})
-        return self.agent.run(list(messages), streaming=self.enable_streaming, **options)
+        options["streaming"] = self.enable_streaming
+        return run_agent(self.agent, list(messages), store=self.checkpoint_store, **options)
 
     def query(self, query: str, **options: Any) -> Iterator[AgentEvent]:
         """`run` with one user message."""
         return self.run([Message.user(query)], **options)
 
     def resume(self, checkpoint_id: str, *, resume_data: Any = None, **options: Any) -> Iterator[AgentEvent]:
-        """Continue the run saved under `checkpoint_id` (Eino `Resume` / `ResumeWithParams`)."""
+        """Continue the run saved under `checkpoint_id` (Eino `Resume`; `resume_data` keyed by interrupt
+        IDs is `ResumeWithParams`' targets). An agent checkpointed by the runner resumes in the
+        streaming mode of the interrupted run, as in Eino."""
         if self.checkpoint_store is None:
             raise GraphRunError("failed to resume: store is nil")
         if self.checkpoint_store.get(checkpoint_id) is None:
             raise GraphRunError(f"failed to load from checkpoint: checkpoint {checkpoint_id!r} not found")
-        resume = getattr(self.agent, "resume", None)
-        if resume is None:
-            raise GraphRunError(f"agent {self.agent.name!r} cannot resume")
-        return resume(checkpoint_id, resume_data=resume_data, streaming=self.enable_streaming, **options)
+        if checkpoints_itself(self.agent):
+            options["streaming"] = self.enable_streaming
+        return resume_agent(
+            self.agent, checkpoint_id, store=self.checkpoint_store, resume_data=resume_data, **options
+        )
