@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from graph_core.agents.addresses import signal_contexts
 from graph_core.agents.adk import AgentEvent, ChatModelAgent
 from graph_core.agents.adk_agent_tool import AgentTool
 from graph_core.agents.adk_interrupt import (
@@ -409,3 +410,18 @@ def test_state_the_codec_cannot_write_is_an_error_event() -> None:
     assert isinstance(events[0].error, GraphRunError) and "failed to save checkpoint" in str(events[0].error)
     assert events[1].action is not None and events[1].checkpoint_id is None
     assert store.get("cp") is None
+
+
+def test_signal_contexts_skip_parents_that_are_not_agents_or_tools() -> None:
+    """Eino `ToInterruptContexts` with agent and tool segments allowed: a composite point whose last
+    segment is another kind (a graph, a process) is no parent, and no address keeps such segments."""
+    leaf = InterruptSignal("leaf", address="runnable:root;agent:A;process:p;agent:B")
+    process = InterruptSignal(
+        "process", address="runnable:root;agent:A;process:p", children={"agent:B": leaf}
+    )
+    agent = InterruptSignal("A", address="runnable:root;agent:A", children={"process:p": process})
+    graph = InterruptSignal("graph", address="runnable:root", children={"agent:A": agent})
+    [context] = signal_contexts(graph)
+    assert (context.address, context.info, context.parent) == ("agent:A;agent:B", "leaf", "agent:A")
+    assert context.parent_context is not None and context.parent_context.info == "A"
+    assert context.parent_context.parent_context is None
