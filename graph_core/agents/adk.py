@@ -173,8 +173,8 @@ class ChatModelAgent:
     - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
       Runner and agent tools, run-local values and the after-tool-calls hook are Eino's (see
       `adk_handlers`, `adk_retry`, `adk_runner`); not implemented: per-call model/tool options, enhanced
-      tools, transfer and workflow agents, ADK-level interrupts of custom
-      agents; `AgentAction.transfer_to_agent`/`break_loop` are carried but not acted upon.
+      tools, transfer and workflow agents; `AgentAction.transfer_to_agent`/`break_loop` are carried but
+      not acted upon. Custom agents interrupt at ADK level through `adk_interrupt`.
     - In streaming mode a model output's event carries its stream (`message_stream`, see `adk_stream`),
       as in Eino; tool results' events are whole messages, also when streaming.
     - The state (`AdkState`) keeps only its JSON-friendly fields; tool actions and the held
