@@ -162,6 +162,25 @@ class RetryHooks:
     set_history: Callable[[list[Message]], None]
 
 
+def _prepare_next_attempt(
+    config: ModelRetryConfig,
+    hooks: RetryHooks,
+    decision: RetryDecision,
+    current: list[Message],
+    attempt: int,
+) -> list[Message]:
+    """After `attempt` (0-based) was rejected and another one follows: the next attempt's input (the
+    decision's modified input, which also becomes the state's history when it is to persist), after
+    the decision's backoff or the config's for the next attempt. Shared by both paths (Eino's
+    `Generate` and `Stream` prepare their next attempt alike)."""
+    if decision.modified_input_messages is not None:
+        current = decision.modified_input_messages
+        if decision.persist_modified_input_messages:
+            hooks.set_history(list(current))
+    config.sleep(decision.backoff or (config.backoff or default_backoff)(attempt + 1))
+    return current
+
+
 def with_retry(inner: Endpoint, config: ModelRetryConfig, hooks: RetryHooks) -> Endpoint:
     """The retry layer around `inner` (Eino `typedRetryModelWrapper.Generate`)."""
     backoff = config.backoff or default_backoff
@@ -208,11 +227,7 @@ def with_retry(inner: Endpoint, config: ModelRetryConfig, hooks: RetryHooks) -> 
             last = err or RuntimeError(f"model output rejected by ShouldRetry at attempt {attempt + 1}")
             if attempt >= config.max_retries:
                 break
-            if decision.modified_input_messages is not None:
-                current = decision.modified_input_messages
-                if decision.persist_modified_input_messages:
-                    hooks.set_history(list(current))
-            config.sleep(decision.backoff or backoff(attempt + 1))
+            current = _prepare_next_attempt(config, hooks, decision, current, attempt)
         raise RetryExhaustedError(last, config.max_retries) from last
 
     return decided if config.should_retry is not None else legacy
@@ -318,11 +333,7 @@ def with_stream_retry(
             gate.settle(retry=WillRetryError(verdict, attempt, decision.reject_reason))
             last = verdict
             if attempt < config.max_retries:
-                if decision.modified_input_messages is not None:
-                    current = decision.modified_input_messages
-                    if decision.persist_modified_input_messages:
-                        hooks.set_history(list(current))
-                config.sleep(decision.backoff or backoff(attempt + 1))
+                current = _prepare_next_attempt(config, hooks, decision, current, attempt)
         raise RetryExhaustedError(last, config.max_retries) from last
 
     return decided if config.should_retry is not None else legacy
