@@ -9,15 +9,16 @@ from typing import Any
 
 import pytest
 
-from graph_core.agents.adk import AdkState, AgentAction, AgentEvent, ChatModelAgent
+from graph_core.agents.adk import AdkState, AgentEvent, ChatModelAgent
 from graph_core.agents.adk_agent_tool import AgentTool
 from graph_core.agents.adk_history import get_react_chat_history
+from graph_core.agents.adk_interrupt import agent_stateful_interrupt
 from graph_core.agents.adk_run import event_from_message
 from graph_core.agents.adk_runner import Runner
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import GraphRunError
 from graph_core.graph import Graph
-from graph_core.interrupt import InterruptContext, InterruptInfo
+from graph_core.interrupt import address_segment
 from graph_core.schema import Message, ToolCall, ToolInfo
 from graph_core.topology import END, START
 
@@ -272,19 +273,17 @@ def test_nested_agent_tool_inner_tool_result_not_emitted_to_outer() -> None:
 
 
 def test_agent_tool_interrupt_without_checkpoint() -> None:
-    """agent_tool_test.go TestAgentTool_InterruptWithoutCheckpoint: the inner agent's last event is an
-    interrupt, but its checkpoint store has nothing for the run"""
+    """agent_tool_test.go TestAgentTool_InterruptWithoutCheckpoint: the inner agent's last event is a
+    `StatefulInterrupt`, but the store the tool reads (here the agent's own) has nothing for the run"""
+
+    def stateful_interrupt() -> list[AgentEvent]:
+        with address_segment("agent", "TestAgent"):
+            return [agent_stateful_interrupt("info", "state")]
 
     class NoCheckpointAgent(EventsAgent):
         def __init__(self) -> None:
-            context = InterruptContext("agent:TestAgent", "agent:TestAgent", "info")
-            interrupted = InterruptInfo(interrupt_contexts=[context])
-            super().__init__(
-                "TestAgent",
-                "d",
-                lambda: [AgentEvent("TestAgent", action=AgentAction(interrupted=interrupted))],
-            )
-            self.checkpoint_store = InMemoryCheckpointStore()
+            super().__init__("TestAgent", "d", stateful_interrupt)
+            self.checkpoint_store = InMemoryCheckpointStore()  # saves itself, but saved nothing
 
     with pytest.raises(GraphRunError, match="interrupt occurred but checkpoint data is missing"):
         AgentTool(NoCheckpointAgent()).invoke('{"request":"q"}')
