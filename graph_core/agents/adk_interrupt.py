@@ -27,7 +27,7 @@ graph_core; the run's session values are not saved with the checkpoint.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from contextvars import copy_context
 from dataclasses import dataclass, field, replace
@@ -211,7 +211,7 @@ def _addresses(point: PointRecord) -> list[str]:
 
 
 def _as_agent(
-    name: str, point: PointRecord | None, start: Callable[[], Iterator[AgentEvent]]
+    name: str, point: PointRecord | None, start: Callable[[], Iterable[AgentEvent]]
 ) -> Iterator[AgentEvent]:
     """Run the agent's generator as the point `agent:<name>`: in a copy of the caller's context whose
     run scope has that root address (and `point`, the saved record, when resuming), outside any tool
@@ -223,7 +223,7 @@ def _as_agent(
     context.run(stack.enter_context, scoped(scope))
     context.run(stack.enter_context, tool_call_scope(""))
     done = object()
-    events = context.run(start)
+    events = iter(context.run(start))  # a generator, or any iterator of events
     try:
         while (event := context.run(next, events, done)) is not done:
             yield event  # pyright: ignore[reportReturnType]

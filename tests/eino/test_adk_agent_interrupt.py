@@ -425,3 +425,27 @@ def test_signal_contexts_skip_parents_that_are_not_agents_or_tools() -> None:
     assert (context.address, context.info, context.parent) == ("agent:A;agent:B", "leaf", "agent:A")
     assert context.parent_context is not None and context.parent_context.info == "A"
     assert context.parent_context.parent_context is None
+
+
+class ListAgent:
+    """An agent whose `run` and `resume` return iterators over lists, not generators: the events are
+    made when they are called."""
+
+    name = "lister"
+    description = "returns lists"
+
+    def run(self, messages: Sequence[Message] | str | None, **options: Any) -> Iterator[AgentEvent]:
+        return iter([AgentEvent(self.name, message=Message.assistant("first")), agent_interrupt("wait")])
+
+    def resume(self, info: ResumeInfo, **options: Any) -> Iterator[AgentEvent]:
+        return iter([AgentEvent(self.name, message=Message.assistant(f"resumed with {info.resume_data}"))])
+
+
+def test_agent_returning_plain_iterators_is_run_and_resumed() -> None:
+    """`run` and `resume` may return any iterator of events; the events are still made as the agent's
+    point, since `run` and `resume` are called in the agent's context too."""
+    runner = Runner(ListAgent(), checkpoint_store=InMemoryCheckpointStore())
+    first, stop = runner.query("go", checkpoint_id="cp")
+    assert first.message is not None and _only_root(stop).address == "agent:lister"
+    [done] = runner.resume("cp", resume_data="ok")
+    assert done.message is not None and done.message.content == "resumed with ok"
