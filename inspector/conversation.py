@@ -28,7 +28,7 @@ import copy
 import json
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -37,10 +37,11 @@ from msgspec.structs import replace
 
 from inspector.errors import DebugError
 from inspector.recording.debug_lines import read_debug_lines
+from inspector.recording.model import NodeRun
 from inspector.recording.reader import Run
 from inspector.recording.valuelist import LISTS, plain
 
-__all__ = ["Conversation", "Said", "message_key", "messages_of", "step_name"]
+__all__ = ["Conversation", "Said", "message_key", "messages_of", "passed_on", "said_in", "step_name"]
 
 _Key = tuple[Any, ...]
 
@@ -98,6 +99,48 @@ def messages_of(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, LISTS):
         return [v for v in value if isinstance(v, dict) and isinstance(v.get("role"), str)]  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
     return []
+
+
+def said_in(node_runs: Sequence[NodeRun]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The messages a step's node runs said, each with who said it (a nested node as its path,
+    `sub/chat`), in node-run order. Not said, so left out:
+
+    - what a failed node run would have returned;
+    - what a node only passed on: its output is its input, the very recorded messages (the ADK agent's
+      `CancelCheck` and `AfterToolCalls` hand the model's message and the tool results on). Counted
+      again, a message would be said twice, the copy out of place after the final answer. Compared by
+      identity (a recorded message is one object wherever it appears) and only when the output is as
+      long as the input, so a model's whole history is never walked;
+    - what was said inside a tool call: the run of an agent used as a tool (`ToolNode`,
+      `weather_expert:call_expert`, ...) is a conversation of its own, opened as a nested run; its
+      answer reaches this one as the tool's result. A subgraph's nodes (`sub/chat`) do belong here."""
+    calls = {
+        (*node_run.path, f"{call.name}:{call.tool_call_id}")
+        for node_run in node_runs
+        if node_run.tools
+        for call in node_run.tools
+    }
+    for node_run in node_runs:
+        if node_run.error is not None:
+            continue
+        path = node_run.path
+        if calls and len(path) > 2 and any(path[:i] in calls for i in range(2, len(path))):
+            continue
+        said = messages_of(node_run.output)
+        if not said or passed_on(node_run.input, node_run.output):
+            continue
+        node = "/".join(path) if len(path) > 1 else node_run.node
+        for message in said:
+            yield node, message
+
+
+def passed_on(given: Any, returned: Any) -> bool:
+    """Whether a node returned what it was given: the same message, or a list of the same messages."""
+    if returned is given:
+        return True
+    if isinstance(returned, LISTS) and isinstance(given, LISTS) and len(returned) == len(given):
+        return all(out is into for out, into in zip(returned, given, strict=True))
+    return False
 
 
 def state_messages(state: Any) -> Sequence[Any]:
@@ -305,12 +348,7 @@ class Conversation:
         made = self._made.get(at)
         if made is not None:
             return made
-        made = []
-        for node_run in self.run.steps[at].node_runs:
-            if node_run.error is not None:
-                continue
-            node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
-            made.extend(_Produced(at, node, m, self._key(m)) for m in messages_of(node_run.output))
+        made = [_Produced(at, node, m, self._key(m)) for node, m in said_in(self.run.steps[at].node_runs)]
         if len(self._made) >= MADE_KEPT:
             del self._made[next(iter(self._made))]
         self._made[at] = made
@@ -372,19 +410,15 @@ class Conversation:
     def _build(self, position: int) -> None:
         step = self.run.step
         for at in range(self._built + 1, position + 1):
-            for node_run in step(at).node_runs:
-                if node_run.error is not None:
-                    continue
-                node = "/".join(node_run.path) if len(node_run.path) > 1 else node_run.node
-                for message in messages_of(node_run.output):
-                    made = _Produced(at, node, message, self._key(message))
-                    self._produced.append(made)
-                    self._positions.append(at)
-                    makers = self._makers.get(made.key)
-                    if makers is None:
-                        self._makers[made.key] = [made]
-                    else:
-                        makers.append(made)
+            for node, message in said_in(step(at).node_runs):
+                made = _Produced(at, node, message, self._key(message))
+                self._produced.append(made)
+                self._positions.append(at)
+                makers = self._makers.get(made.key)
+                if makers is None:
+                    self._makers[made.key] = [made]
+                else:
+                    makers.append(made)
         self._built = max(self._built, position)
 
 

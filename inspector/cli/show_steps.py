@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from inspector.cli.plain import one_line, one_line_list
 from inspector.cli.preview import Previews
-from inspector.conversation import messages_of
+from inspector.conversation import messages_of, passed_on
 from inspector.errortext import error_text
 from inspector.recording import NodeRun, Run, Step
 from inspector.recording.format import BudgetRecord
@@ -59,14 +59,16 @@ def tool_lines(node_runs: Iterable[NodeRun], previews: Previews, indent: str = "
 
 def said_lines(node_runs: Iterable[NodeRun], previews: Previews, indent: str = "    ") -> list[str]:
     """What a step's nodes said: the messages they produced, other than tool results (each tool call
-    already has its line)."""
+    already has its line); a node that returned the messages it was given `passed on` them."""
     lines: list[str] = []
     for node_run in node_runs:
         if node_run.error is not None:
             continue
-        for message in messages_of(node_run.output):
+        said = messages_of(node_run.output)
+        verb = "passed on" if said and passed_on(node_run.input, node_run.output) else "said"
+        for message in said:
             if message.get("role") != "tool":
-                lines.append(f"{indent}{_name(node_run.node)} said: {previews(message)}")
+                lines.append(f"{indent}{_name(node_run.node)} {verb}: {previews(message)}")
     return lines
 
 

@@ -18,6 +18,7 @@ from graph_core.agents.adk_runner import AgentTool
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall
 from inspector.cli.show import timeline
+from inspector.conversation import Conversation
 from inspector.recording import Recorder, read_run
 from inspector.tui.node_detail import render_detail
 
@@ -189,3 +190,37 @@ def test_the_tui_node_detail_shows_the_nested_run_step_by_step(tmp_path: Path) -
     assert "ToolNode › weather_expert:call_expert › Init" not in text  # short keys under the header
     # a step without nested runs reads as before
     assert "▸" not in render_detail(run.steps[1]).plain
+
+
+def test_the_outer_conversation_holds_the_tool_result_not_the_inner_run(tmp_path: Path) -> None:
+    # The expert's own conversation (its prompt, its get_weather call and result) is the nested run's;
+    # the concierge's reads: input, its call, the tool's result, its answer. The agent's pass-through
+    # nodes (CancelCheck, AfterToolCalls, AfterToolCallsCancelCheck) say nothing of their own.
+    _record(tmp_path / "run.jsonl")
+    run = read_run(tmp_path / "run.jsonl")
+    said = Conversation(run).at(len(run.steps) - 1)
+    assert [(s.origin, s.position, s.message["role"], s.final) for s in said] == [
+        ("Init", 0, "system", False),
+        ("Init", 0, "user", False),
+        ("ChatModel", 1, "assistant", False),
+        ("ToolNode", 3, "tool", False),
+        ("ChatModel", 6, "assistant", True),
+    ]
+    assert said[3].message["content"] == EXPERT_ANSWER
+    assert said[-1].message["content"] == ANSWER
+    # a window of the newest messages reads the same
+    tail = Conversation(run).at(len(run.steps) - 1, last=3)
+    assert [(s.origin, s.position, s.final) for s in tail] == [
+        ("ChatModel", 1, False),
+        ("ToolNode", 3, False),
+        ("ChatModel", 6, True),
+    ]
+
+
+def test_show_says_a_pass_through_node_passed_the_message_on(tmp_path: Path) -> None:
+    _record(tmp_path / "run.jsonl")
+    lines = timeline(read_run(tmp_path / "run.jsonl"))
+    call = 'assistant: -> weather_expert({"request": "Will it rain in Hangzhou tomorrow?"})'
+    assert f"    ChatModel said: {call}" in lines
+    assert f"    CancelCheck passed on: {call}" in lines
+    assert not any("CancelCheck said:" in line for line in lines)

@@ -74,6 +74,7 @@ def test_failing_snapshots_leave_pages_named_in_the_failure(tmp_path: Path, open
     assert topology.locator("svg").count() == 2
 
 
+@pytest.mark.timeout(600)  # two inner pytest runs: over the default 120 s on a loaded machine
 def test_without_the_option_no_page_is_written(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
