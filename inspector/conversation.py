@@ -108,9 +108,8 @@ def said_in(node_runs: Sequence[NodeRun]) -> Iterator[tuple[str, dict[str, Any]]
     - what a failed node run would have returned;
     - what a node only passed on: its output is its input, the very recorded messages (the ADK agent's
       `CancelCheck` and `AfterToolCalls` hand the model's message and the tool results on). Counted
-      again, a message would be said twice, the copy out of place after the final answer. Compared by
-      identity (a recorded message is one object wherever it appears) and only when the output is as
-      long as the input, so a model's whole history is never walked;
+      again, a message would be said twice, the copy out of place after the final answer. Compared
+      only when the output is as long as the input, so a model's whole history is never walked;
     - what was said inside a tool call: the run of an agent used as a tool (`ToolNode`,
       `weather_expert:call_expert`, ...) is a conversation of its own, opened as a nested run; its
       answer reaches this one as the tool's result. A subgraph's nodes (`sub/chat`) do belong here."""
@@ -135,12 +134,13 @@ def said_in(node_runs: Sequence[NodeRun]) -> Iterator[tuple[str, dict[str, Any]]
 
 
 def passed_on(given: Any, returned: Any) -> bool:
-    """Whether a node returned what it was given: the same message, or a list of the same messages."""
+    """Whether a node returned what it was given: the same message, or a list of the same messages
+    (the very objects in a recording, equal ones in a run read from a trace)."""
     if returned is given:
         return True
     if isinstance(returned, LISTS) and isinstance(given, LISTS) and len(returned) == len(given):
-        return all(out is into for out, into in zip(returned, given, strict=True))
-    return False
+        return all(out is into or out == into for out, into in zip(returned, given, strict=True))
+    return isinstance(returned, dict) and isinstance(given, dict) and returned == given
 
 
 def state_messages(state: Any) -> Sequence[Any]:
