@@ -158,23 +158,26 @@ def run(args: argparse.Namespace) -> int:
 
 def _live_export(url: str | None, output: Path) -> Callable[[], str | None] | None:
     """With `--otlp`: the debugged run's spans sent step by step as its file is written (with its
-    edits); returns what stops it and gives the one warning line, if any."""
+    edits and resumed segments), from an export child process; returns what stops it and gives the
+    one warning line, if any."""
     if url is None:
         return None
-    from inspector.otel.exporters import OtlpSink
-    from inspector.otel.follower import LiveExport
-    from inspector.otel.mapping import capture_content
+    from inspector.otel.child_process import ExportChild
+    from inspector.otel.child_protocol import FINISH_MARGIN, ChildSettings, export_timeout, sdk_disabled
 
-    sink = OtlpSink(url or None)
-    live = LiveExport(output, sink, content=capture_content())
-    live.start()
-
-    def stop() -> str | None:
-        live.stop(sink.timeout + 30)
-        warning = sink.close()
-        return f"OTLP export skipped: {live.fault}" if live.fault else warning
-
-    return stop
+    if sdk_disabled():
+        return None
+    timeout = export_timeout()
+    settings = ChildSettings(
+        path=str(output.resolve()),
+        url=url or None,
+        timeout=timeout,
+        finish=timeout + FINISH_MARGIN,
+        parent=os.getpid(),
+    )
+    live = ExportChild(settings)
+    live.follow()  # a new file: every segment written from now on is this session's
+    return live.finish
 
 
 def _controller(

@@ -6,12 +6,8 @@ the hex strings OTLP/JSON asks for, written straight from the spans (`otlp_json_
 SDK's encoder and `google.protobuf.json_format` gave, in linear time). `send_run` hands the spans to
 a `BatchSpanProcessor` over the SDK's `OTLPSpanExporter`, which reads `OTEL_EXPORTER_OTLP_ENDPOINT` and
 `OTEL_EXPORTER_OTLP_HEADERS` when no URL is given. `OtlpSink` is the provider, processor and
-exporter set up once, with the counts needed to say at the end what did not arrive.
-
-The batch processor's thread encodes spans in pure Python (about 10 µs an attribute), holding the GIL.
-The spans it gets from a live export are read-only copies (`GivingWay`) that call the sink's
-`Courtesy` as the encoder reads each span's and each event's attributes, so a run's thread whose model
-call returns while a batch is encoded waits for about one span, not for CPython's switch interval.
+exporter set up once, with the counts needed to say at the end what did not arrive: `inspector export
+--otlp` uses it in its own process, a live export in its child process (`inspector.otel.child`).
 """
 
 from __future__ import annotations
@@ -19,12 +15,12 @@ from __future__ import annotations
 import base64
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     SimpleSpanProcessor,
@@ -34,7 +30,7 @@ from opentelemetry.sdk.trace.export import (
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 
-from inspector.otel.courtesy import Courtesy
+from inspector.otel.child_protocol import export_timeout, sdk_disabled, undelivered
 from inspector.otel.ids import KeyedIds
 from inspector.otel.mapping import capture_content, emit_run
 from inspector.otel.names import SCHEMA_URL
@@ -42,7 +38,6 @@ from inspector.otel.otlp_json_writer import request_lines
 from inspector.recording.reader import Run
 
 __all__ = [
-    "GivingWay",
     "OtlpSink",
     "hex_ids",
     "request_lines",
@@ -113,13 +108,6 @@ def write_trace_file(run: Run, path: str | Path, *, content: bool | None = None)
     return len(spans)
 
 
-def sdk_disabled(environ: dict[str, str] | None = None) -> bool:
-    """Whether `OTEL_SDK_DISABLED=true` turns the SDK off (its tracers then make no spans): a live
-    export then neither follows the run nor sets up an exporter, so it costs the run nothing."""
-    value = (os.environ if environ is None else environ).get("OTEL_SDK_DISABLED", "")
-    return value.strip().lower() == "true"
-
-
 def traces_url(url: str | None) -> str | None:
     """The traces endpoint for `--otlp URL`: a bare collector address gets `/v1/traces` (as the SDK
     does for `OTEL_EXPORTER_OTLP_ENDPOINT`); None leaves it to the SDK's environment variables."""
@@ -170,15 +158,16 @@ class _Failures(logging.Handler):
 class OtlpSink:
     """A `TracerProvider` sending over OTLP/HTTP through a bounded `BatchSpanProcessor`.
 
-    `url` None takes the endpoint from `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`; headers come from
-    `OTEL_EXPORTER_OTLP_HEADERS`. `timeout` bounds each export (retries included) and the final
-    flush, so a backend that is down costs the run at most that, once, at its end. `deterministic`
-    gives the ids from the recording (`export`), else the SDK's random ids (live runs)."""
+    `url` None takes the endpoint from `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`; `headers` None takes
+    them from `OTEL_EXPORTER_OTLP_HEADERS`. `timeout` bounds each export (retries included) and the
+    final flush, so a backend that is down costs at most that, once, at the end. Spans past
+    `max_queue_size` waiting to be sent are dropped (and counted), never waited for."""
 
     def __init__(
         self,
         url: str | None = None,
         *,
+        headers: dict[str, str] | None = None,
         timeout: float | None = None,
         max_queue_size: int = 8192,
         exporter: SpanExporter | None = None,
@@ -186,10 +175,10 @@ class OtlpSink:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         if timeout is None:
-            timeout = float(os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT", "3000")) / 1000
+            timeout = export_timeout()
         self.timeout = timeout
         self.url = traces_url(url)
-        inner = exporter or OTLPSpanExporter(endpoint=self.url, timeout=timeout)
+        inner = exporter or OTLPSpanExporter(endpoint=self.url, headers=headers, timeout=timeout)
         self.exporter = _Counting(inner)
         self.processor = BatchSpanProcessor(
             self.exporter,
@@ -199,14 +188,31 @@ class OtlpSink:
             export_timeout_millis=timeout * 1000,
         )
         self.ended = 0
-        self.courtesy = Courtesy()
-        """What the batch thread calls between spans; `close` turns it off (the run is over)."""
         self._failures = _Failures()
         for name in _EXPORTER_LOGGERS:
             logger = logging.getLogger(name)
             logger.addHandler(self._failures)
             logger.propagate = False
         self._closed = False
+
+    @property
+    def where(self) -> str:
+        """The endpoint, as a warning names it."""
+        return (
+            self.url
+            or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "the default OTLP endpoint")
+        )
+
+    @property
+    def sent(self) -> int:
+        """Spans the backend took."""
+        return self.exporter.sent
+
+    @property
+    def failure(self) -> str | None:
+        """The exporter's first complaint (a 4xx, a refused connection), said once."""
+        return self._failures.first
 
     def provider(self, ids: IdGenerator | None = None) -> TracerProvider:
         return _provider(_Handoff(self), ids)
@@ -216,7 +222,6 @@ class OtlpSink:
         if self._closed:
             return None
         self._closed = True
-        self.courtesy.active = False
         self.processor.force_flush(int(self.timeout * 1000))
         self.processor.shutdown()
         for name in _EXPORTER_LOGGERS:
@@ -226,82 +231,19 @@ class OtlpSink:
         dropped = self.ended - self.exporter.sent
         if dropped <= 0:
             return None
-        where = (
-            self.url
-            or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-            or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "the default OTLP endpoint")
-        )
-        why = f": {self._failures.first}" if self._failures.first else ""
-        return f"OTLP export to {where}: {dropped} of {self.ended} spans were not delivered{why}"
+        return undelivered(self.where, dropped, self.ended, self._failures.first)
 
 
 class _Handoff(SpanProcessor):
-    """Hands each ended span to the sink's batch processor as a `GivingWay` copy, counting them so
-    `close` can say how many never arrived (queue full or failed)."""
+    """Hands each ended span to the sink's batch processor, counting them so `close` can say how
+    many never arrived (queue full or failed)."""
 
     def __init__(self, sink: OtlpSink) -> None:
         self.sink = sink
 
     def on_end(self, span: ReadableSpan) -> None:
         self.sink.ended += 1
-        self.sink.processor.on_end(GivingWay(span, self.sink.courtesy))
-
-
-class _EventGivingWay(Event):
-    def __init__(self, event: Event, courtesy: Callable[[], None]) -> None:
-        super().__init__(event.name, event.attributes, event.timestamp)
-        self._dropped = event.dropped_attributes
-        self._courtesy = courtesy
-
-    @property
-    def attributes(self) -> Any:
-        self._courtesy()
-        return self._attributes
-
-    @property
-    def dropped_attributes(self) -> int:
-        return self._dropped
-
-
-class GivingWay(ReadableSpan):
-    """A read-only copy of an ended span (as the SDK's own `Span._readable_span` makes one) that calls
-    `courtesy` when the encoder reads its attributes, and each event's, so a batch encoded on the
-    processor's thread lets the run's thread in between spans. Encodes to the same bytes."""
-
-    def __init__(self, span: ReadableSpan, courtesy: Callable[[], None]) -> None:
-        super().__init__(
-            name=span.name,
-            context=span.context,
-            parent=span.parent,
-            resource=span.resource,
-            attributes=span.attributes,
-            events=tuple(_EventGivingWay(e, courtesy) for e in span.events) if span.events else (),
-            links=span.links,
-            kind=span.kind,
-            status=span.status,
-            start_time=span.start_time,
-            end_time=span.end_time,
-            instrumentation_scope=span.instrumentation_scope,
-        )
-        self._dropped = (span.dropped_attributes, span.dropped_events, span.dropped_links)
-        self._courtesy = courtesy
-
-    @property
-    def attributes(self) -> Any:
-        self._courtesy()
-        return super().attributes
-
-    @property
-    def dropped_attributes(self) -> int:
-        return self._dropped[0]
-
-    @property
-    def dropped_events(self) -> int:
-        return self._dropped[1]
-
-    @property
-    def dropped_links(self) -> int:
-        return self._dropped[2]
+        self.sink.processor.on_end(span)
 
 
 def send_run(

@@ -8,14 +8,16 @@ agent.invoke(messages, callbacks=[sink])                           # graph_core,
 warning = sink.shutdown()                                          # flush (bounded); None if all arrived
 ```
 
-The recording is the one source of truth: a `LiveExport` thread follows the file the recorder writes
-and maps each step as soon as its line is there, exactly as `inspector export` maps it (same span
-names, attributes and ids), and the spans go to a `BatchSpanProcessor`, whose own thread does the
-network. The run's thread only records: a backend that is down or slow costs the run nothing;
-`shutdown` sends what is left, waits at most the export timeout and returns one warning line with
-the number of spans that did not arrive. Works wherever a `Recorder` does: graph_core graphs and
-agents, and LangGraph graphs through `inspector.adapters.langgraph.LangGraphTarget`. With
-`OTEL_SDK_DISABLED=true` it is a plain `Recorder`: no thread, no exporter, nothing sent.
+The recording is the one source of truth: an export child process (`inspector.otel.child`, started
+with this interpreter when the recorder is made) follows the file the recorder writes and maps each
+step as soon as its line is there, exactly as `inspector export` maps it (same span names, attributes
+and ids), and sends the spans with the SDK's `BatchSpanProcessor`. The run's process only records: it
+loads nothing of OpenTelemetry, and a backend that is down or slow costs the run nothing. `shutdown`
+tells the child the run is over and waits for it a bounded time (`wait`: by default the export
+timeout and 30 s), then returns its one warning line (the number of spans that did not arrive, or
+why nothing was sent). Works wherever a `Recorder` does: graph_core graphs and agents, and LangGraph
+graphs through `inspector.adapters.langgraph.LangGraphTarget`. With `OTEL_SDK_DISABLED=true` it is a
+plain `Recorder`: no child, nothing sent.
 """
 
 from __future__ import annotations
@@ -26,9 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from graph_core.callbacks import RunInfo
-from inspector.otel.exporters import OtlpSink, sdk_disabled
-from inspector.otel.follower import LiveExport
-from inspector.otel.mapping import capture_content
+from inspector.otel.child_process import ExportChild
+from inspector.otel.child_protocol import FINISH_MARGIN, ChildSettings, export_timeout, sdk_disabled
 from inspector.recording.recorder import Recorder
 
 __all__ = ["OtlpRecorder"]
@@ -36,18 +37,24 @@ __all__ = ["OtlpRecorder"]
 
 class OtlpRecorder(Recorder):
     """Record to `path` (a temporary file, removed at `shutdown`, when None) and send its spans to
-    `url` (None: `OTEL_EXPORTER_OTLP_ENDPOINT`, with `OTEL_EXPORTER_OTLP_HEADERS`) as each step is
-    written. `sink` shares one exporter between recorders; other keyword arguments are the
-    `Recorder`'s. `live` is None when `OTEL_SDK_DISABLED=true`: then it only records."""
+    `url` (None: `OTEL_EXPORTER_OTLP_ENDPOINT`) with `headers` (None: `OTEL_EXPORTER_OTLP_HEADERS`)
+    as each step is written, from a child process. `timeout` bounds each export (default
+    `OTEL_EXPORTER_OTLP_TIMEOUT`, else 3 s); `queue_size` spans may wait to be sent, more are dropped
+    and counted; `content` carries message content (default: as
+    `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` says); `wait` bounds what `shutdown` waits
+    for the child. Other keyword arguments are the `Recorder`'s. `live` is the child, None when
+    `OTEL_SDK_DISABLED=true`: then it only records."""
 
     def __init__(
         self,
         url: str | None = None,
         *,
         path: str | Path | None = None,
-        sink: OtlpSink | None = None,
+        headers: dict[str, str] | None = None,
         timeout: float | None = None,
         content: bool | None = None,
+        queue_size: int = 8192,
+        wait: float | None = None,
         **options: Any,
     ) -> None:
         self._temporary = path is None
@@ -56,30 +63,37 @@ class OtlpRecorder(Recorder):
             os.close(handle)
             path = name
         super().__init__(path, **options)
-        self.live: LiveExport | None = None
-        self.sink = sink
-        self._own_sink = sink is None
+        self.live: ExportChild | None = None
         if not sdk_disabled():
-            self.sink = sink if sink is not None else OtlpSink(url, timeout=timeout)
-            self.live = LiveExport(path, self.sink, content=capture_content() if content is None else content)
+            timeout = export_timeout() if timeout is None else timeout
+            settings = ChildSettings(
+                path=str(Path(path).resolve()),
+                url=url,
+                headers=headers,
+                timeout=timeout,
+                content=content,
+                queue_size=queue_size,
+                finish=timeout + FINISH_MARGIN if wait is None else wait,
+                parent=os.getpid(),
+            )
+            self.live = ExportChild(settings)
 
     def on_start(self, info: RunInfo, input: Any) -> None:
         super().on_start(info, input)
         live = self.live
-        if live is not None and info.node_key is None and not info.path and not live.started:
-            live.start()
+        if live is not None and info.node_key is None and not info.path and not live.following:
+            # The header is written: the child may read. A resumed file's earlier segments are not
+            # this run's: they were sent when they were recorded.
+            continuation = self._continuation
+            live.follow(0 if continuation is None else continuation.segments)
 
     def shutdown(self) -> str | None:
-        """Send what is left, flush (bounded by the timeout), stop, and remove a temporary recording;
-        the one warning line to show (spans not delivered, or why nothing was sent), or None."""
+        """Tell the export the run is over and wait for it (bounded), and remove a temporary
+        recording; the one warning line to show (spans not delivered, or why nothing was sent), or
+        None."""
         self.flush()
-        warning: str | None = None
-        if self.live is not None and self.sink is not None:
-            self.live.stop(self.sink.timeout + 30)
-            warning = self.sink.close() if self._own_sink else None
+        warning = self.live.finish() if self.live is not None else None
         if self._temporary:
             self.close()
             Path(self.path).unlink(missing_ok=True)
-        if self.live is not None and self.live.fault is not None:
-            return f"OTLP export skipped: {self.live.fault}"
         return warning

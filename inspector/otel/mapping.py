@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -96,7 +96,6 @@ class Mapper:
         *,
         content: bool = False,
         redaction: Redaction | None = None,
-        pause: Callable[[], None] | None = None,
     ) -> None:
         self.run = run
         self.tracer = tracer
@@ -104,8 +103,6 @@ class Mapper:
         self.content = content
         self.redaction = make_redaction(True) if redaction is None else redaction
         self.graph = run.graph_name or (run.topology.name if run.topology else "") or "graph"
-        self.pause = pause
-        """Called after each span ends: a live export lets the run's thread take the GIL there."""
 
     def _start(self, key: str, name: str, parent: Span | None, start: int, **options: Any) -> Span:
         if self.ids is not None:
@@ -115,8 +112,6 @@ class Mapper:
 
     def _end(self, span: Span, end: int) -> None:
         span.end(end_time=end)
-        if self.pause is not None:
-            self.pause()
 
     # What the nested steps' mapping (`nested_mapping`) uses of this one.
     start_span = _start
