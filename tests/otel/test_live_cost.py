@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from inspector.otel import follower
 from inspector.otel.exporters import OtlpSink, run_spans
 from inspector.otel.follower import LiveExport
+from inspector.otel.ids import trace_id_of
 from inspector.recording import read_run
 from tests.otel.receiver import otlp_receiver
 
@@ -55,15 +57,15 @@ def test_segments_there_before_the_run_began_are_not_sent_again(tmp_path: Path) 
     live.finish()
     assert sink.close() is None
     run = read_run(path)
-    expected = {s.context.span_id for s in run_spans(run) if s.context.trace_id == _trace(run.run_id, 1)}
-    assert {s.context.span_id for s in memory.get_finished_spans()} == expected
+    expected = {_ids(s) for s in run_spans(run) if _ids(s)[0] == trace_id_of(run.run_id, 1)}
+    assert {_ids(s) for s in memory.get_finished_spans()} == expected
     assert expected
 
 
-def _trace(run_id: str, segment: int) -> int:
-    from inspector.otel.ids import trace_id_of
-
-    return trace_id_of(run_id, segment)
+def _ids(span: ReadableSpan) -> tuple[int, int]:
+    context = span.get_span_context()
+    assert context is not None
+    return context.trace_id, context.span_id
 
 
 def test_with_the_sdk_disabled_the_recorder_starts_no_child(
