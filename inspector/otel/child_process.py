@@ -39,22 +39,27 @@ class ExportChild:
         self.settings = settings
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH")) if p)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "inspector.otel.child"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            text=True,
-        )
         self.following = False
         self._warning: str | None = None
         self._finished = False
+        self.process: subprocess.Popen[str] | None = None
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "inspector.otel.child"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                text=True,
+            )
+        except OSError as exc:  # no process to be had (a process limit): the run goes on, unsent
+            self._warning = f"OTLP export skipped: could not start the export process: {exc}"
+            return
         self._say(settings.model_dump_json())
 
     @property
-    def pid(self) -> int:
-        return self.process.pid
+    def pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
 
     def follow(self, skip: int = 0) -> None:
         """Start sending the run file's spans; its segments before `skip` were there before this run."""
@@ -66,25 +71,26 @@ class ExportChild:
         """Tell the child the run is over and wait for its report: at most `wait` seconds (default:
         the child's own `finish` bound and `GRACE_SECONDS`), after which the child is stopped and the
         line says so. Returns the one warning line to show, or None when every span arrived."""
-        if self._finished:
+        if self._finished or self.process is None:
             return self._warning
         self._finished = True
         self._say(Command(kind="stop").model_dump_json())  # `communicate` closes the pipe after it
         limit = self.settings.finish + GRACE_SECONDS if wait is None else wait
+        process = self.process
         try:
-            out, err = self.process.communicate(timeout=limit)
+            out, err = process.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.communicate()
+            process.kill()
+            process.communicate()
             self._warning = (
                 f"OTLP export: the export process (pid {self.pid}) did not finish within {limit:g} s and "
                 "was stopped; the spans it had not sent were dropped"
             )
             return self._warning
-        self._warning = self._read_report(out, err)
+        self._warning = self._read_report(out, err, process.returncode)
         return self._warning
 
-    def _read_report(self, out: str, err: str) -> str | None:
+    def _read_report(self, out: str, err: str, status: int | None) -> str | None:
         lines = out.strip().splitlines()
         if lines:
             try:
@@ -93,12 +99,12 @@ class ExportChild:
                 pass
         last = err.strip().splitlines()[-1] if err.strip() else "no message"
         return (
-            f"OTLP export skipped: the export process ended (exit status {self.process.returncode}) "
+            f"OTLP export skipped: the export process ended (exit status {status}) "
             f"without a report: {last[:300]}"
         )
 
     def _say(self, line: str) -> None:
-        stdin = self.process.stdin
+        stdin = None if self.process is None else self.process.stdin
         if stdin is None or stdin.closed:
             return
         try:

@@ -100,7 +100,7 @@ def test_a_down_backend_never_holds_up_the_run_and_the_child_says_so_once(tmp_pa
     warning = sink.shutdown()
     assert warning is not None and "\n" not in warning
     assert "7 of 7 spans were not delivered" in warning
-    assert sink.live is not None and sink.live.process.returncode == 0
+    assert sink.live is not None and sink.live.process is not None and sink.live.process.returncode == 0
 
 
 def _rounds_after(sent: Any) -> Any:
@@ -213,7 +213,7 @@ def test_the_end_of_the_run_waits_a_bounded_time_and_says_what_was_not_sent(tmp_
     assert waited < 12  # one second, and the child's start-up on a loaded machine
     assert warning is not None and "\n" not in warning
     assert "of 7 spans were not delivered: stopped after 1 s" in warning
-    assert recorder.live is not None and _gone(recorder.live.pid)
+    assert recorder.live is not None and recorder.live.pid is not None and _gone(recorder.live.pid)
 
 
 def test_a_resumed_run_sends_its_own_segment_linked_to_the_one_it_continues(
@@ -294,3 +294,23 @@ def test_a_child_that_cannot_export_is_one_line_not_a_traceback(
         warning
         == "OTLP export skipped: the `otel` extra is not installed (pip install 'graph-inspector[otel]')"
     )
+
+
+def test_no_process_to_be_had_is_one_line_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fixtures.weather import QUESTION, build_agent
+    from graph_core.schema import Message
+    from inspector.otel import child_process
+    from inspector.otel.live import OtlpRecorder
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(child_process.subprocess, "Popen", refused)
+    sink = OtlpRecorder("http://127.0.0.1:9", path=tmp_path / "run.jsonl")
+    build_agent().invoke([Message.user(QUESTION)], callbacks=[sink])
+    assert sink.shutdown() == (
+        "OTLP export skipped: could not start the export process: [Errno 11] Resource temporarily unavailable"
+    )
+    assert read_run(tmp_path / "run.jsonl").status == "ok"
