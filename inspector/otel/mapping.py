@@ -22,7 +22,6 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, Status, StatusCode, TraceFlags, Tracer
 
-from graph_core.agents.adk_agent_tool import tool_call_segment
 from graph_core.topology import Topology
 from inspector.otel import names as n
 from inspector.otel.ids import KeyedIds, span_id_of, trace_id_of
@@ -238,7 +237,8 @@ class Mapper:
         spans: dict[str, str] = {}
         tops = [r for r in step.node_runs if len(r.path) <= 1]
         budget_before = step.budget_before
-        where: dict[tuple[str, ...], SpanContext] = {}
+        # Where nested runs hang: only a step with nested graphs' steps asks.
+        where: dict[tuple[str, ...], SpanContext] | None = {} if step.nested else None
         for number, node_run in enumerate(tops):
             span_id = self.node(
                 root,
@@ -252,7 +252,7 @@ class Mapper:
                 where=where,
             )
             spans[node_run.node] = span_id
-        if step.nested:  # the nested graphs' steps: their spans under the spans that ran them
+        if where is not None:  # the nested graphs' steps: their spans under the spans that ran them
             emit_nested(self, root, step, base, where)
         changes = self.run.state_changes(step.position - 1, step.position)
         keys = sorted({key for change in changes for key in _changed_keys(change)})
@@ -350,6 +350,9 @@ class Mapper:
         for number, tool in enumerate(node_run.tools):
             tool_context = self.tool(span, f"{key} tool {number}", tool, base)
             if where is not None and tool.tool_call_id:
+                # (imported here: the agents package is a third of a live export's start-up)
+                from graph_core.agents.adk_agent_tool import tool_call_segment
+
                 where[(*node_path, tool_call_segment(tool.name, tool.tool_call_id))] = tool_context
         if node_run.error is not None:
             _fail(span, node_run.error)
