@@ -7,8 +7,9 @@ before the end, so nothing the child or the backend does slows the run. Nothing 
 imported here.
 
 The child runs the same interpreter with this process's environment (so the `OTEL_EXPORTER_OTLP_*`
-variables reach the SDK there) and with the folder this `inspector` package was imported from first
-on its path, so it runs the same code as the run.
+variables reach the SDK there) and, unless this `inspector` package was installed in a site folder
+(where the child finds it anyway, and which must not go before the standard library), the folder it
+was imported from first on its path, so it runs the same code as the run.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ before it stops the child itself."""
 _ROOT = str(Path(__file__).resolve().parents[2])
 
 
+def _installed() -> bool:
+    """Whether this package lives in a site folder (an ordinary install)."""
+    import site
+
+    folders = [*site.getsitepackages(), site.getusersitepackages()]
+    return any(Path(folder).resolve() == Path(_ROOT) for folder in folders)
+
+
 class ExportChild:
     """A started export child for `settings`. `follow(skip)` once the run file has its header;
     `finish()` once the run is over (or to give up on it): the warning line, or None."""
@@ -38,7 +47,8 @@ class ExportChild:
     def __init__(self, settings: ChildSettings) -> None:
         self.settings = settings
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH")) if p)
+        if not _installed():
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH")) if p)
         self.following = False
         self._warning: str | None = None
         self._finished = False

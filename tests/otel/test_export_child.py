@@ -314,3 +314,26 @@ def test_no_process_to_be_had_is_one_line_and_the_run_goes_on(
         "OTLP export skipped: could not start the export process: [Errno 11] Resource temporarily unavailable"
     )
     assert read_run(tmp_path / "run.jsonl").status == "ok"
+
+
+def test_the_child_imports_the_run_s_own_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspector.otel import child_process
+
+    monkeypatch.setattr(child_process, "_installed", lambda: False)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    seen: dict[str, Any] = {}
+
+    class Spy:
+        def __init__(self, args: list[str], **options: Any) -> None:
+            seen.update(options, args=args)
+            raise OSError("spied")
+
+    monkeypatch.setattr(child_process.subprocess, "Popen", Spy)
+    from inspector.otel.child_protocol import ChildSettings
+
+    child_process.ExportChild(ChildSettings(path="run.jsonl", parent=os.getpid()))
+    assert seen["args"] == [sys.executable, "-m", "inspector.otel.child"]
+    assert seen["env"]["PYTHONPATH"] == os.pathsep.join([str(ROOT), str(tmp_path)])
+    monkeypatch.setattr(child_process, "_installed", lambda: True)  # a site folder: never before the stdlib
+    child_process.ExportChild(ChildSettings(path="run.jsonl", parent=os.getpid()))
+    assert seen["env"]["PYTHONPATH"] == str(tmp_path)
