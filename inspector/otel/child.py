@@ -55,8 +55,9 @@ class _Child:
             from inspector.otel.exporters import OtlpSink
             from inspector.otel.follower import LiveExport
             from inspector.otel.mapping import capture_content
-        except ImportError:
-            self.report.fault = NO_EXTRA
+        except ImportError as exc:
+            missing = exc.name or ""
+            self.report.fault = NO_EXTRA if missing.startswith("opentelemetry") else f"ImportError: {exc}"
             self._send_report()
             return
         settings = self.settings
