@@ -37,6 +37,7 @@ from typing import Any, Protocol
 from graph_core.agents.adk_history import get_react_chat_history
 from graph_core.agents.adk_interrupt import checkpoints_itself, resume_agent, run_agent
 from graph_core.agents.adk_run import SINK, AgentEvent
+from graph_core.agents.adk_runctx import iterate_in, new_run_ctx
 from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.context import current_scope
 from graph_core.errors import GraphBuildError, GraphRunError
@@ -63,8 +64,11 @@ def tool_call_segment(tool_name: str, call_id: str) -> str:
 class Agent(Protocol):
     """Eino's `Agent` interface as the runner and the agent tool use it."""
 
-    name: str
-    description: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
 
     def run(self, messages: Sequence[Message] | str | None, **options: Any) -> Iterator[AgentEvent]: ...
 
@@ -121,8 +125,10 @@ class AgentTool:
             )
         else:
             checkpoint_id, events = self._resume(store, session, nested)
+        # The inner run is a run of its own sharing the caller's session values (Eino: a Runner with
+        # `withSharedParentSession`), not a step of the caller's flow.
         last: AgentEvent | None = None
-        for event in events:
+        for event in iterate_in(new_run_ctx(values=session), events):
             if event.error is not None:
                 raise event.error
             interrupted = event.action is not None and event.action.interrupted is not None
