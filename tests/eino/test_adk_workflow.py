@@ -1,8 +1,9 @@
 """Ports of `adk/workflow_test.go` (cloudwego/eino), the workflow rows of
 `adk/callback_integration_test.go` and
-`TestSequentialWorkflow_WithChatModelAgentTool_NestedRunPathAndSessions` of `adk/agent_tool_test.go`: sequential, loop and parallel workflow agents, their run paths, sessions
-and callbacks. Each test names its Go test; the tests after them check what the Go tests leave
-implicit (what the second agent of a sequence is given, the run paths, the parallel lanes)."""
+`TestSequentialWorkflow_WithChatModelAgentTool_NestedRunPathAndSessions` of `adk/agent_tool_test.go`:
+sequential, loop and parallel workflow agents, their run paths, sessions and callbacks. Each test names
+its Go test; the tests after them check what the Go tests leave implicit (what the second agent of a
+sequence is given, the run paths, the parallel lanes)."""
 
 from __future__ import annotations
 
