@@ -209,6 +209,25 @@ def get_session_values() -> dict[str, Any]:
         return dict(values)
 
 
+def get_session_value(key: str) -> tuple[Any, bool]:
+    """Inside an agent run: one session value and whether it exists (Eino `GetSessionValue`)."""
+    found = _session()
+    if found is None:
+        return None, False
+    values, lock = found
+    with lock:
+        return (values[key], True) if key in values else (None, False)
+
+
+def add_session_values(values: dict[str, Any] | None) -> None:
+    """Inside an agent run: set several session values (Eino `AddSessionValues`)."""
+    found = _session()
+    if found is not None and values:
+        target, lock = found
+        with lock:
+            target.update(values)
+
+
 def add_session_value(key: str, value: Any) -> None:
     """Inside an agent run: set one session value (Eino `AddSessionValue`); outside, nothing happens."""
     found = _session()

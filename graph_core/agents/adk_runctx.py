@@ -33,6 +33,7 @@ __all__ = [
     "RunContext",
     "RunSession",
     "SessionEvent",
+    "context_with",
     "current_run_ctx",
     "exact_run_path_match",
     "fork_run_ctx",
