@@ -61,6 +61,7 @@ __all__ = [
     "HistoryRewriter",
     "agent_with_options",
     "default_history_rewriter",
+    "for_session",
     "set_sub_agents",
     "to_flow_agent",
 ]
@@ -222,7 +223,7 @@ class FlowAgent:
                     own = exact_run_path_match(run_ctx.run_path, event.run_path)
                     interrupted = event.action is not None and event.action.interrupted is not None
                     if own and not interrupted:
-                        event, recorded = _for_session(event)
+                        event, recorded = for_session(event)
                         run_ctx.session.add_event(recorded)
                     if own:
                         last_action = event.action
@@ -253,7 +254,7 @@ class FlowAgent:
         return f"FlowAgent({self.name!r}, sub_agents={subs})"
 
 
-def _for_session(event: AgentEvent) -> tuple[AgentEvent, AgentEvent]:
+def for_session(event: AgentEvent) -> tuple[AgentEvent, AgentEvent]:
     """The event to pass on and the copy to record. A stream read once (a plain iterator) is read
     here, so both sides get the whole stream; a `MessageStream` is read again by every reader."""
     stream = event.message_stream
