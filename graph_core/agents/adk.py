@@ -39,7 +39,13 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.agents.addresses import agent_contexts, to_engine
 from graph_core.agents.adk_callbacks import AgentCallbackInput, EventTee, get_agent_type, handlers_for
-from graph_core.agents.adk_graph import AgentGraph, AgentSettings, GenModelInput, default_gen_model_input
+from graph_core.agents.adk_graph import (
+    AgentGraph,
+    AgentSettings,
+    GenModelInput,
+    default_gen_model_input,
+    prepare_exec_context,
+)
 from graph_core.agents.adk_handlers import (
     AgentMiddleware,
     ChatModelAgentContext,
@@ -79,11 +85,6 @@ from graph_core.agents.adk_run import (
 )
 from graph_core.agents.adk_runctx import current_run_ctx
 from graph_core.agents.adk_stream import MessageStream
-from graph_core.agents.adk_transfer import (
-    TRANSFER_TO_AGENT_TOOL_NAME,
-    gen_transfer_to_agent_instruction,
-    transfer_to_agent_tool,
-)
 from graph_core.agents.cancel import (
     CancelError,
     CancelHandle,
@@ -144,11 +145,6 @@ __all__ = [
     "send_tool_gen_action",
     "set_run_local_value",
 ]
-
-
-def _concat_instructions(first: str, second: str) -> str:
-    """Eino `concatInstructions`: joined by a blank line, even when the first is empty (as Eino)."""
-    return f"{first}\n\n{second}"
 
 
 def _as_messages(messages: Sequence[Message] | str | None) -> list[Message]:
@@ -265,24 +261,11 @@ class ChatModelAgent:
         self._active_lock = threading.Lock()
 
     def _assemble(self) -> tuple[str, list[Any], frozenset[str]]:
-        """Eino `prepareExecContext`: the instruction, tools and return-directly set of the agent's
-        graph; the transfer tool and its instruction first, then the exit tool, then middlewares'."""
-        instruction, tools, direct = self._base[0], list(self._base[1]), set(self._base[2])
+        """The instruction, tools and return-directly set of the agent's configured graph."""
         targets = list(self.sub_agents)
         if self.parent_agent is not None and not self.disallow_transfer_to_parent:
             targets.append(self.parent_agent)
-        if targets:
-            instruction = _concat_instructions(instruction, gen_transfer_to_agent_instruction(targets))
-            tools.append(transfer_to_agent_tool)
-            direct.add(TRANSFER_TO_AGENT_TOOL_NAME)
-        if self._exit is not None:
-            tools.append(self._exit)
-            direct.add(self._exit.info.name)
-        for middleware in self.hooks.middlewares:  # middlewares before handlers
-            if middleware.additional_instruction:
-                instruction = _concat_instructions(instruction, middleware.additional_instruction)
-            tools.extend(middleware.additional_tools)
-        return instruction, tools, frozenset(direct)
+        return prepare_exec_context(*self._base, transfer_targets=targets, exit=self._exit, hooks=self.hooks)
 
     # -- multi-agent transfer (Eino `OnSubAgents`, called by `set_sub_agents`) ---------------------------
 
