@@ -14,6 +14,7 @@ import pytest
 
 from graph_core.agents.adk import AgentAction, AgentEvent, ChatModelAgent, get_session_values
 from graph_core.agents.adk_callbacks import AGENT_KIND, with_callbacks
+from graph_core.agents.adk_deterministic import agent_with_deterministic_transfer_to
 from graph_core.agents.adk_flow import (
     HistoryEntry,
     agent_with_options,
@@ -367,3 +368,28 @@ def test_inner_transfer_as_the_last_event_is_not_acted_upon() -> None:
     assert [e.error for e in events] == [None, None]
     own = to_flow_agent(EmitEventsAgent([AgentEvent("", action=new_transfer_to_agent_action("ghost"))]))
     assert "agent 'ghost' not found" in str(list(own.run([Message.user("q")]))[-1].error)
+
+
+def test_streaming_transfer_records_streams_the_child_reads_whole() -> None:
+    """With streaming, model outputs are streams; the session keeps them, and the child's input holds
+    the parent's streamed turn whole."""
+    parent, child, _, child_model = _parent_and_child()
+    events = list(Runner(set_sub_agents(parent, [child]), enable_streaming=True).query("hi"))
+    assert [e.is_streaming for e in events] == [True, False, True]
+    assert events[0].get_message() is not None and events[0].get_message().tool_calls  # type: ignore[union-attr]
+    assert child_model.calls[0][2].content.startswith("For context: [ParentAgent] said: I'll transfer")
+
+
+def test_session_values_cross_a_transfer() -> None:
+    """`output_key` of the first agent is read by the next one (one session per run)."""
+    reader = SessionAgent()
+    first = ChatModelAgent(
+        name="First",
+        description="answers then hands over",
+        model=RecordingModel([Message.assistant("42")]),
+        output_key="answer",
+    )
+    flow = set_sub_agents(agent_with_deterministic_transfer_to(first, [reader.name]), [reader])
+    list(Runner(flow).query("q"))
+    assert reader.seen["values"] == {"answer": "42"}
+    assert reader.seen["path"] == ("First", "custom")
