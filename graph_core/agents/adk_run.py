@@ -87,8 +87,9 @@ class AgentEvent:
     An agent may send its output as a stream instead (`message_stream`, Eino `MessageVariant` with
     `IsStreaming`); `get_message()` reads either. A ChatModelAgent's streaming run does so for its model
     outputs: a `MessageStream` sent when the model's stream opens (see `graph_core.agents.adk_stream`).
-    `run_path` names the agents the event came through, outermost first (Eino `RunPath`; set on events
-    an agent tool forwards to its parent's run).
+    `run_path` names the agents the event came through, outermost first (Eino `RunPath`): the run
+    context's path in a flow or workflow (`adk_runctx`), the agent's name otherwise; an agent tool
+    prefixes the caller's path to the inner events it forwards.
     """
 
     agent_name: str
