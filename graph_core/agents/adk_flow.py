@@ -21,9 +21,9 @@ Agent callbacks (`on_start` with the processed input, `on_end` with the events) 
 by the ChatModelAgent itself (`handles_agent_callbacks`), else by the flow agent. Designated handlers
 reach only their agents; a workflow's inner agents get its handlers too (`nested_callbacks`).
 
-Resuming a flow (Eino `flowAgent.Resume`) needs ADK-level interrupts of custom agents, which graph_core
-does not have yet: an interrupted flow ends with the interrupt event, and `Runner.resume` does not
-continue it.
+Resuming a flow (Eino `flowAgent.Resume`: address segments per flow agent, the next agent found from
+the interrupted address, the session saved in the checkpoint) is not built yet: an interrupted flow
+ends with the interrupt event, and `Runner.resume` does not continue it.
 """
 
 from __future__ import annotations

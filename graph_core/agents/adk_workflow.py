@@ -20,8 +20,8 @@ The workflow's own callbacks fire once (its `on_start` with the input, its `on_e
 its sub-agents); the sub-agents report to the same handlers (`nested_callbacks`).
 
 An interrupted sub-agent ends the workflow with its interrupt event as it is: Eino wraps it in the
-workflow's own `CompositeInterrupt` with the index to resume from, which needs ADK-level interrupts of
-custom agents that graph_core does not have yet, so a workflow cannot be resumed.
+workflow's own `CompositeInterrupt` with the index to resume from, and resuming from it is not built
+yet, so a workflow cannot be resumed.
 """
 
 from __future__ import annotations
