@@ -39,7 +39,13 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from graph_core.agents.addresses import agent_contexts, to_engine
 from graph_core.agents.adk_callbacks import AgentCallbackInput, EventTee, get_agent_type, handlers_for
-from graph_core.agents.adk_graph import AgentGraph, AgentSettings, GenModelInput, default_gen_model_input
+from graph_core.agents.adk_graph import (
+    AgentGraph,
+    AgentSettings,
+    GenModelInput,
+    default_gen_model_input,
+    prepare_exec_context,
+)
 from graph_core.agents.adk_handlers import (
     AgentMiddleware,
     ChatModelAgentContext,
@@ -77,6 +83,7 @@ from graph_core.agents.adk_run import (
     unwrap_error,
     with_history,
 )
+from graph_core.agents.adk_runctx import current_run_ctx
 from graph_core.agents.adk_stream import MessageStream
 from graph_core.agents.cancel import (
     CancelError,
@@ -140,11 +147,6 @@ __all__ = [
 ]
 
 
-def _concat_instructions(first: str, second: str) -> str:
-    """Eino `concatInstructions`: joined by a blank line, even when the first is empty (as Eino)."""
-    return f"{first}\n\n{second}"
-
-
 def _as_messages(messages: Sequence[Message] | str | None) -> list[Message]:
     if messages is None:
         return []
@@ -173,8 +175,9 @@ class ChatModelAgent:
     - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
       Runner and agent tools, run-local values and the after-tool-calls hook are Eino's (see
       `adk_handlers`, `adk_retry`, `adk_runner`); not implemented: per-call model/tool options, enhanced
-      tools, transfer and workflow agents; `AgentAction.transfer_to_agent`/`break_loop` are carried but
-      not acted upon. Custom agents interrupt at ADK level through `adk_interrupt`.
+      tools. Custom agents interrupt at ADK level through `adk_interrupt`. Transfer (`set_sub_agents`)
+      and workflow agents are `adk_flow` and `adk_workflow`: the agent acts on `exit` itself;
+      `transfer_to_agent` and `break_loop` are acted upon by the flow or workflow agent around it.
     - In streaming mode a model output's event carries its stream (`message_stream`, see `adk_stream`),
       as in Eino; tool results' events are whole messages, also when streaming.
     - The state (`AdkState`) keeps only its JSON-friendly fields; tool actions and the held
@@ -228,16 +231,12 @@ class ChatModelAgent:
         self.output_key = output_key
         self.emit_internal_events = emit_internal_events
         self.hooks = Hooks(list(handlers), list(middlewares))
-        all_tools = list(tools)
-        direct = set(return_directly)
-        if exit:
-            exit_obj = exit_tool if exit is True else exit
-            all_tools.append(exit_obj)
-            direct.add(exit_obj.info.name)
-        for middleware in middlewares:  # Eino prepareExecContext: middlewares before handlers
-            if middleware.additional_instruction:
-                instruction = _concat_instructions(instruction, middleware.additional_instruction)
-            all_tools.extend(middleware.additional_tools)
+        self._base = (instruction, list(tools), frozenset(return_directly))
+        self._exit: Any = (exit_tool if exit is True else exit) or None
+        # Multi-agent transfer (Eino OnSubAgents): see `graph_core.agents.adk_flow`.
+        self.sub_agents: list[Any] = []
+        self.parent_agent: Any = None
+        self.disallow_transfer_to_parent = False
         # Interrupted and cancelled runs checkpoint to `checkpoint_store` (in memory by default).
         self.checkpoint_store = (
             checkpoint_store if checkpoint_store is not None else InMemoryCheckpointStore()
@@ -257,9 +256,37 @@ class ChatModelAgent:
             checkpoint_store=self.checkpoint_store,
             tool_aliases=dict(tool_aliases) if tool_aliases else None,
         )
-        self.configured = AgentGraph(self.settings, instruction, all_tools, frozenset(direct))
+        self.configured = AgentGraph(self.settings, *self._assemble())
         self._active: list[RunSink] = []
         self._active_lock = threading.Lock()
+
+    def _assemble(self) -> tuple[str, list[Any], frozenset[str]]:
+        """The instruction, tools and return-directly set of the agent's configured graph."""
+        targets = list(self.sub_agents)
+        if self.parent_agent is not None and not self.disallow_transfer_to_parent:
+            targets.append(self.parent_agent)
+        return prepare_exec_context(*self._base, transfer_targets=targets, exit=self._exit, hooks=self.hooks)
+
+    # -- multi-agent transfer (Eino `OnSubAgents`, called by `set_sub_agents`) ---------------------------
+
+    def on_set_sub_agents(self, sub_agents: Sequence[Any]) -> None:
+        """The agents this one may transfer to (Eino `OnSetSubAgents`)."""
+        if self.sub_agents:
+            raise GraphBuildError("agent's sub-agents has already been set")
+        self.sub_agents = list(sub_agents)
+        self.configured = AgentGraph(self.settings, *self._assemble())
+
+    def on_set_as_sub_agent(self, parent: Any) -> None:
+        """The agent this one may transfer back to (Eino `OnSetAsSubAgent`)."""
+        if self.parent_agent is not None:
+            raise GraphBuildError("agent has already been set as a sub-agent of another agent")
+        self.parent_agent = parent
+        self.configured = AgentGraph(self.settings, *self._assemble())
+
+    def on_disallow_transfer_to_parent(self) -> None:
+        """No transfer back to the parent (Eino `OnDisallowTransferToParent`)."""
+        self.disallow_transfer_to_parent = True
+        self.configured = AgentGraph(self.settings, *self._assemble())
 
     # -- the configured graph (a run whose handlers rewrite tools or instruction gets its own) ----------
 
@@ -290,6 +317,8 @@ class ChatModelAgent:
     @property
     def compiled(self) -> CompiledGraph:
         return self.configured.compiled
+
+    handles_agent_callbacks = True  # it reports its own OnStart/OnEnd (a flow agent around it does not)
 
     def get_type(self) -> str:
         """Eino `GetType` (`components.Typer`): the agent type its callbacks report."""
@@ -377,7 +406,8 @@ class ChatModelAgent:
         if session is not None:
             sink.session = session
         sink.emit_internal_events = self.emit_internal_events
-        sink.run_path = (self.name,)
+        run_ctx = current_run_ctx()  # set by a flow agent or a Runner (Eino: the flow agent's RunPath)
+        sink.run_path = run_ctx.run_path if run_ctx is not None and run_ctx.run_path else (self.name,)
         sink.after_tool_calls_hook = after_tool_calls_hook
         cid = checkpoint_id or uuid.uuid4().hex
         with self._active_lock:

@@ -34,9 +34,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from graph_core.agents.adk_flow import FlowAgent, for_session
 from graph_core.agents.adk_history import get_react_chat_history
 from graph_core.agents.adk_interrupt import checkpoints_itself, resume_agent, run_agent
 from graph_core.agents.adk_run import SINK, AgentEvent
+from graph_core.agents.adk_runctx import iterate_in, new_run_ctx
 from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.context import current_scope
 from graph_core.errors import GraphBuildError, GraphRunError
@@ -63,8 +65,11 @@ def tool_call_segment(tool_name: str, call_id: str) -> str:
 class Agent(Protocol):
     """Eino's `Agent` interface as the runner and the agent tool use it."""
 
-    name: str
-    description: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
 
     def run(self, messages: Sequence[Message] | str | None, **options: Any) -> Iterator[AgentEvent]: ...
 
@@ -109,11 +114,13 @@ class AgentTool:
         point = current_point()
         nested = self._nested_options()
         store = self._store()
+        inputs: list[Message] | None = None
         if point is None:
             checkpoint_id = uuid.uuid4().hex
+            inputs = self._input(arguments)
             events = run_agent(
                 self.agent,
-                self._input(arguments),
+                inputs,
                 store=store,
                 session=session,
                 checkpoint_id=checkpoint_id,
@@ -121,11 +128,19 @@ class AgentTool:
             )
         else:
             checkpoint_id, events = self._resume(store, session, nested)
+        # The inner run is a run of its own sharing the caller's session values (Eino: a Runner with
+        # `withSharedParentSession`), not a step of the caller's flow; its session keeps the agent's
+        # own events, as the flow agent Eino's Runner wraps the agent in records them.
+        inner_ctx = new_run_ctx(inputs, values=session)
+        records = not isinstance(self.agent, FlowAgent)  # a flow agent records its events itself
         last: AgentEvent | None = None
-        for event in events:
+        for event in iterate_in(inner_ctx, events):
             if event.error is not None:
                 raise event.error
             interrupted = event.action is not None and event.action.interrupted is not None
+            if records and not interrupted and event.run_path == (self.agent.name,):
+                event, recorded = for_session(event)
+                inner_ctx.session.add_event(recorded)
             if outer is not None and outer.emit_internal_events and not interrupted:
                 outer.emit(replace(event, run_path=(*outer.run_path, *event.run_path)))
             last = event

@@ -35,8 +35,10 @@ __all__ = [
     "conv_agent_callback_output",
     "copy_agent_callback_output",
     "copy_event_iterator",
+    "filter_options",
     "get_agent_type",
     "handlers_for",
+    "nested_callbacks",
     "with_callbacks",
 ]
 
@@ -155,6 +157,21 @@ def common_options(options: Iterable[Any], agent_name: str | None = None) -> Age
 def handlers_for(agent_name: str, callbacks: Iterable[Any]) -> list[Any]:
     """The handlers of a run's `callbacks` meant for the agent named `agent_name`."""
     return list(common_options(callbacks, agent_name).handlers)
+
+
+def filter_options(agent_name: str, callbacks: Iterable[Any]) -> list[Any]:
+    """The options of `callbacks` meant for `agent_name`, kept as options (Eino `filterOptions`): plain
+    handlers and undesignated options, and the options designated to that agent."""
+    return [o for o in callbacks if not isinstance(o, AgentRunOption) or o.applies_to(agent_name)]
+
+
+def nested_callbacks(agent_name: str, callbacks: Iterable[Any]) -> list[Any]:
+    """What a workflow agent hands the agents inside it (Eino `filterCallbackHandlersForNestedAgents`
+    plus the handlers they inherit through the Go context): the handlers the workflow reported to,
+    now for every agent inside, and the options designated to other agents, as they were."""
+    options = list(callbacks)
+    kept = [o for o in options if isinstance(o, AgentRunOption) and not o.applies_to(agent_name)]
+    return [*handlers_for(agent_name, options), *kept]
 
 
 class EventTee:

@@ -29,6 +29,11 @@ from graph_core.agents.adk_handlers import ChatModelAgentState, Hooks
 from graph_core.agents.adk_model import EventModel, StateModel
 from graph_core.agents.adk_retry import ModelFailoverConfig, ModelRetryConfig
 from graph_core.agents.adk_run import SINK, AdkState, AgentEvent, AgentToolsNode, event_middleware
+from graph_core.agents.adk_transfer import (
+    TRANSFER_TO_AGENT_TOOL_NAME,
+    gen_transfer_to_agent_instruction,
+    transfer_to_agent_tool,
+)
 from graph_core.agents.cancel import CancelMode
 from graph_core.branch import Branch
 from graph_core.errors import ExceedMaxIterationsError, GraphRunError
@@ -58,6 +63,38 @@ CHAIN_AFTER_AGENT = "node_2"
 GEN_INPUT_NAME = "GenModelInput"
 
 GenModelInput = Callable[[str, list[Message]], list[Message]]
+
+
+def concat_instructions(first: str, second: str) -> str:
+    """Eino `concatInstructions`: joined by a blank line, even when the first is empty (as Eino)."""
+    return f"{first}\n\n{second}"
+
+
+def prepare_exec_context(
+    instruction: str,
+    tools: Sequence[Any],
+    return_directly: frozenset[str],
+    *,
+    transfer_targets: Sequence[Any],
+    exit: Any,
+    hooks: Hooks,
+) -> tuple[str, list[Any], frozenset[str]]:
+    """Eino `prepareExecContext`: the instruction, tools and return-directly set of an agent's graph.
+    The transfer tool and its instruction come first (when the agent may transfer somewhere), then the
+    exit tool, then the middlewares' instructions and tools."""
+    tools, direct = list(tools), set(return_directly)
+    if transfer_targets:
+        instruction = concat_instructions(instruction, gen_transfer_to_agent_instruction(transfer_targets))
+        tools.append(transfer_to_agent_tool)
+        direct.add(TRANSFER_TO_AGENT_TOOL_NAME)
+    if exit is not None:
+        tools.append(exit)
+        direct.add(exit.info.name)
+    for middleware in hooks.middlewares:
+        if middleware.additional_instruction:
+            instruction = concat_instructions(instruction, middleware.additional_instruction)
+        tools.extend(middleware.additional_tools)
+    return instruction, tools, frozenset(direct)
 
 
 def default_gen_model_input(instruction: str, messages: list[Message]) -> list[Message]:

@@ -54,7 +54,12 @@ def rewrite_message(message: Message, agent_name: str) -> Message:
             text += f" [{agent_name}] called tool: `{call.name}` with arguments: {call.arguments}."
     elif message.role == "tool" and message.content:
         text += f" [{agent_name}] `{message.tool_name or ''}` tool returned result: {message.content}."
-    return Message.user(text)
+    rewritten = Message.user(text)
+    if message.user_input_multi_content:  # copied, not shared (Eino)
+        rewritten.user_input_multi_content = [
+            p.model_copy(deep=True) for p in message.user_input_multi_content
+        ]
+    return rewritten
 
 
 def get_react_chat_history(dest_agent_name: str) -> list[Message]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from graph_core.agents.adk_runctx import current_run_ctx
 from graph_core.agents.adk_stream import MessageStream
 from graph_core.agents.cancel import (
     Canceller,
@@ -29,18 +30,46 @@ from graph_core.tools.index import ToolsNodeOptions
 DEFAULT_MAX_ITERATIONS = 20
 
 
+@dataclass(slots=True)
+class BreakLoopAction:
+    """Asks the loop workflow running the agent to stop (Eino `BreakLoopAction`, made by
+    `new_break_loop_action`; for code, not for models). The loop that acts on it sets `done` and
+    `current_iterations` (the 0-based iteration it stopped in), so loops further out ignore it."""
+
+    from_: str = ""
+    done: bool = False
+    current_iterations: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class AgentAction:
-    """What a tool asks the agent runner to do (Eino `AgentAction`); only `exit` is acted upon here."""
+    """What an agent asks the agents around it to do (Eino `AgentAction`): the ChatModelAgent ends
+    its run on `exit`; a flow agent runs the agent named by `transfer_to_agent` next (see
+    `adk_flow`); a loop workflow stops on `break_loop` (see `adk_workflow`)."""
 
     exit: bool = False
     interrupted: Any = None
-    transfer_to_agent: str | None = None
-    break_loop: bool = False
+    transfer_to_agent: str | None = None  # Eino `TransferToAgentAction.DestAgentName`
+    break_loop: BreakLoopAction | None = None
     customized: Any = None
     # Eino `internalInterrupted`: the `InterruptSignal` behind an ADK-level interrupt (`adk_interrupt`),
     # which whoever runs the agent saves; `interrupted` is what the caller reads.
     internal_interrupted: Any = field(default=None, compare=False, repr=False)
+
+
+def new_exit_action() -> AgentAction:
+    """Eino `NewExitAction`."""
+    return AgentAction(exit=True)
+
+
+def new_transfer_to_agent_action(dest_agent_name: str) -> AgentAction:
+    """Eino `NewTransferToAgentAction`."""
+    return AgentAction(transfer_to_agent=dest_agent_name)
+
+
+def new_break_loop_action(agent_name: str) -> AgentAction:
+    """Eino `NewBreakLoopAction`: `agent_name` is the agent asking the loop to stop."""
+    return AgentAction(break_loop=BreakLoopAction(from_=agent_name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +87,9 @@ class AgentEvent:
     An agent may send its output as a stream instead (`message_stream`, Eino `MessageVariant` with
     `IsStreaming`); `get_message()` reads either. A ChatModelAgent's streaming run does so for its model
     outputs: a `MessageStream` sent when the model's stream opens (see `graph_core.agents.adk_stream`).
-    `run_path` names the agents the event came through, outermost first (Eino `RunPath`; set on events
-    an agent tool forwards to its parent's run).
+    `run_path` names the agents the event came through, outermost first (Eino `RunPath`): the run
+    context's path in a flow or workflow (`adk_runctx`), the agent's name otherwise; an agent tool
+    prefixes the caller's path to the inner events it forwards.
     """
 
     agent_name: str
@@ -156,19 +186,56 @@ def send_tool_gen_action(action: AgentAction) -> None:
             sink.actions[get_tool_call_id()] = action
 
 
+def _session() -> tuple[dict[str, Any], threading.Lock] | None:
+    """The running ChatModelAgent's session values, else those of the run context (a custom agent
+    run by a flow agent or a Runner)."""
+    sink = SINK.get()
+    if sink is not None:
+        return sink.session, sink.lock
+    ctx = current_run_ctx()
+    if ctx is not None:
+        return ctx.session.values, ctx.session.lock
+    return None
+
+
 def get_session_values() -> dict[str, Any]:
     """Inside an agent run: the run's session values (Eino `GetSessionValues`; `output_key` writes
-    here; a `Runner` run starts with an empty session, an agent tool shares its parent's)."""
-    sink = SINK.get()
-    return dict(sink.session) if sink is not None else {}
+    here; a `Runner` run starts with an empty session, an agent tool shares its parent's, the agents
+    of a flow share one)."""
+    found = _session()
+    if found is None:
+        return {}
+    values, lock = found
+    with lock:
+        return dict(values)
+
+
+def get_session_value(key: str) -> tuple[Any, bool]:
+    """Inside an agent run: one session value and whether it exists (Eino `GetSessionValue`)."""
+    found = _session()
+    if found is None:
+        return None, False
+    values, lock = found
+    with lock:
+        return (values[key], True) if key in values else (None, False)
+
+
+def add_session_values(values: dict[str, Any] | None) -> None:
+    """Inside an agent run: set several session values (Eino `AddSessionValues`)."""
+    found = _session()
+    if found is not None and values:
+        target, lock = found
+        with lock:
+            target.update(values)
 
 
 def add_session_value(key: str, value: Any) -> None:
     """Inside an agent run: set one session value (Eino `AddSessionValue`); outside, nothing happens."""
-    sink = SINK.get()
-    if sink is not None:
-        with sink.lock:
-            sink.session[key] = value
+    found = _session()
+    if found is not None:
+        values, lock = found
+        with lock:
+            values[key] = value
 
 
 @tool(name="exit", description="Exit the agent process and return the final result.")

@@ -15,6 +15,7 @@ from typing import Any
 from graph_core.agents.adk_agent_tool import Agent, AgentTool
 from graph_core.agents.adk_interrupt import checkpoints_itself, resume_agent, run_agent
 from graph_core.agents.adk_run import AgentEvent
+from graph_core.agents.adk_runctx import iterate_in, new_run_ctx
 from graph_core.errors import GraphRunError
 from graph_core.schema import Message
 
@@ -41,7 +42,8 @@ class Runner:
         `checkpoint_id=...`, `session=...`)."""
         options.setdefault("session", {})
         options["streaming"] = self.enable_streaming
-        return run_agent(self.agent, list(messages), store=self.checkpoint_store, **options)
+        ctx = new_run_ctx(messages, values=options["session"])  # a run of its own (Eino ctxWithNewRunCtx)
+        return iterate_in(ctx, run_agent(self.agent, list(messages), store=self.checkpoint_store, **options))
 
     def query(self, query: str, **options: Any) -> Iterator[AgentEvent]:
         """`run` with one user message."""

@@ -14,6 +14,7 @@ from graph_core.agents.adk_agent_tool import AgentTool
 from graph_core.agents.adk_history import get_react_chat_history
 from graph_core.agents.adk_interrupt import agent_stateful_interrupt
 from graph_core.agents.adk_run import event_from_message
+from graph_core.agents.adk_runctx import RunSession, current_run_ctx
 from graph_core.agents.adk_runner import Runner
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import GraphRunError
@@ -222,24 +223,43 @@ def test_agent_tool_with_options_both_options_together() -> None:
     ]
 
 
+class SessionSpy:
+    """Eino's `spyAgent`: keeps the session of the run context it runs in."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.description = agent.description
+        self.captured: RunSession | None = None
+
+    def run(self, messages: Sequence[Message] | str | None, **options: Any) -> Iterator[AgentEvent]:
+        ctx = current_run_ctx()
+        self.captured = ctx.session if ctx is not None else None
+        yield from self.agent.run(messages, **options)
+
+
 def test_nested_agent_tool_run_path() -> None:
     """agent_tool_test.go TestNestedAgentTool_RunPath: an event of the innermost agent, forwarded twice,
-    reaches the outer run with the run path outer, inner, inner2"""
+    reaches the outer run with the run path outer, inner, inner2; each agent tool's run keeps only its
+    own agent's events in its session. (Go's check of the outer session reads a run context the test
+    made itself, which the Runner does not use, so it checks nothing and is left out.)"""
     inner2 = ChatModelAgent(
         name="inner2", description="leaf", model=EmitOnceModel(), emit_internal_events=True
     )
+    inner2_spy = SessionSpy(inner2)
     inner = ChatModelAgent(
         name="inner",
         description="mid",
         model=FakeToolCallingModel(),
-        tools=[AgentTool(inner2)],
+        tools=[AgentTool(inner2_spy)],
         emit_internal_events=True,
     )
+    inner_spy = SessionSpy(inner)
     outer = ChatModelAgent(
         name="outer",
         description="top",
         model=FakeToolCallingModel(),
-        tools=[AgentTool(inner)],
+        tools=[AgentTool(inner_spy)],
         emit_internal_events=True,
     )
     events = list(Runner(outer).run([Message.user("q")]))
@@ -247,6 +267,10 @@ def test_nested_agent_tool_run_path() -> None:
         e for e in events if not e.is_streaming and e.message is not None and e.message.content == "inner2"
     )
     assert target.run_path == ("outer", "inner", "inner2")
+    for spy, name in ((inner_spy, "inner"), (inner2_spy, "inner2")):
+        assert spy.captured is not None, f"{name} spy did not capture session"
+        recorded = spy.captured.get_events()
+        assert recorded and all(w.event.agent_name == name for w in recorded)
 
 
 def test_nested_agent_tool_inner_tool_result_not_emitted_to_outer() -> None:
