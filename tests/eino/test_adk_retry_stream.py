@@ -564,10 +564,13 @@ def test_streamed_model_event_reaches_callback_listeners_and_caller() -> None:
     event stream to the listener and to the caller, each reading it whole (handing it on once read in
     the emitting thread deadlocked the run)."""
     heard: list[AgentEvent] = []
+    listening: list[threading.Thread] = []
 
     class Listener:
         def on_end(self, _info: Any, output: Any) -> None:
-            threading.Thread(target=lambda: heard.extend(output.events), daemon=True).start()
+            listener = threading.Thread(target=lambda: heard.extend(output.events), daemon=True)
+            listening.append(listener)
+            listener.start()
 
     model = StreamScript([[Message.assistant("Hel"), Message.assistant("lo")]])
     agent = _agent(model, None)
@@ -575,5 +578,8 @@ def test_streamed_model_event_reaches_callback_listeners_and_caller() -> None:
         10, lambda: list(agent.run([Message.user("hi")], streaming=True, callbacks=[Listener()]))
     )
     assert [e.get_message().content for e in events if e.is_streaming] == ["Hello"]  # type: ignore[union-attr]
-    _within(10, lambda: [e.get_message() for e in heard])
+    assert len(listening) == 1
+    _within(
+        10, listening[0].join
+    )  # the listener has read the events whole (not a read of a list still filling)
     assert [e.get_message().content for e in heard if e.is_streaming] == ["Hello"]  # type: ignore[union-attr]
