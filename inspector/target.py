@@ -406,6 +406,14 @@ def _resolve(obj: Any, spec: str, *, called: bool = False, factories: bool = Tru
             f"TARGET `{spec}` was called and {_describe(obj, called=True)}, not a CompiledGraph, Graph or "
             "agent."
         )
+    from graph_core.agents.adk_flow import FlowAgent
+
+    if isinstance(obj, FlowAgent):
+        raise TargetError(
+            f"TARGET `{spec}` is a multi-agent flow (`FlowAgent` `{obj.name}`): it runs several agents, each "
+            "with a graph of its own, and the inspector draws and records one graph at a time. Name one of "
+            "its agents (a ChatModelAgent) as the TARGET instead."
+        )
     raise TargetError(
         f"TARGET `{spec}` {_describe(obj, called=False)}, not a CompiledGraph, Graph, agent or a "
         "zero-argument callable returning one."
