@@ -1,0 +1,191 @@
+"""Ports of the ChatModelAgent's tool-call wrappers in a run (cloudwego/eino): the middlewares'
+`wrap_tool_call` on enhanced tools (`adk/chatmodel_test.go` TestChatModelAgentRun/WrapToolCall_Enhanced*)
+and the handlers' streaming tool wrappers with the streamed tool result event
+(`adk/handler_test.go` TestToolCallWrapperHandlers/StreamingToolWrappersPipeline). Each test names its
+Go test; the other subtests of these Go tests are in `test_adk_handlers.py`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from graph_core.agents.adk import (
+    AgentEvent,
+    AgentMiddleware,
+    ChatModelAgent,
+    ChatModelAgentMiddleware,
+    ToolContext,
+)
+from graph_core.agents.adk_runner import Runner
+from graph_core.checkpoint import InMemoryCheckpointStore
+from graph_core.multimodal import ToolOutputPart, ToolResult
+from graph_core.schema import Message, ToolCall, ToolInfo
+from graph_core.tools import ToolInput, ToolMiddleware
+from tests.eino.adk_fakes import RecordingModel
+
+
+class FakeEnhancedInvokableTool:
+    """Eino's `fakeEnhancedInvokableToolForTest`."""
+
+    info = ToolInfo("test_enhanced_invokable_tool", "test enhanced invokable tool")
+
+    def invoke_enhanced(self, _arguments: str) -> ToolResult:
+        return ToolResult([ToolOutputPart.of_text("enhanced invokable result")])
+
+
+class FakeEnhancedStreamableTool:
+    """Eino's `fakeEnhancedStreamableToolForTest`."""
+
+    info = ToolInfo("test_enhanced_streamable_tool", "test enhanced streamable tool")
+
+    def stream_enhanced(self, _arguments: str) -> Iterator[ToolResult]:
+        return iter([ToolResult([ToolOutputPart.of_text("enhanced streamable result")])])
+
+
+def _calls_then_done(tool: str) -> RecordingModel:
+    call = Message.assistant("calling tool", tool_calls=[ToolCall("tc1", tool, "{}")])
+    return RecordingModel([call, Message.assistant("done")], repeat_last=True)
+
+
+def _run(agent: ChatModelAgent) -> list[AgentEvent]:
+    return list(agent.run([Message.user("use tool")]))
+
+
+def _role(event: AgentEvent) -> str | None:
+    """Go's `event.Output.MessageOutput.Role`, for a whole message or a stream."""
+    message = event.get_message()
+    return None if message is None else message.role
+
+
+def test_chat_model_agent_run_wrap_tool_call_enhanced_invokable_middleware() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/WrapToolCall_EnhancedInvokableMiddleware"""
+    captured: list[str] = []
+
+    def enhanced_invoke(next_ep: Callable[[ToolInput], ToolResult]) -> Callable[[ToolInput], ToolResult]:
+        def endpoint(inp: ToolInput) -> ToolResult:
+            captured.append(inp.name)
+            return next_ep(inp)
+
+        return endpoint
+
+    tool = FakeEnhancedInvokableTool()
+    agent = ChatModelAgent(
+        name="TestAgent",
+        description="Test EnhancedInvokable WrapToolCall middleware",
+        instruction="You are a helpful assistant.",
+        model=_calls_then_done(tool.info.name),
+        tools=[tool],
+        middlewares=[AgentMiddleware(wrap_tool_call=ToolMiddleware(enhanced_invoke=enhanced_invoke))],
+    )
+    events = _run(agent)
+    assert captured, "EnhancedInvokable WrapToolCall middleware should have been invoked"
+    assert captured == [tool.info.name]
+    assert len(events) == 3
+    assert _role(events[1]) == "tool"
+    tool_message = events[1].get_message()
+    assert tool_message is not None and [p.text for p in tool_message.user_input_multi_content] == [
+        "enhanced invokable result"
+    ]
+
+
+def test_chat_model_agent_run_wrap_tool_call_enhanced_streamable_middleware() -> None:
+    """chatmodel_test.go TestChatModelAgentRun/WrapToolCall_EnhancedStreamableMiddleware: a stream-only
+    enhanced tool in an invoke run; its event is a streaming one (Go `IsStreaming`)."""
+    invoked: list[bool] = []
+
+    def enhanced_stream(
+        next_ep: Callable[[ToolInput], Iterator[ToolResult]],
+    ) -> Callable[[ToolInput], Iterator[ToolResult]]:
+        def endpoint(inp: ToolInput) -> Iterator[ToolResult]:
+            invoked.append(True)
+            return next_ep(inp)
+
+        return endpoint
+
+    tool = FakeEnhancedStreamableTool()
+    agent = ChatModelAgent(
+        name="TestAgent",
+        description="Test EnhancedStreamable WrapToolCall middleware",
+        instruction="You are a helpful assistant.",
+        model=_calls_then_done(tool.info.name),
+        tools=[tool],
+        middlewares=[AgentMiddleware(wrap_tool_call=ToolMiddleware(enhanced_stream=enhanced_stream))],
+    )
+    events = _run(agent)
+    assert invoked, "EnhancedStreamable WrapToolCall middleware should have been invoked"
+    assert len(events) == 3
+    assert _role(events[1]) == "tool"
+    assert events[1].is_streaming
+
+
+class StreamingNamedTool:
+    """Eino's `streamingNamedTool`: invokes and streams."""
+
+    def __init__(self, name: str) -> None:
+        self.info = ToolInfo(name, f"{name} description")
+
+    def invoke(self, _arguments: str) -> str:
+        return f"{self.info.name} result"
+
+    def stream(self, _arguments: str) -> Iterator[str]:
+        return iter([f"{self.info.name} stream result"])
+
+
+class StreamWrapperHandler(ChatModelAgentMiddleware):
+    """Eino's `testToolWrapperHandler{wrapStreamableFn: newTestStreamableToolCallWrapper(before, after)}`."""
+
+    def __init__(self, before: Callable[[], None], after: Callable[[], None]) -> None:
+        self.before, self.after = before, after
+
+    def wrap_streamable_tool_call(
+        self, endpoint: Callable[[str], Iterator[str]], tool_context: ToolContext
+    ) -> Callable[[str], Iterator[str]]:
+        def wrapped(arguments: str) -> Iterator[str]:
+            self.before()
+            result = endpoint(arguments)
+            self.after()
+            return result
+
+        return wrapped
+
+
+def test_tool_call_wrapper_handlers_streaming_tool_wrappers_pipeline() -> None:
+    """handler_test.go TestToolCallWrapperHandlers/StreamingToolWrappersPipeline: in a streaming run the
+    handlers' streamable wrappers run first listed outermost, and the tool's result event is a stream
+    (Go `IsStreaming && Role == Tool`)."""
+    order: list[str] = []
+    tool = StreamingNamedTool("streaming_tool")
+    model = RecordingModel(
+        [
+            Message.assistant("Using tool", tool_calls=[ToolCall("call1", tool.info.name, "{}")]),
+            Message.assistant("done"),
+        ]
+    )
+    agent = ChatModelAgent(
+        name="TestAgent",
+        description="Test agent",
+        model=model,
+        tools=[tool],
+        handlers=[
+            StreamWrapperHandler(
+                lambda: order.append("wrapper1-stream-before"), lambda: order.append("wrapper1-stream-after")
+            ),
+            StreamWrapperHandler(
+                lambda: order.append("wrapper2-stream-before"), lambda: order.append("wrapper2-stream-after")
+            ),
+        ],
+    )
+    runner = Runner(agent, enable_streaming=True, checkpoint_store=InMemoryCheckpointStore())
+    streamed_tool_results: list[Message] = []
+    for event in runner.run([Message.user("test")]):
+        if event.is_streaming and _role(event) == "tool":
+            message = event.get_message()
+            assert message is not None
+            streamed_tool_results.append(message)
+    assert streamed_tool_results, "Should have streaming tool result"
+    assert [m.content for m in streamed_tool_results] == ["streaming_tool stream result"]
+    assert order == [
+        "wrapper1-stream-before",
+        "wrapper2-stream-before",
+        "wrapper2-stream-after",
+        "wrapper1-stream-after",
+    ], "Streaming wrappers should be called in correct order"
