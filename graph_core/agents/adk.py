@@ -93,6 +93,7 @@ from graph_core.agents.cancel import (
     CancelOutcome,
     CancelRequest,
 )
+from graph_core.agents.react_options import with_chat_model_options, with_tool_options
 from graph_core.checkpoint.codec import decode_checkpoint
 from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.errors import (
@@ -144,6 +145,8 @@ __all__ = [
     "get_session_values",
     "send_tool_gen_action",
     "set_run_local_value",
+    "with_chat_model_options",
+    "with_tool_options",
 ]
 
 

@@ -203,8 +203,8 @@ def _should_retry_agent(model: Any, should_retry: Any, max_retries: int = 3, **k
 
 
 def test_should_retry_retry_context_fields() -> None:
-    """chatmodel_retry_test.go TestShouldRetry_Generate/RetryContext_Fields (not the `Options` field:
-    graph_core models take no per-call options)"""
+    """chatmodel_retry_test.go TestShouldRetry_Generate/RetryContext_Fields: the options are the model
+    call's (the agent's tool list: "should have default options")"""
     seen: list[RetryContext] = []
 
     def decide(ctx: RetryContext) -> RetryDecision:
@@ -215,6 +215,7 @@ def test_should_retry_retry_context_fields() -> None:
     _run(_should_retry_agent(RecordingModel([Message.assistant("bad"), Message.assistant("good")]), decide))
     assert len(seen) == 2
     assert seen[0].retry_attempt == 1 and len(seen[0].input_messages) == 2
+    assert len(seen[0].options) > 0, "should have default options"
     assert (
         seen[0].output_message is not None
         and seen[0].output_message.content == "bad"
