@@ -251,9 +251,10 @@ def exit_tool(final_result: str) -> str:
 class AgentToolsNode(ToolsNode):
     """The agent's ToolsNode; in stream mode it reads the tools' streams to the end in the node's task.
 
-    The agent's events carry whole messages, so nothing is lost by not streaming through the graph; and
-    a stream read later (by the node's post-handler, outside the task) could not be abandoned by an
-    immediate cancel while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
+    A streamed result reaches users through its tool event, whose stream fills as the node reads the
+    tool (`adk_tool_events`), so nothing is lost by not streaming through the graph; and a stream read
+    later (by the node's post-handler, outside the task) could not be abandoned by an immediate cancel
+    while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
     """
 
     def stream(
