@@ -34,8 +34,7 @@ node that is not a graph, or an option of another kind than the node's is a `Gra
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
@@ -235,16 +234,25 @@ def _scope_options() -> tuple[tuple[str, ...], ResolvedOptions | None]:
 _ADDED: ContextVar[tuple[tuple[str, Any], ...]] = ContextVar("graph_core_added_options", default=())
 
 
-@contextmanager
-def added_options(kind: OptionKind, *values: Any) -> Iterator[None]:
+class added_options:  # lower case, as `contextlib.suppress`: it reads as a function in `with`
     """Inside the block, `node_options(kind)` also gives `values`, after the run's options and what an
     enclosing block added: the options a node passes to the component call it makes (see the module
-    docstring)."""
-    token = _ADDED.set((*_ADDED.get(), *((kind, value) for value in values)))
-    try:
-        yield
-    finally:
-        _ADDED.reset(token)
+    docstring). A class, not a generator: the agent's model node enters one per model call."""
+
+    __slots__ = ("_pairs", "_token")
+
+    def __init__(self, kind: OptionKind, *values: Any) -> None:
+        self._pairs = tuple((kind, value) for value in values)
+        self._token: Token[tuple[tuple[str, Any], ...]] | None = None
+
+    def __enter__(self) -> None:
+        if self._pairs:
+            self._token = _ADDED.set(_ADDED.get() + self._pairs)
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._token is not None:
+            _ADDED.reset(self._token)
+            self._token = None
 
 
 def node_options(kind: str = "Lambda") -> list[Any]:
