@@ -189,3 +189,59 @@ def test_tool_call_wrapper_handlers_streaming_tool_wrappers_pipeline() -> None:
         "wrapper2-stream-after",
         "wrapper1-stream-after",
     ], "Streaming wrappers should be called in correct order"
+
+
+class ImageTool:
+    """An enhanced tool answering with text and an image."""
+
+    info = ToolInfo("draw", "draws")
+
+    def invoke_enhanced(self, _arguments: str) -> ToolResult:
+        image = ToolOutputPart.of_media("image", url="https://example.com/cat.png", mime_type="image/png")
+        return ToolResult([ToolOutputPart.of_text("here:"), image])
+
+
+def test_enhanced_tool_event_carries_the_result_as_message_parts() -> None:
+    """Not an Eino test (Eino `typedToolEnhancedInvokeEvent`): an enhanced tool's event is the tool
+    message the ToolsNode makes of its `ToolResult`: empty content, the parts as message input parts,
+    the same message the state keeps."""
+    agent = ChatModelAgent(name="TestAgent", model=_calls_then_done("draw"), tools=[ImageTool()])
+    events = _run(agent)
+    message = events[1].message
+    assert message is not None and message.role == "tool" and message.content == ""
+    assert [p.type for p in message.user_input_multi_content] == ["text", "image_url"]
+    image = message.user_input_multi_content[1].image
+    assert image is not None and image.url == "https://example.com/cat.png"
+    assert (message.tool_call_id, message.tool_name) == ("tc1", "draw")
+
+
+class FailingStreamTool:
+    """Streams one chunk, then fails."""
+
+    info = ToolInfo("flaky", "fails mid-stream")
+
+    def stream(self, _arguments: str) -> Iterator[str]:
+        yield "partial"
+        raise RuntimeError("tool broke mid-stream")
+
+
+def test_streamed_tool_event_ends_with_the_tool_error() -> None:
+    """Not an Eino test: a tool stream that fails after its first chunk has sent its event; the event's
+    stream gives that chunk, then raises the tool's error (Eino's copied stream carries the error), and
+    the run ends with the failure."""
+    agent = ChatModelAgent(name="TestAgent", model=_calls_then_done("flaky"), tools=[FailingStreamTool()])
+    events = _run(agent)
+    streamed = [e for e in events if e.is_streaming]
+    assert len(streamed) == 1
+    stream = streamed[0].message_stream
+    assert stream is not None
+    chunks: list[Message] = []
+    try:
+        for chunk in stream:
+            chunks.append(chunk)
+    except RuntimeError as exc:
+        assert "tool broke mid-stream" in str(exc)
+    else:
+        raise AssertionError("the tool event's stream should end with the tool's error")
+    assert [c.content for c in chunks] == ["partial"] and chunks[0].role == "tool"
+    assert events[-1].error is not None
