@@ -31,13 +31,15 @@ from graph_core.multimodal import ToolResult
 from graph_core.schema import Message
 from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware
+from graph_core.tools.errors import not_text
 
 __all__ = ["tool_event_middleware", "tool_result_message"]
 
 
-def tool_result_message(inp: ToolInput, result: str | ToolResult) -> Message:
+def tool_result_message(inp: ToolInput, result: Any, what: str = "the result") -> Message:
     """The tool message for one call's result (or one chunk of it): text as `content`, a `ToolResult`
-    as message parts (Eino `typedToolInvokeEvent`, `typedToolEnhancedInvokeEvent`)."""
+    as message parts (Eino `typedToolInvokeEvent`, `typedToolEnhancedInvokeEvent`); anything else is the
+    ToolsNode's own "not a str" error, named as it would name it."""
     if isinstance(result, ToolResult):
         return Message.tool(
             "",
@@ -45,6 +47,8 @@ def tool_result_message(inp: ToolInput, result: str | ToolResult) -> Message:
             tool_name=inp.name,
             user_input_multi_content=result.to_message_input_parts(),
         )
+    if not isinstance(result, str):
+        raise not_text(result, what)
     return Message.tool(result, tool_call_id=inp.call_id, tool_name=inp.name)
 
 
@@ -74,7 +78,7 @@ def _relay(agent_name: str, inp: ToolInput, chunks: Iterator[Any]) -> Iterator[A
     stream: MessageStream | None = None
     try:
         for chunk in chunks:
-            message = tool_result_message(inp, chunk)
+            message = tool_result_message(inp, chunk, "a stream chunk")
             if stream is None:
                 stream = sink.open_stream()
                 _send(agent_name, inp, None, stream)

@@ -7,6 +7,7 @@ Go test; the other subtests of these Go tests are in `test_adk_handlers.py`."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from graph_core.agents.adk import (
     AgentEvent,
@@ -245,3 +246,29 @@ def test_streamed_tool_event_ends_with_the_tool_error() -> None:
         raise AssertionError("the tool event's stream should end with the tool's error")
     assert [c.content for c in chunks] == ["partial"] and chunks[0].role == "tool"
     assert events[-1].error is not None
+
+
+class NumberTool:
+    """Answers a number, which is no tool message text."""
+
+    info = ToolInfo("count", "counts")
+
+    def invoke(self, _arguments: str) -> Any:
+        return 5
+
+
+class NumberStreamTool:
+    info = ToolInfo("count", "counts")
+
+    def stream(self, _arguments: str) -> Iterator[Any]:
+        yield 5
+
+
+def test_tool_event_of_a_non_text_result_is_the_tools_node_error() -> None:
+    """Not an Eino test (Go types rule it out): a tool result that is not text fails the call with the
+    ToolsNode's own "not a str" error naming the value, not a message-validation error of the event."""
+    for tool, what in ((NumberTool(), "the result"), (NumberStreamTool(), "a stream chunk")):
+        events = _run(ChatModelAgent(name="TestAgent", model=_calls_then_done("count"), tools=[tool]))
+        error = events[-1].error
+        assert error is not None and f"{what} is int 5, not a str" in str(error)
+        assert not [e for e in events if e.is_streaming]
