@@ -22,6 +22,11 @@ options, Eino `InvokableLambdaWithOption`); `chat_model_options()` merges a chat
 options of its ToolsNode (Eino `WithToolOption`). A ToolsNode applies its `ToolsNodeOptions` (tool list,
 aliases) itself.
 
+A node that calls a component may add options for that call, after the run's (Eino passes a Go model
+call its options as arguments): `with added_options("ChatModel", ChatModelOptions(max_tokens=8192)):`
+around the call. The ADK `ChatModelAgent` adds its tool list this way, and its retry layer a
+`RetryDecision`'s `additional_options`.
+
 Designations are checked when the run starts, as Eino's `extractOption`: an unknown node, a path into a
 node that is not a graph, or an option of another kind than the node's is a `GraphRunError`.
 """
@@ -29,6 +34,7 @@ node that is not a graph, or an option of another kind than the node's is a `Gra
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
@@ -41,6 +47,7 @@ __all__ = [
     "ChatModelOptions",
     "OptionKind",
     "ResolvedOptions",
+    "added_options",
     "chat_model_options",
     "node_options",
     "resolve_options",
@@ -223,11 +230,41 @@ def _scope_options() -> tuple[tuple[str, ...], ResolvedOptions | None]:
     return scope.path, scope.extras.get(EXTRAS_KEY)
 
 
+# What the code running now added for the components it calls: (kind, value) pairs, oldest first.
+_ADDED: ContextVar[tuple[tuple[str, Any], ...]] = ContextVar("graph_core_added_options", default=())
+
+
+class added_options:  # lower case, as `contextlib.suppress`: it reads as a function in `with`
+    """Inside the block, `node_options(kind)` also gives `values`, after the run's options and what an
+    enclosing block added: the options a node passes to the component call it makes (see the module
+    docstring). A class, not a generator: the agent's model node enters one per model call."""
+
+    __slots__ = ("_pairs", "_token")
+
+    def __init__(self, kind: OptionKind, *values: Any) -> None:
+        self._pairs = tuple((kind, value) for value in values)
+        self._token: Token[tuple[tuple[str, Any], ...]] | None = None
+
+    def __enter__(self) -> None:
+        if self._pairs:
+            self._token = _ADDED.set(_ADDED.get() + self._pairs)
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._token is not None:
+            _ADDED.reset(self._token)
+            self._token = None
+
+
 def node_options(kind: str = "Lambda") -> list[Any]:
     """Inside a node: the option values this run addresses to it (designated to its path, or to every
-    node of its `kind`), in the order given; [] outside a run or without options."""
+    node of its `kind`), in the order given, then those `added_options` gives for the call being made;
+    [] outside a run or without options."""
     path, resolved = _scope_options()
-    return [] if resolved is None else resolved.for_node(path, kind)
+    values = [] if resolved is None else resolved.for_node(path, kind)
+    added = _ADDED.get()
+    if added:
+        values.extend(value for added_kind, value in added if added_kind == kind)
+    return values
 
 
 def chat_model_options(defaults: ChatModelOptions | None = None) -> ChatModelOptions:

@@ -6,6 +6,9 @@ one string. The ToolsNode turns it into a tool message whose `content` is empty 
 Eino `ToMessageInputParts`): `text` stays `text`, `image` becomes `image_url`, and so on. Media are a
 URL or base64 data with a MIME type (`MediaPart`), as Eino's `MessagePartCommon`.
 
+An agent handler's enhanced tool wrapper (`wrap_enhanced_invokable_tool_call`) gets the call's input as
+a `ToolArgument` (its arguments JSON in `text`), as Eino's `EnhancedInvokableToolCallEndpoint` does.
+
 Streamed results concatenate as Eino's `ConcatToolResults`: neighbouring text parts join into one, other
 parts are kept as they are, and a non-text modality may come from one chunk only.
 """
@@ -23,6 +26,7 @@ __all__ = [
     "MediaPart",
     "MessageInputPart",
     "MessagePartType",
+    "ToolArgument",
     "ToolOutputPart",
     "ToolPartType",
     "ToolResult",
@@ -114,6 +118,16 @@ class ToolOutputPart(BaseModel):
         return MessageInputPart.model_validate(
             {"type": _MEDIA[self.type], self.type: media, "extra": self.extra}
         )
+
+
+class ToolArgument(BaseModel):
+    """An enhanced tool call's input as a handler sees it (Eino `ToolArgument`): the arguments JSON in
+    `text`. A record rather than a bare string so that it can grow (as Eino's may) without changing
+    every wrapper's signature."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = ""
 
 
 class ToolResult(BaseModel):

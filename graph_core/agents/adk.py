@@ -93,6 +93,7 @@ from graph_core.agents.cancel import (
     CancelOutcome,
     CancelRequest,
 )
+from graph_core.agents.react_options import with_chat_model_options, with_tool_options
 from graph_core.checkpoint.codec import decode_checkpoint
 from graph_core.checkpoint.store import InMemoryCheckpointStore
 from graph_core.errors import (
@@ -144,6 +145,8 @@ __all__ = [
     "get_session_values",
     "send_tool_gen_action",
     "set_run_local_value",
+    "with_chat_model_options",
+    "with_tool_options",
 ]
 
 
@@ -172,14 +175,15 @@ class ChatModelAgent:
       of events use Eino's agent addresses (`graph_core.agents.addresses`); the graph's callbacks and
       checkpoints keep the engine's (`runnable:<agent name>;node:ToolNode;tool:<name>:<id>`).
     - The instruction is used as is (no f-string formatting with session values: there are no sessions).
-    - Handlers, middlewares, retry, failover, `gen_model_input`, `output_key`, agent callbacks, the
-      Runner and agent tools, run-local values and the after-tool-calls hook are Eino's (see
-      `adk_handlers`, `adk_retry`, `adk_runner`); not implemented: per-call model/tool options, enhanced
-      tools. Custom agents interrupt at ADK level through `adk_interrupt`. Transfer (`set_sub_agents`)
-      and workflow agents are `adk_flow` and `adk_workflow`: the agent acts on `exit` itself;
-      `transfer_to_agent` and `break_loop` are acted upon by the flow or workflow agent around it.
+    - Handlers (enhanced tool wrappers included), middlewares, retry, failover, `gen_model_input`,
+      `output_key`, agent callbacks, the Runner and agent tools, run-local values, per-call model and
+      tool options (`run(..., options=[with_chat_model_options(...), with_tool_options(...)])`) and the
+      after-tool-calls hook are Eino's (see `adk_handlers`, `adk_retry`, `adk_runner`). Custom agents
+      interrupt at ADK level through `adk_interrupt`. Transfer (`set_sub_agents`) and workflow agents
+      are `adk_flow` and `adk_workflow`: the agent acts on `exit` itself; `transfer_to_agent` and
+      `break_loop` are acted upon by the flow or workflow agent around it.
     - In streaming mode a model output's event carries its stream (`message_stream`, see `adk_stream`),
-      as in Eino; tool results' events are whole messages, also when streaming.
+      as in Eino; so does a streamed tool result's event (`adk_tool_events`), sent with its first chunk.
     - The state (`AdkState`) keeps only its JSON-friendly fields; tool actions and the held
       return-directly event live beside the run, not in the state.
     - Checkpoints are graph_core's versioned JSON saved directly under the run's checkpoint ID, not

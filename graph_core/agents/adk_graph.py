@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from graph_core.agents.adk_handlers import ChatModelAgentState, Hooks
 from graph_core.agents.adk_model import EventModel, StateModel
 from graph_core.agents.adk_retry import ModelFailoverConfig, ModelRetryConfig
-from graph_core.agents.adk_run import SINK, AdkState, AgentEvent, AgentToolsNode, event_middleware
+from graph_core.agents.adk_run import SINK, AdkState, AgentEvent, AgentToolsNode
+from graph_core.agents.adk_tool_events import tool_event_middleware
 from graph_core.agents.adk_transfer import (
     TRANSFER_TO_AGENT_TOOL_NAME,
     gen_transfer_to_agent_instruction,
@@ -124,7 +125,7 @@ class AgentSettings:
 def _tool_middlewares(settings: AgentSettings) -> list[ToolMiddleware]:
     """The event sender outermost (it reports what every wrapper made of the result), unless a handler
     places it (`EventSenderToolWrapper`); then the ToolsNode's middlewares, then the hooks'."""
-    sender = event_middleware(settings.name)
+    sender = tool_event_middleware(settings.name)
     hooks = settings.hooks.tool_middlewares(sender)
     outer = [] if settings.hooks.places_tool_event_sender else [sender]
     return [*outer, *settings.tool_middlewares, *hooks]

@@ -12,8 +12,11 @@ Two kinds, as in Eino:
   return-directly set (`ChatModelAgentContext`); `before_model_rewrite_state` / `after_model_rewrite_state`
   return the state the model call uses / the state after it; `wrap_model` wraps the model;
   `wrap_invokable_tool_call` / `wrap_streamable_tool_call` wrap a tool endpoint (`arguments -> result`)
-  for one call (`ToolContext`: name and call ID); `after_agent` sees the final state once the agent ends
-  well (not after an error, an interrupt or running out of iterations).
+  for one call (`ToolContext`: name and call ID); `wrap_enhanced_invokable_tool_call` /
+  `wrap_enhanced_streamable_tool_call` wrap an enhanced tool's (`ToolArgument -> ToolResult`, or a
+  stream of `ToolResult` chunks); each wrapper is asked only for the tools of its kind, as in Eino.
+  `after_agent` sees the final state once the agent ends well (not after an error, an interrupt or
+  running out of iterations).
 
 Order, as in Eino: middlewares' instructions before handlers' `before_agent`; around a model call
 `before_chat_model` (middlewares), then `before_model_rewrite_state` (handlers, first listed first),
@@ -23,13 +26,14 @@ wrappers: middlewares' `wrap_tool_call` first (outer), then handlers (first list
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from graph_core.agents.adk_run import AdkState
 from graph_core.checkpoint.codec import encode_value
 from graph_core.errors import CheckpointSerializationError, GraphRunError, StateLookupError
+from graph_core.multimodal import ToolArgument, ToolResult
 from graph_core.schema import Message, ToolInfo
 from graph_core.state import process_state
 from graph_core.tools import ToolInput, ToolMiddleware
@@ -45,11 +49,14 @@ __all__ = [
     "ToolContext",
     "delete_run_local_value",
     "get_run_local_value",
+    "handlers_to_tool_middlewares",
     "set_run_local_value",
 ]
 
 InvokableToolEndpoint = Callable[[str], str]
 StreamableToolEndpoint = Callable[[str], Iterator[str]]
+EnhancedInvokableToolEndpoint = Callable[[ToolArgument], ToolResult]
+EnhancedStreamableToolEndpoint = Callable[[ToolArgument], Iterator[ToolResult]]
 
 
 @dataclass(slots=True)
@@ -129,6 +136,16 @@ class ChatModelAgentMiddleware:
     ) -> StreamableToolEndpoint:
         return endpoint
 
+    def wrap_enhanced_invokable_tool_call(
+        self, endpoint: EnhancedInvokableToolEndpoint, tool_context: ToolContext
+    ) -> EnhancedInvokableToolEndpoint:
+        return endpoint
+
+    def wrap_enhanced_streamable_tool_call(
+        self, endpoint: EnhancedStreamableToolEndpoint, tool_context: ToolContext
+    ) -> EnhancedStreamableToolEndpoint:
+        return endpoint
+
 
 class EventSenderModelWrapper(ChatModelAgentMiddleware):
     """Eino `NewEventSenderModelWrapper()`: listed among the handlers, the model output's event is sent
@@ -143,29 +160,48 @@ class EventSenderToolWrapper(ChatModelAgentMiddleware):
 
 def handler_tool_middleware(handler: ChatModelAgentMiddleware) -> ToolMiddleware:
     """A handler's tool wrappers as a ToolsNode middleware (Eino `handlersToToolMiddlewares`): each call
-    asks the handler for a wrapped endpoint of `arguments -> result`, then calls it."""
+    asks the handler for a wrapped endpoint of `arguments -> result` (an enhanced tool's: `ToolArgument
+    -> ToolResult`), then calls it with the call's arguments. The endpoint the handler wraps calls the
+    next one with the arguments it is given, so a wrapper may rewrite them."""
 
-    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
-        def endpoint(inp: ToolInput) -> str:
-            def inner(arguments: str) -> str:
-                return next_ep(ToolInput(inp.name, arguments, inp.call_id))
+    def wrap(
+        ask: Callable[[Any, ToolContext], Callable[[Any], Any]],
+        to_arguments: Callable[[Any], str],
+        from_arguments: Callable[[str], Any],
+    ) -> Callable[[Callable[[ToolInput], Any]], Callable[[ToolInput], Any]]:
+        def middleware(next_ep: Callable[[ToolInput], Any]) -> Callable[[ToolInput], Any]:
+            def endpoint(inp: ToolInput) -> Any:
+                def inner(argument: Any) -> Any:
+                    return next_ep(ToolInput(inp.name, to_arguments(argument), inp.call_id))
 
-            wrapped = handler.wrap_invokable_tool_call(inner, ToolContext(inp.name, inp.call_id))
-            return wrapped(inp.arguments)
+                wrapped = ask(inner, ToolContext(inp.name, inp.call_id))
+                return wrapped(from_arguments(inp.arguments))
 
-        return endpoint
+            return endpoint
 
-    def stream(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
-        def endpoint(inp: ToolInput) -> Iterator[str]:
-            def inner(arguments: str) -> Iterator[str]:
-                return next_ep(ToolInput(inp.name, arguments, inp.call_id))
+        return middleware
 
-            wrapped = handler.wrap_streamable_tool_call(inner, ToolContext(inp.name, inp.call_id))
-            return wrapped(inp.arguments)
+    def text(arguments: str) -> str:
+        return arguments
 
-        return endpoint
+    def argument_text(argument: ToolArgument) -> str:
+        return argument.text
 
-    return ToolMiddleware(invoke=invoke, stream=stream)
+    def argument(arguments: str) -> ToolArgument:
+        return ToolArgument(text=arguments)
+
+    return ToolMiddleware(
+        invoke=wrap(handler.wrap_invokable_tool_call, text, text),
+        stream=wrap(handler.wrap_streamable_tool_call, text, text),
+        enhanced_invoke=wrap(handler.wrap_enhanced_invokable_tool_call, argument_text, argument),
+        enhanced_stream=wrap(handler.wrap_enhanced_streamable_tool_call, argument_text, argument),
+    )
+
+
+def handlers_to_tool_middlewares(handlers: Sequence[ChatModelAgentMiddleware]) -> list[ToolMiddleware]:
+    """One ToolsNode middleware per handler, in the handlers' order (first listed outermost), each with
+    all four wrappers (Eino `handlersToToolMiddlewares`)."""
+    return [handler_tool_middleware(handler) for handler in handlers]
 
 
 @dataclass(slots=True)

@@ -14,6 +14,11 @@ One model call of the ReAct graph, top to bottom (Eino's order):
 
 Without hooks, retry or failover the node takes a short path with the same result: the model gets a
 `HistoryView` of the state (O(1) per round) and its output is appended and reported.
+
+The model call's options (`graph_core.call_options.node_options("ChatModel")`) are the run's chat model
+options (`agent.run(..., options=[with_chat_model_options(...)])`), then `ChatModelOptions(tools=...)`
+with the tool list of this call, as Eino's state model wrapper appends `model.WithTools` (state last,
+so it wins), then what the retry layer adds.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from graph_core.agents.adk_retry import (
 )
 from graph_core.agents.adk_run import SINK, AdkState, AgentEvent
 from graph_core.agents.adk_stream import MessageStream
+from graph_core.call_options import ChatModelOptions, added_options
 from graph_core.errors import GraphRunError
 from graph_core.history import HistoryView
 from graph_core.schema import Message, ToolInfo, concat_messages
@@ -121,6 +127,7 @@ class StateModel:
         self.retry = retry
         self.failover = failover
         self._plain = self.hooks is None and retry is None and failover is None
+        self._tools_option = ChatModelOptions(tools=tuple(self.tool_infos))
 
     # -- the short path ---------------------------------------------------------------------------------
 
@@ -248,10 +255,16 @@ class StateModel:
         if self.hooks is not None:
             state = self.hooks.before_model(state, mc)
             self._write(state)
-        if streaming:
-            output = concat_messages(list(self._stream_endpoint(state.tool_infos, mc)(state.messages)))
-        else:
-            output = self._endpoint(state.tool_infos, mc)(state.messages)
+        tools_option = (
+            self._tools_option
+            if state.tool_infos == self.tool_infos
+            else ChatModelOptions(tools=tuple(state.tool_infos))
+        )
+        with added_options("ChatModel", tools_option):
+            if streaming:
+                output = concat_messages(list(self._stream_endpoint(state.tool_infos, mc)(state.messages)))
+            else:
+                output = self._endpoint(state.tool_infos, mc)(state.messages)
         if self.retry is not None and self.retry.should_retry is not None:
             state.messages = process_state(AdkState, lambda s: list(s.messages))  # a persisted rewrite
         state.messages = [*state.messages, output]
@@ -276,22 +289,27 @@ class StateModel:
 
     def generate(self, _input: Any) -> Message:
         if self._plain:
-            return self._record(self.model.generate(self._history()))
+            with added_options("ChatModel", self._tools_option):
+                return self._record(self.model.generate(self._history()))
         return self._hooked(False)
 
     def stream(self, _input: Any) -> Iterator[Message]:
         # Eino concatenates the model stream here; streaming reaches users through events. The model is
         # called in the node's task (not when its output is read), so a cancel can abandon the call.
         if self._plain:
-            chunks = send_stream(self.agent_name, iter(self.model.stream(self._history())), StreamGate(None))
-            output = concat_messages(list(chunks))
+            with added_options("ChatModel", self._tools_option):
+                chunks = send_stream(
+                    self.agent_name, iter(self.model.stream(self._history())), StreamGate(None)
+                )
+                output = concat_messages(list(chunks))
             process_state(AdkState, lambda s: s.messages.append(output))
             return iter((output,))
         return iter((self._hooked(True),))
 
     async def agenerate(self, _input: Any) -> Message:
         if self._plain:
-            return self._record(await self.model.agenerate(self._history()))
+            with added_options("ChatModel", self._tools_option):
+                return self._record(await self.model.agenerate(self._history()))
         return await asyncio.to_thread(self._hooked, False)
 
 
@@ -306,7 +324,8 @@ def _retry_hooks(sink: Any, report: Callable[[Message], None]) -> RetryHooks:
 
         process_state(AdkState, write)
 
-    return RetryHooks(suppress=suppress, report=report, set_history=set_history)
+    cancel = sink.interrupt_event if sink is not None else None
+    return RetryHooks(suppress=suppress, report=report, set_history=set_history, cancel=cancel)
 
 
 class EventModel:

@@ -11,8 +11,14 @@ failover -> retry -> event sender -> handlers' wrap_model -> the current model
 
 A layer is an endpoint: `messages -> Message`, or on the streaming path `messages -> Iterator[Message]`
 (`with_stream_retry`, `with_stream_failover`). Interrupts and `StreamCanceledError` are never retried
-nor failed over. Waiting between attempts goes through `ModelRetryConfig.sleep` (default `time.sleep`),
-so tests inject a clock.
+nor failed over. Waiting between attempts goes through `ModelRetryConfig.sleep`, so tests inject a
+clock; by default it waits on the run's cancel signal, so a cancelled run wakes at once (Eino
+`contextAwareSleep`); either way a run cancelled meanwhile makes no further attempt.
+
+The options of an attempt's model call are the run's chat model options and those the agent adds (its
+tool list), as `graph_core.call_options.node_options("ChatModel")` gives them to the model;
+`RetryContext.options` shows them, and a `RetryDecision`'s `additional_options` are added to every
+later attempt's (Eino `AdditionalOptions`).
 
 On the streaming path each attempt's stream reaches the caller as it comes, in its own event
 (`adk_stream`); the layers read their copy to the end before deciding, and a `StreamGate` tells the
@@ -25,13 +31,15 @@ for the decision.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from graph_core.agents.adk_stream import MessageStream
+from graph_core.call_options import added_options, node_options
 from graph_core.errors import (
     GraphError,
     InterruptError,
@@ -39,7 +47,7 @@ from graph_core.errors import (
     StreamCanceledError,
     WillRetryError,
 )
-from graph_core.interrupt import InterruptSignal
+from graph_core.interrupt import InterruptSignal, interrupt
 from graph_core.schema import Message, concat_messages
 
 __all__ = [
@@ -59,19 +67,22 @@ StreamEndpoint = Callable[[list[Message]], Iterator[Message]]
 
 @dataclass(frozen=True, slots=True)
 class RetryContext:
-    """What `should_retry` decides on: the 1-based attempt, its input, its output and/or error."""
+    """What `should_retry` decides on: the 1-based attempt, its input, its output and/or error, and
+    the chat model options its model call had (see the module docstring)."""
 
     retry_attempt: int
     input_messages: Sequence[Message]
     output_message: Message | None
     error: BaseException | None
+    options: Sequence[Any] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class RetryDecision:
     """`retry`; else `rewrite_error` replaces the result. On a retry, `modified_input_messages` feed the
-    next attempt (and the agent's history too with `persist_modified_input_messages`); `backoff` (seconds,
-    0 = the config's backoff) and `reject_reason` (carried by the `WillRetryError`)."""
+    next attempt (and the agent's history too with `persist_modified_input_messages`),
+    `additional_options` (`ChatModelOptions`) are added to the options of every later attempt; `backoff`
+    (seconds, 0 = the config's backoff) and `reject_reason` (carried by the `WillRetryError`)."""
 
     retry: bool = False
     rewrite_error: BaseException | None = None
@@ -79,6 +90,7 @@ class RetryDecision:
     persist_modified_input_messages: bool = False
     backoff: float = 0.0
     reject_reason: Any = None
+    additional_options: Sequence[Any] = ()
 
 
 def default_backoff(attempt: int) -> float:
@@ -96,13 +108,14 @@ def default_backoff(attempt: int) -> float:
 class ModelRetryConfig:
     """Eino `ModelRetryConfig`. `max_retries` extra attempts (0: none). `should_retry` decides from the
     whole result (it wins over `is_retryable`, which looks at errors only; default: every error).
-    `backoff(attempt)` gives the wait in seconds before retry `attempt` (1-based); `sleep` waits."""
+    `backoff(attempt)` gives the wait in seconds before retry `attempt` (1-based); `sleep(seconds)`
+    waits (None: wait on the run's cancel signal, so a cancel ends the wait at once)."""
 
     max_retries: int = 0
     should_retry: Callable[[RetryContext], RetryDecision | None] | None = None
     is_retryable: Callable[[BaseException], bool] | None = None
     backoff: Callable[[int], float] | None = None
-    sleep: Callable[[float], None] = field(default=time.sleep)
+    sleep: Callable[[float], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +173,29 @@ class RetryHooks:
     suppress: Callable[[bool], None]
     report: Callable[[Message], None]
     set_history: Callable[[list[Message]], None]
+    cancel: threading.Event | None = None  # set when the run is cancelled
+
+
+def pause(config: ModelRetryConfig, hooks: RetryHooks, delay: float) -> None:
+    """The wait before the next attempt (Eino `contextAwareSleep`): the injected `sleep`, else a wait
+    the run's cancel ends early. A run cancelled by then gets no further attempt: the model node stops
+    as at a cancel safe point (an interrupt, so the run ends with its `CancelError` and checkpoint
+    whether or not the engine has abandoned the node yet; the model call runs again on resume)."""
+    if config.sleep is not None:
+        config.sleep(delay)
+    elif delay > 0:
+        if hooks.cancel is not None:
+            hooks.cancel.wait(delay)
+        else:
+            time.sleep(delay)
+    if hooks.cancel is not None and hooks.cancel.is_set():
+        interrupt()
+
+
+def attempt_options(extra: Sequence[Any]) -> tuple[Any, ...]:
+    """The chat model options of an attempt's model call, with `extra` added."""
+    with added_options("ChatModel", *extra):
+        return tuple(node_options("ChatModel"))
 
 
 def _prepare_next_attempt(
@@ -168,16 +204,19 @@ def _prepare_next_attempt(
     decision: RetryDecision,
     current: list[Message],
     attempt: int,
+    extra: list[Any],
 ) -> list[Message]:
     """After `attempt` (0-based) was rejected and another one follows: the next attempt's input (the
-    decision's modified input, which also becomes the state's history when it is to persist), after
-    the decision's backoff or the config's for the next attempt. Shared by both paths (Eino's
-    `Generate` and `Stream` prepare their next attempt alike)."""
+    decision's modified input, which also becomes the state's history when it is to persist) and its
+    added model options (`extra` grows by the decision's `additional_options`), after the decision's
+    backoff or the config's for the next attempt (`pause`). Shared by both paths (Eino's `Generate`
+    and `Stream` prepare their next attempt alike, `applyDecisionForRetry`)."""
     if decision.modified_input_messages is not None:
         current = decision.modified_input_messages
         if decision.persist_modified_input_messages:
             hooks.set_history(list(current))
-    config.sleep(decision.backoff or (config.backoff or default_backoff)(attempt + 1))
+    extra.extend(decision.additional_options)
+    pause(config, hooks, decision.backoff or (config.backoff or default_backoff)(attempt + 1))
     return current
 
 
@@ -196,26 +235,29 @@ def with_retry(inner: Endpoint, config: ModelRetryConfig, hooks: RetryHooks) -> 
                     raise
                 last = exc
             if attempt < config.max_retries:
-                config.sleep(backoff(attempt + 1))
+                pause(config, hooks, backoff(attempt + 1))
         raise RetryExhaustedError(last, config.max_retries) from last
 
     def decided(messages: list[Message]) -> Message:
         assert config.should_retry is not None
         current = messages
+        extra: list[Any] = []
         last: BaseException | None = None
         for attempt in range(config.max_retries + 1):
             out: Message | None = None
             err: Exception | None = None
             hooks.suppress(True)  # nothing is reported before the decision (Eino suppressEventSend)
             try:
-                out = inner(current)
+                with added_options("ChatModel", *extra):
+                    out = inner(current)
             except Exception as exc:
                 if is_final(exc):
                     raise
                 err = exc
             finally:
                 hooks.suppress(False)
-            decision = config.should_retry(RetryContext(attempt + 1, current, out, err)) or RetryDecision()
+            context = RetryContext(attempt + 1, current, out, err, attempt_options(extra))
+            decision = config.should_retry(context) or RetryDecision()
             if not decision.retry:
                 if decision.rewrite_error is not None:
                     raise decision.rewrite_error
@@ -227,7 +269,7 @@ def with_retry(inner: Endpoint, config: ModelRetryConfig, hooks: RetryHooks) -> 
             last = err or RuntimeError(f"model output rejected by ShouldRetry at attempt {attempt + 1}")
             if attempt >= config.max_retries:
                 break
-            current = _prepare_next_attempt(config, hooks, decision, current, attempt)
+            current = _prepare_next_attempt(config, hooks, decision, current, attempt, extra)
         raise RetryExhaustedError(last, config.max_retries) from last
 
     return decided if config.should_retry is not None else legacy
@@ -298,18 +340,20 @@ def with_stream_retry(
                 raise err
             last = err
             if attempt < config.max_retries:
-                config.sleep(backoff(attempt + 1))
+                pause(config, hooks, backoff(attempt + 1))
         raise RetryExhaustedError(last, config.max_retries) from last
 
     def decided(messages: list[Message]) -> Iterator[Message]:
         assert config.should_retry is not None
         current = messages
+        extra: list[Any] = []
         last: BaseException | None = None
         for attempt in range(config.max_retries + 1):
             gate.attempt = attempt
             opened = True
             try:
-                chunks, err = consume(inner(current))
+                with added_options("ChatModel", *extra):
+                    chunks, err = consume(inner(current))
             except Exception as exc:
                 opened, chunks, err = False, [], exc
             if err is not None and is_final(err):
@@ -317,7 +361,8 @@ def with_stream_retry(
                 raise err
             out = partial_message(chunks) if opened else None
             try:
-                decision = config.should_retry(RetryContext(attempt + 1, current, out, err))
+                context = RetryContext(attempt + 1, current, out, err, attempt_options(extra))
+                decision = config.should_retry(context)
             except BaseException as exc:
                 gate.settle(error=exc)
                 raise
@@ -333,7 +378,7 @@ def with_stream_retry(
             gate.settle(retry=WillRetryError(verdict, attempt, decision.reject_reason))
             last = verdict
             if attempt < config.max_retries:
-                current = _prepare_next_attempt(config, hooks, decision, current, attempt)
+                current = _prepare_next_attempt(config, hooks, decision, current, attempt, extra)
         raise RetryExhaustedError(last, config.max_retries) from last
 
     return decided if config.should_retry is not None else legacy

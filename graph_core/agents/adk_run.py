@@ -23,8 +23,7 @@ from graph_core.agents.cancel import (
 )
 from graph_core.errors import ExceedMaxIterationsError, StreamCanceledError
 from graph_core.schema import Message, ToolInfo, concat_messages
-from graph_core.state import process_state
-from graph_core.tools import ToolInput, ToolMiddleware, ToolsNode, get_tool_call_id, tool
+from graph_core.tools import ToolsNode, get_tool_call_id, tool
 from graph_core.tools.index import ToolsNodeOptions
 
 DEFAULT_MAX_ITERATIONS = 20
@@ -249,52 +248,13 @@ def exit_tool(final_result: str) -> str:
     return final_result
 
 
-def event_middleware(agent_name: str) -> ToolMiddleware:
-    """Emits one event per finished tool call; the return-directly call's event is held for later."""
-
-    def emit_result(inp: ToolInput, content: str) -> None:
-        sink = SINK.get()
-        if sink is None:
-            return
-        event = AgentEvent(
-            agent_name,
-            message=Message.tool(content, tool_call_id=inp.call_id, tool_name=inp.name),
-            action=sink.actions.pop(inp.call_id, None),
-        )
-        direct = process_state(AdkState, lambda s: s.return_directly_tool_call_id)
-        with sink.lock:
-            if direct and inp.call_id == direct:
-                sink.held = event
-                return
-        sink.emit(event)
-
-    def invoke(next_ep: Callable[[ToolInput], str]) -> Callable[[ToolInput], str]:
-        def endpoint(inp: ToolInput) -> str:
-            content = next_ep(inp)
-            emit_result(inp, content)
-            return content
-
-        return endpoint
-
-    def stream(next_ep: Callable[[ToolInput], Iterator[str]]) -> Callable[[ToolInput], Iterator[str]]:
-        def endpoint(inp: ToolInput) -> Iterator[str]:
-            parts: list[str] = []
-            for chunk in next_ep(inp):
-                parts.append(chunk)
-                yield chunk
-            emit_result(inp, "".join(parts))
-
-        return endpoint
-
-    return ToolMiddleware(invoke=invoke, stream=stream)
-
-
 class AgentToolsNode(ToolsNode):
     """The agent's ToolsNode; in stream mode it reads the tools' streams to the end in the node's task.
 
-    The agent's events carry whole messages, so nothing is lost by not streaming through the graph; and
-    a stream read later (by the node's post-handler, outside the task) could not be abandoned by an
-    immediate cancel while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
+    A streamed result reaches users through its tool event, whose stream fills as the node reads the
+    tool (`adk_tool_events`), so nothing is lost by not streaming through the graph; and a stream read
+    later (by the node's post-handler, outside the task) could not be abandoned by an immediate cancel
+    while a tool blocks mid-stream (`TestWithCancel_CancelImmediate_StreamableToolAborted`).
     """
 
     def stream(

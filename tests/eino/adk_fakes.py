@@ -24,7 +24,7 @@ class RecordingModel:
         self._shared = self
 
     def with_tools(self, infos: Sequence[ToolInfo]) -> RecordingModel:
-        bound = RecordingModel.__new__(RecordingModel)
+        bound = type(self).__new__(type(self))  # a subclass stays itself
         bound.__dict__.update(self.__dict__)
         bound.bound = [i.name for i in infos]
         return bound

@@ -8,9 +8,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
-from graph_core.agents.adk import ChatModelAgent
+from graph_core.agents.adk import AgentEvent, ChatModelAgent, MessageStream
 from graph_core.agents.cancel import CancelError, Canceller, CancelMode, CancelOutcome
 from graph_core.checkpoint.store import InMemoryCheckpointStore
+from graph_core.errors import StreamCanceledError
 from graph_core.interrupt import interrupt
 from graph_core.models import ScriptedChatModel
 from graph_core.schema import Message, ToolCall, ToolInfo
@@ -308,18 +309,38 @@ class _StreamingTool:
 
 def test_with_cancel_cancel_immediate_streamable_tool_aborted() -> None:
     """cancel_edge_test.go TestWithCancel_CancelImmediate_StreamableToolAborted: an immediate cancel
-    while a streaming tool is blocked mid-stream succeeds and ends the run with a CancelError. Go also
-    reads `ErrStreamCanceled` from the tool event's message stream; graph_core's events carry whole
-    messages, so here the aborted tool's partial result is never reported as a tool event."""
+    while a streaming tool is blocked mid-stream succeeds, ends the run with a CancelError, and the tool
+    event's message stream (received before the cancel) ends with `StreamCanceledError` (Go
+    `ErrStreamCanceled`)."""
     tool = _StreamingTool()
     agent = ChatModelAgent(name="TestAgent", model=ScriptedChatModel([tool_call()], cycle=True), tools=[tool])
-    thread, events = run_in_thread(agent, streaming=True)
+    events: list[AgentEvent] = []
+    tool_stream_ready = threading.Event()
+    stream_ends: list[BaseException | None] = []
+
+    def read() -> None:
+        for event in agent.run("Use the tool", streaming=True):
+            events.append(event)
+            message_stream = event.message_stream
+            if isinstance(message_stream, MessageStream) and _first_role(message_stream) == "tool":
+                tool_stream_ready.set()
+                stream_ends.append(message_stream.drain()[1])
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
     assert tool.started.wait(WAIT)
     try:
+        assert tool_stream_ready.wait(WAIT), "the tool stream event was not received"
         assert agent.cancel().wait(WAIT) is CancelOutcome.SUCCESS
         thread.join(WAIT)
         assert not thread.is_alive()
     finally:
         tool.gate.set()
+    assert len(stream_ends) == 1 and isinstance(stream_ends[0], StreamCanceledError)
     assert cancel_errors(events)
-    assert not [e for e in events if e.message is not None and e.message.role == "tool"]
+
+
+def _first_role(stream: MessageStream) -> str | None:
+    for chunk in stream:
+        return chunk.role
+    return None

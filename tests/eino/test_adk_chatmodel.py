@@ -151,12 +151,13 @@ def _two_calls(name: str, first: tuple[str, str], second: tuple[str, str]) -> Sc
 
 
 def _tool_actions(events: list[AgentEvent]) -> dict[str | None, object]:
-    """Each tool event's call ID with its customized action."""
-    return {
-        e.message.tool_call_id: e.action.customized
-        for e in events
-        if e.message is not None and e.message.role == "tool" and e.action is not None
-    }
+    """Each tool event's call ID with its customized action (a streamed event's read whole)."""
+    actions: dict[str | None, object] = {}
+    for event in events:
+        message = event.get_message()
+        if event.action is not None and message is not None and message.role == "tool":
+            actions[message.tool_call_id] = event.action.customized
+    return actions
 
 
 def test_concurrent_same_tool_send_tool_gen_action_uses_tool_call_id() -> None:
@@ -172,13 +173,12 @@ def test_concurrent_same_tool_send_tool_gen_action_uses_tool_call_id() -> None:
 
 def test_concurrent_same_stream_tool_send_tool_gen_action_uses_tool_call_id() -> None:
     """chatmodel_test.go TestConcurrentSameStreamToolSendToolGenActionUsesToolCallID: likewise for a
-    stream-only tool in a streaming run."""
+    stream-only tool (in an invoke run, as Go's): its events are streaming ones (Go `IsStreaming`), each
+    with its call's action."""
     model = _two_calls("action_tool_stream", ("sid1", "SA"), ("sid2", "SB"))
     agent = ChatModelAgent(name="TestAgent", instruction="", model=model, tools=[_StreamActionTool()])
-    events = list(agent.run("go", streaming=True))
+    events = list(agent.run("go"))
     assert not [e for e in events if e.error is not None]
-    assert _tool_actions(events) == {"sid1": "SA", "sid2": "SB"}
-    assert [e.message.content for e in events if e.message is not None and e.message.role == "tool"] == [
-        "ok",
-        "ok",
-    ]
+    streamed = [e for e in events if e.is_streaming]
+    assert _tool_actions(streamed) == {"sid1": "SA", "sid2": "SB"}
+    assert [m.content for e in streamed if (m := e.get_message()) is not None] == ["ok", "ok"]

@@ -767,4 +767,7 @@ def test_wrap_tool_call_streamable_middleware() -> None:
     )
     events = _drain(agent, "use tool")
     assert invoked, "the streamable wrap_tool_call middleware should have been invoked"
-    assert len(events) == 3 and events[1].message is not None and events[1].message.role == "tool"
+    assert len(events) == 3
+    tool_event = events[1].get_message()
+    assert tool_event is not None and tool_event.role == "tool"
+    assert events[1].is_streaming  # a streamed result's event is a stream, also in an invoke run (Eino)

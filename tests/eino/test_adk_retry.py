@@ -4,6 +4,7 @@ Each test names its Go test."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -203,8 +204,8 @@ def _should_retry_agent(model: Any, should_retry: Any, max_retries: int = 3, **k
 
 
 def test_should_retry_retry_context_fields() -> None:
-    """chatmodel_retry_test.go TestShouldRetry_Generate/RetryContext_Fields (not the `Options` field:
-    graph_core models take no per-call options)"""
+    """chatmodel_retry_test.go TestShouldRetry_Generate/RetryContext_Fields: the options are the model
+    call's (the agent's tool list: "should have default options")"""
     seen: list[RetryContext] = []
 
     def decide(ctx: RetryContext) -> RetryDecision:
@@ -215,6 +216,7 @@ def test_should_retry_retry_context_fields() -> None:
     _run(_should_retry_agent(RecordingModel([Message.assistant("bad"), Message.assistant("good")]), decide))
     assert len(seen) == 2
     assert seen[0].retry_attempt == 1 and len(seen[0].input_messages) == 2
+    assert len(seen[0].options) > 0, "should have default options"
     assert (
         seen[0].output_message is not None
         and seen[0].output_message.content == "bad"
@@ -283,6 +285,28 @@ def test_should_retry_backoff() -> None:
     model = RecordingModel([RetryableError("r"), Message.assistant("success")])
     events = _run(_should_retry_agent(model, decide, sleep=slept.append))
     assert events[-1].error is None and slept == [0.05] and len(model.calls) == 2
+
+
+def test_should_retry_backoff_real_wait() -> None:
+    """chatmodel_retry_test.go TestShouldRetry_Generate/Backoff, timed: without an injected `sleep` the
+    run really waits the decision's 50 ms (Go: elapsed >= the backoff; its upper bound, 200 ms more, is
+    left to the injected-clock test above, a loaded machine being no clock)."""
+
+    def decide(ctx: RetryContext) -> RetryDecision:
+        return RetryDecision(retry=True, backoff=0.05) if ctx.error is not None else RetryDecision()
+
+    model = RecordingModel([RetryableError("r"), Message.assistant("success")])
+    agent = ChatModelAgent(
+        name="BackoffTestAgent",
+        model=model,
+        model_retry_config=ModelRetryConfig(max_retries=3, should_retry=decide),
+    )
+    started = time.monotonic()
+    events = _run(agent)
+    elapsed = time.monotonic() - started
+    assert events[0].error is None
+    assert 0.05 <= elapsed < 5.0  # generous: the machine may be loaded
+    assert len(model.calls) == 2
 
 
 def test_should_retry_suppress_flag_rejected_no_event() -> None:

@@ -20,6 +20,7 @@ from graph_core.agents.adk import (
 )
 from graph_core.agents.adk_runner import Runner
 from graph_core.agents.adk_stream import drain
+from graph_core.call_options import ChatModelOptions, node_options
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import StreamCanceledError
 from graph_core.interrupt import interrupt
@@ -42,7 +43,8 @@ class StreamScript:
     """Eino's gomock `Stream` expectations: call N takes entry N (the last one repeats when
     `repeat_last`): an exception is `Stream` returning an error (raised when the stream is opened), a
     sequence is the stream's chunks, where an exception is a mid-stream error. `calls` records each
-    call's input messages; `entry` may also be a function of the call number."""
+    call's input messages and `options` the chat model options it had (Go's `opts`); `entry` may also
+    be a function of the call number."""
 
     def __init__(
         self, script: Sequence[Entry | Callable[[int], Entry]], *, repeat_last: bool = False
@@ -50,6 +52,7 @@ class StreamScript:
         self.script = list(script)
         self.repeat_last = repeat_last
         self.calls: list[list[Message]] = []
+        self.options: list[list[Any]] = []
 
     def with_tools(self, _infos: Sequence[ToolInfo]) -> StreamScript:
         return self
@@ -59,6 +62,7 @@ class StreamScript:
 
     def stream(self, messages: Sequence[Message]) -> Iterator[Message]:
         self.calls.append(list(messages))
+        self.options.append(node_options("ChatModel"))
         index = len(self.calls) - 1
         if index >= len(self.script):
             assert self.repeat_last, f"unexpected Stream call #{index + 1}"
@@ -310,14 +314,17 @@ def test_should_retry_stream_partial_stream_error() -> None:
 
 
 def test_should_retry_stream_modified_inputs_with_persist() -> None:
-    """chatmodel_retry_test.go TestShouldRetry_Stream/ModifiedInputsAndOptions_WithPersist (the model
-    options part: see the conformance row)"""
+    """chatmodel_retry_test.go TestShouldRetry_Stream/ModifiedInputsAndOptions_WithPersist: the retry
+    gets the modified input and one more model option (`additional_options`)"""
     modified = [Message.system("compressed instruction"), Message.user("summarized history")]
 
     def should_retry(ctx: RetryContext) -> RetryDecision:
         if ctx.output_message is not None and "too long" in ctx.output_message.content:
             return RetryDecision(
-                retry=True, modified_input_messages=modified, persist_modified_input_messages=True
+                retry=True,
+                modified_input_messages=modified,
+                persist_modified_input_messages=True,
+                additional_options=[ChatModelOptions(max_tokens=16384)],
             )
         return RetryDecision(retry=False)
 
@@ -329,6 +336,7 @@ def test_should_retry_stream_modified_inputs_with_persist() -> None:
     assert len(model.calls) == 2
     assert model.calls[1][0].content == "compressed instruction"
     assert model.calls[1][1].content == "summarized history"
+    assert len(model.options[0]) + 1 == len(model.options[1])
 
 
 def test_should_retry_stream_verdict_signal_clean_stream_rejected() -> None:

@@ -22,6 +22,7 @@ from graph_core.agents.adk import (
 from graph_core.agents.adk_runner import Runner
 from graph_core.agents.adk_stream import drain
 from graph_core.checkpoint import InMemoryCheckpointStore
+from graph_core.multimodal import ToolArgument, ToolOutputPart, ToolResult
 from graph_core.schema import Message, ToolCall, ToolInfo, concat_messages
 from graph_core.tools import ToolInput, ToolMiddleware
 
@@ -243,15 +244,67 @@ class ResultModifier(ChatModelAgentMiddleware):
         return wrapped
 
 
+class EnhancedInvokableTool:
+    """Eino's `enhancedInvokableTestTool`: its result as one text part."""
+
+    def __init__(self, name: str, result: str) -> None:
+        self.info = ToolInfo(name, "test tool")
+        self.result = result
+
+    def invoke_enhanced(self, _arguments: str) -> ToolResult:
+        return ToolResult([ToolOutputPart.of_text(self.result)])
+
+
+class EnhancedStreamableTool:
+    """Eino's `enhancedStreamableTestTool`: streams its result as one chunk of one text part."""
+
+    def __init__(self, name: str, result: str) -> None:
+        self.info = ToolInfo(name, "test tool")
+        self.result = result
+
+    def stream_enhanced(self, _arguments: str) -> Iterator[ToolResult]:
+        return iter([ToolResult([ToolOutputPart.of_text(self.result)])])
+
+
+class EnhancedResultModifier(ChatModelAgentMiddleware):
+    """Eino's `enhancedInvokableResultModifier` / `enhancedStreamableResultModifier`."""
+
+    def __init__(self, result: str) -> None:
+        self.result = ToolResult([ToolOutputPart.of_text(result)])
+
+    def wrap_enhanced_invokable_tool_call(
+        self, endpoint: Callable[[ToolArgument], ToolResult], tool_context: ToolContext
+    ) -> Callable[[ToolArgument], ToolResult]:
+        def wrapped(argument: ToolArgument) -> ToolResult:
+            endpoint(argument)
+            return self.result
+
+        return wrapped
+
+    def wrap_enhanced_streamable_tool_call(
+        self, endpoint: Callable[[ToolArgument], Iterator[ToolResult]], tool_context: ToolContext
+    ) -> Callable[[ToolArgument], Iterator[ToolResult]]:
+        def wrapped(argument: ToolArgument) -> Iterator[ToolResult]:
+            list(endpoint(argument))  # Go closes the inner stream
+            return iter([self.result])
+
+        return wrapped
+
+
 def _tool_contents(tool: Any, handlers: Sequence[ChatModelAgentMiddleware], *, streaming: bool) -> list[str]:
-    """Eino's `collectToolEvents` + `collectToolContent`: the tool result events' contents."""
+    """Eino's `collectToolEvents` + `collectToolContent`: the tool result events' contents (a streamed
+    event's chunks concatenated), or for a multimodal result its text parts."""
     agent = _agent(ToolCallingModel("test_tool"), handlers, tools=[tool])
     events = list(Runner(agent, enable_streaming=streaming).run([Message.user("test")]))
     contents: list[str] = []
     for event in events:
         message = event.get_message()
-        if message is not None and message.role == "tool":
+        if message is None or message.role != "tool":
+            continue
+        if message.content:
             contents.append(message.content)
+        else:
+            contents.extend(part.text for part in message.user_input_multi_content if part.text)
     return contents
 
 
@@ -299,6 +352,57 @@ def test_event_sender_tool_handler_streamable_innermost_gets_original_output() -
         StreamableTool("test_tool", "original_streamable_output"), handlers, streaming=True
     )
     assert len(contents) >= 1 and "original_streamable_output" in contents
+
+
+def test_event_sender_tool_handler_enhanced_invokable_default_sends_event() -> None:
+    """wrappers_test.go TestEventSenderToolHandler/EnhancedInvokable/DefaultSendsEvent"""
+    tool = EnhancedInvokableTool("test_tool", "enhanced_invokable_output")
+    assert _tool_contents(tool, [], streaming=False) == ["enhanced_invokable_output"]
+
+
+def test_event_sender_tool_handler_enhanced_invokable_user_configured_skips_default() -> None:
+    """wrappers_test.go TestEventSenderToolHandler/EnhancedInvokable/UserConfiguredSkipsDefault"""
+    tool = EnhancedInvokableTool("test_tool", "enhanced_invokable_output")
+    assert len(_tool_contents(tool, [EventSenderToolWrapper()], streaming=False)) == 1
+
+
+def test_event_sender_tool_handler_enhanced_invokable_innermost_gets_original_output() -> None:
+    """wrappers_test.go TestEventSenderToolHandler/EnhancedInvokable/InnermostGetsOriginalOutput"""
+    tool = EnhancedInvokableTool("test_tool", "original_enhanced_invokable_output")
+    handlers = [EnhancedResultModifier("modified_enhanced_invokable_output"), EventSenderToolWrapper()]
+    contents = _tool_contents(tool, handlers, streaming=False)
+    assert len(contents) >= 1 and "original_enhanced_invokable_output" in contents
+
+
+def test_event_sender_tool_handler_enhanced_streamable_default_sends_event() -> None:
+    """wrappers_test.go TestEventSenderToolHandler/EnhancedStreamable/DefaultSendsEvent"""
+    tool = EnhancedStreamableTool("test_tool", "enhanced_streamable_output")
+    assert _tool_contents(tool, [], streaming=True) == ["enhanced_streamable_output"]
+
+
+def test_event_sender_tool_handler_enhanced_streamable_user_configured_skips_default() -> None:
+    """wrappers_test.go TestEventSenderToolHandler/EnhancedStreamable/UserConfiguredSkipsDefault"""
+    tool = EnhancedStreamableTool("test_tool", "enhanced_streamable_output")
+    assert len(_tool_contents(tool, [EventSenderToolWrapper()], streaming=True)) == 1
+
+
+def test_event_sender_tool_handler_enhanced_streamable_innermost_gets_original_output() -> None:
+    """wrappers_test.go TestEventSenderToolHandler/EnhancedStreamable/InnermostGetsOriginalOutput"""
+    tool = EnhancedStreamableTool("test_tool", "original_enhanced_streamable_output")
+    handlers = [EnhancedResultModifier("modified_enhanced_streamable_output"), EventSenderToolWrapper()]
+    contents = _tool_contents(tool, handlers, streaming=True)
+    assert len(contents) >= 1 and "original_enhanced_streamable_output" in contents
+
+
+def test_event_sender_tool_handler_enhanced_default_reports_the_modified_output() -> None:
+    """Not an Eino test: without an `EventSenderToolWrapper` among the handlers the event sender is
+    outermost, so an enhanced tool's event shows what the handlers made of its result (the counterpart
+    of `InnermostGetsOriginalOutput`)."""
+    for tool, streaming in (
+        (EnhancedInvokableTool("test_tool", "original"), False),
+        (EnhancedStreamableTool("test_tool", "original"), True),
+    ):
+        assert _tool_contents(tool, [EnhancedResultModifier("modified")], streaming=streaming) == ["modified"]
 
 
 # -- chatmodel_test.go TestChatModelAgent_ToolResultMiddleware_EmitsFinalResult ---------------------------
