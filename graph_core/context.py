@@ -5,6 +5,13 @@ node (ToolsNode reporting per-tool callbacks, `process_state`, `get_tool_call_id
 callbacks, node path, step and state chain without threading them through every signature: Eino's `ctx`.
 Threads started by the runner or by ToolsNode must run under `contextvars.copy_context()` so the scope
 follows them.
+
+A graph invoked from inside a node (not added as a graph node) is part of that node, as a Go graph run
+with the node's ctx is: its callbacks are the node run's callbacks and its own, its node path starts
+with the node's (observers see it as a nested run there), its interrupt addresses start with the node's
+(`graph_core.interrupt.run_point`) and its state links to the node run's. `detached_runs()` opts a
+block out of the first three, for a caller that places its runs itself (an ADK agent, which filters
+the callbacks meant for it and composes its agent addresses).
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ __all__ = [
     "RunScope",
     "StateFrame",
     "current_scope",
+    "detached",
+    "detached_runs",
     "notify_end",
     "notify_error",
     "notify_start",
@@ -73,6 +82,25 @@ def scoped(scope: RunScope) -> Iterator[RunScope]:
         yield scope
     finally:
         _SCOPE.reset(token)
+
+
+_DETACHED: ContextVar[bool] = ContextVar("graph_core_detached_runs", default=False)
+
+
+def detached() -> bool:
+    """True inside a `detached_runs()` block."""
+    return _DETACHED.get()
+
+
+@contextmanager
+def detached_runs() -> Iterator[None]:
+    """Graph runs started in this block are not part of the running node: they take neither its
+    callbacks, nor its node path, nor its interrupt address (their state still links to its run's)."""
+    token = _DETACHED.set(True)
+    try:
+        yield
+    finally:
+        _DETACHED.reset(token)
 
 
 def slot_setters(cls: type, expected: tuple[str, ...]) -> tuple[Callable[[Any, Any], None], ...] | None:

@@ -27,6 +27,13 @@ A node that runs parts of its own (a batch of processes) gives each part an addr
 `...;node:batch;process:p0`, and the part's saved state and resume data are its own. The node then
 collects its parts' signals into one `composite_interrupt(info, state, signals)` (Eino
 `CompositeInterrupt`), so each part is a root cause under the node, resumable on its own.
+
+A graph invoked from inside a running node (a lambda or a tool that calls `other.invoke(...)`, rather
+than a graph node) is a point of that node, as in Eino: its addresses start with the node's address
+and `runnable:` + its own name (`runnable:root;node:composite_lambda;runnable:inner;node:inner_lambda`).
+The node passes the graph's `InterruptError` to `composite_interrupt`, which hangs the graph's points
+under the node's; when the node reruns, the graph run it starts again finds its nodes' saved records
+and the resume data in the node's record, whether or not it has a checkpoint store of its own.
 """
 
 from __future__ import annotations
@@ -39,7 +46,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph_core.context import current_scope
+from graph_core.context import current_scope, detached
+from graph_core.errors import InterruptError
 
 __all__ = [
     "ROOT_ADDRESS",
@@ -51,7 +59,9 @@ __all__ = [
     "InterruptSignal",
     "PointRecord",
     "ResumeTargets",
+    "RunPoint",
     "address_of",
+    "address_path",
     "address_segment",
     "composite_interrupt",
     "current_point",
@@ -59,8 +69,13 @@ __all__ = [
     "get_resume_data",
     "interrupt",
     "is_resume_target",
+    "leave_point",
+    "point_base",
     "root_address",
+    "run_extras",
+    "run_point",
     "scope_address",
+    "set_point_base",
     "was_interrupted",
 ]
 
@@ -69,6 +84,7 @@ RUNNABLE_PREFIX = "runnable:"
 ROOT_ADDRESS = "runnable:root"
 """The address of a top-level graph named `root`; also where a signal raised outside any run points."""
 _ROOT_KEY = "runnable"  # RunScope.extras key of the run's root address
+_BASE_KEY = "runnable_base"  # RunScope.extras key: how many leading path keys are the caller's (see run_point)
 _NO_STATE: Any = object()
 
 
@@ -93,6 +109,15 @@ class InterruptSignal(Exception):
         self.address = address
         self.children = dict(children or {})
         super().__init__(f"interrupt at {address}: {info!r}")
+
+    def readdress(self, address: str) -> None:
+        """Move this point and every part under it to `address` (a ToolsNode completing its calls'
+        addresses with the tool names: a graph run inside the call has its points there too)."""
+        old = self.address
+        self.address = address
+        for child in self.children.values():
+            if child.address.startswith(old + ";"):
+                child.readdress(address + child.address[len(old) :])
 
 
 class GraphInterrupt(threading.Event):
@@ -160,6 +185,17 @@ class PointRecord:
     def of(cls, signal: InterruptSignal) -> PointRecord:
         children = {key: cls.of(child) for key, child in signal.children.items()}
         return cls(signal.address, signal.info, signal.state, signal.has_state, children)
+
+    def readdress(self, address: str) -> PointRecord:
+        """Move this record and its parts to `address` (in place): a checkpoint written by a graph run
+        inside a tool call, whose address the ToolsNode completed afterwards."""
+        old = self.address
+        self.address = address
+        if old != address:
+            for child in self.children.values():
+                if child.address.startswith(old + ";"):
+                    child.readdress(address + child.address[len(old) :])
+        return self
 
     def with_resume(self, resume: ResumeTargets | None) -> PointRecord:
         """Attach the resumed run's data to this record and its children (in place)."""
@@ -265,6 +301,16 @@ def scope_address(scope: Any) -> str:
     return extras.get(_ROOT_KEY, ROOT_ADDRESS) if extras else ROOT_ADDRESS
 
 
+def address_path(scope: Any) -> tuple[str, ...]:
+    """The node keys of `scope`'s path that its addresses name after `scope_address(scope)`: all of
+    them, except in a graph run started inside another run's node, whose path starts with that node's
+    (for observers) while its root address already names the node."""
+    path: tuple[str, ...] = getattr(scope, "path", ())
+    extras = getattr(scope, "extras", None)
+    base = extras.get(_BASE_KEY, 0) if extras else 0
+    return path[base:] if base else path
+
+
 def address_of(path: Sequence[str], tool: tuple[str, str] | None = None, *, root: str = ROOT_ADDRESS) -> str:
     """The address string of a node path (outermost first), optionally inside one (name, call ID)."""
     parts = [root, *(f"node:{key}" for key in path)]
@@ -309,7 +355,79 @@ def _here() -> tuple[str, PointRecord | None]:
         record = record.children.get(call_id) if record is not None else None
     for segment in segments:  # a part of the node (or tool call): its record is under its segment
         record = record.children.get(segment) if record is not None else None
-    return ";".join([address_of(scope.path, tool, root=scope_address(scope)), *segments]), record
+    return ";".join([address_of(address_path(scope), tool, root=scope_address(scope)), *segments]), record
+
+
+# -- a graph run started inside a running node ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunPoint:
+    """Where a graph run started inside a running node stands (see `run_point`).
+
+    `root` is the run's root address (the node's address, then `runnable:<name>`); `record` the run's
+    record in the node's saved record when the node reruns after an interrupt that held the run's points
+    (its nodes' records are its parts, `node:<key>`); `resume` the resumed caller run's data; `segments`
+    what the run's node path adds to the node's for observers (`:<call id>` in a tool call: the
+    ToolsNode knows the tool's name, the call does not; the node's address segments).
+    """
+
+    root: str
+    record: PointRecord | None
+    resume: ResumeTargets | None
+    segments: tuple[str, ...]
+
+
+def run_point(graph_name: str) -> RunPoint | None:
+    """Where a top-level run of the graph named `graph_name` starting here stands, as in Eino, whose
+    graphs append `runnable:<name>` to the address in the ctx: None outside any node (or in a
+    `detached_runs()` block), else a point of the running node (or tool call, or address segment)."""
+    from graph_core.tools.context import get_tool_call_id  # lazily: graph_core.tools imports this module
+
+    if current_scope() is None or detached():
+        return None
+    address, record = _here()
+    key = RUNNABLE_PREFIX + graph_name
+    own = record.children.get(key) if record is not None else None
+    if own is not None:  # the address the caller's checkpoint holds (a ToolsNode completed it)
+        root = own.address
+    elif record is not None:
+        root = f"{record.address};{key}"
+    else:
+        root = f"{address};{key}"
+    call_id = get_tool_call_id()
+    segments = (f":{call_id}",) if call_id else ()
+    return RunPoint(root, own, record.resume if record is not None else None, (*segments, *_SEGMENTS.get()))
+
+
+def run_extras(point: RunPoint, path: tuple[str, ...]) -> dict[str, Any]:
+    """The run-scope extras that give a run started at `point` its addresses (`_here`, `address_path`)."""
+    return {_ROOT_KEY: point.root, _BASE_KEY: len(path)}
+
+
+def point_base(extras: Mapping[str, Any]) -> int | None:
+    """For a run started inside another run's node (see `run_point`), how many leading keys of its
+    path are that node's; None for any other run. A graph node's run takes its parent's."""
+    return extras.get(_BASE_KEY)
+
+
+def set_point_base(extras: dict[str, Any], base: int) -> None:
+    extras[_BASE_KEY] = base
+
+
+def leave_point() -> Callable[[], None]:
+    """From here on, code is no part of the current tool call or address segment: a graph run inside
+    a node runs its nodes at addresses of their own. Returns the function that comes back."""
+    from graph_core.tools.context import _TOOL_CALL_ID  # pyright: ignore[reportPrivateUsage]
+
+    call = _TOOL_CALL_ID.set("")
+    segments = _SEGMENTS.set(())
+
+    def back() -> None:
+        _SEGMENTS.reset(segments)
+        _TOOL_CALL_ID.reset(call)
+
+    return back
 
 
 def current_point() -> PointRecord | None:
@@ -328,22 +446,63 @@ def interrupt(info: Any = None, *, state: Any = _NO_STATE) -> None:
 
 
 def composite_interrupt(
-    info: Any, state: Any, signals: Mapping[str, InterruptSignal] | Sequence[InterruptSignal]
+    info: Any,
+    state: Any,
+    signals: Mapping[str, InterruptSignal] | Sequence[InterruptSignal | InterruptError],
 ) -> None:
     """Stop a composite node (one that runs parts, like ToolsNode) whose parts interrupted.
 
     `signals` are the parts' `InterruptSignal`s: by part key (a ToolsNode's call IDs), or a list of
     signals raised inside `address_segment` blocks, keyed by their segment (Eino `CompositeInterrupt`).
+    The list may hold the `InterruptError` of a graph run inside the node: its points become parts of
+    the node (keyed `runnable:<name>`), and when the node reruns, so does that graph's interrupted node.
     """
     address, _ = _here()
     if not isinstance(signals, Mapping):
         by_key: dict[str, InterruptSignal] = {}
-        for signal in signals:
-            if not signal.address.startswith(address + ";"):
-                raise ValueError(f"signal at {signal.address} is not a part of {address}")
-            by_key[signal.address[len(address) + 1 :]] = signal
+        for part in signals:
+            for signal in _signals_of(part):
+                if not signal.address.startswith(address + ";"):
+                    raise ValueError(f"signal at {signal.address} is not a part of {address}")
+                by_key[signal.address[len(address) + 1 :]] = signal
         signals = by_key
     raise InterruptSignal(info, state=state, address=address, children=signals)
+
+
+def _signals_of(part: InterruptSignal | InterruptError) -> list[InterruptSignal]:
+    """A part's signal; for the `InterruptError` of a graph run inside the node, its points as a tree of
+    signals (Eino `FromInterruptContexts`): the graph, its parts by the address segments that follow
+    (a tool call by its call ID, as a ToolsNode keeps them), their infos; states stay in the graph's
+    own checkpoint, as in Eino."""
+    if isinstance(part, InterruptSignal):
+        return [part]
+    if not isinstance(part, InterruptError):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(
+            "composite interrupt but one of the sub errors is not an interrupt signal nor an "
+            f"InterruptError: {part!r}"
+        )
+    made: dict[str, InterruptSignal] = {}
+    tops: list[InterruptSignal] = []
+    for context in getattr(part.info, "interrupt_contexts", ()):
+        parent: InterruptSignal | None = None
+        for link in context.outermost_first():
+            signal = made.get(link.address)
+            if signal is None:
+                signal = made[link.address] = InterruptSignal(link.info, address=link.address)
+                if parent is None:
+                    tops.append(signal)
+                else:
+                    parent.children[_part_key(parent.address, link.address)] = signal
+            parent = signal
+    return tops
+
+
+def _part_key(parent: str, address: str) -> str:
+    """The key of the part at `address` in its parent's record: its last segment, a tool call's ID."""
+    segment = address[len(parent) + 1 :]
+    if segment.startswith("tool:") and ";" not in segment:
+        return segment.split(":", 2)[2]
+    return segment
 
 
 def was_interrupted() -> bool:

@@ -104,6 +104,7 @@ from graph_core.errors import (
     RetryExhaustedError,
     WillRetryError,
 )
+from graph_core.context import detached_runs
 from graph_core.graph import Graph
 from graph_core.interrupt import root_address
 from graph_core.schema import Message, concat_messages
@@ -445,8 +446,10 @@ class ChatModelAgent:
 
         def outside_tool_call() -> None:
             # A run started inside a tool call (an agent tool) is not part of that call: its own nodes
-            # and tools must not take the caller's call ID into their interrupt addresses.
-            with tool_call_scope(""):
+            # and tools must not take the caller's call ID into their interrupt addresses, and its graph
+            # takes neither the caller's callbacks nor its address (the agent tool passes the callbacks
+            # meant for it and composes the agent addresses).
+            with tool_call_scope(""), detached_runs():
                 work()
 
         ctx = copy_context()

@@ -3,6 +3,10 @@
 `invoke`/`ainvoke` run in invoke mode, `stream`/`astream` in stream mode (Eino's `Stream` = a 1-chunk
 input stream through `Transform`). Nested graphs run through `run_nested_sync`/`run_nested_async`, with
 their own budget and state frame, under the parent's callbacks and path.
+
+A run started from inside another run's node (a lambda or tool calling `invoke`) is top-level in every
+other way (own budget, own checkpoint store) but part of that node as Eino's ctx makes it: see
+`graph_core.context` and `graph_core.interrupt.run_point`.
 """
 
 from __future__ import annotations
@@ -20,9 +24,19 @@ from graph_core.checkpoint.codec import CheckpointSerializationError, decode_che
 from graph_core.context import _SCOPE, RunScope, StateFrame  # pyright: ignore[reportPrivateUsage]
 from graph_core.describe import describe_graph, describe_node
 from graph_core.errors import GraphRunError
-from graph_core.interrupt import RUNNABLE_PREFIX, PointRecord, ResumeTargets, root_address
+from graph_core.interrupt import (
+    RUNNABLE_PREFIX,
+    PointRecord,
+    ResumeTargets,
+    RunPoint,
+    point_base,
+    root_address,
+    run_extras,
+    run_point,
+    set_point_base,
+)
 from graph_core.runner.driver import drive_async, drive_sync
-from graph_core.runner.interrupts import CheckpointPlan, check_fits, restore
+from graph_core.runner.interrupts import CheckpointPlan, check_fits, inherit, restore
 from graph_core.runner.loop import run_graph
 from graph_core.runner.options import RunOptions, check_run_options
 from graph_core.runner.plan import build_plan
@@ -195,12 +209,22 @@ class CompiledGraph:
         `_setup_failed`); an unknown option is not: it is a call error, and no run starts.
         """
         check_run_options(entry, options)
+        caller = _SCOPE.get()
+        # invoked from inside a node of another run (not embedded): part of that node (see the module docstring)
+        point = run_point(self.name) if caller is not None else None
+        path = tuple(options.get("parent_path", ()))
+        inherited: tuple[Any, ...] = ()
+        if point is not None and caller is not None and caller.callbacks:
+            inherited = caller.callbacks
+            path = path or (*caller.path, *point.segments)
         callbacks = tuple(options.get("callbacks", ()))
         resolved = None
         call_options = options.get("options")
         if call_options:  # per-call options: their callbacks join the run's, checked first
-            extra, resolved = resolve_options(self, call_options, base=tuple(options.get("parent_path", ())))
+            extra, resolved = resolve_options(self, call_options, base=path)
             callbacks = (*callbacks, *extra)
+        if inherited:  # Eino: the node's callbacks travel in the ctx into the run, the run's own after
+            callbacks = (*inherited, *(cb for cb in callbacks if cb not in inherited))
         handlers = Handlers(callbacks)
         rc: RunContext | None = None
         try:
@@ -208,17 +232,18 @@ class CompiledGraph:
             force_new_run = options.get("force_new_run", False)
             if not force_new_run:
                 self._check_checkpoint(checkpoint_id)
-            caller = _SCOPE.get()
             rc, data = self._context(
                 stream=stream,
                 handlers=handlers,
                 max_steps=options.get("max_steps"),
-                path=tuple(options.get("parent_path", ())),
-                # invoked from inside a node of another run (not embedded): as in Eino, whose state
-                # chain follows the ctx, this run's state links to the caller's for `process_state`
+                path=path,
+                # as in Eino, whose state chain follows the ctx, this run's state links to the
+                # caller's for `process_state`
                 parent_frame=caller.state if caller is not None else None,
                 cancel_event=options.get("cancel_event"),
             )
+            if point is not None:
+                rc.extras.update(run_extras(point, path))
             rc.interrupt_event = options.get("interrupt_event")
             if "tools_node_options" in options:  # read by the ToolsNodes through their scope's extras
                 rc.extras["tools_node_options"] = options["tools_node_options"]
@@ -228,23 +253,32 @@ class CompiledGraph:
                 rc.aio = True
                 rc.loop = asyncio.get_running_loop()
             if checkpoint_id is None or force_new_run:  # WithForceNewRun: the store is not read nor written
+                if point is not None:
+                    inherit(rc, point.record)
                 return rc, data
-            self._resume(rc, data, checkpoint_id, options)
+            self._resume(rc, data, checkpoint_id, options, point)
             return rc, data
         except Exception as error:
-            path = tuple(options.get("parent_path", ()))
             self._setup_failed(handlers, rc, input, stream=stream, error=error, chunks=chunks, path=path)
             raise
 
-    def _resume(self, rc: RunContext, data: RunData, checkpoint_id: str, options: RunOptions) -> None:
+    def _resume(
+        self, rc: RunContext, data: RunData, checkpoint_id: str, options: RunOptions, point: RunPoint | None
+    ) -> None:
         """Load the checkpoint saved under `checkpoint_id` (if any) into the run, then apply the state
-        modifier; with none saved the run starts anew and saves under the same ID."""
+        modifier; with none saved the run starts anew and saves under the same ID.
+
+        A run inside a rerunning node (`point`) takes that node's resume data unless given its own,
+        and finds in the node's record the records of its nodes its own checkpoint does not hold.
+        """
         store = self.checkpoint_store
         write_checkpoint_id = options.get("write_checkpoint_id")
         rc.extras["checkpoint_plan"] = CheckpointPlan(store, write_checkpoint_id or checkpoint_id)
         rc.keep_inputs = True
         raw = store.get(checkpoint_id)
         if raw is None:
+            if point is not None:
+                inherit(rc, point.record)
             return
         where = f"checkpoint {checkpoint_id!r}"
         try:
@@ -253,10 +287,13 @@ class CompiledGraph:
             raise CheckpointSerializationError(f"cannot resume {where}: {exc}") from exc
         check_fits(self.plan, cp, where)
         resume_data = options.get("resume_data")
-        addresses = cp.addresses(rc.address())
-        _check_targets(resume_data, addresses, where)
-        resume = None if resume_data is None else ResumeTargets(resume_data, addresses)
-        restore(rc, data, cp, resume)
+        if resume_data is None and point is not None:  # Eino: the resume data in the ctx reaches it
+            resume = point.resume
+        else:
+            addresses = cp.addresses(rc.address())
+            _check_targets(resume_data, addresses, where)
+            resume = None if resume_data is None else ResumeTargets(resume_data, addresses)
+        restore(rc, data, cp, resume, point.record if point is not None else None)
         rc.extras["resumed_from"] = checkpoint_id
         state_modifier = options.get("state_modifier")
         if state_modifier is not None and rc.frame is not None and self.plan.has_state:
@@ -371,6 +408,9 @@ class CompiledGraph:
             nested=True,
             root=parent.extras["runnable"],
         )
+        base = point_base(parent.extras)
+        if base is not None:  # inside a run started in another run's node: addresses skip its path
+            set_point_base(rc.extras, base)
         rc.keep_inputs = parent.keep_inputs
         rc.interrupt_event = parent.interrupt_event
         if CALL_OPTIONS in parent.extras:  # per-call options reach nested nodes (looked up by full path)
@@ -379,6 +419,8 @@ class CompiledGraph:
         rc.loop = parent.loop
         if record is not None and record.sub is not None:  # the node reruns: resume the nested run
             restore(rc, data, record.sub, record.resume)
+        elif record is not None:  # a graph node of a run inside a rerunning node: its nodes' records
+            inherit(rc, record)
         return rc, data
 
     def run_nested_sync(self, input: Any, parent: RunContext, key: str, record: Any = None) -> Any:

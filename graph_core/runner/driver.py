@@ -4,6 +4,9 @@ Sync driver (Eino's task manager): when nothing else runs, the first task of a s
 calling thread and the others on their own threads (under a copy of the context); a single-task step
 never leaves the thread, which keeps the per-step cost low. Async driver: tasks are asyncio tasks, and
 sync components are moved to threads only when they share a step with other tasks.
+
+Both run the step logic in the run's scope; a run started inside another run's node also leaves that
+node's tool call and address segments (`leave_point`), so its own nodes have addresses of their own.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from functools import partial
 from typing import Any
 
 from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
-from graph_core.interrupt import AbandonedTask, GraphInterrupt
+from graph_core.interrupt import AbandonedTask, GraphInterrupt, leave_point, point_base
 from graph_core.runner.loop import Effects
 from graph_core.runner.run import RunContext, Task, Wait
 from graph_core.runner.task import execute_async, execute_sync
@@ -114,6 +117,7 @@ def drive_sync(gen: Effects, rc: RunContext) -> Any:
     if gate is None:
         rc.run_now = execute_sync
     token = _SCOPE.set(rc.scope())
+    back = leave_point() if point_base(rc.extras) is not None else None
     try:
         effect = next(gen)
         while True:
@@ -147,6 +151,8 @@ def drive_sync(gen: Effects, rc: RunContext) -> Any:
         if unregister is not None:
             unregister()
         gen.close()
+        if back is not None:
+            back()
         _SCOPE.reset(token)
 
 
@@ -161,6 +167,7 @@ async def drive_async(gen: Effects, rc: RunContext) -> Any:
         loop = asyncio.get_running_loop()
         unregister = gate.on_interrupt(lambda: loop.call_soon_threadsafe(wake.set))
     token = _SCOPE.set(rc.scope())
+    back = leave_point() if point_base(rc.extras) is not None else None
 
     async def work(task: Task, offload: bool) -> Task:
         await execute_async(task, rc, offload=offload)
@@ -210,6 +217,8 @@ async def drive_async(gen: Effects, rc: RunContext) -> Any:
         for pending in running:
             pending.cancel()
         gen.close()
+        if back is not None:
+            back()
         _SCOPE.reset(token)
 
 

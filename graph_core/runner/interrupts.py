@@ -6,6 +6,10 @@ to raise; a nested graph hands its checkpoint up inside that error instead, and 
 under `sub_graphs`. `restore` does the reverse at the start of a resumed run: channels, pending tasks (the
 rerun nodes with their original inputs), the state, and the saved records each rerun node will find in
 its run scope. Streams are concatenated when captured and become one-chunk streams when restored.
+
+A graph run started inside a rerunning node (`graph_core.interrupt.run_point`) may find its nodes'
+records in that node's record instead (`inherit`), as Eino finds them by address in the ctx: they are
+handed to its tasks whenever those nodes run, each once, checkpoint of its own or not.
 """
 
 from __future__ import annotations
@@ -30,7 +34,16 @@ from graph_core.runner.run import RunContext, RunData, Task
 from graph_core.runner.zero import zero_input
 from graph_core.stream import collect, one_chunk
 
-__all__ = ["CheckpointPlan", "Point", "Restored", "capture", "check_fits", "is_interrupt", "restore"]
+__all__ = [
+    "CheckpointPlan",
+    "Point",
+    "Restored",
+    "capture",
+    "check_fits",
+    "inherit",
+    "is_interrupt",
+    "restore",
+]
 
 
 @dataclass(slots=True)
@@ -43,11 +56,42 @@ class CheckpointPlan:
 
 @dataclass(slots=True)
 class Restored:
-    """What the first step after a resume needs: each rerun node's record, and whose pre-handler to skip."""
+    """What the first step after a resume needs: each rerun node's record, and whose pre-handler to skip.
+
+    `inherited` are records a run inside a rerunning node found in that node's record (see `inherit`),
+    by node key, not yet handed out: they outlive the first step, until their nodes run.
+    """
 
     points: dict[str, PointRecord] = field(default_factory=lambda: {})
     skip_pre_handler: set[str] = field(default_factory=lambda: set())
     carried: tuple[str, ...] = ()  # channels restored with content: read with the first step's targets
+    inherited: dict[str, PointRecord] = field(default_factory=lambda: {})
+
+    def take(self, key: str) -> PointRecord | None:
+        """The record of the task of node `key` starting now, if any (an inherited one only once)."""
+        record = self.points.get(key)
+        if record is None and self.inherited:
+            record = self.inherited.pop(key, None)
+        return record
+
+    def later(self) -> Restored | None:
+        """What the next steps still need: the inherited records not handed out yet, if any."""
+        return Restored(inherited=self.inherited) if self.inherited else None
+
+
+def _node_parts(record: PointRecord | None) -> dict[str, PointRecord]:
+    """The records of a graph's nodes among the parts of the graph's record, by node key."""
+    if record is None:
+        return {}
+    return {key[5:]: part for key, part in record.children.items() if key.startswith("node:")}
+
+
+def inherit(rc: RunContext, record: PointRecord | None) -> None:
+    """Hand the nodes' records found in `record` (the run's record in its caller's, or a graph node's
+    record without a checkpoint of its own) to the tasks of a run that restored no checkpoint."""
+    parts = _node_parts(record)
+    if parts:
+        rc.restored = Restored(inherited=parts)
 
 
 def is_interrupt(error: BaseException | None) -> bool:
@@ -199,8 +243,20 @@ def check_fits(plan: Any, cp: Checkpoint, where: str) -> None:
         check_fits(graph.plan, sub, f"{where} (nested graph at node {key!r})")
 
 
-def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets | None) -> None:
-    """Load `cp` into a fresh run: the step counter restarts at 0 and START is not routed again."""
+def restore(
+    rc: RunContext,
+    data: RunData,
+    cp: Checkpoint,
+    resume: ResumeTargets | None,
+    inherited: PointRecord | None = None,
+) -> None:
+    """Load `cp` into a fresh run: the step counter restarts at 0 and START is not routed again.
+
+    `inherited`: the run's record in its caller's (a run inside a rerunning node). Its nodes' records
+    give the restored ones their addresses as the caller's checkpoint holds them (a ToolsNode completes
+    a tool call's address after the run inside it saved its own), and those not restored here are
+    handed out as their nodes run.
+    """
     wrap = (aone_chunk if rc.aio else one_chunk) if rc.stream else None
     data.values = {t: {s: wrap(v) if wrap else v for s, v in row.items()} for t, row in cp.values.items()}
     data.control = {t: dict(row) for t, row in cp.control.items()}
@@ -223,10 +279,14 @@ def restore(rc: RunContext, data: RunData, cp: Checkpoint, resume: ResumeTargets
             state = resume.by_address[address]
         rc.frame.value = state
         data.state = state
+    parts = _node_parts(inherited)
     points: dict[str, PointRecord] = {}
     for key in cp.rerun_nodes:
         record = cp.points.get(key) or PointRecord(rc.address(key))
+        part = parts.pop(key, None)
+        if part is not None:
+            record.readdress(part.address)
         record.sub = cp.sub_graphs.get(key)
         points[key] = record.with_resume(resume)
     carried = tuple(sorted(set(cp.values) | set(cp.control), key=lambda k: rc.plan.nodes[k].order))
-    rc.restored = Restored(points, set(cp.skip_pre_handler), carried)
+    rc.restored = Restored(points, set(cp.skip_pre_handler), carried, parts)

@@ -188,7 +188,7 @@ def start_step(rc: RunContext, data: RunData) -> Step:
     s.number = step
     restored = s.restored = rc.restored
     if restored is not None:  # the first step of a resumed run: rerun nodes get their records back
-        rc.restored = None
+        rc.restored = restored.later()  # (records a run inside a rerunning node inherited: until used)
     nodes = rc.plan.nodes
     running = data.running
     pending = data.pending
@@ -218,7 +218,7 @@ def start_step(rc: RunContext, data: RunData) -> Step:
             if node.post is not None:
                 post = True
             if restored is not None:
-                task.resume = restored.points.get(key)
+                task.resume = restored.take(key)
     data.pending = []
     if rc.keep_inputs and rc.stream:
         copy: Any = acopy_stream if rc.aio else copy_stream

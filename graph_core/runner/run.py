@@ -19,7 +19,7 @@ from typing import Any
 
 from graph_core.callbacks import BranchDecision, Budget, RunInfo, StepInfo
 from graph_core.context import RunScope, StateFrame, run_info, slot_setters
-from graph_core.interrupt import address_of
+from graph_core.interrupt import address_of, point_base
 from graph_core.runner.plan import NodePlan, Plan
 from graph_core.stream import copy_stream
 
@@ -330,7 +330,8 @@ class RunContext:
     def address(self, key: str | None = None) -> str:
         """The interrupt address of this graph (`key=None`) or of its node `key`."""
         path = self.path if key is None else (*self.path, key)
-        return address_of(path, root=self.extras["runnable"])
+        base = point_base(self.extras)
+        return address_of(path[base:] if base else path, root=self.extras["runnable"])
 
     def node_info(self, node: NodePlan, step: int) -> RunInfo:
         path = self.node_paths.get(node.key)

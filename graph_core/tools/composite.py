@@ -11,7 +11,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graph_core.context import current_scope
-from graph_core.interrupt import InterruptSignal, PointRecord, address_of, composite_interrupt, scope_address
+from graph_core.interrupt import (
+    InterruptSignal,
+    PointRecord,
+    address_of,
+    address_path,
+    composite_interrupt,
+    scope_address,
+)
 from graph_core.multimodal import ToolResult
 from graph_core.schema import Message
 
@@ -38,11 +45,11 @@ def interrupt_calls(
     call id) in call order, `executed` the results of the calls that completed (text, or an enhanced
     tool's `ToolResult`: Eino's `ExecutedTools` and `ExecutedEnhancedTools`)."""
     scope = current_scope()
-    path = scope.path if scope is not None else ()
+    path = address_path(scope)
     root = scope_address(scope)
     names = {call_id: name for name, call_id in calls}
-    for call_id, signal in signals.items():
-        signal.address = address_of(path, (names[call_id], call_id), root=root)
+    for call_id, signal in signals.items():  # a graph run inside the call has its points under it too
+        signal.readdress(address_of(path, (names[call_id], call_id), root=root))
     rerun = [call_id for _, call_id in calls if call_id in signals]
     info = {
         "tool_calls": [c.model_dump() for c in message.tool_calls],

@@ -383,3 +383,146 @@ def test_multiple_interrupts_and_resumes() -> None:
         "p1": "process p1 done",
         "p2": "process p2 done",
     }
+
+
+def test_graph_interrupt_within_lambda() -> None:
+    """resume_test.go TestGraphInterruptWithinLambda: a standalone graph `inner` invoked inside the lambda
+    `composite_lambda` of the graph `root` takes the lambda's address; the lambda wraps the inner graph's
+    `InterruptError` with `composite_interrupt`; the resume data aimed at the inner node reaches it when
+    the lambda reruns and invokes the inner graph again (which resumes from its own checkpoint)."""
+    seen: dict[str, Any] = {}
+
+    def interrupting_lambda(value: str) -> str:
+        if not was_interrupted():
+            interrupt("inner interrupt", state={"original_input": value})
+        state = get_interrupt_state()
+        seen["has_state"] = state is not None
+        seen["original_input"] = state["original_input"] if state is not None else None
+        seen["is_resume"] = is_resume_target()
+        data = get_resume_data()
+        seen["has_data"] = data is not None
+        seen["message"] = data["message"] if data is not None else None
+        return "inner lambda resumed successfully"
+
+    inner = Graph()
+    inner.add_lambda_node("inner_lambda", interrupting_lambda)
+    inner.add_edge(START, "inner_lambda")
+    inner.add_edge("inner_lambda", END)
+    compiled_inner = inner.compile(name="inner", checkpoint_store=InMemoryCheckpointStore())
+
+    def composite_lambda(value: str) -> str:
+        try:
+            return compiled_inner.invoke(value, checkpoint_id="inner-cp")
+        except InterruptError as error:
+            composite_interrupt("composite interrupt from lambda", None, [error])
+            raise AssertionError("unreachable") from None
+
+    root = Graph()
+    root.add_lambda_node("composite_lambda", composite_lambda)
+    root.add_edge(START, "composite_lambda")
+    root.add_edge("composite_lambda", END)
+    compiled_root = root.compile(name="root", checkpoint_store=InMemoryCheckpointStore())
+
+    with pytest.raises(InterruptError) as caught:
+        compiled_root.invoke("top level input", checkpoint_id="graph-in-lambda-test")
+    contexts = caught.value.info.interrupt_contexts
+    assert len(contexts) == 1  # only the root cause is returned
+    root_cause = contexts[0]
+    assert root_cause.address == "runnable:root;node:composite_lambda;runnable:inner;node:inner_lambda"
+    assert root_cause.info == "inner interrupt"
+    assert root_cause.is_root_cause
+    parent = root_cause.parent_context
+    assert parent is not None
+    assert parent.address == "runnable:root;node:composite_lambda;runnable:inner"
+    assert parent.info is None  # the inner runnable has no info of its own
+    assert not parent.is_root_cause
+    grandparent = parent.parent_context
+    assert grandparent is not None
+    assert grandparent.address == "runnable:root;node:composite_lambda"
+    assert grandparent.info == "composite interrupt from lambda"
+    assert not grandparent.is_root_cause
+
+    output = compiled_root.invoke(
+        "top level input",
+        checkpoint_id="graph-in-lambda-test",
+        resume_data={root_cause.id: {"message": "resume inner"}},
+    )
+    assert output == "inner lambda resumed successfully"
+    assert seen == {
+        "has_state": True,
+        "original_input": "top level input",
+        "is_resume": True,
+        "has_data": True,
+        "message": "resume inner",
+    }
+
+
+class _WrapperTool:
+    """Go `wrapperToolForTest`: runs a compiled graph and wraps its interrupt with a composite interrupt
+    of the tool call; logs per call whether the call is a resume target."""
+
+    def __init__(self, compiled: Any) -> None:
+        self.info = ToolInfo("wrapperTool", "A tool that wraps a nested graph", {})
+        self.compiled = compiled
+        self.is_resume_target_log: list[bool] = []
+
+    def invoke(self, arguments: str) -> str:
+        self.is_resume_target_log.append(is_resume_target())
+        try:
+            return self.compiled.invoke(arguments)
+        except InterruptError as error:
+            composite_interrupt("wrapper tool interrupt", None, [error])
+            raise AssertionError("unreachable") from None
+
+
+def test_tool_composite_interrupt_with_nested_graph_interrupt() -> None:
+    """resume_test.go TestToolCompositeInterruptWithNestedGraphInterrupt: a tool runs a graph with no
+    checkpoint store of its own, whose graph node interrupts; the tool wraps it. Resuming the root
+    cause reruns the tool (a resume target, as its part is targeted), whose graph runs anew and finds
+    its interrupted node's record in the tool call's."""
+    seen: dict[str, bool] = {}
+
+    def interrupt_node(value: str) -> str:
+        if not was_interrupted():
+            interrupt("sub-sub graph interrupt info")
+        seen["inner_node_is_resume_target"] = is_resume_target()
+        return "resumed successfully"
+
+    sub_sub = Graph()
+    sub_sub.add_lambda_node("interruptNode", interrupt_node)
+    sub_sub.add_edge(START, "interruptNode")
+    sub_sub.add_edge("interruptNode", END)
+    nested = Graph()
+    nested.add_graph_node("subSubGraph", sub_sub)
+    nested.add_edge(START, "subSubGraph")
+    nested.add_edge("subSubGraph", END)
+    wrapper = _WrapperTool(nested.compile())
+    outer = Graph()
+    outer.add_tools_node("tools", ToolsNode([wrapper]))
+    outer.add_edge(START, "tools")
+    outer.add_edge("tools", END)
+    compiled = outer.compile(checkpoint_store=InMemoryCheckpointStore())
+    message = Message.assistant("", tool_calls=[ToolCall(id="call_1", name="wrapperTool", arguments='"test"')])
+
+    with pytest.raises(InterruptError) as caught:
+        compiled.invoke(message, checkpoint_id="test-wrapper-tool-resume")
+    info = caught.value.info
+    assert info is not None
+    assert info.interrupt_contexts
+    root_cause = info.interrupt_contexts[0]
+    assert root_cause.info == "sub-sub graph interrupt info"
+    assert root_cause.is_root_cause
+    wrapper_parent = None
+    point = root_cause.parent_context
+    while point is not None:
+        if point.info == "wrapper tool interrupt":
+            wrapper_parent = point
+            break
+        point = point.parent_context
+    assert wrapper_parent is not None, "should have parent from wrapper tool with info 'wrapper tool interrupt'"
+    assert wrapper.is_resume_target_log == [False]  # first invocation: not a resume target
+
+    compiled.invoke(message, checkpoint_id="test-wrapper-tool-resume", resume_data={root_cause.id: None})
+    assert seen["inner_node_is_resume_target"], "inner node should be resume target"
+    # second invocation: a resume target because its child is targeted
+    assert wrapper.is_resume_target_log == [False, True]
