@@ -512,6 +512,10 @@ def test_tool_composite_interrupt_with_nested_graph_interrupt() -> None:
     root_cause = info.interrupt_contexts[0]
     assert root_cause.info == "sub-sub graph interrupt info"
     assert root_cause.is_root_cause
+    # not asserted in Go: Eino's address, the tool call's completed by the ToolsNode down to the graph's
+    assert root_cause.address == (
+        "runnable:;node:tools;tool:wrapperTool:call_1;runnable:;node:subSubGraph;node:interruptNode"
+    )
     wrapper_parent = None
     point = root_cause.parent_context
     while point is not None:

@@ -304,6 +304,56 @@ def test_with_message_future_nested_graph_direct_agent_invoke_vs_nested_graph_sa
     assert [m.role for m in direct] == [m.role for m in nested]
 
 
+class _AgentAsTool:
+    """Go `agentAsTool`: a tool whose call runs another agent on the call's arguments (within the call,
+    so the outer run's callbacks reach the inner agent's run, as Eino's ctx carries them)."""
+
+    def __init__(self, agent: ReActAgent, name: str, description: str) -> None:
+        self.agent = agent
+        self.info = ToolInfo(
+            name,
+            description,
+            {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "The query to send to the inner agent"}
+                },
+            },
+        )
+
+    def invoke(self, arguments: str) -> str:
+        return self.agent.invoke([Message.user(arguments)]).content
+
+
+def test_with_message_future_nested_graph_agent_calls_tool_that_invokes_another_agent() -> None:
+    """option_test.go TestWithMessageFuture_NestedGraph/multiple react agents in graph - agent calls tool
+    that invokes another agent: the inner agent's answer reaches the outer run's future too."""
+    inner = _agent([Message.assistant("inner agent response")], [Greeter().invoke_tool()])
+    inner_tool = _AgentAsTool(inner, "inner_agent", "An inner agent that can greet users")
+    outer = _agent(
+        [_call("inner_agent", '{"query": "hello"}'), Message.assistant("outer agent final response")],
+        [inner_tool],
+    )
+    option, future = with_message_future()
+    response = outer.invoke([Message.user("use the inner agent")], options=[option])
+    assert response.content == "outer agent final response"
+    messages = list(future.messages())
+    assert len(messages) >= 3, "should have at least 3 messages"
+    assert any(m.role == "assistant" and m.tool_calls for m in messages), "should have outer agent tool call"
+    assert any(m.content == "inner agent response" for m in messages), "should have inner agent response"
+    assert any(m.content == "outer agent final response" for m in messages), (
+        "should have outer agent final response"
+    )
+    # not asserted in Go, whose checks the outer tool's result alone would pass: what Eino sends, the
+    # inner agent's own answer (its model's end reaches the future) before the tool's result
+    assert [(m.role, m.content) for m in messages] == [
+        ("assistant", ""),
+        ("assistant", "inner agent response"),
+        ("tool", "inner agent response"),
+        ("assistant", "outer agent final response"),
+    ]
+
+
 def test_with_message_future_nested_graph_two_sequential_react_agents_in_same_graph() -> None:
     """option_test.go TestWithMessageFuture_NestedGraph/two sequential react agents in same graph."""
     agent1 = _agent([Message.assistant("agent1 response")], [Greeter().invoke_tool()])
