@@ -25,6 +25,7 @@ from graph_core import (
 )
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.errors import InterruptError, NodeRunError
+from graph_core.interrupt import composite_interrupt
 from graph_core.stream import collect, copy_stream
 
 EXPECTED = "TransformableLambda: StreamableLambda: InvokableLambda: how are you "
@@ -279,8 +280,8 @@ def test_lambda_nested_graph_state_access() -> None:
 def test_lambda_nested_graph_state_after_resume() -> None:
     """compose/state_test.go TestLambdaNestedGraphStateAfterResume: outer node sets the counter to 99; a
     lambda runs a standalone inner graph (own checkpoint store) whose node interrupts with state; the
-    lambda turns that into an interrupt of its own. Resuming the outer graph reruns the lambda, which
-    resumes the inner graph, whose node now sees the restored outer state."""
+    lambda wraps that with a composite interrupt. Resuming the inner node's interrupt reruns the lambda,
+    which resumes the inner graph, whose node now sees the restored outer state."""
 
     def outer_node(value: str) -> str:
         process_state(NestedOuterState, lambda s: setattr(s, "counter", 99))
@@ -298,8 +299,8 @@ def test_lambda_nested_graph_state_after_resume() -> None:
     def composite_lambda(value: str) -> str:
         try:
             return inner_runnable.invoke(value, checkpoint_id="inner-cp")
-        except InterruptError:
-            interrupt("composite interrupt")
+        except InterruptError as error:
+            composite_interrupt("composite interrupt", None, [error])
             raise
 
     outer = Graph(state=NestedOuterState)
@@ -313,7 +314,8 @@ def test_lambda_nested_graph_state_after_resume() -> None:
     with pytest.raises(InterruptError) as info:
         r.invoke("start", checkpoint_id="lambda_state_resume_test")
     assert info.value.info.rerun_nodes == ["composite_lambda"]
-    out = r.invoke("start", checkpoint_id="lambda_state_resume_test")
+    resume = {info.value.info.interrupt_contexts[0].id: None}  # Eino `ResumeWithData(ctx, id, nil)`
+    out = r.invoke("start", checkpoint_id="lambda_state_resume_test", resume_data=resume)
     assert "counter=99" in out
     assert "value=outer" in out
 
