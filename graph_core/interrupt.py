@@ -84,7 +84,8 @@ RUNNABLE_PREFIX = "runnable:"
 ROOT_ADDRESS = "runnable:root"
 """The address of a top-level graph named `root`; also where a signal raised outside any run points."""
 _ROOT_KEY = "runnable"  # RunScope.extras key of the run's root address
-_BASE_KEY = "runnable_base"  # RunScope.extras key: how many leading path keys are the caller's (see run_point)
+# RunScope.extras key: how many leading keys of the run's path are its caller's node's (see run_point)
+_BASE_KEY = "runnable_base"
 _NO_STATE: Any = object()
 
 

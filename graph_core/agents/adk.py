@@ -96,6 +96,7 @@ from graph_core.agents.cancel import (
 from graph_core.agents.react_options import with_chat_model_options, with_tool_options
 from graph_core.checkpoint.codec import decode_checkpoint
 from graph_core.checkpoint.store import InMemoryCheckpointStore
+from graph_core.context import detached_runs
 from graph_core.errors import (
     ExceedMaxIterationsError,
     GraphBuildError,
@@ -104,7 +105,6 @@ from graph_core.errors import (
     RetryExhaustedError,
     WillRetryError,
 )
-from graph_core.context import detached_runs
 from graph_core.graph import Graph
 from graph_core.interrupt import root_address
 from graph_core.schema import Message, concat_messages

@@ -46,6 +46,7 @@ from graph_core.interrupt import (
     InterruptContext,
     InterruptSignal,
     address_of,
+    address_path,
     current_point,
     get_interrupt_state,
     scope_address,
@@ -192,8 +193,9 @@ class AgentTool:
 
     def _address(self) -> str:
         scope = current_scope()
-        path = scope.path if scope is not None else ()
-        return address_of(path, (self.agent.name, get_tool_call_id()), root=scope_address(scope))
+        return address_of(
+            address_path(scope), (self.agent.name, get_tool_call_id()), root=scope_address(scope)
+        )
 
     def _resume(
         self, store: Any, session: dict[str, Any], nested: dict[str, Any]

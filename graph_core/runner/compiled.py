@@ -210,7 +210,7 @@ class CompiledGraph:
         """
         check_run_options(entry, options)
         caller = _SCOPE.get()
-        # invoked from inside a node of another run (not embedded): part of that node (see the module docstring)
+        # invoked from inside a node of another run (not embedded): part of that node (module docstring)
         point = run_point(self.name) if caller is not None else None
         path = tuple(options.get("parent_path", ()))
         inherited: tuple[Any, ...] = ()

@@ -502,7 +502,9 @@ def test_tool_composite_interrupt_with_nested_graph_interrupt() -> None:
     outer.add_edge(START, "tools")
     outer.add_edge("tools", END)
     compiled = outer.compile(checkpoint_store=InMemoryCheckpointStore())
-    message = Message.assistant("", tool_calls=[ToolCall(id="call_1", name="wrapperTool", arguments='"test"')])
+    message = Message.assistant(
+        "", tool_calls=[ToolCall(id="call_1", name="wrapperTool", arguments='"test"')]
+    )
 
     with pytest.raises(InterruptError) as caught:
         compiled.invoke(message, checkpoint_id="test-wrapper-tool-resume")
@@ -523,7 +525,9 @@ def test_tool_composite_interrupt_with_nested_graph_interrupt() -> None:
             wrapper_parent = point
             break
         point = point.parent_context
-    assert wrapper_parent is not None, "should have parent from wrapper tool with info 'wrapper tool interrupt'"
+    assert wrapper_parent is not None, (
+        "should have parent from wrapper tool with info 'wrapper tool interrupt'"
+    )
     assert wrapper.is_resume_target_log == [False]  # first invocation: not a resume target
 
     compiled.invoke(message, checkpoint_id="test-wrapper-tool-resume", resume_data={root_cause.id: None})
