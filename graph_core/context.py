@@ -84,19 +84,21 @@ def scoped(scope: RunScope) -> Iterator[RunScope]:
         _SCOPE.reset(token)
 
 
-_DETACHED: ContextVar[bool] = ContextVar("graph_core_detached_runs", default=False)
+_DETACHED: ContextVar[RunScope | None] = ContextVar("graph_core_detached_runs", default=None)
 
 
 def detached() -> bool:
-    """True inside a `detached_runs()` block."""
-    return _DETACHED.get()
+    """True inside a `detached_runs()` block, in the node it was entered in (not in the nodes of the
+    runs started there: their own runs are part of them again)."""
+    scope = _DETACHED.get()
+    return scope is not None and scope is _SCOPE.get()
 
 
 @contextmanager
 def detached_runs() -> Iterator[None]:
     """Graph runs started in this block are not part of the running node: they take neither its
     callbacks, nor its node path, nor its interrupt address (their state still links to its run's)."""
-    token = _DETACHED.set(True)
+    token = _DETACHED.set(_SCOPE.get())
     try:
         yield
     finally:

@@ -340,9 +340,10 @@ def address_segment(kind: str, id: str) -> Iterator[str]:
         _SEGMENTS.reset(token)
 
 
-def _here() -> tuple[str, PointRecord | None]:
-    """The current address and saved record. Inside a tool call the address has no tool name yet:
-    the ToolsNode that collects the signal knows it and completes the address."""
+def _where() -> tuple[str, PointRecord | None, tuple[str, ...], str]:
+    """The address of the running node (or tool call), its saved record, the address segments entered
+    in it and the tool call's ID. Inside a tool call the address has no tool name yet: the ToolsNode
+    that collects the signal knows it and completes the address."""
     from graph_core.tools.context import get_tool_call_id  # lazily: graph_core.tools imports this module
 
     scope = current_scope()
@@ -350,13 +351,32 @@ def _here() -> tuple[str, PointRecord | None]:
     tool = ("", call_id) if call_id else None
     segments = _SEGMENTS.get()
     if scope is None:
-        return ";".join([address_of((), tool), *segments]), None
+        return address_of((), tool), None, segments, call_id
     record = scope.resume
     if tool is not None:
         record = record.children.get(call_id) if record is not None else None
-    for segment in segments:  # a part of the node (or tool call): its record is under its segment
-        record = record.children.get(segment) if record is not None else None
-    return ";".join([address_of(address_path(scope), tool, root=scope_address(scope)), *segments]), record
+    return address_of(address_path(scope), tool, root=scope_address(scope)), record, segments, call_id
+
+
+def _part(record: PointRecord | None, segments: Sequence[str]) -> PointRecord | None:
+    """The record of the part `segments` (outermost first) under `record`. A part is keyed by its
+    segment, or, when it sits in segments that were no point of their own (a graph run inside an
+    address segment), by those segments and its own joined."""
+    if record is None or not segments:
+        return record
+    for end in range(1, len(segments) + 1):
+        child = record.children.get(";".join(segments[:end]))
+        if child is not None:
+            found = _part(child, segments[end:])
+            if found is not None:
+                return found
+    return None
+
+
+def _here() -> tuple[str, PointRecord | None]:
+    """The current address and saved record (see `_where`)."""
+    address, record, segments, _ = _where()
+    return ";".join([address, *segments]), _part(record, segments)
 
 
 # -- a graph run started inside a running node ---------------------------------------------------------
@@ -383,22 +403,15 @@ def run_point(graph_name: str) -> RunPoint | None:
     """Where a top-level run of the graph named `graph_name` starting here stands, as in Eino, whose
     graphs append `runnable:<name>` to the address in the ctx: None outside any node (or in a
     `detached_runs()` block), else a point of the running node (or tool call, or address segment)."""
-    from graph_core.tools.context import get_tool_call_id  # lazily: graph_core.tools imports this module
-
     if current_scope() is None or detached():
         return None
-    address, record = _here()
+    address, record, segments, call_id = _where()
     key = RUNNABLE_PREFIX + graph_name
-    own = record.children.get(key) if record is not None else None
-    if own is not None:  # the address the caller's checkpoint holds (a ToolsNode completed it)
-        root = own.address
-    elif record is not None:
-        root = f"{record.address};{key}"
-    else:
-        root = f"{address};{key}"
-    call_id = get_tool_call_id()
-    segments = (f":{call_id}",) if call_id else ()
-    return RunPoint(root, own, record.resume if record is not None else None, (*segments, *_SEGMENTS.get()))
+    own = _part(record, (*segments, key)) if record is not None else None
+    # the address the caller's checkpoint holds, which a ToolsNode completed; else the one it will
+    root = own.address if own is not None else ";".join([address, *segments, key])
+    resume = record.resume if record is not None else None
+    return RunPoint(root, own, resume, ((f":{call_id}",) if call_id else ()) + segments)
 
 
 def run_extras(point: RunPoint, path: tuple[str, ...]) -> dict[str, Any]:
