@@ -9,7 +9,7 @@ follows them.
 A graph invoked from inside a node (not added as a graph node) is part of that node, as a Go graph run
 with the node's ctx is: its callbacks are the node run's callbacks and its own, its node path starts
 with the node's (observers see it as a nested run there), its interrupt addresses start with the node's
-(`graph_core.interrupt.run_point`) and its state links to the node run's. `detached_runs()` opts a
+(`graph_core.runner.inside`) and its state links to the node run's. `detached_runs()` opts a
 block out of the first three, for a caller that places its runs itself (an ADK agent, which filters
 the callbacks meant for it and composes its agent addresses).
 """

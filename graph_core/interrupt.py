@@ -46,7 +46,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph_core.context import current_scope, detached
+from graph_core.context import current_scope
 from graph_core.errors import InterruptError
 
 __all__ = [
@@ -59,7 +59,6 @@ __all__ = [
     "InterruptSignal",
     "PointRecord",
     "ResumeTargets",
-    "RunPoint",
     "address_of",
     "address_path",
     "address_segment",
@@ -70,12 +69,12 @@ __all__ = [
     "interrupt",
     "is_resume_target",
     "leave_point",
+    "locate",
+    "part_record",
     "point_base",
     "root_address",
-    "run_extras",
-    "run_point",
     "scope_address",
-    "set_point_base",
+    "set_run_point",
     "was_interrupted",
 ]
 
@@ -84,7 +83,7 @@ RUNNABLE_PREFIX = "runnable:"
 ROOT_ADDRESS = "runnable:root"
 """The address of a top-level graph named `root`; also where a signal raised outside any run points."""
 _ROOT_KEY = "runnable"  # RunScope.extras key of the run's root address
-# RunScope.extras key: how many leading keys of the run's path are its caller's node's (see run_point)
+# RunScope.extras key: how many leading keys of the run's path are its caller's node's (runner.inside)
 _BASE_KEY = "runnable_base"
 _NO_STATE: Any = object()
 
@@ -116,9 +115,10 @@ class InterruptSignal(Exception):
         addresses with the tool names: a graph run inside the call has its points there too)."""
         old = self.address
         self.address = address
-        for child in self.children.values():
-            if child.address.startswith(old + ";"):
-                child.readdress(address + child.address[len(old) :])
+        if old != address:
+            for child in self.children.values():
+                if child.address.startswith(old + ";"):
+                    child.readdress(address + child.address[len(old) :])
 
 
 class GraphInterrupt(threading.Event):
@@ -340,10 +340,10 @@ def address_segment(kind: str, id: str) -> Iterator[str]:
         _SEGMENTS.reset(token)
 
 
-def _where() -> tuple[str, PointRecord | None, tuple[str, ...], str]:
-    """The address of the running node (or tool call), its saved record, the address segments entered
-    in it and the tool call's ID. Inside a tool call the address has no tool name yet: the ToolsNode
-    that collects the signal knows it and completes the address."""
+def locate() -> tuple[str, PointRecord | None, tuple[str, ...], str]:
+    """Where the current code runs: the address of the running node (or tool call), its saved record,
+    the address segments entered in it and the tool call's ID. Inside a tool call the address has no
+    tool name yet: the ToolsNode that collects the signal knows it and completes the address."""
     from graph_core.tools.context import get_tool_call_id  # lazily: graph_core.tools imports this module
 
     scope = current_scope()
@@ -358,7 +358,7 @@ def _where() -> tuple[str, PointRecord | None, tuple[str, ...], str]:
     return address_of(address_path(scope), tool, root=scope_address(scope)), record, segments, call_id
 
 
-def _part(record: PointRecord | None, segments: Sequence[str]) -> PointRecord | None:
+def part_record(record: PointRecord | None, segments: Sequence[str]) -> PointRecord | None:
     """The record of the part `segments` (outermost first) under `record`. A part is keyed by its
     segment, or, when it sits in segments that were no point of their own (a graph run inside an
     address segment), by those segments and its own joined."""
@@ -367,66 +367,32 @@ def _part(record: PointRecord | None, segments: Sequence[str]) -> PointRecord | 
     for end in range(1, len(segments) + 1):
         child = record.children.get(";".join(segments[:end]))
         if child is not None:
-            found = _part(child, segments[end:])
+            found = part_record(child, segments[end:])
             if found is not None:
                 return found
     return None
 
 
 def _here() -> tuple[str, PointRecord | None]:
-    """The current address and saved record (see `_where`)."""
-    address, record, segments, _ = _where()
-    return ";".join([address, *segments]), _part(record, segments)
+    """The current address and saved record (see `locate`)."""
+    address, record, segments, _ = locate()
+    return ";".join([address, *segments]), part_record(record, segments)
 
 
-# -- a graph run started inside a running node ---------------------------------------------------------
+# -- a graph run started inside a running node (see graph_core.runner.inside) -------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RunPoint:
-    """Where a graph run started inside a running node stands (see `run_point`).
-
-    `root` is the run's root address (the node's address, then `runnable:<name>`); `record` the run's
-    record in the node's saved record when the node reruns after an interrupt that held the run's points
-    (its nodes' records are its parts, `node:<key>`); `resume` the resumed caller run's data; `segments`
-    what the run's node path adds to the node's for observers (`:<call id>` in a tool call: the
-    ToolsNode knows the tool's name, the call does not; the node's address segments).
-    """
-
-    root: str
-    record: PointRecord | None
-    resume: ResumeTargets | None
-    segments: tuple[str, ...]
-
-
-def run_point(graph_name: str) -> RunPoint | None:
-    """Where a top-level run of the graph named `graph_name` starting here stands, as in Eino, whose
-    graphs append `runnable:<name>` to the address in the ctx: None outside any node (or in a
-    `detached_runs()` block), else a point of the running node (or tool call, or address segment)."""
-    if current_scope() is None or detached():
-        return None
-    address, record, segments, call_id = _where()
-    key = RUNNABLE_PREFIX + graph_name
-    own = _part(record, (*segments, key)) if record is not None else None
-    # the address the caller's checkpoint holds, which a ToolsNode completed; else the one it will
-    root = own.address if own is not None else ";".join([address, *segments, key])
-    resume = record.resume if record is not None else None
-    return RunPoint(root, own, resume, ((f":{call_id}",) if call_id else ()) + segments)
-
-
-def run_extras(point: RunPoint, path: tuple[str, ...]) -> dict[str, Any]:
-    """The run-scope extras that give a run started at `point` its addresses (`_here`, `address_path`)."""
-    return {_ROOT_KEY: point.root, _BASE_KEY: len(path)}
+def set_run_point(extras: dict[str, Any], root: str, base: int) -> None:
+    """Give a run started inside another run's node its addresses: they start at `root`, and skip the
+    first `base` keys of its path (the node's, there for observers; see `address_path`)."""
+    extras[_ROOT_KEY] = root
+    extras[_BASE_KEY] = base
 
 
 def point_base(extras: Mapping[str, Any]) -> int | None:
-    """For a run started inside another run's node (see `run_point`), how many leading keys of its
+    """For a run started inside another run's node (see `set_run_point`), how many leading keys of its
     path are that node's; None for any other run. A graph node's run takes its parent's."""
     return extras.get(_BASE_KEY)
-
-
-def set_point_base(extras: dict[str, Any], base: int) -> None:
-    extras[_BASE_KEY] = base
 
 
 def leave_point() -> Callable[[], None]:

@@ -6,7 +6,7 @@ their own budget and state frame, under the parent's callbacks and path.
 
 A run started from inside another run's node (a lambda or tool calling `invoke`) is top-level in every
 other way (own budget, own checkpoint store) but part of that node as Eino's ctx makes it: see
-`graph_core.context` and `graph_core.interrupt.run_point`.
+`graph_core.runner.inside`.
 """
 
 from __future__ import annotations
@@ -28,14 +28,12 @@ from graph_core.interrupt import (
     RUNNABLE_PREFIX,
     PointRecord,
     ResumeTargets,
-    RunPoint,
     point_base,
     root_address,
-    run_extras,
-    run_point,
-    set_point_base,
+    set_run_point,
 )
 from graph_core.runner.driver import drive_async, drive_sync
+from graph_core.runner.inside import RunPoint, run_point
 from graph_core.runner.interrupts import CheckpointPlan, check_fits, inherit, restore
 from graph_core.runner.loop import run_graph
 from graph_core.runner.options import RunOptions, check_run_options
@@ -210,7 +208,7 @@ class CompiledGraph:
         """
         check_run_options(entry, options)
         caller = _SCOPE.get()
-        # invoked from inside a node of another run (not embedded): part of that node (module docstring)
+        # invoked from inside a node of another run (not embedded): part of that node (runner.inside)
         point = run_point(self.name) if caller is not None else None
         path = tuple(options.get("parent_path", ()))
         inherited: tuple[Any, ...] = ()
@@ -243,7 +241,7 @@ class CompiledGraph:
                 cancel_event=options.get("cancel_event"),
             )
             if point is not None:
-                rc.extras.update(run_extras(point, path))
+                set_run_point(rc.extras, point.root, len(path))
             rc.interrupt_event = options.get("interrupt_event")
             if "tools_node_options" in options:  # read by the ToolsNodes through their scope's extras
                 rc.extras["tools_node_options"] = options["tools_node_options"]
@@ -410,7 +408,7 @@ class CompiledGraph:
         )
         base = point_base(parent.extras)
         if base is not None:  # inside a run started in another run's node: addresses skip its path
-            set_point_base(rc.extras, base)
+            set_run_point(rc.extras, rc.extras["runnable"], base)
         rc.keep_inputs = parent.keep_inputs
         rc.interrupt_event = parent.interrupt_event
         if CALL_OPTIONS in parent.extras:  # per-call options reach nested nodes (looked up by full path)

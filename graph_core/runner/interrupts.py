@@ -7,7 +7,7 @@ under `sub_graphs`. `restore` does the reverse at the start of a resumed run: ch
 rerun nodes with their original inputs), the state, and the saved records each rerun node will find in
 its run scope. Streams are concatenated when captured and become one-chunk streams when restored.
 
-A graph run started inside a rerunning node (`graph_core.interrupt.run_point`) may find its nodes'
+A graph run started inside a rerunning node (`graph_core.runner.inside`) may find its nodes'
 records in that node's record instead (`inherit`), as Eino finds them by address in the ctx: they are
 handed to its tasks whenever those nodes run, each once, checkpoint of its own or not.
 """
