@@ -111,13 +111,16 @@ def said_in(node_runs: Sequence[NodeRun]) -> Iterator[tuple[str, dict[str, Any]]
       again, a message would be said twice, the copy out of place after the final answer. Compared
       only when the output is as long as the input, so a model's whole history is never walked;
     - what was said inside a tool call: the run of an agent used as a tool (`ToolNode`,
-      `weather_expert:call_expert`, ...) is a conversation of its own, opened as a nested run; its
-      answer reaches this one as the tool's result. A subgraph's nodes (`sub/chat`) do belong here."""
+      `weather_expert:call_expert`, ...), or of a graph a tool invokes (`tools`, `:c1`), is a
+      conversation of its own, opened as a nested run; its answer reaches this one as the tool's
+      result. A subgraph's nodes (`sub/chat`) do belong here."""
     calls = {
-        (*node_run.path, f"{call.name}:{call.tool_call_id}")
+        (*node_run.path, segment)
         for node_run in node_runs
         if node_run.tools
         for call in node_run.tools
+        # an agent tool's run names its tool; a graph a plain tool runs, only the call (`:<call id>`)
+        for segment in (f"{call.name}:{call.tool_call_id}", f":{call.tool_call_id}")
     }
     for node_run in node_runs:
         if node_run.error is not None:

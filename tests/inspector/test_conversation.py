@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from graph_core.agents.react import ReActAgent
 from graph_core.callbacks import Budget, RunInfo, StepInfo
-from graph_core.schema import Message
+from graph_core.models import ScriptedChatModel
+from graph_core.schema import Message, ToolCall
+from graph_core.tools import tool
 from inspector.cli import main
 from inspector.conversation import Conversation
 from inspector.recording import Recorder, read_run
@@ -167,3 +170,28 @@ def test_a_window_moved_back_and_forth_says_what_the_whole_conversation_does(
     fresh.at(last, last=10)
     read = sorted(fresh._made)  # pyright: ignore[reportPrivateUsage]
     assert read == list(range(read[0], last + 1)) and len(read) <= 12  # back ~10 steps, not all 40
+
+
+def test_a_graph_a_tool_runs_is_a_conversation_of_its_own(tmp_path: Path) -> None:
+    # The tool invokes another agent; its run is recorded nested under the call (`tools`, `:c1`), and
+    # what its model said reaches the outer conversation only as the tool's result.
+    inner = ReActAgent(ScriptedChatModel([Message.assistant("Inner says rain.")], cycle=True), tools=[])
+
+    @tool
+    def ask_inner(question: str) -> str:
+        """Ask the inner agent."""
+        return inner.invoke([Message.user(question)]).content
+
+    call = ToolCall("c1", "ask_inner", '{"question": "rain?"}')
+    script = [Message.assistant("", tool_calls=[call]), Message.assistant("Take an umbrella.")]
+    outer = ReActAgent(ScriptedChatModel(script), tools=[ask_inner])
+    outer.invoke([Message.user("Umbrella?")], callbacks=[Recorder(tmp_path / "run.jsonl")])
+    run = read_run(tmp_path / "run.jsonl")
+    assert [tuple(r.path) for r in run.steps[1].nested] == [("tools", ":c1")]
+    said = Conversation(run).at(len(run.steps) - 1)
+    assert [(s.origin, s.message["role"], s.message.get("content")) for s in said] == [
+        ("input", "user", "Umbrella?"),
+        ("chat", "assistant", None),  # the call, without text
+        ("tools", "tool", "Inner says rain."),
+        ("chat", "assistant", "Take an umbrella."),
+    ]
