@@ -18,6 +18,7 @@ from typing import Any
 from graph_core.errors import GraphError, GraphRunError, HandlerError
 from graph_core.interrupt import AbandonedTask
 from graph_core.runner import aio
+from graph_core.runner import lone as lone_steps
 from graph_core.runner.interrupts import capture
 from graph_core.runner.phases import (
     NOT_ENDED,
@@ -76,8 +77,16 @@ def _steps(rc: RunContext, data: RunData) -> Effects:
     run_now = rc.run_now if need_all else None  # a lone task runs in place only in a Pregel step
     lone = inline and need_all and not rc.stream  # see `route_lone`
     static_interrupts = bool(rc.interrupt_after or rc.interrupt_before or rc.interrupt_event is not None)
+    fast = lone and lone_steps.fits(rc)  # steps of one task, nothing observing: see `lone`
     last: Step | None = None
     while True:
+        # 0. steps of one task while nothing observes the run: phases 1-7 as one plain loop
+        if fast:
+            result, ran = lone_steps.run_lone(rc, data)
+            if result is not NOT_ENDED:
+                return result
+            if ran is not None:
+                last = ran
         # 1. prepare the tasks: cancelled? budget left? the step boundary, the step's tasks, on_step_start
         s = start_step(rc, data)
         try:
