@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph_core.context import _SCOPE  # pyright: ignore[reportPrivateUsage]
+from graph_core.context import _SCOPE, RunScope  # pyright: ignore[reportPrivateUsage]
 from graph_core.errors import GraphRunError, MaxStepsExceededError
 from graph_core.interrupt import InterruptSignal
 from graph_core.runner.interrupts import capture
@@ -44,11 +44,21 @@ from graph_core.runner.phases import (
     is_awaitable,
     resolve_failures,
 )
-from graph_core.runner.route import route_lone
-from graph_core.runner.run import RunContext, RunData, Task
+from graph_core.runner.plan import NodePlan
+from graph_core.runner.route import branch_error, route_chosen, route_lone
+from graph_core.runner.run import (
+    _SCOPE_SLOTS,  # pyright: ignore[reportPrivateUsage]
+    RunContext,
+    RunData,
+    Task,
+)
 from graph_core.state import StreamHandler
+from graph_core.topology import END
 
 __all__ = ["fits", "run_lone"]
+
+PREFIX = "failed to calculate next tasks"  # what a failing branch's error starts with (as `route_lone`'s)
+_NEW = object.__new__
 
 
 def fits(rc: RunContext) -> bool:
@@ -96,24 +106,35 @@ def run_lone(rc: RunContext, data: RunData) -> tuple[Any, Step | None]:
     """Run lone steps while the next step is one (see the module docstring).
 
     Returns END's value and None when the run ended, else `NOT_ENDED` and the last step run here (None if
-    none was), for the general phases to take the next step from.
+    none was), for the general phases to take the next step from. Between two lone steps the next task's
+    key and input stay in locals (`carried`; `data.pending` is empty, as while a step runs), the task's
+    run scope is built in place (`RunContext.node_scope` unrolled), and a `Task` is made only when a
+    failure or a route other than one branch's plain choice needs one.
     """
+    pending = data.pending
+    if len(pending) != 1 or data.values or rc.restored is not None or _SCOPE_SLOTS is None:
+        return NOT_ENDED, None
     nodes = rc.plan.nodes
     frame = rc.frame
     cancel = rc.cancel_event
     max_steps = rc.max_steps
     resolve = rc.resolve
     assert resolve is not None
-    task: Task | None = None
+    set_callbacks, set_path, set_step, set_name, set_state, set_extras, set_resume = _SCOPE_SLOTS
+    callbacks, graph_name, extras, paths = rc.handlers.callbacks, rc.graph_name, rc.extras, rc.node_paths
+    set_scope, reset_scope = _SCOPE.set, _SCOPE.reset
+    done: Task | None = None  # the last step's task, made when the loop ends
+    done_node: NodePlan | None = None
+    done_step = 0
+    carried = False
+    key, value = pending[0]
     while True:
-        pending = data.pending
-        if len(pending) != 1 or data.values or rc.restored is not None:
-            break
-        key, value = pending[0]
         node = nodes[key]
         direct = node.direct
         pre = node.pre
         if direct is None or node.post is not None or type(pre) is StreamHandler:
+            if carried:
+                data.pending = [(key, value)]
             break
         # phase 1, start (`start_step`)
         if cancel is not None and cancel.is_set():
@@ -121,8 +142,9 @@ def run_lone(rc: RunContext, data: RunData) -> tuple[Any, Step | None]:
         step = data.step
         if max_steps is not None and step >= max_steps:
             raise MaxStepsExceededError(max_steps, path=rc.path)
-        data.pending = []
-        task = Task(node, value, step)
+        if not carried:
+            data.pending = []
+        original = value
         # phase 2, the pre-handler (`call_handler`), without the state lock (module docstring)
         if pre is not None:
             assert frame is not None
@@ -136,28 +158,73 @@ def run_lone(rc: RunContext, data: RunData) -> tuple[Any, Step | None]:
             except Exception as exc:
                 raise _handler_error(rc, node, "pre", exc) from exc
             if halted is not None:  # the task does not run: a rerun node
+                task = Task(node, original, step)
                 s = _step(task)
-                data.running[key] = task.input
+                data.running[key] = original
                 _halt(rc, data, s, task, halted)
                 raise _fail(rc, data, s, [])
-            task.input = value
         # phase 3, the task (`execute_sync`'s direct call), in the node's run scope
-        token = _SCOPE.set(rc.node_scope(key, step))
+        path = paths.get(key)
+        if path is None:
+            path = paths[key] = (*rc.path, key)
+        scope = _NEW(RunScope)
+        set_callbacks(scope, callbacks)
+        set_path(scope, path)
+        set_step(scope, step)
+        set_name(scope, graph_name)
+        set_state(scope, frame)
+        set_extras(scope, extras)
+        set_resume(scope, None)
+        token = set_scope(scope)
+        failed: Exception | None = None
+        output: Any = None
         try:
-            task.output = direct(value)
+            output = direct(value)
         except Exception as exc:
-            task.error = exc
+            failed = exc
         finally:
-            _SCOPE.reset(token)
-        if task.error is not None:
+            reset_scope(token)
+        if failed is not None:
+            task = Task(node, original, step)
+            task.input = value
+            task.error = failed
             raise _fail(rc, data, _step(task), [task])
-        # phases 5 and 6 (no post-handler): the output to its one target, or END's value
-        result = route_lone(rc, data, task, [])
-        data.step += 1
+        done_node, done_step = node, step
+        # phases 5 and 6 (no post-handler): the output to its branch's choice, or END's value
+        branches = node.branches
+        if len(branches) == 1 and not node.successors:  # `route_lone`'s common case, unrolled
+            branch = branches[0]
+            kind = branch.kind
+            try:
+                result = branch.condition(
+                    iter((output,)) if kind == "stream" or kind == "stream_multi" else output
+                )
+            except Exception as exc:
+                raise branch_error(rc, node, PREFIX, exc) from exc
+            if type(result) is str and (kind == "single" or kind == "stream") and result in branch.ends:
+                data.step = step + 1
+                if result == END:
+                    return output, None
+                key, value = result, output
+                carried = True
+                continue
+            result = route_chosen(rc, data, node, output, result, [], PREFIX)
+        else:
+            task = Task(node, original, step)
+            task.input = value
+            task.output = output
+            result = route_lone(rc, data, task, [], PREFIX)
+        data.step = step + 1
         if result is not NOT_ENDED:
             return result, None
-    if task is None:
+        carried = False
+        pending = data.pending
+        if len(pending) != 1 or data.values:
+            break
+        key, value = pending[0]
+    if done_node is None:
         return NOT_ENDED, None
-    last = _step(task)  # for the next step's "no tasks" error, which names the nodes completed last
-    last.finished = last.completed = [task]
-    return NOT_ENDED, last
+    done = Task(done_node, None, done_step)
+    ended = _step(done)  # for the next step's "no tasks" error, which names the nodes completed last
+    ended.finished = ended.completed = [done]
+    return NOT_ENDED, ended

@@ -22,7 +22,15 @@ from graph_core.runner.run import Await, RunContext, RunData, Task
 from graph_core.stream import collect, copy_stream, one_chunk
 from graph_core.topology import END
 
-__all__ = ["apply_writes", "aprepare_next_tasks", "prepare_next_tasks", "route_lone", "write_now"]
+__all__ = [
+    "apply_writes",
+    "aprepare_next_tasks",
+    "branch_error",
+    "prepare_next_tasks",
+    "route_chosen",
+    "route_lone",
+    "write_now",
+]
 
 
 def _choose(
@@ -44,7 +52,7 @@ def _choose(
             return Await(result)
         return branch.selected(result)
     except Exception as exc:
-        raise _branch_error(rc, node, prefix, exc) from exc
+        raise branch_error(rc, node, prefix, exc) from exc
 
 
 def _choose_later(
@@ -69,10 +77,10 @@ def _choose_later(
                 result = yield Await(result)
         return branch.selected(result)
     except Exception as exc:
-        raise _branch_error(rc, node, prefix, exc) from exc
+        raise branch_error(rc, node, prefix, exc) from exc
 
 
-def _branch_error(rc: RunContext, node: NodePlan, prefix: str, exc: Exception) -> GraphRunError:
+def branch_error(rc: RunContext, node: NodePlan, prefix: str, exc: Exception) -> GraphRunError:
     kind = "collect" if rc.stream else "invoke"  # Eino: stream runs use every branch's collect surface
     return GraphRunError(
         f"{prefix}: calculate next step fail, node: {node.key}, error: branch {kind} run error: {exc}"
@@ -191,26 +199,50 @@ def route_lone(
             result = branch.condition(
                 iter((output,)) if kind == "stream" or kind == "stream_multi" else output
             )
-            if (
-                type(result) is not str
-                or (kind != "single" and kind != "stream")
-                or result not in branch.ends
-            ):
-                if is_awaitable(result):
-                    assert rc.resolve is not None
-                    result = rc.resolve(result)
-                picks = (branch.selected(result),)
-            elif node.successors or rc.handlers.step_end:
-                picks = ((result,),)
-            elif result == END:
-                return output
-            else:
-                data.pending = [(result, output)]
-                return NOT_ENDED
         except Exception as exc:
-            raise _branch_error(rc, node, prefix, exc) from exc
+            raise branch_error(rc, node, prefix, exc) from exc
+        if (
+            type(result) is str
+            and (kind == "single" or kind == "stream")
+            and result in branch.ends
+            and not node.successors
+            and not rc.handlers.step_end
+        ):
+            if result == END:
+                return output
+            data.pending = [(result, output)]
+            return NOT_ENDED
+        return route_chosen(rc, data, node, output, result, decisions, prefix)
     else:
         picks = [_choose_now(rc, node, branch, output, prefix) for branch in branches]
+    touched: dict[str, None] = {}
+    _write(rc, data, node, output, picks, touched, decisions)
+    return prepare_next_tasks(rc, data, touched, prefix)
+
+
+def route_chosen(
+    rc: RunContext,
+    data: RunData,
+    node: NodePlan,
+    output: Any,
+    result: Any,
+    decisions: list[Any],
+    prefix: str = "failed to calculate next tasks",
+) -> Any:
+    """The rest of `route_lone` for a node with one branch whose condition returned `result`: the
+    choice checked (an awaitable resolved in place), the writes made, the next tasks read."""
+    branch = node.branches[0]
+    kind = branch.kind
+    try:
+        if type(result) is str and (kind == "single" or kind == "stream") and result in branch.ends:
+            picks = ((result,),)
+        else:
+            if is_awaitable(result):
+                assert rc.resolve is not None
+                result = rc.resolve(result)
+            picks = (branch.selected(result),)
+    except Exception as exc:
+        raise branch_error(rc, node, prefix, exc) from exc
     touched: dict[str, None] = {}
     _write(rc, data, node, output, picks, touched, decisions)
     return prepare_next_tasks(rc, data, touched, prefix)
@@ -225,7 +257,7 @@ def _choose_now(rc: RunContext, node: NodePlan, branch: Branch, output: Any, pre
     try:
         return branch.selected(rc.resolve(chosen.awaitable))
     except Exception as exc:
-        raise _branch_error(rc, node, prefix, exc) from exc
+        raise branch_error(rc, node, prefix, exc) from exc
 
 
 def _write(
