@@ -4,7 +4,9 @@ A ReAct loop is a chain of such steps (chat, tools, chat, ...): every step has o
 and one branch. The phases in `phases` and `route` cover every shape of step; run one after another they
 cost a `Step` per step, the task's entry in `RunData.running`, the state lock around the pre-handler and
 a function call per phase. `run_lone` does the same work for the steps that need none of it, in one loop:
-cancellation and budget checks, the pre-handler, the node's component in its run scope, `route_lone`.
+cancellation and budget checks, the pre-handler, the node's component in its run scope, the branch's
+choice (`route_lone`'s work: the output goes straight to the chosen node as its input, or is the run's
+output at END).
 
 When it applies (`fits`, checked once per run): a sync-driven (`drive_sync` with no interrupt gate),
 invoke-mode Pregel run with no callbacks at all (observers see every step through the general phases:

@@ -7,8 +7,11 @@ over the run's plain data, in `phases` (prepare, handlers, collect, report) and 
 branches, next tasks), tested one by one in tests/graph_core/test_runner_phases.py and
 tests/graph_core/test_runner_route.py. START's output is routed before the first step (not a step).
 
-The imports run one way: `graph` (the builder) -> `compiled` -> `driver` -> `loop` -> `route` ->
-`phases` -> `run` -> `plan` -> `graph_core.spec`; no module below imports one above it.
+While nothing observes or can interrupt the run, its steps of one task run as lone steps (`lone`):
+the same phases for one task as one plain loop, any other step through the phases here.
+
+The imports run one way: `graph` (the builder) -> `compiled` -> `driver` -> `loop` -> `lone` -> `route`
+-> `phases` -> `run` -> `plan` -> `graph_core.spec`; no module below imports one above it.
 """
 
 from __future__ import annotations
