@@ -216,9 +216,13 @@ class ReActAgent:
     def _after_tools(chunks: Any) -> str:
         if type(chunks) is not _TUPLE_ITERATOR:  # invoke mode hands a 1-chunk tuple iterator
             _close(chunks)
-        # `process_state` without its lock: one attribute read, after every tool of the round has ended
+        # `process_state` without its lock: one attribute read, after every tool of the round has ended.
+        # The innermost state is the agent's own (the look-up through the chain only when it is not)
         scope = current_scope()
-        state = find_state_frame(ReActState, scope.state if scope is not None else None).value
+        frame = scope.state if scope is not None else None
+        state = frame.value if frame is not None else None
+        if type(state) is not ReActState:
+            state = find_state_frame(ReActState, frame).value
         return DIRECT_RETURN if state.return_directly_tool_call_id else CHAT
 
     @staticmethod
