@@ -201,18 +201,15 @@ def route_lone(
             )
         except Exception as exc:
             raise branch_error(rc, node, prefix, exc) from exc
-        if (
-            type(result) is str
-            and (kind == "single" or kind == "stream")
-            and result in branch.ends
-            and not node.successors
-            and not rc.handlers.step_end
-        ):
-            if result == END:
-                return output
+        if type(result) is not str or (kind != "single" and kind != "stream") or result not in branch.ends:
+            return route_chosen(rc, data, node, output, result, decisions, prefix)
+        if node.successors or rc.handlers.step_end:
+            picks = ((result,),)
+        elif result == END:
+            return output
+        else:
             data.pending = [(result, output)]
             return NOT_ENDED
-        return route_chosen(rc, data, node, output, result, decisions, prefix)
     else:
         picks = [_choose_now(rc, node, branch, output, prefix) for branch in branches]
     touched: dict[str, None] = {}
