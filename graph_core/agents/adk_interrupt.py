@@ -44,7 +44,11 @@ from graph_core.interrupt import (
     PointRecord,
     ResumeTargets,
     composite_interrupt,
+    current_point,
+    get_interrupt_state,
+    get_resume_data,
     interrupt,
+    is_resume_target,
 )
 from graph_core.schema import Message
 from graph_core.tools.context import tool_call_scope
@@ -57,7 +61,9 @@ __all__ = [
     "agent_interrupt",
     "agent_stateful_interrupt",
     "checkpoints_itself",
+    "next_resume_agents",
     "resume_agent",
+    "resume_info_here",
     "run_agent",
 ]
 
@@ -184,8 +190,8 @@ def resume_agent(
     point = saved.point.with_resume(ResumeTargets(resume_data, _addresses(saved.point)))
     own = AGENT_PREFIX + agent.name
     info = _resume_info(saved, point if point.address == own else None, own)
-    if point.address != own and point.address.startswith(own + ";"):  # a part's interrupt, passed on
-        point = PointRecord(own, children={point.address[len(own) + 1 :]: point}).with_resume(point.resume)
+    if point.address == own or point.address.startswith(own + ";"):
+        point = _by_segment(point, own)
     events = _as_agent(agent.name, point, lambda: resume(info, **options))
     return _saving(events, store, checkpoint_id, saved.enable_streaming)
 
@@ -204,6 +210,67 @@ def _resume_info(saved: AgentCheckpoint, own: PointRecord | None, address: str) 
         is_resume_target=target,
         resume_data=targets.get(address) if targets is not None and target else None,
     )
+
+
+class _PassThrough:
+    """The `info` of a record made on resume for an agent the interrupt passed through (a flow agent
+    that transferred, or ran the interrupted one): it was not interrupted itself."""
+
+    def __repr__(self) -> str:
+        return "PASS_THROUGH"
+
+
+PASS_THROUGH: Any = _PassThrough()
+
+
+def _by_segment(point: PointRecord, base: str) -> PointRecord:
+    """`point` (at or below `base`) as a tree with one `agent:` segment per level, so that each flow
+    agent finds its record under its own segment: a level the interrupt only passed through gets a
+    record whose info is `PASS_THROUGH`."""
+    if point.address != base:
+        first = point.address[len(base) + 1 :].split(";", 1)[0]
+        passing = PointRecord(base, info=PASS_THROUGH, resume=point.resume)
+        passing.children[first] = _by_segment(point, f"{base};{first}")
+        return passing
+    children: dict[str, PointRecord] = {}
+    for key, child in point.children.items():
+        first = key.split(";", 1)[0]
+        if not key.startswith(AGENT_PREFIX) or first == key:
+            children[key] = child
+            continue
+        nested = _by_segment(child, f"{base};{first}")
+        if first in children:
+            children[first].children.update(nested.children)
+        else:
+            children[first] = nested
+    point.children = children
+    return point
+
+
+def resume_info_here(info: ResumeInfo) -> ResumeInfo:
+    """`info` as the agent at the current address sees it (Eino `buildResumeInfo`): whether it was
+    interrupted, its saved state, whether the resume data is aimed at it and the data."""
+    base = ResumeInfo(info.enable_streaming, info.interrupt_info)
+    record = current_point()
+    if record is None or record.info is PASS_THROUGH:
+        return base
+    target = is_resume_target()
+    return replace(
+        base,
+        was_interrupted=True,
+        interrupt_state=get_interrupt_state(),
+        is_resume_target=target,
+        resume_data=get_resume_data() if target else None,
+    )
+
+
+def next_resume_agents() -> list[str]:
+    """The agents below the current address that lead to the interrupted ones (Eino
+    `GetNextResumptionPoints`), in the order they were saved."""
+    record = current_point()
+    if record is None:
+        return []
+    return [key[len(AGENT_PREFIX) :] for key in record.children if key.startswith(AGENT_PREFIX)]
 
 
 def _addresses(point: PointRecord) -> list[str]:
