@@ -352,3 +352,71 @@ def test_cyclical_agent_interrupt() -> None:
     events = list(runner.resume("cyclical-1", resume_data={contexts[0].id: "resume C"}))
     assert len(events) == 1
     assert _content(events[0]) == "C completed"
+
+
+# -- workflow_test.go TestParallelWorkflowResumeWithEvents ----------------------------------------------------
+
+
+def _lane_agent(name: str, state: str | None) -> tuple[MyAgent, list[ResumeInfo]]:
+    """Go's sa1/sa2 of TestParallelWorkflowResumeWithEvents: a message, then an interrupt; on resume
+    the agent sees only its own message in the session (its lane, saved with the workflow)."""
+    resumed: list[ResumeInfo] = []
+
+    def run_fn(_messages: Sequence[Message]) -> Iterator[AgentEvent]:
+        yield AgentEvent(name, message=Message.user(f"{name} normal message"))
+        if state is None:
+            yield agent_interrupt(f"{name} interrupt data")
+        else:
+            yield agent_stateful_interrupt(f"{name} interrupt data", state)
+
+    def resume_fn(info: ResumeInfo) -> Iterator[AgentEvent]:
+        resumed.append(info)
+        assert info.was_interrupted
+        assert info.interrupt_state == state
+        assert info.is_resume_target
+        assert info.resume_data == f"resume {name}"
+        run_ctx = current_run_ctx()
+        assert run_ctx is not None, f"{name} resumer should have session"
+        seen = run_ctx.session.get_events()
+        assert len(seen) == 1, f"{name} should only see its own event in session"
+        assert seen[0].event.agent_name == name
+        assert _content(seen[0].event) == f"{name} normal message"
+        return iter(())
+
+    return MyAgent(name, run_fn, resume_fn), resumed
+
+
+def test_parallel_workflow_resume_with_events() -> None:
+    """workflow_test.go TestParallelWorkflowResumeWithEvents: two lanes send a message and interrupt,
+    two complete; the workflow's interrupt has both root causes, and each resumed lane finds its own
+    message (and only it) in the session."""
+    sa1, resumed1 = _lane_agent("sa1", None)
+    sa2, resumed2 = _lane_agent("sa2", "sa2 interrupt")
+    sa3 = MyAgent("sa3", _says("sa3", "sa3 completed"))
+    sa4 = MyAgent("sa4", _says("sa4", "sa4 completed"))
+    agent = new_parallel_agent(name="parallel agent", sub_agents=[sa1, sa2, sa3, sa4])
+    runner = Runner(agent, checkpoint_store=InMemoryCheckpointStore())
+    events: list[AgentEvent] = []
+    interrupt_event: AgentEvent | None = None
+    for event in runner.query("hello world", checkpoint_id="1"):
+        if event.action is not None and event.action.interrupted is not None:
+            interrupt_event = event
+            continue
+        events.append(event)
+    assert len(events) == 4, "should have 4 events (2 normal messages + 2 completed agents)"
+    by_name = {e.agent_name: e for e in events}
+    for name in ("sa3", "sa4"):
+        assert by_name[name].run_path == ("parallel agent", name)
+        assert _content(by_name[name]) == f"{name} completed"
+    assert interrupt_event is not None
+    assert interrupt_event.agent_name == "parallel agent"
+    assert interrupt_event.run_path == ("parallel agent",)
+    contexts = _interrupted(interrupt_event).interrupt_contexts
+    assert len(contexts) == 2
+    ids = {c.info: c.id for c in contexts}
+    assert set(ids) == {"sa1 interrupt data", "sa2 interrupt data"}
+    assert all(ids.values())
+
+    resume = {ids["sa1 interrupt data"]: "resume sa1", ids["sa2 interrupt data"]: "resume sa2"}
+    assert list(runner.resume("1", resume_data=resume)) == []
+    assert (len(resumed1), len(resumed2)) == (1, 1)
