@@ -20,8 +20,11 @@ interrupted, its saved state, and whether the caller's resume data is aimed at i
 the resumed agent runs, `was_interrupted()`, `get_interrupt_state()`, `is_resume_target()` and
 `get_resume_data()` answer for it, and inside `address_segment` blocks for its parts.
 
+The checkpoint keeps the run context too (`SavedRunContext`: root input, session values and recorded
+events), so that a resumed flow's next agents build their input from the whole conversation.
+
 Differences from Eino: interrupt IDs are the (ADK) addresses, not random UUIDs, as everywhere in
-graph_core; the run's session values are not saved with the checkpoint.
+graph_core.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import Any
 
 from graph_core.agents.addresses import AGENT_PREFIX, adk_address, signal_contexts
 from graph_core.agents.adk_run import AgentAction, AgentEvent
+from graph_core.agents.adk_runctx import RunContext, RunSession, SessionEvent, current_run_ctx, iterate_in
 from graph_core.checkpoint.codec import decode_value, encode_value
 from graph_core.context import RunScope, scoped
 from graph_core.errors import CheckpointSerializationError, GraphRunError
@@ -57,6 +61,7 @@ __all__ = [
     "AgentCheckpoint",
     "AgentInterruptInfo",
     "ResumeInfo",
+    "SavedRunContext",
     "agent_composite_interrupt",
     "agent_interrupt",
     "agent_stateful_interrupt",
@@ -105,6 +110,28 @@ class AgentCheckpoint:
     enable_streaming: bool
     data: Any
     point: PointRecord
+    run_ctx: SavedRunContext | None = None
+
+
+@dataclass(slots=True)
+class SavedRunContext:
+    """The run context of the interrupted run (Eino saves its `runContext`): the root input and the
+    session's values and recorded events, so the agents that run after the resume see them."""
+
+    root_input: list[Message] | None = None
+    values: dict[str, Any] = field(default_factory=lambda: {})
+    events: list[SessionEvent] = field(default_factory=lambda: [])
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> SavedRunContext:
+        return cls(ctx.root_input, dict(ctx.session.values), ctx.session.get_events())
+
+    def restore(self, values: dict[str, Any] | None) -> RunContext:
+        """A run context like the saved one; `values` (a caller's shared session) replaces its values."""
+        if values is None:
+            values = self.values
+        session = RunSession(values=values, events=list(self.events))
+        return RunContext(self.root_input, (), session)
 
 
 # -- the interrupt functions --------------------------------------------------------------------------
@@ -193,7 +220,10 @@ def resume_agent(
     if point.address == own or point.address.startswith(own + ";"):
         point = _by_segment(point, own)
     events = _as_agent(agent.name, point, lambda: resume(info, **options))
-    return _saving(events, store, checkpoint_id, saved.enable_streaming)
+    events = _saving(events, store, checkpoint_id, saved.enable_streaming)
+    if saved.run_ctx is None:
+        return events
+    return iterate_in(saved.run_ctx.restore(options.get("session")), events)
 
 
 def _resume_info(saved: AgentCheckpoint, own: PointRecord | None, address: str) -> ResumeInfo:
@@ -321,9 +351,10 @@ def _saving(
         saved_id: str | None = None
         if store is not None and checkpoint_id is not None:
             try:
-                store.set(
-                    checkpoint_id, write_agent_checkpoint(AgentCheckpoint(streaming, data, _point(signal)))
-                )
+                run_ctx = current_run_ctx()
+                saved_ctx = SavedRunContext.of(run_ctx) if run_ctx is not None else None
+                checkpoint = AgentCheckpoint(streaming, data, _point(signal), saved_ctx)
+                store.set(checkpoint_id, write_agent_checkpoint(checkpoint))
                 saved_id = checkpoint_id
             except CheckpointSerializationError as exc:
                 yield AgentEvent(event.agent_name, error=GraphRunError(f"failed to save checkpoint: {exc}"))

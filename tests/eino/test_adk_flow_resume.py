@@ -420,3 +420,97 @@ def test_parallel_workflow_resume_with_events() -> None:
     resume = {ids["sa1 interrupt data"]: "resume sa1", ids["sa2 interrupt data"]: "resume sa2"}
     assert list(runner.resume("1", resume_data=resume)) == []
     assert (len(resumed1), len(resumed2)) == (1, 1)
+
+
+# -- workflow_test.go TestNestedParallelWorkflow ---------------------------------------------------------------
+
+
+def _seen() -> list[AgentEvent]:
+    run_ctx = current_run_ctx()
+    assert run_ctx is not None
+    return [e.event for e in run_ctx.session.get_events()]
+
+
+def _inner_agent(name: str, state: str | None) -> tuple[MyAgent, list[ResumeInfo]]:
+    """Go's inner1/inner2: see the predecessor's message, send one, interrupt; on resume see both."""
+    resumed: list[ResumeInfo] = []
+
+    def run_fn(_messages: Sequence[Message]) -> Iterator[AgentEvent]:
+        seen = _seen()
+        assert len(seen) == 1, f"{name} should see exactly 1 event (predecessor)"
+        assert seen[0].agent_name == "predecessor"
+        assert _content(seen[0]) == "predecessor completed"
+        yield AgentEvent(name, message=Message.user(f"{name} normal"))
+        if state is None:
+            yield agent_interrupt(f"{name} interrupt")
+        else:
+            yield agent_stateful_interrupt(f"{name} interrupt", state)
+
+    def resume_fn(info: ResumeInfo) -> Iterator[AgentEvent]:
+        resumed.append(info)
+        assert info.was_interrupted
+        if state is not None:
+            assert info.interrupt_state == state
+        assert info.resume_data == f"resume {name}"
+        seen = _seen()
+        assert len(seen) == 2, f"{name} should see exactly 2 events (predecessor + own) during resume"
+        predecessors = [e for e in seen if e.agent_name == "predecessor"]
+        assert predecessors, f"{name} should see predecessor event during resume"
+        assert _content(predecessors[0]) == "predecessor completed"
+        return iter(())
+
+    return MyAgent(name, run_fn, resume_fn), resumed
+
+
+def test_nested_parallel_workflow() -> None:
+    """workflow_test.go TestNestedParallelWorkflow: a sequence of a predecessor, a parallel workflow
+    around a second parallel workflow whose two agents interrupt, and a successor. The resume finds the
+    inner agents through both workflows, each seeing the session as it was, and the successor then sees
+    every agent's message (the saved session and lanes)."""
+
+    def successor_run(_messages: Sequence[Message]) -> Iterator[AgentEvent]:
+        seen = _seen()
+        assert len(seen) >= 5, "successor should see all events"
+        names = {e.agent_name for e in seen}
+        assert {"predecessor", "outer1", "outer2", "inner1", "inner2"} <= names
+        for event in seen:
+            if event.agent_name == "predecessor":
+                assert _content(event) == "predecessor completed"
+        yield AgentEvent("successor", message=Message.user("successor completed"))
+
+    inner1, resumed1 = _inner_agent("inner1", None)
+    inner2, resumed2 = _inner_agent("inner2", "inner2 state")
+    inner_parallel = new_parallel_agent(name="inner parallel", sub_agents=[inner1, inner2])
+    outer_parallel = new_parallel_agent(
+        name="outer parallel",
+        sub_agents=[
+            MyAgent("outer1", _says("outer1", "outer1 completed")),
+            inner_parallel,
+            MyAgent("outer2", _says("outer2", "outer2 completed")),
+        ],
+    )
+    sequence = new_sequential_agent(
+        name="sequential workflow",
+        sub_agents=[
+            MyAgent("predecessor", _says("predecessor", "predecessor completed")),
+            outer_parallel,
+            MyAgent("successor", successor_run),
+        ],
+    )
+    runner = Runner(sequence, checkpoint_store=InMemoryCheckpointStore())
+    events: list[AgentEvent] = []
+    interrupt_event: AgentEvent | None = None
+    for event in runner.query("test nested parallel with predecessor and successor", checkpoint_id="nested"):
+        if event.action is not None and event.action.interrupted is not None:
+            interrupt_event = event
+            continue
+        events.append(event)
+    assert len(events) == 5, "should have 5 events (predecessor + 2 outer + 2 inner)"
+    assert interrupt_event is not None, "should have interrupt event"
+    ids = {c.info: c.id for c in _interrupted(interrupt_event).interrupt_contexts}
+
+    resume = {ids["inner1 interrupt"]: "resume inner1", ids["inner2 interrupt"]: "resume inner2"}
+    resume_events = list(runner.resume("nested", resume_data=resume))
+    assert len(resume_events) == 1, "should have successor event after resume"
+    assert resume_events[0].agent_name == "successor"
+    assert (len(resumed1), len(resumed2)) == (1, 1)
