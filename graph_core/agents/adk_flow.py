@@ -365,7 +365,8 @@ def _iterate_within(manager: AbstractContextManager[Any], events: Iterator[T]) -
 
 def for_session(event: AgentEvent) -> tuple[AgentEvent, AgentEvent]:
     """The event to pass on and the copy to record. A stream read once (a plain iterator) is read
-    here, so both sides get the whole stream; a `MessageStream` is read again by every reader."""
+    here, so both sides get the whole stream (the recorded copy as a `MessageStream`, which every
+    later agent's input reads again); a `MessageStream` is read again by every reader."""
     stream = event.message_stream
     if stream is None or isinstance(stream, MessageStream):
         return event, event
@@ -376,10 +377,11 @@ def for_session(event: AgentEvent) -> tuple[AgentEvent, AgentEvent]:
             chunks.append(chunk)
     except Exception as exc:
         failure = exc
-    return (
-        replace(event, message_stream=_replay(chunks, failure)),
-        replace(event, message_stream=_replay(chunks, failure)),
-    )
+    recorded = MessageStream()  # every later agent's input reads it again
+    for chunk in chunks:
+        recorded.put(chunk)
+    recorded.close(failure)
+    return replace(event, message_stream=_replay(chunks, failure)), replace(event, message_stream=recorded)
 
 
 def _replay(chunks: list[Message], failure: Exception | None) -> Iterator[Message]:

@@ -39,9 +39,10 @@ from typing import Any
 from graph_core.agents.addresses import AGENT_PREFIX, adk_address, signal_contexts
 from graph_core.agents.adk_run import AgentAction, AgentEvent
 from graph_core.agents.adk_runctx import RunContext, RunSession, SessionEvent, current_run_ctx, iterate_in
+from graph_core.agents.adk_stream import MessageStream, drain
 from graph_core.checkpoint.codec import decode_value, encode_value
 from graph_core.context import RunScope, scoped
-from graph_core.errors import CheckpointSerializationError, GraphRunError
+from graph_core.errors import CheckpointSerializationError, GraphRunError, WillRetryError
 from graph_core.interrupt import (
     InterruptContext,
     InterruptSignal,
@@ -54,7 +55,7 @@ from graph_core.interrupt import (
     interrupt,
     is_resume_target,
 )
-from graph_core.schema import Message
+from graph_core.schema import Message, concat_messages
 from graph_core.tools.context import tool_call_scope
 
 __all__ = [
@@ -124,7 +125,15 @@ class SavedRunContext:
 
     @classmethod
     def of(cls, ctx: RunContext) -> SavedRunContext:
-        return cls(ctx.root_input, dict(ctx.session.values), ctx.session.get_events())
+        """The saveable form of `ctx`: a streamed message is saved as its chunks concatenated (a stream
+        the retry layer abandoned is left out); events without a message (errors) are left out, as
+        an agent's input is built from messages and transfers only."""
+        saved: list[SessionEvent] = []
+        for recorded in ctx.session.get_events():
+            event = saveable_event(recorded)
+            if event is not None:
+                saved.append(SessionEvent(event, recorded.seq))
+        return cls(ctx.root_input, dict(ctx.session.values), saved)
 
     def restore(self, values: dict[str, Any] | None) -> RunContext:
         """A run context like the saved one; `values` (a caller's shared session) replaces its values."""
@@ -240,6 +249,28 @@ def _resume_info(saved: AgentCheckpoint, own: PointRecord | None, address: str) 
         is_resume_target=target,
         resume_data=targets.get(address) if targets is not None and target else None,
     )
+
+
+def saveable_event(recorded: SessionEvent) -> AgentEvent | None:
+    """`recorded`'s event as a checkpoint can keep it (see `SavedRunContext.of`). A plain-iterator
+    stream is read here, so the live session's copy becomes a replayable `MessageStream`."""
+    event: AgentEvent = recorded.event
+    stream = event.message_stream
+    if stream is not None:
+        chunks, failure = drain(stream)
+        if not isinstance(stream, MessageStream):
+            replay = MessageStream()
+            for chunk in chunks:
+                replay.put(chunk)
+            replay.close(failure)
+            recorded.event = replace(event, message_stream=replay)
+        if isinstance(failure, WillRetryError):
+            return None
+        message = concat_messages(chunks) if chunks else None
+        return replace(event, message=message, message_stream=None, error=None)
+    if event.message is None and event.action is None:
+        return None
+    return replace(event, error=None)
 
 
 class _PassThrough:

@@ -514,3 +514,49 @@ def test_nested_parallel_workflow() -> None:
     assert len(resume_events) == 1, "should have successor event after resume"
     assert resume_events[0].agent_name == "successor"
     assert (len(resumed1), len(resumed2)) == (1, 1)
+
+
+# -- what the ports leave implicit ---------------------------------------------------------------------------
+
+
+def test_resumed_sequence_builds_the_next_input_from_the_saved_session() -> None:
+    """The session is saved with the checkpoint: after a resume in a new Runner (a new process would
+    do the same) the agent after the interrupted one gets the root input and the streamed message of
+    the agent before it, saved as its chunks concatenated."""
+
+    def streams(_messages: Sequence[Message]) -> Iterator[AgentEvent]:
+        yield AgentEvent("s1", message_stream=iter([Message.assistant("hel"), Message.assistant("lo")]))
+
+    def interrupts(_messages: Sequence[Message]) -> Iterator[AgentEvent]:
+        yield agent_interrupt("confirm")
+
+    inputs: list[list[Message]] = []
+
+    def reads(messages: Sequence[Message]) -> Iterator[AgentEvent]:
+        inputs.append(list(messages))
+        yield AgentEvent("s3", message=Message.assistant("done"))
+
+    def build() -> Any:
+        return new_sequential_agent(
+            name="seq",
+            sub_agents=[
+                MyAgent("s1", streams),
+                MyAgent("s2", interrupts, lambda _info: iter(())),
+                MyAgent("s3", reads),
+            ],
+        )
+
+    store = InMemoryCheckpointStore()
+    events = list(
+        Runner(build(), enable_streaming=True, checkpoint_store=store).query("hi", checkpoint_id="c")
+    )
+    assert [e.error for e in events] == [None, None]
+    assert _interrupted(events[-1]).interrupt_contexts[0].address == "agent:seq;agent:s2"
+
+    resumed = list(Runner(build(), enable_streaming=True, checkpoint_store=store).resume("c"))
+    assert [(e.agent_name, e.run_path, _content(e)) for e in resumed] == [
+        ("s3", ("seq", "s1", "s2", "s3"), "done")
+    ]
+    [messages] = inputs
+    assert messages[0] == Message.user("hi")
+    assert [str(m.content) for m in messages[1:]] == ["For context: [s1] said: hello."]
