@@ -21,9 +21,12 @@ Agent callbacks (`on_start` with the processed input, `on_end` with the events) 
 by the ChatModelAgent itself (`handles_agent_callbacks`), else by the flow agent. Designated handlers
 reach only their agents; a workflow's inner agents get its handlers too (`nested_callbacks`).
 
-Resuming a flow (Eino `flowAgent.Resume`: address segments per flow agent, the next agent found from
-the interrupted address, the session saved in the checkpoint) is not built yet: an interrupted flow
-ends with the interrupt event, and `Runner.resume` does not continue it.
+**Addresses and resume** (Eino `flowAgent.Resume`). Every flow agent but the run's first adds its
+segment `agent:<name>` to the address its agent (and the agents it transfers to) run at; the first one's
+is the run's root address (`adk_interrupt.run_agent`). A ChatModelAgent runs outside these segments: its
+graph keeps its own addresses and checkpoints. `resume(info)` reads the saved record at its address:
+an agent interrupted there is resumed with its `ResumeInfo` (a workflow from its saved position), else
+the one sub-agent (or parent) under it that leads to the interrupted point is resumed in turn.
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ def test_transfer_events_are_eino_transfer_messages_and_the_flow_follows_them() 
     assert [e.run_path for e in events][-1] == ("first", "second")
 
 
-# -- resuming (ADK-level interrupts inside the wrapper) -------------------------------------------------------
+# -- resuming (ADK-level interrupts inside the wrapper) --------------------------------------------------
 
 
 class ResumableDtTestAgent(DtTestAgent):

@@ -354,7 +354,7 @@ def test_cyclical_agent_interrupt() -> None:
     assert _content(events[0]) == "C completed"
 
 
-# -- workflow_test.go TestParallelWorkflowResumeWithEvents ----------------------------------------------------
+# -- workflow_test.go TestParallelWorkflowResumeWithEvents -----------------------------------------------
 
 
 def _lane_agent(name: str, state: str | None) -> tuple[MyAgent, list[ResumeInfo]]:
@@ -422,7 +422,7 @@ def test_parallel_workflow_resume_with_events() -> None:
     assert (len(resumed1), len(resumed2)) == (1, 1)
 
 
-# -- workflow_test.go TestNestedParallelWorkflow ---------------------------------------------------------------
+# -- workflow_test.go TestNestedParallelWorkflow ---------------------------------------------------------
 
 
 def _seen() -> list[AgentEvent]:
