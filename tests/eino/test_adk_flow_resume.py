@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from graph_core.agents.adk import AgentEvent
+from graph_core.agents.adk import AgentEvent, ChatModelAgent
 from graph_core.agents.adk_flow import set_sub_agents
 from graph_core.agents.adk_interrupt import (
     AgentInterruptInfo,
@@ -27,8 +27,10 @@ from graph_core.agents.adk_workflow import (
     new_sequential_agent,
 )
 from graph_core.checkpoint import InMemoryCheckpointStore
-from graph_core.interrupt import InterruptContext
-from graph_core.schema import Message
+from graph_core.interrupt import InterruptContext, interrupt
+from graph_core.models import ScriptedChatModel
+from graph_core.schema import Message, ToolCall
+from graph_core.tools import tool
 
 RunFn = Callable[[Sequence[Message]], Iterable[AgentEvent]]
 ResumeFn = Callable[[ResumeInfo], Iterable[AgentEvent]]
@@ -560,3 +562,38 @@ def test_resumed_sequence_builds_the_next_input_from_the_saved_session() -> None
     [messages] = inputs
     assert messages[0] == Message.user("hi")
     assert [str(m.content) for m in messages[1:]] == ["For context: [s1] said: hello."]
+
+
+def test_chat_model_agent_inside_a_flow_keeps_its_own_addresses() -> None:
+    """A ChatModelAgent reached by transfer runs outside the flow agents' `agent:` segments: the
+    interrupt of its tool is at `agent:helper;tool:ask:call_1` (its graph's own addresses, which its own
+    checkpoint is keyed by), not under the segments of the flow agents around it."""
+
+    @tool(name="ask", description="asks a human")
+    def ask(question: str) -> str:
+        """Ask.
+
+        Args:
+            question: what to ask
+        """
+        interrupt(f"ask: {question}")
+        return ""
+
+    model = ScriptedChatModel(
+        [
+            Message.assistant(
+                "", tool_calls=[ToolCall(id="call_1", name="ask", arguments='{"question": "ok?"}')]
+            )
+        ]
+    )
+    helper = ChatModelAgent(name="helper", description="helps", model=model, tools=[ask])
+    router = MyAgent(
+        "router", lambda _m: [AgentEvent("router", action=new_transfer_to_agent_action("helper"))]
+    )
+    flow = set_sub_agents(router, [helper])
+    events = list(Runner(flow).query("hi"))
+    action = events[-1].action
+    assert action is not None and action.interrupted is not None
+    [context] = action.interrupted.interrupt_contexts
+    assert context.address == "agent:helper;tool:ask:call_1"
+    assert context.info == "ask: ok?"
