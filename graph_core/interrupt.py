@@ -114,12 +114,18 @@ class InterruptSignal(Exception):
     def readdress(self, address: str) -> None:
         """Move this point and every part under it to `address` (a ToolsNode completing its calls'
         addresses with the tool names: a graph run inside the call has its points there too)."""
-        old = self.address
-        self.address = address
-        if old != address:
-            for child in self.children.values():
-                if child.address.startswith(old + ";"):
-                    child.readdress(address + child.address[len(old) :])
+        _move(self, address)
+
+
+def _move(point: InterruptSignal | PointRecord, address: str) -> None:
+    """Move `point` to `address`, and each part under it (an address that starts with the point's) with
+    it: the one rule for a live signal and for its saved record."""
+    old = point.address
+    point.address = address
+    if old != address:
+        for child in point.children.values():
+            if child.address.startswith(old + ";"):
+                _move(child, address + child.address[len(old) :])
 
 
 class GraphInterrupt(threading.Event):
@@ -191,12 +197,7 @@ class PointRecord:
     def readdress(self, address: str) -> PointRecord:
         """Move this record and its parts to `address` (in place): a checkpoint written by a graph run
         inside a tool call, whose address the ToolsNode completed afterwards."""
-        old = self.address
-        self.address = address
-        if old != address:
-            for child in self.children.values():
-                if child.address.startswith(old + ";"):
-                    child.readdress(address + child.address[len(old) :])
+        _move(self, address)
         return self
 
     def with_resume(self, resume: ResumeTargets | None) -> PointRecord:
