@@ -70,6 +70,7 @@ __all__ = [
     "is_resume_target",
     "leave_point",
     "locate",
+    "outside_address_segments",
     "part_record",
     "point_base",
     "root_address",
@@ -337,6 +338,17 @@ def address_segment(kind: str, id: str) -> Iterator[str]:
     token = _SEGMENTS.set((*_SEGMENTS.get(), segment))
     try:
         yield segment
+    finally:
+        _SEGMENTS.reset(token)
+
+
+@contextmanager
+def outside_address_segments() -> Iterator[None]:
+    """Code in this block has no `address_segment` parts: a run that keeps addresses of its own (the
+    ChatModelAgent's graph inside a multi-agent flow, whose flow agents add `agent:` segments)."""
+    token = _SEGMENTS.set(())
+    try:
+        yield
     finally:
         _SEGMENTS.reset(token)
 

@@ -21,17 +21,22 @@ Agent callbacks (`on_start` with the processed input, `on_end` with the events) 
 by the ChatModelAgent itself (`handles_agent_callbacks`), else by the flow agent. Designated handlers
 reach only their agents; a workflow's inner agents get its handlers too (`nested_callbacks`).
 
-Resuming a flow (Eino `flowAgent.Resume`: address segments per flow agent, the next agent found from
-the interrupted address, the session saved in the checkpoint) is not built yet: an interrupted flow
-ends with the interrupt event, and `Runner.resume` does not continue it.
+**Addresses and resume** (Eino `flowAgent.Resume`). Every flow agent but the run's first adds its
+segment `agent:<name>` to the address its agent (and the agents it transfers to) run at; the first one's
+is the run's root address (`adk_interrupt.run_agent`). A ChatModelAgent runs outside these segments: its
+graph keeps its own addresses and checkpoints. `resume(info)` reads the saved record at its address:
+an agent interrupted there is resumed with its `ResumeInfo` (a workflow from its saved position), else
+the one sub-agent (or parent) under it that leads to the interrupted point is resumed in turn.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, ExitStack
+from contextvars import copy_context
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from graph_core.agents.adk_callbacks import (
     AgentCallbackInput,
@@ -42,6 +47,7 @@ from graph_core.agents.adk_callbacks import (
     nested_callbacks,
 )
 from graph_core.agents.adk_history import rewrite_message
+from graph_core.agents.adk_interrupt import ResumeInfo, next_resume_agents, resume_info_here
 from graph_core.agents.adk_run import AgentEvent
 from graph_core.agents.adk_runctx import (
     RunContext,
@@ -53,7 +59,10 @@ from graph_core.agents.adk_runctx import (
 )
 from graph_core.agents.adk_stream import MessageStream
 from graph_core.errors import GraphBuildError, GraphRunError, WillRetryError
+from graph_core.interrupt import address_segment, outside_address_segments
 from graph_core.schema import Message
+
+T = TypeVar("T")
 
 __all__ = [
     "FlowAgent",
@@ -174,9 +183,67 @@ class FlowAgent:
             yield from self._failed_at_start(options_list, list(messages or []), exc)
             return
         if getattr(self.agent, "is_workflow", False):
-            yield from self._run_workflow(run_ctx, processed, options_list, options)
+            body = self._run_workflow(run_ctx, processed, options_list, options)
+        else:
+            body = self._run_agent(run_ctx, processed, options_list, options)
+        yield from in_agent_segment(self.name, bool(parent.run_path), body)
+
+    def resume(
+        self, info: ResumeInfo, *, callbacks: Sequence[Any] | None = None, **options: Any
+    ) -> Iterator[AgentEvent]:
+        """Continue an interrupted flow (Eino `flowAgent.Resume`): the agent itself if it was
+        interrupted (a workflow from its saved position), else the one sub-agent (or parent) the
+        interrupted address leads to. `info` is the caller's; the first flow agent of the run gets
+        its own (`resume_agent`), the others read theirs at their `agent:` address."""
+        parent = current_run_ctx() or new_run_ctx()
+        run_ctx = init_run_ctx(parent, self.name, None)
+        nested = bool(parent.run_path)
+        body = self._resume(run_ctx, info, nested, list(callbacks or ()), options)
+        yield from in_agent_segment(self.name, nested, body)
+
+    def _resume(
+        self,
+        run_ctx: RunContext,
+        info: ResumeInfo,
+        nested: bool,
+        options_list: list[Any],
+        options: dict[str, Any],
+    ) -> Iterator[AgentEvent]:
+        if nested:
+            info = resume_info_here(info)
+        resume: Callable[..., Iterator[AgentEvent]] | None = getattr(self.agent, "resume", None)
+        if info.was_interrupted:
+            if resume is None:
+                error = GraphRunError(
+                    f"failed to resume agent: agent '{self.name}' is an interrupt point but is not a "
+                    "ResumableAgent"
+                )
+                yield from self._failed_at_start(options_list, [], error)
+            elif getattr(self.agent, "is_workflow", False):
+                yield from self._run_workflow(run_ctx, [], options_list, options, info)
+            else:
+                yield from self._run_agent(run_ctx, [], options_list, options, info)
             return
-        yield from self._run_agent(run_ctx, processed, options_list, options)
+        names = next_resume_agents()
+        if len(names) != 1:
+            reason = (
+                "no child agents leading to interrupted agent were found"
+                if not names
+                else "agent has multiple child agents leading to interruption, but concurrent transfer "
+                "is not supported"
+            )
+            yield from self._failed_at_start(options_list, [], GraphRunError(reason))
+            return
+        target = self.get_agent(names[0])
+        if target is None:
+            error = GraphRunError(
+                f"failed to resume agent: sub-agent '{names[0]}' not found in agent '{self.name}'"
+                if self.sub_agents or resume is None
+                else f"failed to resume agent: agent '{self.name}' has no sub-agent '{names[0]}'"
+            )
+            yield from self._failed_at_start(options_list, [], error)
+            return
+        yield from iterate_in(run_ctx, target.resume(info, callbacks=options_list, **options))
 
     def _tee(self, options_list: list[Any], payload: list[Message]) -> EventTee:
         handlers = handlers_for(self.name, options_list)
@@ -192,20 +259,34 @@ class FlowAgent:
             tee.close()
 
     def _run_workflow(
-        self, run_ctx: RunContext, processed: list[Message], options_list: list[Any], options: dict[str, Any]
+        self,
+        run_ctx: RunContext,
+        processed: list[Message],
+        options_list: list[Any],
+        options: dict[str, Any],
+        resume_info: ResumeInfo | None = None,
     ) -> Iterator[AgentEvent]:
         """A workflow reports its own callbacks here, with every event of its sub-agents (Eino
         `wrapIterWithOnEnd`); its sub-agents record their events themselves."""
         tee = self._tee(options_list, processed)
         nested = nested_callbacks(self.name, options_list)
+        if resume_info is None:
+            events = self.agent.run(processed, callbacks=nested, **options)
+        else:
+            events = self.agent.resume(resume_info, callbacks=nested, **options)
         try:
-            for event in iterate_in(run_ctx, self.agent.run(processed, callbacks=nested, **options)):
+            for event in iterate_in(run_ctx, events):
                 yield tee.send(event)
         finally:
             tee.close()
 
     def _run_agent(
-        self, run_ctx: RunContext, processed: list[Message], options_list: list[Any], options: dict[str, Any]
+        self,
+        run_ctx: RunContext,
+        processed: list[Message],
+        options_list: list[Any],
+        options: dict[str, Any],
+        resume_info: ResumeInfo | None = None,
     ) -> Iterator[AgentEvent]:
         tee = (
             None
@@ -217,7 +298,13 @@ class FlowAgent:
         last_action = None
         try:
             try:
-                for event in iterate_in(run_ctx, self.agent.run(processed, **inner)):
+                if resume_info is None:
+                    events = self.agent.run(processed, **inner)
+                else:
+                    events = self.agent.resume(resume_info, **inner)
+                if hasattr(self.agent, "use_checkpoint_store"):  # its graph keeps its own addresses
+                    events = _iterate_within(outside_address_segments(), events)
+                for event in iterate_in(run_ctx, events):
                     if not event.run_path:  # Eino: the framework sets the run path once
                         event = replace(event, agent_name=self.name, run_path=run_ctx.run_path)
                     own = exact_run_path_match(run_ctx.run_path, event.run_path)
@@ -254,9 +341,35 @@ class FlowAgent:
         return f"FlowAgent({self.name!r}, sub_agents={subs})"
 
 
+def in_agent_segment(name: str, nested: bool, events: Iterator[T]) -> Iterator[T]:
+    """`events` iterated at the address `...;agent:<name>` (Eino: each flow agent appends its
+    segment), unless this is the first agent of the run, whose `agent:<name>` is the run's root
+    address (`run_agent`)."""
+    if not nested:
+        return events
+    return _iterate_within(address_segment("agent", name), events)
+
+
+def _iterate_within(manager: AbstractContextManager[Any], events: Iterator[T]) -> Iterator[T]:
+    """`events` iterated in a context of their own, inside `manager` (entered and left there)."""
+    context = copy_context()
+    stack = ExitStack()
+    context.run(stack.enter_context, manager)
+    done = object()
+    try:
+        while (item := context.run(next, events, done)) is not done:
+            yield item  # pyright: ignore[reportReturnType]
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            context.run(close)
+        context.run(stack.close)
+
+
 def for_session(event: AgentEvent) -> tuple[AgentEvent, AgentEvent]:
     """The event to pass on and the copy to record. A stream read once (a plain iterator) is read
-    here, so both sides get the whole stream; a `MessageStream` is read again by every reader."""
+    here, so both sides get the whole stream (the recorded copy as a `MessageStream`, which every
+    later agent's input reads again); a `MessageStream` is read again by every reader."""
     stream = event.message_stream
     if stream is None or isinstance(stream, MessageStream):
         return event, event
@@ -267,10 +380,11 @@ def for_session(event: AgentEvent) -> tuple[AgentEvent, AgentEvent]:
             chunks.append(chunk)
     except Exception as exc:
         failure = exc
-    return (
-        replace(event, message_stream=_replay(chunks, failure)),
-        replace(event, message_stream=_replay(chunks, failure)),
-    )
+    recorded = MessageStream()  # every later agent's input reads it again
+    for chunk in chunks:
+        recorded.put(chunk)
+    recorded.close(failure)
+    return replace(event, message_stream=_replay(chunks, failure)), replace(event, message_stream=recorded)
 
 
 def _replay(chunks: list[Message], failure: Exception | None) -> Iterator[Message]:

@@ -20,8 +20,11 @@ interrupted, its saved state, and whether the caller's resume data is aimed at i
 the resumed agent runs, `was_interrupted()`, `get_interrupt_state()`, `is_resume_target()` and
 `get_resume_data()` answer for it, and inside `address_segment` blocks for its parts.
 
+The checkpoint keeps the run context too (`SavedRunContext`: root input, session values and recorded
+events), so that a resumed flow's next agents build their input from the whole conversation.
+
 Differences from Eino: interrupt IDs are the (ADK) addresses, not random UUIDs, as everywhere in
-graph_core; the run's session values are not saved with the checkpoint.
+graph_core.
 """
 
 from __future__ import annotations
@@ -35,29 +38,38 @@ from typing import Any
 
 from graph_core.agents.addresses import AGENT_PREFIX, adk_address, signal_contexts
 from graph_core.agents.adk_run import AgentAction, AgentEvent
+from graph_core.agents.adk_runctx import RunContext, RunSession, SessionEvent, current_run_ctx, iterate_in
+from graph_core.agents.adk_stream import MessageStream, drain
 from graph_core.checkpoint.codec import decode_value, encode_value
 from graph_core.context import RunScope, scoped
-from graph_core.errors import CheckpointSerializationError, GraphRunError
+from graph_core.errors import CheckpointSerializationError, GraphRunError, WillRetryError
 from graph_core.interrupt import (
     InterruptContext,
     InterruptSignal,
     PointRecord,
     ResumeTargets,
     composite_interrupt,
+    current_point,
+    get_interrupt_state,
+    get_resume_data,
     interrupt,
+    is_resume_target,
 )
-from graph_core.schema import Message
+from graph_core.schema import Message, concat_messages
 from graph_core.tools.context import tool_call_scope
 
 __all__ = [
     "AgentCheckpoint",
     "AgentInterruptInfo",
     "ResumeInfo",
+    "SavedRunContext",
     "agent_composite_interrupt",
     "agent_interrupt",
     "agent_stateful_interrupt",
     "checkpoints_itself",
+    "next_resume_agents",
     "resume_agent",
+    "resume_info_here",
     "run_agent",
 ]
 
@@ -99,6 +111,36 @@ class AgentCheckpoint:
     enable_streaming: bool
     data: Any
     point: PointRecord
+    run_ctx: SavedRunContext | None = None
+
+
+@dataclass(slots=True)
+class SavedRunContext:
+    """The run context of the interrupted run (Eino saves its `runContext`): the root input and the
+    session's values and recorded events, so the agents that run after the resume see them."""
+
+    root_input: list[Message] | None = None
+    values: dict[str, Any] = field(default_factory=lambda: {})
+    events: list[SessionEvent] = field(default_factory=lambda: [])
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> SavedRunContext:
+        """The saveable form of `ctx`: a streamed message is saved as its chunks concatenated (a stream
+        the retry layer abandoned is left out); events without a message (errors) are left out, as
+        an agent's input is built from messages and transfers only."""
+        saved: list[SessionEvent] = []
+        for recorded in ctx.session.get_events():
+            event = saveable_event(recorded)
+            if event is not None:
+                saved.append(SessionEvent(event, recorded.seq))
+        return cls(ctx.root_input, dict(ctx.session.values), saved)
+
+    def restore(self, values: dict[str, Any] | None) -> RunContext:
+        """A run context like the saved one; `values` (a caller's shared session) replaces its values."""
+        if values is None:
+            values = self.values
+        session = RunSession(values=values, events=list(self.events))
+        return RunContext(self.root_input, (), session)
 
 
 # -- the interrupt functions --------------------------------------------------------------------------
@@ -184,10 +226,13 @@ def resume_agent(
     point = saved.point.with_resume(ResumeTargets(resume_data, _addresses(saved.point)))
     own = AGENT_PREFIX + agent.name
     info = _resume_info(saved, point if point.address == own else None, own)
-    if point.address != own and point.address.startswith(own + ";"):  # a part's interrupt, passed on
-        point = PointRecord(own, children={point.address[len(own) + 1 :]: point}).with_resume(point.resume)
+    if point.address == own or point.address.startswith(own + ";"):
+        point = _by_segment(point, own)
     events = _as_agent(agent.name, point, lambda: resume(info, **options))
-    return _saving(events, store, checkpoint_id, saved.enable_streaming)
+    events = _saving(events, store, checkpoint_id, saved.enable_streaming)
+    if saved.run_ctx is None:
+        return events
+    return iterate_in(saved.run_ctx.restore(options.get("session")), events)
 
 
 def _resume_info(saved: AgentCheckpoint, own: PointRecord | None, address: str) -> ResumeInfo:
@@ -204,6 +249,89 @@ def _resume_info(saved: AgentCheckpoint, own: PointRecord | None, address: str) 
         is_resume_target=target,
         resume_data=targets.get(address) if targets is not None and target else None,
     )
+
+
+def saveable_event(recorded: SessionEvent) -> AgentEvent | None:
+    """`recorded`'s event as a checkpoint can keep it (see `SavedRunContext.of`). A plain-iterator
+    stream is read here, so the live session's copy becomes a replayable `MessageStream`."""
+    event: AgentEvent = recorded.event
+    stream = event.message_stream
+    if stream is not None:
+        chunks, failure = drain(stream)
+        if not isinstance(stream, MessageStream):
+            replay = MessageStream()
+            for chunk in chunks:
+                replay.put(chunk)
+            replay.close(failure)
+            recorded.event = replace(event, message_stream=replay)
+        if isinstance(failure, WillRetryError):
+            return None
+        message = concat_messages(chunks) if chunks else None
+        return replace(event, message=message, message_stream=None, error=None)
+    if event.message is None and event.action is None:
+        return None
+    return replace(event, error=None)
+
+
+class _PassThrough:
+    """The `info` of a record made on resume for an agent the interrupt passed through (a flow agent
+    that transferred, or ran the interrupted one): it was not interrupted itself."""
+
+    def __repr__(self) -> str:
+        return "PASS_THROUGH"
+
+
+PASS_THROUGH: Any = _PassThrough()
+
+
+def _by_segment(point: PointRecord, base: str) -> PointRecord:
+    """`point` (at or below `base`) as a tree with one `agent:` segment per level, so that each flow
+    agent finds its record under its own segment: a level the interrupt only passed through gets a
+    record whose info is `PASS_THROUGH`."""
+    if point.address != base:
+        first = point.address[len(base) + 1 :].split(";", 1)[0]
+        passing = PointRecord(base, info=PASS_THROUGH, resume=point.resume)
+        passing.children[first] = _by_segment(point, f"{base};{first}")
+        return passing
+    children: dict[str, PointRecord] = {}
+    for key, child in point.children.items():
+        first = key.split(";", 1)[0]
+        if not key.startswith(AGENT_PREFIX) or first == key:
+            children[key] = child
+            continue
+        nested = _by_segment(child, f"{base};{first}")
+        if first in children:
+            children[first].children.update(nested.children)
+        else:
+            children[first] = nested
+    point.children = children
+    return point
+
+
+def resume_info_here(info: ResumeInfo) -> ResumeInfo:
+    """`info` as the agent at the current address sees it (Eino `buildResumeInfo`): whether it was
+    interrupted, its saved state, whether the resume data is aimed at it and the data."""
+    base = ResumeInfo(info.enable_streaming, info.interrupt_info)
+    record = current_point()
+    if record is None or record.info is PASS_THROUGH:
+        return base
+    target = is_resume_target()
+    return replace(
+        base,
+        was_interrupted=True,
+        interrupt_state=get_interrupt_state(),
+        is_resume_target=target,
+        resume_data=get_resume_data() if target else None,
+    )
+
+
+def next_resume_agents() -> list[str]:
+    """The agents below the current address that lead to the interrupted ones (Eino
+    `GetNextResumptionPoints`), in the order they were saved."""
+    record = current_point()
+    if record is None:
+        return []
+    return [key[len(AGENT_PREFIX) :] for key in record.children if key.startswith(AGENT_PREFIX)]
 
 
 def _addresses(point: PointRecord) -> list[str]:
@@ -254,9 +382,10 @@ def _saving(
         saved_id: str | None = None
         if store is not None and checkpoint_id is not None:
             try:
-                store.set(
-                    checkpoint_id, write_agent_checkpoint(AgentCheckpoint(streaming, data, _point(signal)))
-                )
+                run_ctx = current_run_ctx()
+                saved_ctx = SavedRunContext.of(run_ctx) if run_ctx is not None else None
+                checkpoint = AgentCheckpoint(streaming, data, _point(signal), saved_ctx)
+                store.set(checkpoint_id, write_agent_checkpoint(checkpoint))
                 saved_id = checkpoint_id
             except CheckpointSerializationError as exc:
                 yield AgentEvent(event.agent_name, error=GraphRunError(f"failed to save checkpoint: {exc}"))

@@ -59,6 +59,7 @@ class Runner:
             raise GraphRunError(f"failed to load from checkpoint: checkpoint {checkpoint_id!r} not found")
         if checkpoints_itself(self.agent):
             options["streaming"] = self.enable_streaming
-        return resume_agent(
+        events = resume_agent(
             self.agent, checkpoint_id, store=self.checkpoint_store, resume_data=resume_data, **options
         )
+        return iterate_in(new_run_ctx(values=options.get("session")), events)

@@ -19,9 +19,13 @@ sequence sees the first one's output, retold "For context: ..."), and records it
 The workflow's own callbacks fire once (its `on_start` with the input, its `on_end` with every event of
 its sub-agents); the sub-agents report to the same handlers (`nested_callbacks`).
 
-An interrupted sub-agent ends the workflow with its interrupt event as it is: Eino wraps it in the
-workflow's own `CompositeInterrupt` with the index to resume from, and resuming from it is not built
-yet, so a workflow cannot be resumed.
+An interrupted sub-agent stops the workflow, which interrupts in turn (Eino): a `CompositeInterrupt` at
+its own address, with the sub-agent's signal as its part, its position as its saved state
+(`SequentialWorkflowState`: the index; `LoopWorkflowState`: the iteration and index;
+`ParallelWorkflowState`: every lane's events) and a `WorkflowInterruptInfo` as the event's `data`. A
+sequence or loop sends that event as the sub-agent's (its name and run path); a parallel workflow sends
+one event for every interrupted lane, as its own, after the other lanes end. `resume` goes on from the
+saved position: the interrupted sub-agents are resumed, the sequence or loop then goes on as before.
 """
 
 from __future__ import annotations
@@ -29,15 +33,23 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextvars import copy_context
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import Any
 
 from graph_core.agents.adk_flow import FlowAgent, set_sub_agents, to_flow_agent
+from graph_core.agents.adk_interrupt import (
+    AgentInterruptInfo,
+    ResumeInfo,
+    agent_composite_interrupt,
+    next_resume_agents,
+)
 from graph_core.agents.adk_run import AgentEvent
 from graph_core.agents.adk_runctx import (
     RunContext,
+    SessionEvent,
     current_run_ctx,
     fork_run_ctx,
     iterate_in,
@@ -46,10 +58,15 @@ from graph_core.agents.adk_runctx import (
     update_run_path_only,
 )
 from graph_core.errors import GraphRunError
+from graph_core.interrupt import InterruptSignal
 from graph_core.schema import Message
 
 __all__ = [
+    "LoopWorkflowState",
+    "ParallelWorkflowState",
+    "SequentialWorkflowState",
     "WorkflowAgent",
+    "WorkflowInterruptInfo",
     "WorkflowMode",
     "new_loop_agent",
     "new_parallel_agent",
@@ -74,6 +91,40 @@ _TYPES: dict[int, str] = {
 
 def _interrupted(event: AgentEvent) -> bool:
     return event.action is not None and event.action.interrupted is not None
+
+
+@dataclass(slots=True)
+class SequentialWorkflowState:
+    """Where a sequence stopped (Eino `sequentialWorkflowState`)."""
+
+    interrupt_index: int = 0
+
+
+@dataclass(slots=True)
+class LoopWorkflowState:
+    """Where a loop stopped (Eino `loopWorkflowState`)."""
+
+    loop_iterations: int = 0
+    sub_agent_index: int = 0
+
+
+@dataclass(slots=True)
+class ParallelWorkflowState:
+    """Each lane's recorded events when a parallel workflow stopped (Eino `parallelWorkflowState`)."""
+
+    sub_agent_events: dict[int, list[SessionEvent]] = field(default_factory=lambda: {})
+
+
+@dataclass(slots=True)
+class WorkflowInterruptInfo:
+    """A workflow's interrupt `data` (Eino `WorkflowInterruptInfo`): the run's input and the
+    interrupted sub-agents' own interrupt infos."""
+
+    orig_input: list[Message] | None = None
+    sequential_interrupt_index: int = 0
+    sequential_interrupt_info: Any = None
+    loop_iterations: int = 0
+    parallel_interrupt_info: dict[int, Any] = field(default_factory=lambda: {})
 
 
 class WorkflowAgent:
@@ -110,54 +161,166 @@ class WorkflowAgent:
             yield AgentEvent("", error=GraphRunError(f"unsupported workflow agent mode: {self.mode}"))
             return
         try:
-            yield from run(ctx, list(callbacks), options)
+            yield from run(ctx, list(callbacks), options, None, None)
         except Exception as exc:  # Eino recovers a panic of the workflow into an error event
             yield AgentEvent("", error=exc)
+
+    def resume(
+        self, info: ResumeInfo, *, callbacks: Sequence[Any] = (), **options: Any
+    ) -> Iterator[AgentEvent]:
+        """Go on from the position saved as the interrupt state (Eino `workflowAgent.Resume`)."""
+        ctx = current_run_ctx() or new_run_ctx()
+        state = info.interrupt_state
+        runs: dict[type, Any] = {
+            SequentialWorkflowState: self._run_sequential,
+            LoopWorkflowState: self._run_loop,
+            ParallelWorkflowState: self._run_parallel,
+        }
+        try:
+            if state is None:
+                raise GraphRunError(
+                    f"workflowAgent.Resume: agent '{self.name}' was asked to resume but has no state"
+                )
+            run = runs.get(type(state))
+            if run is None:
+                raise GraphRunError(f"unsupported workflow agent state type: {type(state).__name__}")
+            yield from run(ctx, list(callbacks), options, state, info)
+        except Exception as exc:
+            yield AgentEvent("", error=exc)
+
+    def _start(
+        self,
+        sub: FlowAgent,
+        ctx: RunContext,
+        info: ResumeInfo | None,
+        callbacks: list[Any],
+        options: dict[str, Any],
+    ) -> Iterator[AgentEvent]:
+        """Run `sub`, or resume it with the interrupt info it sent (Eino: only the first time)."""
+        data = info.data if info is not None else None
+        if isinstance(data, WorkflowInterruptInfo) and data.sequential_interrupt_info is not None:
+            assert info is not None
+            sub_info = ResumeInfo(info.enable_streaming, data.sequential_interrupt_info)
+            return iterate_in(ctx, sub.resume(sub_info, callbacks=callbacks, **options))
+        return iterate_in(ctx, sub.run(None, callbacks=callbacks, **options))
+
+    def _interrupt(self, held: AgentEvent, state: Any, info: WorkflowInterruptInfo, kind: str) -> AgentEvent:
+        """The workflow's composite interrupt around a sub-agent's, sent as the sub-agent's event."""
+        action = held.action
+        assert action is not None
+        event = agent_composite_interrupt(f"{kind} workflow interrupted", state, action.internal_interrupted)
+        assert event.action is not None and isinstance(event.action.interrupted, AgentInterruptInfo)
+        event.action.interrupted.data = info
+        return replace(event, agent_name=held.agent_name, run_path=held.run_path)
 
     # -- sequential and loop ------------------------------------------------------------------------------
 
     def _run_sequential(
-        self, ctx: RunContext, callbacks: list[Any], options: dict[str, Any]
+        self,
+        ctx: RunContext,
+        callbacks: list[Any],
+        options: dict[str, Any],
+        state: SequentialWorkflowState | None,
+        info: ResumeInfo | None,
     ) -> Iterator[AgentEvent]:
-        seq_ctx = ctx
-        for sub in self.sub_agents:
-            events = iterate_in(seq_ctx, sub.run(None, callbacks=callbacks, **options))
+        start = state.interrupt_index if state is not None else 0
+        seq_ctx = update_run_path_only(ctx, *(s.name for s in self.sub_agents[:start]))
+        for index in range(start, len(self.sub_agents)):
+            sub = self.sub_agents[index]
+            events = self._start(sub, seq_ctx, info, callbacks, options)
+            info = None
             seq_ctx = update_run_path_only(seq_ctx, sub.name)
-            stop = yield from _pass_on(events, iteration=None)
+            stop, held = yield from _pass_on(events, iteration=None)
+            if held is not None:
+                wf = WorkflowInterruptInfo(ctx.root_input, index, _own_info(held))
+                yield self._interrupt(held, SequentialWorkflowState(index), wf, "Sequential")
             if stop:
                 return
 
     def _run_loop(
-        self, ctx: RunContext, callbacks: list[Any], options: dict[str, Any]
+        self,
+        ctx: RunContext,
+        callbacks: list[Any],
+        options: dict[str, Any],
+        state: LoopWorkflowState | None,
+        info: ResumeInfo | None,
     ) -> Iterator[AgentEvent]:
         if not self.sub_agents:
             return
-        loop_ctx = ctx
-        rounds = itertools.count() if self.max_iterations == 0 else range(self.max_iterations)
+        first_round, start = (state.loop_iterations, state.sub_agent_index) if state is not None else (0, 0)
+        names = [s.name for s in self.sub_agents]
+        loop_ctx = update_run_path_only(ctx, *(names * first_round), *names[:start])
+        rounds = (
+            itertools.count(first_round)
+            if self.max_iterations == 0
+            else range(first_round, self.max_iterations)
+        )
         for iteration in rounds:
-            for sub in self.sub_agents:
-                events = iterate_in(loop_ctx, sub.run(None, callbacks=callbacks, **options))
+            for index in range(start, len(self.sub_agents)):
+                sub = self.sub_agents[index]
+                events = self._start(sub, loop_ctx, info, callbacks, options)
+                info = None
                 loop_ctx = update_run_path_only(loop_ctx, sub.name)
-                stop = yield from _pass_on(events, iteration=iteration)
+                stop, held = yield from _pass_on(events, iteration=iteration)
+                if held is not None:
+                    wf = WorkflowInterruptInfo(ctx.root_input, index, _own_info(held), iteration)
+                    yield self._interrupt(held, LoopWorkflowState(iteration, index), wf, "Loop")
                 if stop:
                     return
+            start = 0
 
     # -- parallel -----------------------------------------------------------------------------------------
 
     def _run_parallel(
-        self, ctx: RunContext, callbacks: list[Any], options: dict[str, Any]
+        self,
+        ctx: RunContext,
+        callbacks: list[Any],
+        options: dict[str, Any],
+        state: ParallelWorkflowState | None,
+        info: ResumeInfo | None,
     ) -> Iterator[AgentEvent]:
         if not self.sub_agents:
             return
+        resuming: set[str] = set()
+        if state is not None:
+            resuming = set(next_resume_agents())
+            if not resuming:
+                raise GraphRunError("no child agents leading to interrupted agent were found")
         children = [fork_run_ctx(ctx) for _ in self.sub_agents]
+        for index, child in enumerate(children):
+            saved = state.sub_agent_events.get(index) if state is not None else None
+            if saved and child.session.lane is not None:
+                child.session.lane.events.extend(saved)
         inbox: queue.SimpleQueue[AgentEvent | None] = queue.SimpleQueue()
-        interrupts: list[AgentEvent] = []
+        interrupts: dict[int, AgentEvent] = {}
+        legacy: list[AgentEvent] = []
+        data = info.data if info is not None else None
 
-        def lane(sub: FlowAgent, child: RunContext) -> None:
+        def events_of(index: int, sub: FlowAgent, child: RunContext) -> Iterator[AgentEvent]:
+            if sub.name in resuming:
+                assert info is not None
+                own = (
+                    data.parallel_interrupt_info.get(index)
+                    if isinstance(data, WorkflowInterruptInfo)
+                    else None
+                )
+                return iterate_in(
+                    child, sub.resume(ResumeInfo(info.enable_streaming, own), callbacks=callbacks, **options)
+                )
+            if state is not None:
+                return iter(())  # a lane that was not interrupted ended before
+            return iterate_in(child, sub.run(None, callbacks=callbacks, **options))
+
+        def lane(index: int, sub: FlowAgent, child: RunContext) -> None:
             try:
-                for event in iterate_in(child, sub.run(None, callbacks=callbacks, **options)):
-                    if _interrupted(event):
-                        interrupts.append(event)
+                for event in events_of(index, sub, child):
+                    if event.action is not None and isinstance(
+                        event.action.internal_interrupted, InterruptSignal
+                    ):
+                        interrupts[index] = event
+                        break
+                    if _interrupted(event):  # an interrupt without a signal: passed on at the end
+                        legacy.append(event)
                         break
                     inbox.put(event)
             except Exception as exc:
@@ -167,9 +330,12 @@ class WorkflowAgent:
 
         threads = [
             threading.Thread(
-                target=copy_context().run, args=(lane, sub, child), name=f"parallel-{sub.name}", daemon=True
+                target=copy_context().run,
+                args=(lane, index, sub, child),
+                name=f"parallel-{sub.name}",
+                daemon=True,
             )
-            for sub, child in zip(self.sub_agents, children, strict=True)
+            for index, (sub, child) in enumerate(zip(self.sub_agents, children, strict=True))
         ]
         for thread in threads:
             thread.start()
@@ -182,21 +348,45 @@ class WorkflowAgent:
             yield event
         for thread in threads:
             thread.join()
-        if not interrupts:
+        if not interrupts and not legacy:
             join_run_ctxs(ctx, children)
             return
-        yield from interrupts  # not resumable yet (see the module docstring)
+        if not interrupts:
+            yield from legacy
+            return
+        lanes = {
+            index: list(child.session.lane.events)
+            for index, child in enumerate(children)
+            if child.session.lane is not None and child.session.lane.events
+        }
+        order = sorted(interrupts)
+        signals = [interrupts[i].action.internal_interrupted for i in order]  # pyright: ignore[reportOptionalMemberAccess]
+        event = agent_composite_interrupt(
+            "Parallel workflow interrupted", ParallelWorkflowState(lanes), *signals
+        )
+        assert event.action is not None and isinstance(event.action.interrupted, AgentInterruptInfo)
+        event.action.interrupted.data = WorkflowInterruptInfo(
+            ctx.root_input, parallel_interrupt_info={i: _own_info(interrupts[i]) for i in order}
+        )
+        yield replace(event, agent_name=self.name, run_path=ctx.run_path)
 
 
-def _pass_on(events: Iterator[AgentEvent], *, iteration: int | None) -> Iterator[AgentEvent]:
+def _own_info(event: AgentEvent) -> Any:
+    return event.action.interrupted if event.action is not None else None
+
+
+def _pass_on(
+    events: Iterator[AgentEvent], *, iteration: int | None
+) -> Generator[AgentEvent, None, tuple[bool, AgentEvent | None]]:
     """One sub-agent's events, an action's event held until the next event or the end (Eino); returns
-    whether the workflow stops: an error, an interrupt, an exit, or (in a loop) a break."""
+    whether the workflow stops (an error, an interrupt, an exit, or in a loop a break) and the last
+    event when it is an interrupt carrying a signal (not passed on: the workflow interrupts itself)."""
     held: AgentEvent | None = None
     broke = False
     for event in events:
         if event.error is not None:
             yield event
-            return True
+            return True, None
         if held is not None:
             broke = _take_break(held, iteration) or broke
             yield held
@@ -206,12 +396,14 @@ def _pass_on(events: Iterator[AgentEvent], *, iteration: int | None) -> Iterator
             continue
         yield event
     if held is None:
-        return broke
+        return broke, None
     broke = _take_break(held, iteration) or broke
     action = held.action
     assert action is not None
+    if isinstance(action.internal_interrupted, InterruptSignal):
+        return True, held
     yield held
-    return broke or action.interrupted is not None or action.exit
+    return broke or action.interrupted is not None or action.exit, None
 
 
 def _take_break(event: AgentEvent, iteration: int | None) -> bool:
