@@ -46,6 +46,7 @@ from graph_core.agents.adk_callbacks import (
     handlers_for,
     nested_callbacks,
 )
+from graph_core.agents.adk_flow_chatmodel import as_adk_interrupt, resume_chat_model_agent
 from graph_core.agents.adk_history import rewrite_message
 from graph_core.agents.adk_interrupt import ResumeInfo, next_resume_agents, resume_info_here
 from graph_core.agents.adk_run import AgentEvent
@@ -298,13 +299,18 @@ class FlowAgent:
         last_action = None
         try:
             try:
+                chat_model = hasattr(self.agent, "use_checkpoint_store")
                 if resume_info is None:
                     events = self.agent.run(processed, **inner)
+                elif chat_model:  # resumed from the graph checkpoint saved as its state
+                    events = resume_chat_model_agent(self.agent, resume_info, **inner)
                 else:
                     events = self.agent.resume(resume_info, **inner)
-                if hasattr(self.agent, "use_checkpoint_store"):  # its graph keeps its own addresses
+                if chat_model:  # its graph keeps its own addresses
                     events = _iterate_within(outside_address_segments(), events)
                 for event in iterate_in(run_ctx, events):
+                    if chat_model and event.action is not None and event.action.interrupted is not None:
+                        event = as_adk_interrupt(self.agent, event)
                     if not event.run_path:  # Eino: the framework sets the run path once
                         event = replace(event, agent_name=self.name, run_path=run_ctx.run_path)
                     own = exact_run_path_match(run_ctx.run_path, event.run_path)
