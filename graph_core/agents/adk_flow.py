@@ -48,7 +48,12 @@ from graph_core.agents.adk_callbacks import (
 )
 from graph_core.agents.adk_flow_chatmodel import as_adk_interrupt, resume_chat_model_agent
 from graph_core.agents.adk_history import rewrite_message
-from graph_core.agents.adk_interrupt import ResumeInfo, next_resume_agents, resume_info_here
+from graph_core.agents.adk_interrupt import (
+    ResumeInfo,
+    interrupts_are_saved,
+    next_resume_agents,
+    resume_info_here,
+)
 from graph_core.agents.adk_run import AgentEvent
 from graph_core.agents.adk_runctx import (
     RunContext,
@@ -309,7 +314,7 @@ class FlowAgent:
                 if chat_model:  # its graph keeps its own addresses
                     events = _iterate_within(outside_address_segments(), events)
                 for event in iterate_in(run_ctx, events):
-                    if chat_model and event.action is not None and event.action.interrupted is not None:
+                    if chat_model and interrupts_are_saved():
                         event = as_adk_interrupt(self.agent, event)
                     if not event.run_path:  # Eino: the framework sets the run path once
                         event = replace(event, agent_name=self.name, run_path=run_ctx.run_path)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
-from contextvars import copy_context
+from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -67,6 +67,7 @@ __all__ = [
     "agent_interrupt",
     "agent_stateful_interrupt",
     "checkpoints_itself",
+    "interrupts_are_saved",
     "next_resume_agents",
     "resume_agent",
     "resume_info_here",
@@ -74,6 +75,7 @@ __all__ = [
 ]
 
 FORMAT = "graph_core.adk_checkpoint"
+_SAVED: ContextVar[bool] = ContextVar("adk_interrupts_saved", default=False)
 VERSION = 1
 
 
@@ -201,8 +203,22 @@ def run_agent(agent: Any, messages: Sequence[Message], *, store: Any, **options:
     `store` under `options["checkpoint_id"]` (see the module docstring)."""
     if checkpoints_itself(agent):
         return agent.run(messages, **options)
-    events = _as_agent(agent.name, None, lambda: agent.run(messages, **options))
-    return _saving(events, store, options.get("checkpoint_id"), bool(options.get("streaming", False)))
+    checkpoint_id = options.get("checkpoint_id")
+    saving = store is not None and checkpoint_id is not None
+
+    def start() -> Iterable[AgentEvent]:
+        _SAVED.set(saving)
+        return agent.run(messages, **options)
+
+    events = _as_agent(agent.name, None, start)
+    return _saving(events, store, checkpoint_id, bool(options.get("streaming", False)))
+
+
+def interrupts_are_saved() -> bool:
+    """Whether the run the current code is part of saves its ADK-level interrupts (a `Runner` or an
+    `AgentTool` with a store and a checkpoint ID): a ChatModelAgent in a flow then reports its interrupt
+    as one (`adk_flow_chatmodel`); else it keeps its own addresses and checkpoint."""
+    return _SAVED.get()
 
 
 def resume_agent(
@@ -228,7 +244,12 @@ def resume_agent(
     info = _resume_info(saved, point if point.address == own else None, own)
     if point.address == own or point.address.startswith(own + ";"):
         point = _by_segment(point, own)
-    events = _as_agent(agent.name, point, lambda: resume(info, **options))
+
+    def start() -> Iterable[AgentEvent]:
+        _SAVED.set(True)
+        return resume(info, **options)
+
+    events = _as_agent(agent.name, point, start)
     events = _saving(events, store, checkpoint_id, saved.enable_streaming)
     if saved.run_ctx is None:
         return events
