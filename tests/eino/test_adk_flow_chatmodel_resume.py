@@ -87,11 +87,7 @@ def test_chat_model_agent_in_a_sequential_workflow_resumes_through_the_runner() 
 
 def test_chat_model_agent_after_a_transfer_resumes_through_the_runner() -> None:
     router_model = ScriptedChatModel(
-        [
-            Message.assistant(
-                "", tool_calls=[ToolCall("t1", "transfer_to_agent", '{"agent_name": "helper"}')]
-            )
-        ]
+        [Message.assistant("", tool_calls=[ToolCall("t1", "transfer_to_agent", '{"agent_name": "helper"}')])]
     )
     router = ChatModelAgent(name="router", description="routes", model=router_model)
     helper = _approver("helper")
