@@ -60,8 +60,11 @@ def test_chat_model_agent_in_a_sequential_workflow_resumes_through_the_runner() 
         name="writer", description="writes", model=ScriptedChatModel([Message.assistant("a plan")])
     )
     approver = _approver("approver")
+    approver.output_key = "verdict"
+    publisher_model = ScriptedChatModel([Message.assistant("published")])
+    publisher = ChatModelAgent(name="publisher", description="publishes", model=publisher_model)
     flow = new_sequential_agent(
-        name="pipeline", description="writes then approves", sub_agents=[writer, approver]
+        name="pipeline", description="writes then approves", sub_agents=[writer, approver, publisher]
     )
     store = InMemoryCheckpointStore()
     runner = Runner(flow, checkpoint_store=store)
@@ -78,11 +81,22 @@ def test_chat_model_agent_in_a_sequential_workflow_resumes_through_the_runner() 
     assert context.info == "need approval" and context.is_root_cause
     assert context.address == "agent:pipeline;agent:approver;tool:approve:c1"
 
-    resumed = list(runner.resume("cp1", resume_data={context.id: "approved"}))
+    resumed = list(runner.resume("cp1", resume_data={context.id: "approved"}, session=session))
     assert _seen(resumed) == [
         (("pipeline", "writer", "approver"), 'approved for {"plan": 1}'),
         (("pipeline", "writer", "approver"), "approver finished"),
+        (("pipeline", "writer", "approver", "publisher"), "published"),
     ]
+    # the publisher's input is built from the saved session (the approver's tool call was recorded before
+    # the interrupt) and the resumed run's events
+    assert [str(m.content) for m in publisher_model.calls[0]] == [
+        "go",
+        "For context: [writer] said: a plan.",
+        'For context: [approver] called tool: `approve` with arguments: {"plan": 1}.',
+        'For context: [approver] `approve` tool returned result: approved for {"plan": 1}.',
+        "For context: [approver] said: approver finished.",
+    ]
+    assert session == {"who": "me", "verdict": "approver finished"}  # output_key, in the resumed run
 
 
 def test_chat_model_agent_after_a_transfer_resumes_through_the_runner() -> None:
@@ -108,4 +122,31 @@ def test_chat_model_agent_after_a_transfer_resumes_through_the_runner() -> None:
     assert _seen(resumed) == [
         (("router", "helper"), 'yes for {"plan": 1}'),
         (("router", "helper"), "helper finished"),
+    ]
+
+
+def test_a_chat_model_agent_interrupting_again_after_its_resume_is_resumed_again() -> None:
+    model = ScriptedChatModel(
+        [
+            Message.assistant("", tool_calls=[ToolCall("c1", "approve", '"first"')]),
+            Message.assistant("", tool_calls=[ToolCall("c2", "approve", '"second"')]),
+            Message.assistant("both approved"),
+        ]
+    )
+    approver = ChatModelAgent(name="approver", description="approves", model=model, tools=[Approval()])
+    flow = new_sequential_agent(name="pipeline", sub_agents=[approver])
+    runner = Runner(flow, checkpoint_store=InMemoryCheckpointStore())
+
+    [*_, stop] = runner.query("go", checkpoint_id="cp3")
+    [first] = _interrupt_info(stop).interrupt_contexts
+    assert first.address == "agent:pipeline;agent:approver;tool:approve:c1"
+    [*said, stop] = runner.resume("cp3", resume_data={first.id: "ok"})
+    assert _seen(said) == [(("pipeline", "approver"), 'ok for "first"'), (("pipeline", "approver"), "")]
+    [second] = _interrupt_info(stop).interrupt_contexts
+    assert second.address == "agent:pipeline;agent:approver;tool:approve:c2"
+    assert stop.checkpoint_id == "cp3"
+    resumed = list(runner.resume("cp3", resume_data={second.id: "fine"}))
+    assert _seen(resumed) == [
+        (("pipeline", "approver"), 'fine for "second"'),
+        (("pipeline", "approver"), "both approved"),
     ]
