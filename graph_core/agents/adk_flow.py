@@ -25,9 +25,10 @@ reach only their agents; a workflow's inner agents get its handlers too (`nested
 segment `agent:<name>` to the address its agent (and the agents it transfers to) run at; the first one's
 is the run's root address (`adk_interrupt.run_agent`). A ChatModelAgent runs outside these segments: its
 graph keeps its own addresses and checkpoints; when the run saves ADK-level interrupts, its interrupt is
-reported as one carrying its graph checkpoint, and resumed from it (`adk_flow_chatmodel`). `resume(info)` reads the saved record at its address:
-an agent interrupted there is resumed with its `ResumeInfo` (a workflow from its saved position), else
-the one sub-agent (or parent) under it that leads to the interrupted point is resumed in turn.
+reported as one carrying its graph checkpoint, and resumed from it (`adk_flow_chatmodel`).
+`resume(info)` reads the saved record at its address: an agent interrupted there is resumed with its
+`ResumeInfo` (a workflow from its saved position), else the one sub-agent (or parent) under it that
+leads to the interrupted point is resumed in turn.
 """
 
 from __future__ import annotations
