@@ -74,6 +74,7 @@ def resume_chat_model_agent(agent: Any, info: ResumeInfo, **options: Any) -> Ite
             f"ChatModelAgent.Resume: agent '{agent.name}' was asked to resume but has invalid interrupt "
             f"state type: {type(state).__name__}"
         )
+    options.setdefault("streaming", info.enable_streaming)  # the run goes on in its mode (Eino)
     record = current_point()
     address = record.address if record is not None else AGENT_PREFIX + agent.name
     checkpoint_id = options.pop("checkpoint_id", None) or address

@@ -16,7 +16,7 @@ from graph_core.agents.adk_workflow import new_sequential_agent
 from graph_core.checkpoint import InMemoryCheckpointStore
 from graph_core.interrupt import get_interrupt_state, get_resume_data, interrupt, was_interrupted
 from graph_core.models import ScriptedChatModel
-from graph_core.schema import Message, ToolCall, ToolInfo
+from graph_core.schema import Message, ToolCall, ToolInfo, concat_messages
 
 
 class Approval:
@@ -150,3 +150,15 @@ def test_a_chat_model_agent_interrupting_again_after_its_resume_is_resumed_again
         (("pipeline", "approver"), 'fine for "second"'),
         (("pipeline", "approver"), "both approved"),
     ]
+
+
+def test_a_streaming_run_resumes_streaming() -> None:
+    flow = new_sequential_agent(name="pipeline", sub_agents=[_approver("approver")])
+    runner = Runner(flow, enable_streaming=True, checkpoint_store=InMemoryCheckpointStore())
+    [*_, stop] = runner.query("go", checkpoint_id="cp4")
+    [context] = _interrupt_info(stop).interrupt_contexts
+    resumed = list(runner.resume("cp4", resume_data={context.id: "ok"}))
+    tool_result, answer = resumed
+    assert tool_result.message is not None and tool_result.message.content == 'ok for {"plan": 1}'
+    assert answer.message_stream is not None  # the model's answer streams, as in the interrupted run
+    assert concat_messages(list(answer.message_stream)).content == "approver finished"
