@@ -38,7 +38,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from graph_core.agents.adk_stream import MessageStream
+from graph_core.agents.adk_stream import MessageStream, drain
 from graph_core.call_options import added_options, node_options
 from graph_core.errors import (
     GraphError,
@@ -146,17 +146,6 @@ def is_interrupt(exc: BaseException) -> bool:
 def is_final(exc: BaseException) -> bool:
     """Errors no layer retries or fails over: interrupts and an abandoned stream."""
     return is_interrupt(exc) or isinstance(exc, StreamCanceledError)
-
-
-def consume(chunks: Iterator[Message]) -> tuple[list[Message], Exception | None]:
-    """Read a stream to its end: its chunks and the error that ended it (Eino `typedConsumeStream`)."""
-    seen: list[Message] = []
-    try:
-        for chunk in chunks:
-            seen.append(chunk)
-    except Exception as exc:
-        return seen, exc
-    return seen, None
 
 
 def partial_message(chunks: list[Message]) -> Message:
@@ -331,7 +320,7 @@ def with_stream_retry(
         for attempt in range(config.max_retries + 1):
             gate.attempt = attempt
             try:
-                chunks, err = consume(inner(messages))
+                chunks, err = drain(inner(messages))
             except Exception as exc:
                 chunks, err = [], exc
             if err is None:
@@ -353,7 +342,7 @@ def with_stream_retry(
             opened = True
             try:
                 with added_options("ChatModel", *extra):
-                    chunks, err = consume(inner(current))
+                    chunks, err = drain(inner(current))
             except Exception as exc:
                 opened, chunks, err = False, [], exc
             if err is not None and is_final(err):
@@ -451,7 +440,7 @@ def with_stream_failover(
                 stream = inner(messages)
             except Exception as exc:
                 return [], exc, False
-            chunks, err = consume(stream)
+            chunks, err = drain(stream)
             return chunks, err, True
         finally:
             CURRENT_MODEL.reset(token)

@@ -78,9 +78,9 @@ class MessageStream:
         return drain(self)
 
 
-def drain(chunks: Iterable[Message]) -> tuple[list[Message], BaseException | None]:
-    """Read a stream of chunks (an event's `message_stream`) to its end: the chunks and the error it
-    ended with, None when it ended cleanly."""
+def drain(chunks: Iterable[Message]) -> tuple[list[Message], Exception | None]:
+    """Read a stream of chunks (an event's `message_stream`, a model's stream) to its end: the chunks
+    and the error it ended with, None when it ended cleanly (Eino `typedConsumeStream`)."""
     seen: list[Message] = []
     try:
         for chunk in chunks:
